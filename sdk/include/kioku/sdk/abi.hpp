@@ -1,0 +1,65 @@
+#pragma once
+/// @file abi.hpp
+/// The binary boundary between the kioku host and a plugin module.
+///
+/// A plugin module (`kioku-<name>.so`) exports exactly two C symbols:
+///   - `kioku_plugin_manifest_v1`: a `KiokuPluginManifest` (plain C data), read by the host
+///     *before* any C++ call, so a module built against another SDK or toolchain is refused
+///     with a message instead of crashing.
+///   - `kioku_plugin_create_v1`: a `KiokuCreatePluginFn` that builds the plugin object.
+/// Use the `KIOKU_PLUGIN` macro to export both; never write them by hand.
+/// Pattern: DuckDB extension loader (version checked before C++ calls) and SQLite's
+/// `sqlite3ext.h` (host services handed to the plugin; the plugin never links back).
+
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+#include <SQLiteCpp/SQLiteCpp.h>
+
+/// Bumped whenever a type crossing the boundary (Plugin, HostServices, ToolSpec, ...) changes.
+#define KIOKU_SDK_ABI 1u
+
+#define KIOKU_STR_INNER(x) #x
+#define KIOKU_STR(x) KIOKU_STR_INNER(x)
+
+/// Build fingerprint: compiler, libstdc++ dual ABI, nlohmann/json and SQLiteC++ versions.
+/// Host and plugin must agree byte for byte: they exchange std::string, std::function,
+/// nlohmann::json and SQLite::Database objects, whose layouts depend on all four.
+#define KIOKU_BUILD_FINGERPRINT                                                          \
+  "gcc-" KIOKU_STR(__GNUC__) "." KIOKU_STR(__GNUC_MINOR__) ";cxx11abi="                  \
+  KIOKU_STR(_GLIBCXX_USE_CXX11_ABI) ";json=" KIOKU_STR(NLOHMANN_JSON_VERSION_MAJOR) "."  \
+  KIOKU_STR(NLOHMANN_JSON_VERSION_MINOR) "." KIOKU_STR(NLOHMANN_JSON_VERSION_PATCH)      \
+  ";sqlitecpp=" SQLITECPP_VERSION
+
+#define KIOKU_EXPORT __attribute__((visibility("default")))
+
+namespace kioku::sdk {
+class Plugin;
+class HostServices;
+}  // namespace kioku::sdk
+
+extern "C" {
+/// Plain-C manifest every plugin module exports as `kioku_plugin_manifest_v1`.
+struct KiokuPluginManifest {
+  std::uint32_t abi_version;  ///< KIOKU_SDK_ABI the module was built with.
+  const char* name;           ///< Plugin name = config key; module file is `kioku-<name>.so`.
+  const char* version;        ///< Plugin's own semantic version, e.g. "0.1.0".
+  const char* fingerprint;    ///< KIOKU_BUILD_FINGERPRINT the module was built with.
+  const char* description;    ///< One line for `kioku doctor` and `tools`.
+};
+}
+
+/// Factory exported as `kioku_plugin_create_v1`. Ownership of the returned object passes to
+/// the host, which deletes it (through the virtual destructor) before unloading the module.
+/// May throw; the host reports "plugin <name> threw on create: <what>".
+using KiokuCreatePluginFn = kioku::sdk::Plugin* (*)(kioku::sdk::HostServices& host);
+
+/// Exports a plugin class. CLASS must derive from kioku::sdk::Plugin and have a constructor
+/// taking `kioku::sdk::HostServices&` (which outlives the plugin object).
+#define KIOKU_PLUGIN(NAME, VERSION, DESCRIPTION, CLASS)                                  \
+  extern "C" KIOKU_EXPORT const KiokuPluginManifest kioku_plugin_manifest_v1 = {         \
+      KIOKU_SDK_ABI, NAME, VERSION, KIOKU_BUILD_FINGERPRINT, DESCRIPTION};              \
+  extern "C" KIOKU_EXPORT kioku::sdk::Plugin* kioku_plugin_create_v1(                   \
+      kioku::sdk::HostServices& host) {                                                  \
+    return new CLASS(host);                                                              \
+  }

@@ -1,0 +1,39 @@
+#pragma once
+/// @file db.hpp
+/// Database helpers shared by every layer: opening a connection with kioku's pragmas,
+/// write transactions that survive several processes sharing one file, and id lookup by
+/// unique prefix.
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include <SQLiteCpp/Database.h>
+
+namespace kioku::sdk {
+
+/// Opens (creating if needed) a connection with kioku's settings: WAL journal,
+/// synchronous=NORMAL, foreign_keys=ON, busy_timeout = `busy_timeout_ms`. Throws
+/// SQLite::Exception naming the path when the file cannot be opened.
+SQLite::Database OpenDatabase(const std::string& path, int busy_timeout_ms = 5000);
+
+/// Runs `body` inside `BEGIN IMMEDIATE` … `COMMIT`. Immediate transactions take the write
+/// lock up front, so they wait on busy_timeout instead of failing on upgrade (see SQLite
+/// "isolation" and "lang_transaction" docs). If SQLITE_BUSY/LOCKED still surfaces (at BEGIN,
+/// inside `body`, or at COMMIT) the transaction is rolled back and the whole `body` retried
+/// up to `max_attempts` times with jittered exponential back-off (1 ms doubling, capped at
+/// 50 ms). Any other exception rolls back and propagates. `body` must therefore keep its
+/// side effects inside the database, or be safe to repeat.
+void WithWriteTransaction(SQLite::Database& db, const std::function<void()>& body,
+                          int max_attempts = 12);
+
+/// Resolves a user-typed id or id prefix against `table.column` (identifiers are trusted,
+/// from plugin code; the prefix is bound as a parameter). Rules (ARCHITECTURE.md "Storage"):
+/// an exact id wins; otherwise a prefix of >= 4 characters must match exactly one row.
+/// Throws ToolError for: a prefix shorter than 4 characters, no match ("unknown <noun> id
+/// 'x'"), or several matches (lists up to 5 of them). `noun` words the messages ("memory").
+std::string ResolveIdPrefix(SQLite::Database& db, std::string_view table,
+                            std::string_view column, std::string_view id_or_prefix,
+                            std::string_view noun);
+
+}  // namespace kioku::sdk

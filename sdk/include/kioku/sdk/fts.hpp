@@ -1,0 +1,46 @@
+#pragma once
+/// @file fts.hpp
+/// Safe SQLite FTS5 queries from arbitrary user text. User text is never passed to MATCH
+/// raw: `C++`, `"`, `-foo`, `AND`, `*`, `pre-commit`, `it's` would be syntax errors or
+/// operators. Instead the text is split into tokens and each token becomes an FTS5 string
+/// ("..." with embedded quotes doubled), which FTS5 treats as a literal phrase
+/// (https://sqlite.org/fts5.html §3.1 "FTS5 Strings").
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kioku::sdk {
+
+enum class FtsJoin {
+  kAny,  ///< tok1 OR tok2 … — recall-oriented; BM25 rewards rows matching more tokens.
+  kAll,  ///< tok1 AND tok2 … — every token must match.
+};
+
+struct FtsQueryOptions {
+  FtsJoin join = FtsJoin::kAny;
+  std::size_t max_tokens = 32;     ///< Extra tokens are dropped (bounded query cost).
+  std::size_t max_input_bytes = 4096;  ///< Only this prefix of the text is read.
+  bool prefix_last = false;        ///< Make the last token a prefix query ("tok"*).
+  /// Minimum token length in Unicode code points. 1 for unicode61 word indexes; 3 for a
+  /// trigram index (shorter tokens cannot match a trigram index and are dropped).
+  std::size_t min_token_chars = 1;
+};
+
+/// Splits text into search tokens: runs of letters/digits (any byte >= 0x80 counts as a
+/// letter, so UTF-8 words and CJK survive) plus the inner characters `_` `.` `/` `-` `+` `#`
+/// when they sit between word characters are split off as separators; the pieces are kept.
+/// Lower-cased ASCII. Invalid UTF-8 bytes are dropped.
+std::vector<std::string> FtsTokens(std::string_view text, const FtsQueryOptions& options = {});
+
+/// Builds a MATCH expression from user text, or nullopt when the text holds no searchable
+/// token (empty, only punctuation/operators) — callers then fall back to a non-text
+/// ranking (e.g. recency) instead of running MATCH.
+std::optional<std::string> BuildFtsQuery(std::string_view text,
+                                         const FtsQueryOptions& options = {});
+
+/// Quotes one token as an FTS5 string: wraps in double quotes, doubling inner quotes.
+std::string QuoteFtsToken(std::string_view token);
+
+}  // namespace kioku::sdk

@@ -1,0 +1,70 @@
+#pragma once
+/// @file host.hpp
+/// Services the host hands to each plugin at creation (SQLite `sqlite3ext.h` pattern: the
+/// plugin calls through this interface and never links against host symbols).
+
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+#include <SQLiteCpp/Database.h>
+#include <nlohmann/json.hpp>
+
+#include "kioku/sdk/clock.hpp"
+#include "kioku/sdk/events.hpp"
+#include "kioku/sdk/tool.hpp"
+
+namespace kioku::sdk {
+
+enum class LogLevel { kDebug, kInfo, kWarn, kError };
+
+/// Logger writing to stderr (never stdout, which belongs to the stdio transport).
+/// Thread-safe. Messages are single lines; the host prefixes time, level and plugin name.
+class Logger {
+ public:
+  virtual ~Logger() = default;
+  virtual void Log(LogLevel level, std::string_view message) = 0;
+  void Debug(std::string_view m) { Log(LogLevel::kDebug, m); }
+  void Info(std::string_view m) { Log(LogLevel::kInfo, m); }
+  void Warn(std::string_view m) { Log(LogLevel::kWarn, m); }
+  void Error(std::string_view m) { Log(LogLevel::kError, m); }
+};
+
+/// Host services for one plugin. The object outlives the plugin. All methods thread-safe.
+class HostServices {
+ public:
+  virtual ~HostServices() = default;
+
+  /// This plugin's name (its config key).
+  virtual std::string_view PluginName() const = 0;
+
+  /// The calling thread's connection to the deployment's database: WAL, foreign_keys=ON,
+  /// busy_timeout set, opened on first use per thread and reused. Never share it across
+  /// threads. Use `WithWriteTransaction` (db.hpp) for writes.
+  virtual SQLite::Database& Db() = 0;
+
+  /// The clock every time in this plugin must come from (injectable in tests).
+  virtual const Clock& GetClock() const = 0;
+
+  virtual Logger& Log() = 0;
+
+  /// This plugin's section of the YAML config, converted to JSON and validated against
+  /// `Plugin::SettingsSchema()`; an empty object when the section is absent.
+  virtual const nlohmann::json& Settings() const = 0;
+
+  virtual EventBus& Events() = 0;
+
+  /// Calls another plugin's tool through the host (arguments validated, event published).
+  /// Returns an isError result (never throws) when the tool does not exist — check
+  /// `HasTool` first to skip work for a disabled layer.
+  virtual ToolResult CallTool(std::string_view name, const nlohmann::json& args,
+                              const Caller& caller) = 0;
+
+  /// True when a tool of that name is registered (its layer is enabled).
+  virtual bool HasTool(std::string_view name) const = 0;
+
+  /// The deployment's data directory (KIOKU_HOME, default ~/.kioku), mode 0700.
+  virtual std::filesystem::path DataDir() const = 0;
+};
+
+}  // namespace kioku::sdk

@@ -1,0 +1,82 @@
+#pragma once
+/// @file plugin.hpp
+/// The plugin contract. Lifecycle, driven by the host:
+///   create(host) → SettingsSchema() checked against the YAML section → Migrations() run
+///   (pending ones, a transaction each) → Register(registrar) → Start()
+///   ... serve ...
+///   Stop() → tools and subscriptions dropped → delete → module unloaded.
+
+#include <functional>
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include <SQLiteCpp/Database.h>
+#include <nlohmann/json.hpp>
+
+#include "kioku/sdk/abi.hpp"
+#include "kioku/sdk/tool.hpp"
+
+namespace kioku::sdk {
+
+/// One schema step. Versions start at 1 and increase by 1; the host records the highest
+/// applied version per plugin in `kioku_migrations` and runs the pending steps in order,
+/// each inside one transaction (a failure rolls that step back and stops the start).
+/// Tables a plugin creates are prefixed with its name (`semantic_memories`).
+struct Migration {
+  int version = 0;
+  std::string description;
+  /// Either SQL (may hold several statements) ...
+  std::string sql;
+  /// ... or code, for data moves SQL cannot express. Runs inside the transaction.
+  std::function<void(SQLite::Database&)> apply;
+};
+
+/// A CLI subcommand a plugin contributes to `kioku` (e.g. `kioku ingest`, `kioku hook`).
+/// `run` receives the arguments after the command name and returns the process exit code.
+/// It runs in-process with every enabled plugin loaded; it may call tools via HostServices.
+struct CommandSpec {
+  std::string name;     ///< e.g. "ingest"; must not clash with built-ins or other plugins.
+  std::string summary;  ///< One line for `kioku --help`.
+  std::string usage;    ///< Multi-line help for `kioku <name> --help`.
+  std::function<int(const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+                    std::ostream& err)>
+      run;
+};
+
+/// Collects what a plugin offers. Only valid during Plugin::Register.
+class Registrar {
+ public:
+  virtual ~Registrar() = default;
+  /// Adds a tool. Throws std::runtime_error on an invalid name or a duplicate (naming both
+  /// plugins); the host treats that as a start-up failure.
+  virtual void AddTool(ToolSpec spec, ToolHandler handler) = 0;
+  virtual void AddCommand(CommandSpec command) = 0;
+};
+
+/// Base class of every memory layer. One instance per process; handlers may run
+/// concurrently on several threads, so plugin state must be thread-safe (prefer keeping
+/// state in the database).
+class KIOKU_EXPORT Plugin {
+ public:
+  virtual ~Plugin() = default;
+
+  /// JSON Schema of this plugin's YAML section; the default accepts only an empty object,
+  /// so an unknown key fails start-up. Use "additionalProperties": false.
+  virtual nlohmann::json SettingsSchema() const {
+    return {{"type", "object"}, {"additionalProperties", false}};
+  }
+
+  /// Ordered schema migrations (see Migration).
+  virtual std::vector<Migration> Migrations() const { return {}; }
+
+  /// Registers tools and CLI commands, and subscribes to events via HostServices::Events().
+  virtual void Register(Registrar& registrar) = 0;
+
+  /// Called once after every plugin registered; start background work here.
+  virtual void Start() {}
+  /// Called once before destruction; stop background work and join threads here.
+  virtual void Stop() {}
+};
+
+}  // namespace kioku::sdk

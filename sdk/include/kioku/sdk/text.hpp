@@ -1,0 +1,33 @@
+#pragma once
+/// @file text.hpp
+/// Text helpers every layer needs at its boundaries: UTF-8 hygiene, truncation and token
+/// estimates for output budgets.
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace kioku::sdk {
+
+/// True when `text` is well-formed UTF-8.
+bool IsValidUtf8(std::string_view text);
+
+/// Copy of `text` with every invalid UTF-8 sequence replaced by U+FFFD.
+std::string SanitizeUtf8(std::string_view text);
+
+/// Length in Unicode code points (invalid bytes count as one each).
+std::size_t Utf8Length(std::string_view text);
+
+/// At most `max_bytes` bytes of `text`, cut at a code point boundary; appends `ellipsis`
+/// (counted within max_bytes) when something was cut.
+std::string TruncateUtf8(std::string_view text, std::size_t max_bytes,
+                         std::string_view ellipsis = "…");
+
+/// Estimated LLM tokens: ceil(bytes / 4), the common rule of thumb for English and code
+/// (OpenAI tokenizer guidance); CJK-heavy text is undercounted, so budgets stay approximate.
+std::size_t EstimateTokens(std::string_view text);
+
+/// Collapses whitespace runs to one space and trims both ends.
+std::string CollapseWhitespace(std::string_view text);
+
+}  // namespace kioku::sdk
