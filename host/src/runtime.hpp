@@ -1,0 +1,101 @@
+#pragma once
+/// @file runtime.hpp
+/// The host's core: owns the database location, the plugins (loaded modules or in-process
+/// instances), the tool registry, the event bus and the clock, and executes tool calls with
+/// argument validation and call events. Transports and the CLI sit on top of it; plugin unit
+/// tests use it directly with in-process plugins (no dlopen).
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kioku/sdk/clock.hpp"
+#include "kioku/sdk/host.hpp"
+#include "kioku/sdk/plugin.hpp"
+#include "kioku/sdk/tool.hpp"
+
+namespace kioku::host {
+
+/// Builds a plugin instance in-process (tests, static builds).
+using PluginFactory = std::function<std::unique_ptr<sdk::Plugin>(sdk::HostServices&)>;
+
+struct RuntimeOptions {
+  std::filesystem::path data_dir;  ///< Created 0700 if missing.
+  std::filesystem::path db_path;   ///< Default: data_dir / "kioku.db".
+  std::shared_ptr<sdk::Clock> clock;  ///< Default: SystemClock.
+  int busy_timeout_ms = 5000;
+  /// Default tool-call deadline in ms (0 = none); exceeded calls are reported as timeout.
+  int call_timeout_ms = 30'000;
+};
+
+/// A registered tool as the dispatcher sees it.
+struct RegisteredTool {
+  sdk::ToolSpec spec;
+  sdk::ToolHandler handler;
+  std::string plugin;
+};
+
+/// Outcome of Runtime::Call with the event classification.
+struct CallOutcome {
+  sdk::ToolResult result;
+  std::string outcome;  ///< "success" | "failure" | "rejected" | "timeout"
+  double latency_ms = 0;
+};
+
+class Runtime {
+ public:
+  explicit Runtime(RuntimeOptions options);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  /// Adds an in-process plugin. Must be called before Start().
+  void AddPlugin(std::string name, PluginFactory factory, nlohmann::json settings = nlohmann::json::object());
+  /// Loads `kioku-<name>.so` from `module_path` (manifest checked first). Before Start().
+  void LoadPlugin(std::string name, const std::filesystem::path& module_path,
+                  nlohmann::json settings = nlohmann::json::object());
+
+  /// Validates settings, runs pending migrations, registers tools/commands, starts plugins.
+  /// Throws std::runtime_error with a one-line message on any failure.
+  void Start();
+  /// Stops plugins (reverse order) and drops tools/subscriptions. Idempotent.
+  void Stop();
+
+  /// Executes a tool: lookup, schema validation, handler, output-schema check, call event.
+  /// Unknown tool → throws UnknownToolError (a protocol fault for the dispatcher).
+  CallOutcome Call(std::string_view tool, const nlohmann::json& args, const sdk::Caller& caller,
+                   const std::atomic<bool>* cancelled = nullptr);
+  /// Convenience for tests and the CLI: Call(...).result.
+  sdk::ToolResult CallTool(std::string_view tool, const nlohmann::json& args,
+                           const sdk::Caller& caller = {});
+
+  /// Tools in deterministic order (plugin order in the config, then registration order).
+  std::vector<const RegisteredTool*> Tools() const;
+  const RegisteredTool* FindTool(std::string_view name) const;
+  const std::vector<sdk::CommandSpec>& Commands() const;
+
+  const sdk::Clock& Clock() const;
+  sdk::EventBus& Events();
+  /// A connection for the calling thread (same settings plugins get).
+  SQLite::Database& Db();
+  const RuntimeOptions& Options() const;
+  /// Names of the loaded plugins, in order, with versions.
+  std::vector<std::pair<std::string, std::string>> Plugins() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// Thrown by Runtime::Call for a tool name that is not registered.
+class UnknownToolError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace kioku::host
