@@ -67,6 +67,11 @@ class KIOKU_EXPORT Plugin {
     return {{"type", "object"}, {"additionalProperties", false}};
   }
 
+  /// Two or three lines telling an agent when and how to use this layer's tools; the host
+  /// joins them into the MCP `instructions` of initialize/server/discover. Empty = the host
+  /// lists the layer's tool names instead.
+  virtual std::string Instructions() const { return {}; }
+
   /// Ordered schema migrations (see Migration).
   virtual std::vector<Migration> Migrations() const { return {}; }
 
