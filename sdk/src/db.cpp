@@ -1,0 +1,175 @@
+#include "kioku/sdk/db.hpp"
+
+#include <sqlite3.h>
+
+#include <algorithm>
+#include <chrono>
+#include <filesystem>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include <SQLiteCpp/Exception.h>
+#include <SQLiteCpp/Statement.h>
+
+#include "kioku/sdk/text.hpp"
+#include "kioku/sdk/tool.hpp"
+
+namespace kioku::sdk {
+namespace {
+
+constexpr std::size_t kMinPrefixChars = 4;
+constexpr int kMaxListedMatches = 5;
+
+bool IsBusy(const SQLite::Exception& e) {
+  const int primary = e.getErrorCode() & 0xff;
+  const int extended = e.getExtendedErrorCode() & 0xff;
+  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED || extended == SQLITE_BUSY ||
+         extended == SQLITE_LOCKED;
+}
+
+bool InTransaction(SQLite::Database& db) { return sqlite3_get_autocommit(db.getHandle()) == 0; }
+
+void RollbackQuietly(SQLite::Database& db) {
+  if (!InTransaction(db)) return;  // SQLite may already have rolled back (e.g. on SQLITE_FULL)
+  try {
+    db.exec("ROLLBACK");
+  } catch (const SQLite::Exception&) {
+    // Nothing more we can do; the original error is the one worth reporting.
+  }
+}
+
+void BackOff(int attempt) {
+  thread_local std::mt19937 rng{std::random_device{}()};
+  const int cap_ms = std::min(50, 1 << std::min(attempt, 6));  // 1, 2, 4, ... 50 ms
+  // "Full jitter" (AWS Architecture Blog, "Exponential Backoff and Jitter"): spread
+  // contending processes so they do not retry in lockstep.
+  std::uniform_int_distribution<int> dist(cap_ms * 500, cap_ms * 1000);
+  std::this_thread::sleep_for(std::chrono::microseconds(dist(rng)));
+}
+
+// For display in error messages: user input may be huge or contain control bytes.
+std::string Shown(std::string_view s) { return TruncateUtf8(SanitizeUtf8(s), 64); }
+
+// Smallest string greater than every string starting with `prefix` (byte order), or empty
+// when there is none (prefix of all 0xff bytes).
+std::string PrefixUpperBound(std::string_view prefix) {
+  std::string upper(prefix);
+  while (!upper.empty()) {
+    auto& c = reinterpret_cast<unsigned char&>(upper.back());
+    if (c != 0xff) {
+      ++c;
+      return upper;
+    }
+    upper.pop_back();
+  }
+  return upper;
+}
+
+std::vector<std::string> MatchPrefix(SQLite::Database& db, const std::string& table,
+                                     const std::string& column, const std::string& prefix) {
+  // A range instead of LIKE/GLOB so the column's index is used and `%`/`_` in user text
+  // mean nothing. Comparison is by the column's collation (BINARY for ids).
+  const std::string upper = PrefixUpperBound(prefix);
+  std::string sql = "SELECT " + column + " FROM " + table + " WHERE " + column + " >= ?";
+  if (!upper.empty()) sql += " AND " + column + " < ?";
+  sql += " ORDER BY " + column + " LIMIT " + std::to_string(kMaxListedMatches + 1);
+  SQLite::Statement q(db, sql);
+  q.bind(1, prefix);
+  if (!upper.empty()) q.bind(2, upper);
+  std::vector<std::string> out;
+  while (q.executeStep()) out.push_back(q.getColumn(0).getString());
+  return out;
+}
+
+}  // namespace
+
+SQLite::Database OpenDatabase(const std::string& path, int busy_timeout_ms) {
+  const bool is_file = !path.empty() && path != ":memory:" && path.rfind("file:", 0) != 0;
+  std::error_code ec;
+  const bool existed = is_file && std::filesystem::exists(path, ec);
+  try {
+    // NOMUTEX: a connection is used by one thread only (HostServices::Db is per thread).
+    SQLite::Database db(path, SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE | SQLite::OPEN_NOMUTEX,
+                        busy_timeout_ms);
+    if (is_file && !existed) {
+      // Memories may hold private text: owner-only (ARCHITECTURE.md "Storage"). The -wal
+      // and -shm files SQLite creates later copy this mode.
+      std::filesystem::permissions(path,
+                                   std::filesystem::perms::owner_read |
+                                       std::filesystem::perms::owner_write,
+                                   std::filesystem::perm_options::replace, ec);
+    }
+    db.exec("PRAGMA journal_mode=WAL");
+    db.exec("PRAGMA synchronous=NORMAL");
+    db.exec("PRAGMA foreign_keys=ON");
+    db.setBusyTimeout(busy_timeout_ms);
+    return db;
+  } catch (const SQLite::Exception& e) {
+    throw SQLite::Exception("cannot open database '" + path + "': " + e.what(),
+                            e.getErrorCode());
+  }
+}
+
+void WithWriteTransaction(SQLite::Database& db, const std::function<void()>& body,
+                          int max_attempts) {
+  if (InTransaction(db)) {
+    // Already inside a transaction (e.g. a migration's `apply`): join it. Begin, commit
+    // and retry belong to whoever opened it; SQLite has no nested BEGIN.
+    body();
+    return;
+  }
+  for (int attempt = 1;; ++attempt) {
+    try {
+      db.exec("BEGIN IMMEDIATE");
+      body();
+      db.exec("COMMIT");
+      return;
+    } catch (const SQLite::Exception& e) {
+      RollbackQuietly(db);
+      if (!IsBusy(e) || attempt >= max_attempts) throw;
+    } catch (...) {
+      RollbackQuietly(db);
+      throw;
+    }
+    BackOff(attempt);
+  }
+}
+
+std::string ResolveIdPrefix(SQLite::Database& db, std::string_view table,
+                            std::string_view column, std::string_view id_or_prefix,
+                            std::string_view noun) {
+  const std::string t(table), c(column), typed(id_or_prefix);
+  {
+    SQLite::Statement q(db, "SELECT " + c + " FROM " + t + " WHERE " + c + " = ? LIMIT 1");
+    q.bind(1, typed);
+    if (q.executeStep()) return q.getColumn(0).getString();
+  }
+  if (Utf8Length(typed) < kMinPrefixChars) {
+    throw ToolError("id prefix '" + Shown(typed) + "' is too short: send at least " +
+                    std::to_string(kMinPrefixChars) + " characters of the id");
+  }
+  std::vector<std::string> matches = MatchPrefix(db, t, c, typed);
+  if (matches.empty()) {
+    // ULIDs are upper-case Crockford base32 but people type them in lower case.
+    std::string upper = typed;
+    std::transform(upper.begin(), upper.end(), upper.begin(), [](char ch) {
+      return (ch >= 'a' && ch <= 'z') ? static_cast<char>(ch - 'a' + 'A') : ch;
+    });
+    if (upper != typed) matches = MatchPrefix(db, t, c, upper);
+  }
+  if (matches.size() == 1) return matches.front();
+  if (matches.empty()) {
+    throw ToolError("unknown " + std::string(noun) + " id '" + Shown(typed) + "'");
+  }
+  std::string list;
+  for (std::size_t i = 0; i < matches.size() && i < kMaxListedMatches; ++i) {
+    if (i > 0) list += ", ";
+    list += matches[i];
+  }
+  if (matches.size() > kMaxListedMatches) list += ", …";
+  throw ToolError("id prefix '" + Shown(typed) + "' matches several " + std::string(noun) +
+                  " ids: " + list + "; send more characters");
+}
+
+}  // namespace kioku::sdk

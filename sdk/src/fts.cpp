@@ -1,0 +1,163 @@
+#include "kioku/sdk/fts.hpp"
+
+#include <algorithm>
+#include <unordered_set>
+
+#include "utf8_internal.hpp"
+
+namespace kioku::sdk {
+namespace {
+
+bool IsAsciiWord(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
+}
+
+bool IsJoiner(char c) {
+  return c == '_' || c == '.' || c == '/' || c == '-' || c == '+' || c == '#';
+}
+
+// Non-ASCII code points that separate words rather than belong to them: common spaces and
+// punctuation (Latin-1 punctuation, General Punctuation, CJK punctuation, full-width
+// ASCII punctuation). Everything else >= U+0080 counts as a letter.
+bool IsUnicodeSeparator(char32_t cp) {
+  if (cp >= 0x80 && cp <= 0xBF) {
+    return cp != 0xAA && cp != 0xB2 && cp != 0xB3 && cp != 0xB5 && cp != 0xB9 && cp != 0xBA &&
+           cp != 0xBC && cp != 0xBD && cp != 0xBE;
+  }
+  if (cp == 0xD7 || cp == 0xF7) return true;  // × ÷
+  if (cp >= 0x2000 && cp <= 0x206F) return true;
+  if (cp >= 0x3000 && cp <= 0x3003) return true;
+  if (cp >= 0x3008 && cp <= 0x3011) return true;  // 〈〉《》「」『』【】
+  if (cp == 0xFEFF) return true;                  // BOM / zero-width no-break space
+  if (cp >= 0xFF01 && cp <= 0xFF0F) return true;
+  if (cp >= 0xFF1A && cp <= 0xFF20) return true;
+  return false;
+}
+
+// One scanned word: its byte pieces in `lowered` (ASCII lower-cased, invalid UTF-8 gone).
+struct Word {
+  std::string text;                   // whole compound, e.g. "pre-commit"
+  std::vector<std::string> parts;     // "pre", "commit"
+};
+
+class Collector {
+ public:
+  explicit Collector(const FtsQueryOptions& options) : options_(options) {}
+
+  bool Full() const { return tokens_.size() >= options_.max_tokens; }
+
+  void Add(const std::string& token) {
+    if (Full() || token.empty()) return;
+    if (Utf8LengthValid(token) < options_.min_token_chars) return;
+    if (seen_.insert(token).second) tokens_.push_back(token);
+  }
+
+  std::vector<std::string> Take() { return std::move(tokens_); }
+
+ private:
+  static std::size_t Utf8LengthValid(std::string_view s) {
+    std::size_t n = 0;
+    for (unsigned char c : s) n += (c & 0xC0) != 0x80;  // tokens hold valid UTF-8 only
+    return n;
+  }
+
+  const FtsQueryOptions& options_;
+  std::vector<std::string> tokens_;
+  std::unordered_set<std::string> seen_;
+};
+
+}  // namespace
+
+std::vector<std::string> FtsTokens(std::string_view text, const FtsQueryOptions& options) {
+  text = text.substr(0, std::min(text.size(), options.max_input_bytes));
+  Collector out(options);
+  if (options.max_tokens == 0) return {};
+
+  Word word;
+  std::string part;
+  const auto end_part = [&] {
+    if (!part.empty()) word.parts.push_back(std::move(part));
+    part.clear();
+  };
+  const auto end_word = [&] {
+    end_part();
+    if (word.parts.size() > 1) out.Add(word.text);  // the compound, then its pieces
+    for (const std::string& p : word.parts) out.Add(p);
+    word.text.clear();
+    word.parts.clear();
+  };
+
+  std::size_t pos = 0;
+  while (pos < text.size() && !out.Full()) {
+    const unsigned char c = static_cast<unsigned char>(text[pos]);
+    if (IsAsciiWord(c)) {
+      const char lower = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a')
+                                                : static_cast<char>(c);
+      part.push_back(lower);
+      word.text.push_back(lower);
+      ++pos;
+      continue;
+    }
+    if (c >= 0x80) {
+      char32_t cp = 0;
+      const std::size_t len = detail::DecodeUtf8(text, pos, &cp);
+      if (len != 0 && !IsUnicodeSeparator(cp)) {
+        part.append(text.substr(pos, len));
+        word.text.append(text.substr(pos, len));
+        pos += len;
+        continue;
+      }
+      // Invalid bytes and Unicode punctuation end the word.
+      end_word();
+      pos += (len == 0) ? 1 : len;
+      continue;
+    }
+    // A joiner between two word characters links the pieces into one compound.
+    if (IsJoiner(static_cast<char>(c)) && !part.empty() && pos + 1 < text.size()) {
+      const unsigned char next = static_cast<unsigned char>(text[pos + 1]);
+      bool next_is_word = IsAsciiWord(next);
+      if (!next_is_word && next >= 0x80) {
+        char32_t cp = 0;
+        next_is_word = detail::DecodeUtf8(text, pos + 1, &cp) != 0 && !IsUnicodeSeparator(cp);
+      }
+      if (next_is_word) {
+        end_part();
+        word.text.push_back(static_cast<char>(c));
+        ++pos;
+        continue;
+      }
+    }
+    end_word();
+    ++pos;
+  }
+  end_word();
+  return out.Take();
+}
+
+std::string QuoteFtsToken(std::string_view token) {
+  std::string out;
+  out.reserve(token.size() + 2);
+  out.push_back('"');
+  for (char c : token) {
+    if (c == '"') out.push_back('"');
+    out.push_back(c);
+  }
+  out.push_back('"');
+  return out;
+}
+
+std::optional<std::string> BuildFtsQuery(std::string_view text,
+                                         const FtsQueryOptions& options) {
+  const std::vector<std::string> tokens = FtsTokens(text, options);
+  if (tokens.empty()) return std::nullopt;
+  const char* sep = options.join == FtsJoin::kAll ? " AND " : " OR ";
+  std::string query;
+  for (std::size_t i = 0; i < tokens.size(); ++i) {
+    if (i > 0) query += sep;
+    query += QuoteFtsToken(tokens[i]);
+  }
+  if (options.prefix_last) query.push_back('*');
+  return query;
+}
+
+}  // namespace kioku::sdk

@@ -1,0 +1,83 @@
+#include "kioku/sdk/text.hpp"
+
+#include "utf8_internal.hpp"
+
+namespace kioku::sdk {
+
+using detail::DecodeUtf8;
+
+bool IsValidUtf8(std::string_view text) {
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::size_t len = DecodeUtf8(text, pos);
+    if (len == 0) return false;
+    pos += len;
+  }
+  return true;
+}
+
+std::string SanitizeUtf8(std::string_view text) {
+  std::string out;
+  out.reserve(text.size());
+  for (std::size_t pos = 0; pos < text.size();) {
+    const std::size_t len = DecodeUtf8(text, pos);
+    if (len != 0) {
+      out.append(text.substr(pos, len));
+      pos += len;
+    } else {
+      out.append("\xEF\xBF\xBD");  // U+FFFD, once per maximal subpart (Unicode §3.9)
+      pos += detail::InvalidSubpartLength(text, pos);
+    }
+  }
+  return out;
+}
+
+std::size_t Utf8Length(std::string_view text) {
+  std::size_t count = 0;
+  for (std::size_t pos = 0; pos < text.size(); ++count) {
+    const std::size_t len = DecodeUtf8(text, pos);
+    pos += (len == 0) ? 1 : len;
+  }
+  return count;
+}
+
+std::string TruncateUtf8(std::string_view text, std::size_t max_bytes,
+                         std::string_view ellipsis) {
+  if (text.size() <= max_bytes) return std::string(text);
+  // An ellipsis that does not fit is left out rather than cut (a cut "…" is garbage).
+  if (ellipsis.size() > max_bytes) ellipsis = {};
+  const std::size_t budget = max_bytes - ellipsis.size();
+  std::size_t cut = 0;
+  while (cut < budget) {
+    const std::size_t len = DecodeUtf8(text, cut);
+    const std::size_t step = (len == 0) ? 1 : len;  // invalid bytes are single units
+    if (cut + step > budget) break;
+    cut += step;
+  }
+  std::string out(text.substr(0, cut));
+  out.append(ellipsis);
+  return out;
+}
+
+std::size_t EstimateTokens(std::string_view text) { return (text.size() + 3) / 4; }
+
+std::string CollapseWhitespace(std::string_view text) {
+  // ASCII whitespace only (space, \t, \n, \v, \f, \r); non-ASCII spaces are kept as text.
+  const auto is_space = [](char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+  };
+  std::string out;
+  out.reserve(text.size());
+  bool pending_space = false;
+  for (char c : text) {
+    if (is_space(c)) {
+      pending_space = !out.empty();
+      continue;
+    }
+    if (pending_space) out.push_back(' ');
+    pending_space = false;
+    out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace kioku::sdk
