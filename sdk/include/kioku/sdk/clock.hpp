@@ -44,7 +44,9 @@ std::string FormatRfc3339(std::int64_t unix_ms);
 
 /// Parses an RFC 3339 date-time ("2026-11-29T18:56:36Z", fractional seconds and numeric
 /// offsets accepted, 'T'/'t'/' ' separator) or a full date ("2026-11-29" = midnight UTC).
-/// Returns Unix ms, or nullopt when the text is not RFC 3339.
+/// Returns Unix ms, or nullopt when the text is not RFC 3339. Strict: no surrounding
+/// whitespace, calendar-valid dates only ("2026-02-30" fails), seconds 00-59 (leap second
+/// 60 refused), an offset required after a time; fractions beyond ms are truncated.
 std::optional<std::int64_t> ParseRfc3339(std::string_view text);
 
 inline constexpr std::int64_t kMsPerSecond = 1000;

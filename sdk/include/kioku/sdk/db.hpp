@@ -14,7 +14,8 @@ namespace kioku::sdk {
 
 /// Opens (creating if needed) a connection with kioku's settings: WAL journal,
 /// synchronous=NORMAL, foreign_keys=ON, busy_timeout = `busy_timeout_ms`. Throws
-/// SQLite::Exception naming the path when the file cannot be opened.
+/// SQLite::Exception naming the path when the file cannot be opened. A file this call
+/// creates gets mode 0600. The connection is opened NOMUTEX: use it from one thread.
 SQLite::Database OpenDatabase(const std::string& path, int busy_timeout_ms = 5000);
 
 /// Runs `body` inside `BEGIN IMMEDIATE` … `COMMIT`. Immediate transactions take the write
@@ -24,14 +25,21 @@ SQLite::Database OpenDatabase(const std::string& path, int busy_timeout_ms = 500
 /// up to `max_attempts` times with jittered exponential back-off (1 ms doubling, capped at
 /// 50 ms). Any other exception rolls back and propagates. `body` must therefore keep its
 /// side effects inside the database, or be safe to repeat.
+/// Do not nest: when `db` is already inside a transaction (e.g. a Migration's `apply`),
+/// `body` simply runs in that transaction — no BEGIN/COMMIT, no retry; whoever opened the
+/// outer transaction owns commit, rollback and retry.
 void WithWriteTransaction(SQLite::Database& db, const std::function<void()>& body,
                           int max_attempts = 12);
 
 /// Resolves a user-typed id or id prefix against `table.column` (identifiers are trusted,
 /// from plugin code; the prefix is bound as a parameter). Rules (ARCHITECTURE.md "Storage"):
-/// an exact id wins; otherwise a prefix of >= 4 characters must match exactly one row.
-/// Throws ToolError for: a prefix shorter than 4 characters, no match ("unknown <noun> id
-/// 'x'"), or several matches (lists up to 5 of them). `noun` words the messages ("memory").
+/// an exact id wins; otherwise a prefix of >= 4 characters must match exactly one row
+/// (an indexed range scan `col >= p AND col < p'`, BINARY order; when nothing matches, the
+/// ASCII upper-cased prefix is tried too, since ULIDs are upper-case).
+/// Throws ToolError for: a prefix shorter than 4 characters ("id prefix 'ab' is too short:
+/// send at least 4 characters of the id"), no match ("unknown <noun> id 'x'"), or several
+/// matches ("id prefix 'x' matches several <noun> ids: a, b, c, d, e, …; send more
+/// characters"). `noun` words the messages ("memory").
 std::string ResolveIdPrefix(SQLite::Database& db, std::string_view table,
                             std::string_view column, std::string_view id_or_prefix,
                             std::string_view noun);

@@ -28,10 +28,18 @@ struct FtsQueryOptions {
   std::size_t min_token_chars = 1;
 };
 
-/// Splits text into search tokens: runs of letters/digits (any byte >= 0x80 counts as a
-/// letter, so UTF-8 words and CJK survive) plus the inner characters `_` `.` `/` `-` `+` `#`
-/// when they sit between word characters are split off as separators; the pieces are kept.
-/// Lower-cased ASCII. Invalid UTF-8 bytes are dropped.
+/// Splits text into search tokens, in order of appearance, without duplicates.
+/// A *piece* is a run of word characters: ASCII letters/digits and any valid non-ASCII code
+/// point except common Unicode spaces/punctuation (General Punctuation, CJK and full-width
+/// punctuation), so UTF-8 words and CJK survive. Pieces joined by one of `_` `.` `/` `-`
+/// `+` `#` sitting *between* word characters form a compound: the compound is emitted first,
+/// then its pieces ("pre-commit" → `pre-commit`, `pre`, `commit`; "snake_case" →
+/// `snake_case`, `snake`, `case`). Quoted, a compound is an FTS5 phrase of adjacent tokens
+/// under unicode61 and a literal substring under trigram. Everything else separates
+/// ("C++" → `c`, "it's" → `it`, `s`, "AND" → `and`, a literal word once quoted).
+/// ASCII is lower-cased. Invalid UTF-8 bytes separate words and are dropped. Tokens shorter
+/// than `min_token_chars` code points are skipped; scanning stops after `max_tokens` tokens
+/// or `max_input_bytes` bytes, so cost is bounded for any input.
 std::vector<std::string> FtsTokens(std::string_view text, const FtsQueryOptions& options = {});
 
 /// Builds a MATCH expression from user text, or nullopt when the text holds no searchable

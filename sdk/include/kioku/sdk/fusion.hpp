@@ -25,7 +25,8 @@ struct FusedItem {
 };
 
 /// Fuses rank lists with RRF. Output sorted by score descending; ties broken by the best
-/// single rank, then by id for determinism. `k` must be > 0 (std::invalid_argument).
+/// single rank, then by id for determinism. `k` must be > 0 and finite, and weights finite
+/// (std::invalid_argument otherwise).
 std::vector<FusedItem> ReciprocalRankFusion(const std::vector<RankList>& lists,
                                             double k = 60.0);
 

@@ -12,14 +12,16 @@ namespace kioku::sdk {
 /// True when `text` is well-formed UTF-8.
 bool IsValidUtf8(std::string_view text);
 
-/// Copy of `text` with every invalid UTF-8 sequence replaced by U+FFFD.
+/// Copy of `text` with every invalid UTF-8 sequence replaced by U+FFFD (one per maximal
+/// subpart, Unicode §3.9 — the WHATWG/ICU convention).
 std::string SanitizeUtf8(std::string_view text);
 
 /// Length in Unicode code points (invalid bytes count as one each).
 std::size_t Utf8Length(std::string_view text);
 
 /// At most `max_bytes` bytes of `text`, cut at a code point boundary; appends `ellipsis`
-/// (counted within max_bytes) when something was cut.
+/// (counted within max_bytes) when something was cut. An ellipsis longer than `max_bytes`
+/// is omitted. Invalid bytes count as single-byte units.
 std::string TruncateUtf8(std::string_view text, std::size_t max_bytes,
                          std::string_view ellipsis = "…");
 
@@ -27,7 +29,8 @@ std::string TruncateUtf8(std::string_view text, std::size_t max_bytes,
 /// (OpenAI tokenizer guidance); CJK-heavy text is undercounted, so budgets stay approximate.
 std::size_t EstimateTokens(std::string_view text);
 
-/// Collapses whitespace runs to one space and trims both ends.
+/// Collapses ASCII whitespace runs (space, \t, \n, \v, \f, \r) to one space and trims both
+/// ends. Non-ASCII spaces are left as they are.
 std::string CollapseWhitespace(std::string_view text);
 
 }  // namespace kioku::sdk
