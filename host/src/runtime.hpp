@@ -87,8 +87,9 @@ class Runtime {
   /// Names of the loaded plugins, in order, with versions.
   std::vector<std::pair<std::string, std::string>> Plugins() const;
 
+  struct Impl;  // public so the host's own service/registrar classes can reach it
+
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
 

@@ -1,0 +1,109 @@
+#pragma once
+/// @file dispatcher.hpp
+/// The MCP JSON-RPC dispatcher, shared by every transport (no transport knowledge here).
+/// Dual-era (see reference/mcp-spec-2026-07-28/basic_versioning.mdx):
+///   - legacy: `initialize` handshake negotiating 2025-11-25 / 2025-06-18 / 2025-03-26,
+///     `notifications/initialized`, `ping`, `tools/list`, `tools/call`,
+///     `notifications/cancelled`;
+///   - modern 2026-07-28: no handshake; every request carries `_meta`
+///     `io.modelcontextprotocol/protocolVersion` and `.../clientCapabilities`; results carry
+///     `resultType` and `_meta.io.modelcontextprotocol/serverInfo`; `server/discover`;
+///     list results carry `ttlMs`/`cacheScope`; errors -32022 (unsupported version) and
+///     -32602 (missing per-request fields).
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "kioku/sdk/tool.hpp"
+
+namespace kioku::host {
+
+class Runtime;
+struct RegisteredTool;
+
+namespace mcp {
+
+inline constexpr const char* kModernVersion = "2026-07-28";
+/// Legacy versions answered by `initialize`, newest first.
+inline const std::vector<std::string> kLegacyVersions = {"2025-11-25", "2025-06-18", "2025-03-26"};
+
+/// JSON-RPC / MCP error codes.
+enum ErrorCode : int {
+  kParseError = -32700,
+  kInvalidRequest = -32600,
+  kMethodNotFound = -32601,
+  kInvalidParams = -32602,
+  kInternalError = -32603,
+  kHeaderMismatch = -32020,
+  kMissingClientCapability = -32021,
+  kUnsupportedProtocolVersion = -32022,
+};
+
+/// State of one client connection (a stdio process, or a legacy HTTP `Mcp-Session-Id`).
+/// Modern requests are stateless and only read `base_caller` from it.
+struct Session {
+  std::string id;  ///< Transport session id (stdio: generated; HTTP: Mcp-Session-Id).
+  /// Identity the transport established: agent id from a bearer token (trusted) or the
+  /// environment (KIOKU_AGENT_ID); project root/identity of the server.
+  sdk::Caller base_caller;
+  std::string protocol_version;   ///< Negotiated by legacy `initialize`; empty before it.
+  std::string client_name;        ///< From legacy initialize clientInfo.name.
+};
+
+struct DispatcherOptions {
+  std::string server_name = "kioku";
+  std::string server_version;
+  std::string instructions;
+  std::size_t page_size = 100;      ///< tools/list page size (cursor pagination).
+  long long list_ttl_ms = 300'000;  ///< Modern CacheableResult ttlMs for tools/list, discover.
+  bool json_text_block = true;      ///< Also send structuredContent as a JSON text block.
+};
+
+/// Thread-safe: Handle may run concurrently for different requests of one session (tool
+/// calls on worker threads), and cancellation arrives on another thread.
+class Dispatcher {
+ public:
+  Dispatcher(Runtime& runtime, DispatcherOptions options);
+
+  /// Handles one JSON-RPC message (already parsed). Returns the response object, or
+  /// nullopt for notifications, client responses and cancelled requests.
+  std::optional<nlohmann::json> Handle(const nlohmann::json& message, Session& session);
+
+  /// Parses `text` (one message) and handles it; a parse failure yields the -32700
+  /// response. Returns the serialized response line (no newline) or "" when none is due.
+  std::string HandleText(std::string_view text, Session& session);
+
+  /// True when `message` is a `tools/call` request (transports run those on workers).
+  static bool IsToolCall(const nlohmann::json& message);
+
+  /// Builds a JSON-RPC error response.
+  static nlohmann::json ErrorResponse(const nlohmann::json& id, int code, std::string message,
+                                      nlohmann::json data = nullptr);
+
+  const DispatcherOptions& Options() const { return options_; }
+
+ private:
+  nlohmann::json Initialize(const nlohmann::json& params, Session& session);
+  nlohmann::json Discover() const;
+  nlohmann::json ListTools(const nlohmann::json& params, bool modern) const;
+  nlohmann::json CallTool(const nlohmann::json& id, const nlohmann::json& params, Session& session,
+                          bool modern, const std::shared_ptr<std::atomic<bool>>& cancel);
+  nlohmann::json ToolJson(const RegisteredTool& tool) const;
+  void Cancel(const nlohmann::json& params, Session& session);
+
+  Runtime& runtime_;
+  DispatcherOptions options_;
+  std::mutex inflight_mutex_;
+  std::map<std::string, std::shared_ptr<std::atomic<bool>>> inflight_;  // session|id → flag
+};
+
+}  // namespace mcp
+}  // namespace kioku::host

@@ -1,0 +1,25 @@
+#pragma once
+/// @file migrations.hpp
+/// Per-plugin schema versions in one table, `kioku_migrations(plugin, version, applied_at)`.
+
+#include <string>
+#include <vector>
+
+#include <SQLiteCpp/Database.h>
+
+#include "kioku/sdk/plugin.hpp"
+
+namespace kioku::host {
+
+/// Applies the pending migrations of `plugin` in order, each in its own BEGIN IMMEDIATE
+/// transaction that also records the new version. Throws std::runtime_error when the list
+/// is not numbered 1..n, when a step fails (naming plugin, version and the SQLite error),
+/// or when the database records a newer version than this build knows (refusing to touch
+/// a database written by a newer kioku).
+void RunMigrations(SQLite::Database& db, const std::string& plugin,
+                   const std::vector<sdk::Migration>& migrations);
+
+/// The version recorded for `plugin` (0 when none).
+int AppliedVersion(SQLite::Database& db, const std::string& plugin);
+
+}  // namespace kioku::host

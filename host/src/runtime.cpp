@@ -1,0 +1,310 @@
+#include "runtime.hpp"
+
+#include <algorithm>
+#include <regex>
+#include <stdexcept>
+#include <sys/stat.h>
+#include <unordered_map>
+
+#include "connection_pool.hpp"
+#include "event_bus.hpp"
+#include "json_schema.hpp"
+#include "logging.hpp"
+#include "migrations.hpp"
+#include "plugin_loader.hpp"
+
+#include "kioku/sdk/db.hpp"
+#include "kioku/sdk/text.hpp"
+
+namespace kioku::host {
+namespace {
+
+constexpr std::size_t kMaxToolNameLength = 48;
+
+void CheckToolName(const std::string& name) {
+  static const std::regex kPattern("^[a-z][a-z0-9_]*$");
+  if (name.size() > kMaxToolNameLength || !std::regex_match(name, kPattern)) {
+    throw std::runtime_error("tool name '" + name +
+                             "' is invalid: use snake_case matching ^[a-z][a-z0-9_]*$, at most 48 characters");
+  }
+}
+
+}  // namespace
+
+struct ToolEntry {
+  RegisteredTool tool;
+  std::unique_ptr<JsonSchema> input;
+  std::unique_ptr<JsonSchema> output;
+};
+
+class ServicesImpl;
+
+struct PluginEntry {
+  // Declaration order is destruction order reversed: the instance dies before the library.
+  LoadedModule module;
+  std::string name;
+  std::string version;
+  nlohmann::json settings;
+  PluginFactory factory;
+  std::unique_ptr<ServicesImpl> services;
+  std::unique_ptr<sdk::Plugin> plugin;
+};
+
+struct Runtime::Impl {
+  RuntimeOptions options;
+  std::unique_ptr<sdk::Logger> log = MakeLogger("host");
+  std::unique_ptr<ConnectionPool> pool;
+  EventBusImpl bus{*log};
+  std::vector<std::unique_ptr<PluginEntry>> plugins;
+  std::vector<std::unique_ptr<ToolEntry>> tools;
+  std::unordered_map<std::string, ToolEntry*> by_name;
+  std::vector<sdk::CommandSpec> commands;
+  bool started = false;
+  bool stopped = false;
+  Runtime* self = nullptr;
+};
+
+class ServicesImpl final : public sdk::HostServices {
+ public:
+  ServicesImpl(Runtime& runtime, Runtime::Impl& impl, PluginEntry& entry)
+      : runtime_(runtime), impl_(impl), entry_(entry), log_(MakeLogger(entry.name)) {}
+  std::string_view PluginName() const override { return entry_.name; }
+  SQLite::Database& Db() override { return impl_.pool->ForThisThread(); }
+  const sdk::Clock& GetClock() const override { return *impl_.options.clock; }
+  sdk::Logger& Log() override { return *log_; }
+  const nlohmann::json& Settings() const override { return entry_.settings; }
+  sdk::EventBus& Events() override { return impl_.bus; }
+  sdk::ToolResult CallTool(std::string_view name, const nlohmann::json& args,
+                           const sdk::Caller& caller) override {
+    if (!HasTool(name)) {
+      return sdk::ToolResult::Error("tool '" + std::string(name) + "' is not available (its layer is not enabled)");
+    }
+    return runtime_.Call(name, args, caller).result;
+  }
+  bool HasTool(std::string_view name) const override {
+    return impl_.by_name.count(std::string(name)) > 0;
+  }
+  std::filesystem::path DataDir() const override { return impl_.options.data_dir; }
+
+ private:
+  Runtime& runtime_;
+  Runtime::Impl& impl_;
+  PluginEntry& entry_;
+  std::unique_ptr<sdk::Logger> log_;
+};
+
+namespace {
+
+class RegistrarImpl final : public sdk::Registrar {
+ public:
+  RegistrarImpl(Runtime::Impl& impl, const std::string& plugin) : impl_(impl), plugin_(plugin) {}
+  void AddTool(sdk::ToolSpec spec, sdk::ToolHandler handler) override {
+    CheckToolName(spec.name);
+    if (auto it = impl_.by_name.find(spec.name); it != impl_.by_name.end()) {
+      throw std::runtime_error("duplicate tool '" + spec.name + "': registered by plugin '" +
+                               it->second->tool.plugin + "' and again by plugin '" + plugin_ + "'");
+    }
+    if (!handler) throw std::runtime_error("tool '" + spec.name + "' of plugin '" + plugin_ + "' has no handler");
+    auto entry = std::make_unique<ToolEntry>();
+    try {
+      entry->input = std::make_unique<JsonSchema>(spec.input_schema);
+      if (!spec.output_schema.is_null()) entry->output = std::make_unique<JsonSchema>(spec.output_schema);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("tool '" + spec.name + "' of plugin '" + plugin_ + "': " + e.what());
+    }
+    entry->tool = RegisteredTool{std::move(spec), std::move(handler), plugin_};
+    impl_.by_name[entry->tool.spec.name] = entry.get();
+    impl_.tools.push_back(std::move(entry));
+  }
+  void AddCommand(sdk::CommandSpec command) override {
+    for (const auto& c : impl_.commands) {
+      if (c.name == command.name) {
+        throw std::runtime_error("duplicate command '" + command.name + "' from plugin '" + plugin_ + "'");
+      }
+    }
+    impl_.commands.push_back(std::move(command));
+  }
+
+ private:
+  Runtime::Impl& impl_;
+  const std::string& plugin_;
+};
+
+}  // namespace
+
+Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
+  impl_->self = this;
+  if (!options.clock) options.clock = std::make_shared<sdk::SystemClock>();
+  if (options.data_dir.empty()) throw std::runtime_error("runtime: data directory not set");
+  std::error_code ec;
+  std::filesystem::create_directories(options.data_dir, ec);
+  if (ec) {
+    throw std::runtime_error("cannot create data directory " + options.data_dir.string() + ": " + ec.message());
+  }
+  ::chmod(options.data_dir.c_str(), 0700);
+  if (options.db_path.empty()) options.db_path = options.data_dir / "kioku.db";
+  impl_->options = std::move(options);
+  impl_->pool = std::make_unique<ConnectionPool>(impl_->options.db_path, impl_->options.busy_timeout_ms);
+}
+
+Runtime::~Runtime() {
+  Stop();
+  impl_->plugins.clear();  // instances first (reverse order of members), then libraries
+}
+
+void Runtime::AddPlugin(std::string name, PluginFactory factory, nlohmann::json settings) {
+  if (impl_->started) throw std::logic_error("AddPlugin after Start");
+  for (const auto& p : impl_->plugins) {
+    if (p->name == name) throw std::runtime_error("plugin '" + name + "' added twice");
+  }
+  auto entry = std::make_unique<PluginEntry>();
+  entry->name = std::move(name);
+  entry->version = "builtin";
+  entry->settings = settings.is_null() ? nlohmann::json::object() : std::move(settings);
+  entry->factory = std::move(factory);
+  impl_->plugins.push_back(std::move(entry));
+}
+
+void Runtime::LoadPlugin(std::string name, const std::filesystem::path& module_path, nlohmann::json settings) {
+  auto module = LoadModule(module_path, name);
+  const std::string version = module.manifest->version ? module.manifest->version : "";
+  auto create = module.create;
+  AddPlugin(name,
+            [create](sdk::HostServices& host) {
+              return std::unique_ptr<sdk::Plugin>(create(host));
+            },
+            std::move(settings));
+  impl_->plugins.back()->module = std::move(module);
+  impl_->plugins.back()->version = version;
+}
+
+void Runtime::Start() {
+  if (impl_->started) return;
+  impl_->started = true;
+  auto& db = impl_->pool->ForThisThread();
+  for (auto& entry : impl_->plugins) {
+    entry->services = std::make_unique<ServicesImpl>(*this, *impl_, *entry);
+    try {
+      entry->plugin = entry->factory(*entry->services);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("plugin '" + entry->name + "' threw on create: " + e.what());
+    }
+    if (!entry->plugin) throw std::runtime_error("plugin '" + entry->name + "' returned no instance on create");
+    JsonSchema settings_schema(entry->plugin->SettingsSchema());
+    if (auto v = settings_schema.Validate(entry->settings); !v.empty()) {
+      throw std::runtime_error("settings of plugin '" + entry->name + "': " + JoinViolations(v));
+    }
+    RunMigrations(db, entry->name, entry->plugin->Migrations());
+    RegistrarImpl registrar(*impl_, entry->name);
+    entry->plugin->Register(registrar);
+  }
+  for (auto& entry : impl_->plugins) entry->plugin->Start();
+}
+
+void Runtime::Stop() {
+  if (!impl_->started || impl_->stopped) return;
+  impl_->stopped = true;
+  for (auto it = impl_->plugins.rbegin(); it != impl_->plugins.rend(); ++it) {
+    if (!(*it)->plugin) continue;
+    try {
+      (*it)->plugin->Stop();
+    } catch (const std::exception& e) {
+      impl_->log->Warn("plugin '" + (*it)->name + "' threw on stop: " + e.what());
+    }
+  }
+  impl_->bus.Clear();
+  impl_->by_name.clear();
+  impl_->tools.clear();
+  impl_->commands.clear();
+}
+
+CallOutcome Runtime::Call(std::string_view name, const nlohmann::json& args, const sdk::Caller& caller,
+                          const std::atomic<bool>* cancelled) {
+  auto it = impl_->by_name.find(std::string(name));
+  if (it == impl_->by_name.end()) throw UnknownToolError("unknown tool '" + std::string(name) + "'");
+  const ToolEntry& entry = *it->second;
+  const auto started = std::chrono::steady_clock::now();
+
+  sdk::CallContext ctx;
+  ctx.caller = caller;
+  ctx.cancelled = cancelled;
+  if (impl_->options.call_timeout_ms > 0) {
+    ctx.deadline = started + std::chrono::milliseconds(impl_->options.call_timeout_ms);
+  }
+
+  CallOutcome out;
+  const nlohmann::json& effective = args.is_null() ? nlohmann::json::object() : args;
+  auto violations = entry.input->Validate(effective);
+  if (!violations.empty()) {
+    out.result = sdk::ToolResult::Error("invalid arguments for " + entry.tool.spec.name + ": " +
+                                        JoinViolations(violations) +
+                                        ". See the tool's inputSchema (tools/list) for the expected shape.");
+    out.outcome = "rejected";
+  } else {
+    try {
+      out.result = entry.tool.handler(effective, ctx);
+      out.outcome = out.result.is_error ? "failure" : "success";
+    } catch (const sdk::ToolError& e) {
+      out.result = sdk::ToolResult::Error(e.what());
+      out.outcome = "failure";
+    } catch (const std::exception& e) {
+      impl_->log->Error("tool '" + entry.tool.spec.name + "' failed: " + e.what());
+      out.result = sdk::ToolResult::Error("internal error in " + entry.tool.spec.name + ": " + e.what());
+      out.outcome = "failure";
+    }
+    if (!out.result.is_error && entry.output) {
+      auto bad = entry.output->Validate(out.result.structured);
+      if (!bad.empty()) {
+        impl_->log->Error("tool '" + entry.tool.spec.name + "' returned structuredContent not matching its outputSchema: " +
+                          JoinViolations(bad));
+        out.result = sdk::ToolResult::Error("internal error in " + entry.tool.spec.name +
+                                            ": result did not match the declared outputSchema");
+        out.outcome = "failure";
+      }
+    }
+    if (ctx.Cancelled() || ctx.Expired()) out.outcome = "timeout";
+  }
+  out.latency_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+
+  sdk::ToolCallEvent event;
+  event.tool = entry.tool.spec.name;
+  event.plugin = entry.tool.plugin;
+  event.agent_id = caller.agent_id;
+  event.session_id = caller.session_id;
+  event.project_id = caller.project_id;
+  event.outcome = out.outcome;
+  event.latency_ms = out.latency_ms;
+  if (out.result.is_error) event.error = sdk::TruncateUtf8(out.result.text, 500);
+  event.at_ms = impl_->options.clock->NowMs();
+  impl_->bus.Publish(sdk::Event{sdk::kToolCalledTopic, event.ToJson()});
+  return out;
+}
+
+sdk::ToolResult Runtime::CallTool(std::string_view tool, const nlohmann::json& args, const sdk::Caller& caller) {
+  return Call(tool, args, caller).result;
+}
+
+std::vector<const RegisteredTool*> Runtime::Tools() const {
+  std::vector<const RegisteredTool*> out;
+  for (const auto& t : impl_->tools) out.push_back(&t->tool);
+  return out;
+}
+
+const RegisteredTool* Runtime::FindTool(std::string_view name) const {
+  auto it = impl_->by_name.find(std::string(name));
+  return it == impl_->by_name.end() ? nullptr : &it->second->tool;
+}
+
+const std::vector<sdk::CommandSpec>& Runtime::Commands() const { return impl_->commands; }
+const sdk::Clock& Runtime::Clock() const { return *impl_->options.clock; }
+sdk::EventBus& Runtime::Events() { return impl_->bus; }
+SQLite::Database& Runtime::Db() { return impl_->pool->ForThisThread(); }
+const RuntimeOptions& Runtime::Options() const { return impl_->options; }
+
+std::vector<std::pair<std::string, std::string>> Runtime::Plugins() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& p : impl_->plugins) out.emplace_back(p->name, p->version);
+  return out;
+}
+
+}  // namespace kioku::host
