@@ -301,6 +301,13 @@ sdk::EventBus& Runtime::Events() { return impl_->bus; }
 SQLite::Database& Runtime::Db() { return impl_->pool->ForThisThread(); }
 const RuntimeOptions& Runtime::Options() const { return impl_->options; }
 
+std::string Runtime::PluginInstructions(const std::string& plugin) const {
+  for (const auto& p : impl_->plugins) {
+    if (p->name == plugin && p->plugin) return p->plugin->Instructions();
+  }
+  return {};
+}
+
 std::vector<std::pair<std::string, std::string>> Runtime::Plugins() const {
   std::vector<std::pair<std::string, std::string>> out;
   for (const auto& p : impl_->plugins) out.emplace_back(p->name, p->version);

@@ -84,6 +84,8 @@ class Runtime {
   /// A connection for the calling thread (same settings plugins get).
   SQLite::Database& Db();
   const RuntimeOptions& Options() const;
+  /// The plugin's Instructions() text ("" when unknown or empty).
+  std::string PluginInstructions(const std::string& plugin) const;
   /// Names of the loaded plugins, in order, with versions.
   std::vector<std::pair<std::string, std::string>> Plugins() const;
 

@@ -1,0 +1,133 @@
+#include "cli/cli.hpp"
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+#include <set>
+
+#include <ext/stdio_filebuf.h>
+#include <unistd.h>
+
+#include "cli/commands.hpp"
+
+#ifndef KIOKU_VERSION
+#define KIOKU_VERSION "0.0.0"
+#endif
+
+namespace kioku::host::cli {
+namespace {
+
+const std::set<std::string> kBuiltins = {"serve", "tools", "call", "doctor", "version"};
+
+// Finds the first command word, skipping the global options and their values, so a plugin
+// command (unknown until plugins load) can be routed before CLI11 parses anything.
+int CommandIndex(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--config" || a == "--plugin-dir") {
+      ++i;
+      continue;
+    }
+    if (!a.empty() && a[0] == '-') continue;
+    return i;
+  }
+  return -1;
+}
+
+int RunPluginCommand(const GlobalOptions& global, const std::string& name, std::vector<std::string> args,
+                     std::ostream& out) {
+  auto loaded = LoadRuntime(global);
+  for (const auto& command : loaded.runtime->Commands()) {
+    if (command.name != name) continue;
+    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+      out << command.summary << "\n\n" << command.usage << "\n";
+      return 0;
+    }
+    return command.run(args, std::cin, out, std::cerr);
+  }
+  std::cerr << "kioku: unknown command '" << name << "'; run `kioku --help` for the list\n";
+  return 2;
+}
+
+std::string PluginCommandsFooter(const GlobalOptions& global) {
+  try {
+    auto loaded = LoadRuntime(global);
+    std::string text = "Plugin commands (run `kioku <command> --help`):\n";
+    for (const auto& c : loaded.runtime->Commands()) text += "  " + c.name + "  " + c.summary + "\n";
+    return text;
+  } catch (const std::exception&) {
+    return "";
+  }
+}
+
+}  // namespace
+
+int Run(int argc, char** argv, int proto_out_fd) {
+  // Command output goes to the real stdout, which main moved away from fd 1.
+  __gnu_cxx::stdio_filebuf<char> out_buf(::dup(proto_out_fd), std::ios::out);
+  std::ostream out(&out_buf);
+  GlobalOptions global;
+  try {
+    // Pre-scan for global options so plugin commands can be routed before parsing.
+    for (int i = 1; i + 1 < argc; ++i) {
+      std::string a = argv[i];
+      if (a == "--config") global.config_path = argv[i + 1];
+      if (a == "--plugin-dir") global.plugin_dirs.emplace_back(argv[i + 1]);
+    }
+    int cmd = CommandIndex(argc, argv);
+    if (cmd > 0 && !kBuiltins.count(argv[cmd])) {
+      std::vector<std::string> args(argv + cmd + 1, argv + argc);
+      return RunPluginCommand(global, argv[cmd], std::move(args), out);
+    }
+
+    CLI::App app{"kioku — a memory server for coding agents (MCP over stdio and HTTP)", "kioku"};
+    app.set_version_flag("--version", KIOKU_VERSION);
+    app.require_subcommand(0, 1);
+    app.add_option("--config", global.config_path, "YAML config file (else $KIOKU_CONFIG, else the embedded default)");
+    app.add_option("--plugin-dir", global.plugin_dirs, "Extra directory to search for kioku-<name>.so (repeatable)");
+
+    ServeOptions serve_options;
+    auto* serve = app.add_subcommand("serve", "Serve MCP over stdio (default) or Streamable HTTP");
+    auto* http = serve->add_option("--http", serve_options.listen,
+                                   "Serve HTTP on ADDR:PORT (default: config server.http.listen)");
+    http->expected(0, 1);
+
+    app.add_subcommand("tools", "List the enabled tools with one-line descriptions");
+
+    std::string tool, arguments;
+    auto* call = app.add_subcommand("call", "Call a tool in-process and print the result (exit 1 on isError)");
+    call->add_option("tool", tool, "Tool name")->required();
+    call->add_option("arguments", arguments, "Arguments as a JSON object, or - to read them from stdin");
+
+    bool doctor_json = false;
+    auto* doctor = app.add_subcommand("doctor", "Check config, plugins, database, FTS5 and permissions");
+    doctor->add_flag("--json", doctor_json, "Print the report as JSON");
+
+    app.add_subcommand("version", "Print the version");
+    app.footer([&] { return PluginCommandsFooter(global); });
+
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+      return app.exit(e, out, std::cerr);
+    }
+    serve_options.http = http->count() > 0;
+
+    if (serve->parsed()) return Serve(global, serve_options, proto_out_fd);
+    if (app.got_subcommand("tools")) return Tools(global, out);
+    if (call->parsed()) return Call(global, tool, arguments, out);
+    if (doctor->parsed()) return Doctor(global, doctor_json, out);
+    if (app.got_subcommand("version")) {
+      out << "kioku " << KIOKU_VERSION << " (SDK ABI " << KIOKU_SDK_ABI << ", " << KIOKU_BUILD_FINGERPRINT << ")\n";
+      return 0;
+    }
+    out << app.help();
+    return 0;
+  } catch (const std::exception& e) {
+    out.flush();
+    std::cerr << "kioku: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace kioku::host::cli

@@ -1,0 +1,26 @@
+#pragma once
+/// @file commands.hpp
+/// One function per built-in command; each returns the process exit code.
+
+#include <ostream>
+#include <string>
+
+#include "cli/load.hpp"
+
+namespace kioku::host::cli {
+
+struct ServeOptions {
+  bool http = false;
+  std::string listen;  ///< ADDR:PORT; empty = config server.http.listen
+};
+
+int Serve(const GlobalOptions& global, const ServeOptions& serve, int proto_out_fd);
+/// Serves Streamable HTTP on `listen` until a byte arrives on `wake_fd` (SIGTERM).
+int ServeHttp(Loaded& loaded, mcp::Dispatcher& dispatcher, const std::string& listen, int wake_fd);
+int Tools(const GlobalOptions& global, std::ostream& out);
+/// `arguments` is JSON text, "-" for stdin, or empty for {}.
+int Call(const GlobalOptions& global, const std::string& tool, const std::string& arguments,
+         std::ostream& out);
+int Doctor(const GlobalOptions& global, bool json, std::ostream& out);
+
+}  // namespace kioku::host::cli

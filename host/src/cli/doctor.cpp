@@ -1,0 +1,117 @@
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+
+#include "cli/commands.hpp"
+#include "config.hpp"
+#include "kioku/sdk/db.hpp"
+#include "migrations.hpp"
+#include "plugin_loader.hpp"
+
+namespace kioku::host::cli {
+namespace {
+
+using nlohmann::json;
+
+struct Report {
+  json checks = json::array();
+  bool ok = true;
+  void Add(const std::string& name, bool pass, const std::string& detail) {
+    checks.push_back({{"check", name}, {"ok", pass}, {"detail", detail}});
+    ok = ok && pass;
+  }
+};
+
+std::string Mode(const std::filesystem::path& p) {
+  struct stat st {};
+  if (::stat(p.c_str(), &st) != 0) return "missing";
+  char buf[8];
+  std::snprintf(buf, sizeof buf, "%04o", st.st_mode & 07777);
+  return buf;
+}
+
+bool TryExec(SQLite::Database& db, const char* sql, std::string& error) {
+  try {
+    db.exec(sql);
+    return true;
+  } catch (const std::exception& e) {
+    error = e.what();
+    return false;
+  }
+}
+
+}  // namespace
+
+int Doctor(const GlobalOptions& global, bool as_json, std::ostream& out) {
+  Report report;
+  Loaded loaded;
+  try {
+    loaded = LoadConfig(global);
+    report.Add("config", true, loaded.config.source + " (enabled: " + std::to_string(loaded.config.enabled.size()) + " layers)");
+  } catch (const std::exception& e) {
+    report.Add("config", false, e.what());
+  }
+  std::string dirs;
+  for (const auto& d : loaded.search_path) dirs += (dirs.empty() ? "" : ":") + d.string();
+  report.Add("plugin path", !ListModules(loaded.search_path).empty(), dirs.empty() ? "(none)" : dirs);
+
+  for (const auto& name : loaded.config.enabled) {
+    auto path = FindModule(name, loaded.search_path);
+    try {
+      auto module = LoadModule(path, name);
+      report.Add("plugin " + name, true, path.string() + " v" + module.manifest->version);
+    } catch (const std::exception& e) {
+      report.Add("plugin " + name, false, e.what());
+    }
+  }
+
+  SQLite::Database mem(":memory:", SQLite::OPEN_READWRITE);
+  std::string err;
+  report.Add("sqlite", sqlite3_libversion_number() >= 3035000, std::string("version ") + sqlite3_libversion());
+  report.Add("fts5", TryExec(mem, "CREATE VIRTUAL TABLE f USING fts5(x, tokenize='porter unicode61')", err),
+             err.empty() ? "porter unicode61 tokenizer available" : err);
+  err.clear();
+  report.Add("fts5 trigram", TryExec(mem, "CREATE VIRTUAL TABLE t USING fts5(x, tokenize='trigram')", err),
+             err.empty() ? "trigram tokenizer available" : err);
+
+  if (!loaded.config.source.empty()) {
+    const auto home = ResolveHome(loaded.config.home.string());
+    const auto db_path = home / "kioku.db";
+    std::error_code ec;
+    const bool home_exists = std::filesystem::is_directory(home, ec);
+    const std::string home_mode = Mode(home);
+    report.Add("data directory", !home_exists || home_mode == "0700",
+               home.string() + (home_exists ? " mode " + home_mode + " (want 0700)" : " (created on first start)"));
+    if (std::filesystem::exists(db_path, ec)) {
+      const std::string db_mode = Mode(db_path);
+      report.Add("database permissions", db_mode == "0600", db_path.string() + " mode " + db_mode + " (want 0600)");
+      try {
+        auto db = sdk::OpenDatabase(db_path.string());
+        std::string journal = db.execAndGet("PRAGMA journal_mode").getString();
+        std::string integrity = db.execAndGet("PRAGMA quick_check").getString();
+        report.Add("database", integrity == "ok" && journal == "wal", "journal " + journal + ", quick_check " + integrity);
+        json versions = json::object();
+        for (const auto& name : loaded.config.enabled) versions[name] = AppliedVersion(db, name);
+        report.Add("schema versions", true, versions.dump());
+      } catch (const std::exception& e) {
+        report.Add("database", false, e.what());
+      }
+    } else {
+      report.Add("database", true, db_path.string() + " (created on first start)");
+    }
+  }
+
+  if (as_json) {
+    out << sdk::DumpJson(json{{"ok", report.ok}, {"checks", report.checks}}, 2) << "\n";
+  } else {
+    for (const auto& c : report.checks) {
+      out << (c["ok"].get<bool>() ? "ok    " : "FAIL  ") << c["check"].get<std::string>() << ": "
+          << c["detail"].get<std::string>() << "\n";
+    }
+    out << (report.ok ? "all checks passed\n" : "some checks failed\n");
+  }
+  return report.ok ? 0 : 1;
+}
+
+}  // namespace kioku::host::cli

@@ -1,0 +1,44 @@
+#pragma once
+/// @file load.hpp
+/// Turns command-line options into a started Runtime: config → plugin search path →
+/// modules → migrations → tools. Shared by every CLI command.
+
+#include <filesystem>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "config.hpp"
+#include "kioku/sdk/tool.hpp"
+#include "mcp/dispatcher.hpp"
+#include "runtime.hpp"
+
+namespace kioku::host::cli {
+
+/// Options every command accepts.
+struct GlobalOptions {
+  std::string config_path;                       ///< --config (else KIOKU_CONFIG, else embedded)
+  std::vector<std::filesystem::path> plugin_dirs;  ///< --plugin-dir (repeatable)
+};
+
+struct Loaded {
+  Config config;
+  std::vector<std::filesystem::path> search_path;
+  std::unique_ptr<Runtime> runtime;
+};
+
+/// Reads and validates the config and finds the plugin search path (no loading).
+/// Throws std::runtime_error with the one-line start-up message.
+Loaded LoadConfig(const GlobalOptions& options);
+
+/// LoadConfig, then loads every enabled plugin and starts the runtime.
+Loaded LoadRuntime(const GlobalOptions& options);
+
+/// The caller for in-process use (CLI, stdio): agent from KIOKU_AGENT_ID (else
+/// `default_agent`), project root from KIOKU_PROJECT_ROOT or the working directory.
+sdk::Caller LocalCaller(const std::string& default_agent);
+
+/// Dispatcher options (server info, instructions from the enabled layers, list paging).
+mcp::DispatcherOptions MakeDispatcherOptions(const Loaded& loaded);
+
+}  // namespace kioku::host::cli

@@ -1,0 +1,59 @@
+#include <csignal>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include "cli/commands.hpp"
+#include "kioku/sdk/ids.hpp"
+#include "logging.hpp"
+#include "transport/stdio_server.hpp"
+
+namespace kioku::host::cli {
+namespace {
+
+int g_wake_write_fd = -1;
+
+extern "C" void OnTerminate(int) {
+  if (g_wake_write_fd >= 0) {
+    char b = 1;
+    [[maybe_unused]] auto n = ::write(g_wake_write_fd, &b, 1);
+  }
+}
+
+// Self-pipe: SIGTERM/SIGINT write one byte that wakes the transport's poll loop.
+int InstallTerminationPipe() {
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
+  g_wake_write_fd = fds[1];
+  struct sigaction sa {};
+  sa.sa_handler = OnTerminate;
+  sigemptyset(&sa.sa_mask);
+  ::sigaction(SIGTERM, &sa, nullptr);
+  ::sigaction(SIGINT, &sa, nullptr);
+  ::signal(SIGPIPE, SIG_IGN);
+  return fds[0];
+}
+
+}  // namespace
+
+int Serve(const GlobalOptions& global, const ServeOptions& serve, int proto_out_fd) {
+  auto loaded = LoadRuntime(global);
+  mcp::Dispatcher dispatcher(*loaded.runtime, MakeDispatcherOptions(loaded));
+  const int wake_fd = InstallTerminationPipe();
+  auto log = MakeLogger("host");
+  if (serve.http) {
+    return ServeHttp(loaded, dispatcher, serve.listen.empty() ? loaded.config.http.listen : serve.listen, wake_fd);
+  }
+  mcp::Session session;
+  session.id = sdk::NewId(loaded.runtime->Clock().NowMs());
+  session.base_caller = LocalCaller("");
+  log->Info("serving MCP over stdio; " + std::to_string(loaded.runtime->Tools().size()) + " tools; database " +
+            loaded.runtime->Options().db_path.string());
+  StdioOptions options;
+  options.out_fd = proto_out_fd;
+  options.wake_fd = wake_fd;
+  RunStdio(dispatcher, session, options);
+  loaded.runtime->Stop();
+  return 0;
+}
+
+}  // namespace kioku::host::cli

@@ -1,0 +1,251 @@
+#include "config.hpp"
+
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include <yaml-cpp/yaml.h>
+
+#include "json_schema.hpp"
+#include "kioku/sdk/tool.hpp"
+
+namespace kioku::host {
+namespace {
+
+using nlohmann::json;
+
+// Host-owned keys and their schema. Plugin sections are validated by each plugin's own
+// SettingsSchema when the runtime starts.
+const json& HostSchema() {
+  static const json schema = json::parse(R"({
+    "type": "object",
+    "properties": {
+      "home": {"type": ["string", "null"]},
+      "log_level": {"type": "string", "enum": ["debug", "info", "warn", "error", "off"]},
+      "plugins": {
+        "type": "object",
+        "properties": {
+          "enabled": {"type": "array", "items": {"type": "string", "pattern": "^[a-z][a-z0-9_-]*$"}},
+          "dirs": {"type": "array", "items": {"type": "string"}}
+        },
+        "required": ["enabled"],
+        "additionalProperties": false
+      },
+      "server": {
+        "type": "object",
+        "properties": {
+          "call_timeout_ms": {"type": "integer", "minimum": 0, "maximum": 3600000},
+          "tools_page_size": {"type": "integer", "minimum": 1, "maximum": 1000},
+          "json_text_block": {"type": "boolean"},
+          "http": {
+            "type": "object",
+            "properties": {
+              "listen": {"type": "string", "pattern": "^(\\[[0-9a-fA-F:.]+\\]|[^:\\s]+):[0-9]{1,5}$"},
+              "tokens": {"type": "array", "items": {
+                "type": "object",
+                "properties": {"token": {"type": "string", "minLength": 16}, "agent_id": {"type": "string", "minLength": 1}},
+                "required": ["token", "agent_id"], "additionalProperties": false}},
+              "allowed_origins": {"type": "array", "items": {"type": "string"}},
+              "max_body_bytes": {"type": "integer", "minimum": 1024, "maximum": 268435456},
+              "read_timeout_ms": {"type": "integer", "minimum": 100},
+              "write_timeout_ms": {"type": "integer", "minimum": 100},
+              "workers": {"type": "integer", "minimum": 1, "maximum": 64}
+            },
+            "additionalProperties": false
+          }
+        },
+        "additionalProperties": false
+      }
+    },
+    "required": ["plugins"]
+  })");
+  return schema;
+}
+
+const std::set<std::string>& HostKeys() {
+  static const std::set<std::string> keys{"home", "log_level", "plugins", "server"};
+  return keys;
+}
+
+json ScalarToJson(const YAML::Node& node) {
+  const std::string& text = node.Scalar();
+  if (node.Tag() == "!") return text;  // quoted: always a string
+  static const std::regex kInt("^[-+]?[0-9]+$");
+  static const std::regex kFloat("^[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?$");
+  if (text == "~" || text == "null" || text == "Null" || text == "NULL" || text.empty()) return nullptr;
+  if (text == "true" || text == "True" || text == "TRUE") return true;
+  if (text == "false" || text == "False" || text == "FALSE") return false;
+  if (std::regex_match(text, kInt)) {
+    try {
+      return std::stoll(text);
+    } catch (const std::out_of_range&) {
+      return text;
+    }
+  }
+  if (std::regex_match(text, kFloat)) return std::stod(text);
+  return text;
+}
+
+json NodeToJson(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Null:
+    case YAML::NodeType::Undefined:
+      return nullptr;
+    case YAML::NodeType::Scalar:
+      return ScalarToJson(node);
+    case YAML::NodeType::Sequence: {
+      json out = json::array();
+      for (const auto& item : node) out.push_back(NodeToJson(item));
+      return out;
+    }
+    case YAML::NodeType::Map: {
+      json out = json::object();
+      for (const auto& kv : node) out[kv.first.as<std::string>()] = NodeToJson(kv.second);
+      return out;
+    }
+  }
+  return nullptr;
+}
+
+// "plugins.enabled[2]: …" → "plugins.enabled[2]"; looks the value up for the message.
+std::string ValueAt(const json& doc, const std::string& violation) {
+  const std::string path = violation.substr(0, violation.find(": "));
+  if (path == "(root)") return "";
+  const json* cur = &doc;
+  std::string token;
+  for (std::size_t i = 0; i <= path.size(); ++i) {
+    char c = i < path.size() ? path[i] : '.';
+    if (c == '.' || c == '[' || c == ']') {
+      if (!token.empty()) {
+        if (cur->is_object() && cur->contains(token)) {
+          cur = &(*cur)[token];
+        } else if (cur->is_array() && token.find_first_not_of("0123456789") == std::string::npos &&
+                   std::stoul(token) < cur->size()) {
+          cur = &(*cur)[std::stoul(token)];
+        } else {
+          return "";
+        }
+      }
+      token.clear();
+    } else {
+      token += c;
+    }
+  }
+  return sdk::DumpJson(*cur);
+}
+
+[[noreturn]] void Fail(const std::string& source, const std::string& message) {
+  throw std::runtime_error("config " + source + ": " + message);
+}
+
+}  // namespace
+
+json YamlToJson(const std::string& yaml_text) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    throw std::runtime_error("YAML syntax error at line " + std::to_string(e.mark.line + 1) + ", column " +
+                             std::to_string(e.mark.column + 1) + ": " + e.msg);
+  }
+  return NodeToJson(root);
+}
+
+Config ParseConfig(const std::string& yaml_text, const std::string& source,
+                   const std::vector<std::string>& known_plugins) {
+  json doc;
+  try {
+    doc = YamlToJson(yaml_text);
+  } catch (const std::exception& e) {
+    Fail(source, e.what());
+  }
+  if (doc.is_null()) doc = json::object();
+  if (!doc.is_object()) Fail(source, "the top level must be a mapping of keys (home, plugins, server, <plugin>)");
+
+  static const JsonSchema schema(HostSchema());
+  if (auto v = schema.Validate(doc); !v.empty()) {
+    std::string value = ValueAt(doc, v.front());
+    Fail(source, v.front() + (value.empty() ? "" : " (value: " + value + ")"));
+  }
+
+  Config config;
+  config.source = source;
+  config.log_level = doc.value("log_level", config.log_level);
+  config.enabled = doc["plugins"]["enabled"].get<std::vector<std::string>>();
+  for (const auto& d : doc["plugins"].value("dirs", json::array())) config.plugin_dirs.emplace_back(d.get<std::string>());
+
+  std::set<std::string> seen;
+  for (std::size_t i = 0; i < config.enabled.size(); ++i) {
+    if (!seen.insert(config.enabled[i]).second) {
+      Fail(source, "plugins.enabled[" + std::to_string(i) + "]: '" + config.enabled[i] + "' is listed twice");
+    }
+  }
+  std::set<std::string> known(known_plugins.begin(), known_plugins.end());
+  for (std::size_t i = 0; i < config.enabled.size(); ++i) {
+    if (!known.count(config.enabled[i])) {
+      std::string list;
+      for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
+      Fail(source, "plugins.enabled[" + std::to_string(i) + "]: no plugin module named '" + config.enabled[i] +
+                       "' (value: \"" + config.enabled[i] + "\"); available: " + (list.empty() ? "none" : list));
+    }
+  }
+  for (const auto& [key, value] : doc.items()) {
+    if (HostKeys().count(key)) continue;
+    if (!known.count(key)) {
+      Fail(source, key + ": unknown key; host keys are home, log_level, plugins, server, and plugin sections are "
+                         "named after a plugin");
+    }
+    config.plugin_settings[key] = value.is_null() ? json::object() : value;
+  }
+
+  if (doc.contains("home") && doc["home"].is_string()) config.home = doc["home"].get<std::string>();
+  if (auto s = doc.find("server"); s != doc.end()) {
+    config.call_timeout_ms = s->value("call_timeout_ms", config.call_timeout_ms);
+    config.tools_page_size = s->value("tools_page_size", config.tools_page_size);
+    config.json_text_block = s->value("json_text_block", config.json_text_block);
+    if (auto h = s->find("http"); h != s->end()) {
+      auto& http = config.http;
+      http.listen = h->value("listen", http.listen);
+      http.allowed_origins = h->value("allowed_origins", http.allowed_origins);
+      http.max_body_bytes = h->value("max_body_bytes", http.max_body_bytes);
+      http.read_timeout_ms = h->value("read_timeout_ms", http.read_timeout_ms);
+      http.write_timeout_ms = h->value("write_timeout_ms", http.write_timeout_ms);
+      http.workers = h->value("workers", http.workers);
+      for (const auto& t : h->value("tokens", json::array())) {
+        http.tokens[t["token"].get<std::string>()] = t["agent_id"].get<std::string>();
+      }
+    }
+  }
+  return config;
+}
+
+std::pair<std::string, std::string> ReadConfigText(const std::string& cli_path) {
+  std::string path = cli_path;
+  if (path.empty()) {
+    if (const char* env = std::getenv("KIOKU_CONFIG"); env && *env) path = env;
+  }
+  if (path.empty()) return {EmbeddedDefaultConfig(), "(embedded default)"};
+  std::ifstream in(path);
+  if (!in) throw std::runtime_error("config " + path + ": cannot read the file");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return {text.str(), path};
+}
+
+std::filesystem::path ResolveHome(const std::string& config_home) {
+  auto expand = [](std::string p) -> std::filesystem::path {
+    if (!p.empty() && p[0] == '~') {
+      const char* home = std::getenv("HOME");
+      p = std::string(home ? home : "/tmp") + p.substr(1);
+    }
+    return std::filesystem::path(p).lexically_normal();
+  };
+  if (const char* env = std::getenv("KIOKU_HOME"); env && *env) return expand(env);
+  if (!config_home.empty()) return expand(config_home);
+  return expand("~/.kioku");
+}
+
+}  // namespace kioku::host

@@ -1,0 +1,62 @@
+#pragma once
+/// @file config.hpp
+/// The YAML deployment config (default `config/kioku.yaml`, embedded in the binary).
+/// Validated at start against a JSON Schema: an unknown key, a wrong type or a plugin that
+/// does not exist fails with one line naming the file, the key and the value.
+
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace kioku::host {
+
+struct HttpConfig {
+  std::string listen = "127.0.0.1:7077";
+  std::map<std::string, std::string> tokens;  ///< bearer token → agent id
+  std::vector<std::string> allowed_origins;
+  std::size_t max_body_bytes = 4 * 1024 * 1024;
+  int read_timeout_ms = 30'000;
+  int write_timeout_ms = 30'000;
+  int workers = 4;
+};
+
+struct Config {
+  std::string source;  ///< File path, or "(embedded default)".
+  std::filesystem::path home;  ///< Data directory (KIOKU_HOME > config `home` > ~/.kioku).
+  std::string log_level = "info";
+  std::vector<std::string> enabled;  ///< plugins.enabled, in order
+  std::vector<std::filesystem::path> plugin_dirs;  ///< plugins.dirs
+  int call_timeout_ms = 30'000;
+  std::size_t tools_page_size = 100;
+  bool json_text_block = true;
+  HttpConfig http;
+  /// Each plugin's section (by config key), converted to JSON; absent = {}.
+  std::map<std::string, nlohmann::json> plugin_settings;
+};
+
+/// The default config compiled into the binary (same text as config/kioku.yaml).
+const std::string& EmbeddedDefaultConfig();
+
+/// Converts YAML text to JSON: plain scalars become bool/int/float/null when they look like
+/// one (YAML 1.2 core schema), quoted scalars stay strings. Throws std::runtime_error with
+/// the line/column of a YAML syntax error.
+nlohmann::json YamlToJson(const std::string& yaml_text);
+
+/// Parses and validates a config. `source` names it in error messages. `known_plugins` are
+/// the plugin names whose modules exist; a top-level key that is neither a host key nor a
+/// known/enabled plugin is an error ("unknown key"). Throws std::runtime_error:
+///   "config <source>: <key>: <problem> (value: <value>)".
+Config ParseConfig(const std::string& yaml_text, const std::string& source,
+                   const std::vector<std::string>& known_plugins);
+
+/// Chooses the config text: `--config` path, else KIOKU_CONFIG, else the embedded default.
+/// Returns {text, source}. Throws when the named file cannot be read.
+std::pair<std::string, std::string> ReadConfigText(const std::string& cli_path);
+
+/// Resolves the data directory: KIOKU_HOME, else the config's `home`, else ~/.kioku.
+std::filesystem::path ResolveHome(const std::string& config_home);
+
+}  // namespace kioku::host

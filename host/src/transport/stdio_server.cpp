@@ -1,0 +1,109 @@
+#include "transport/stdio_server.hpp"
+
+#include <cerrno>
+#include <mutex>
+#include <poll.h>
+#include <string>
+#include <unistd.h>
+
+#include <boost/asio/post.hpp>
+#include <boost/asio/thread_pool.hpp>
+
+namespace kioku::host {
+namespace {
+
+void WriteAll(int fd, const std::string& data) {
+  std::size_t off = 0;
+  while (off < data.size()) {
+    ssize_t n = ::write(fd, data.data() + off, data.size() - off);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return;  // client went away; nothing sensible to do
+    }
+    off += static_cast<std::size_t>(n);
+  }
+}
+
+class LineWriter {
+ public:
+  explicit LineWriter(int fd) : fd_(fd) {}
+  void Send(const std::string& line) {
+    if (line.empty()) return;
+    std::lock_guard lock(mutex_);
+    WriteAll(fd_, line + "\n");
+  }
+
+ private:
+  int fd_;
+  std::mutex mutex_;
+};
+
+}  // namespace
+
+void RunStdio(mcp::Dispatcher& dispatcher, mcp::Session& session, const StdioOptions& options) {
+  LineWriter writer(options.out_fd);
+  boost::asio::thread_pool pool(static_cast<std::size_t>(std::max(1, options.workers)));
+
+  auto handle_line = [&](std::string line) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.find_first_not_of(" \t") == std::string::npos) return;
+    nlohmann::json message;
+    try {
+      message = nlohmann::json::parse(line);
+    } catch (const nlohmann::json::parse_error& e) {
+      writer.Send(sdk::DumpJson(mcp::Dispatcher::ErrorResponse(nullptr, mcp::kParseError,
+                                                               std::string("Parse error: ") + e.what())));
+      return;
+    }
+    if (mcp::Dispatcher::IsToolCall(message)) {
+      boost::asio::post(pool, [&dispatcher, &session, &writer, message = std::move(message)] {
+        if (auto r = dispatcher.Handle(message, session)) writer.Send(sdk::DumpJson(*r));
+      });
+    } else if (auto r = dispatcher.Handle(message, session)) {
+      writer.Send(sdk::DumpJson(*r));
+    }
+  };
+
+  std::string buffer;
+  bool oversized = false;  // discarding the rest of a too-long line
+  char chunk[65536];
+  for (;;) {
+    pollfd fds[2] = {{options.in_fd, POLLIN, 0}, {options.wake_fd, POLLIN, 0}};
+    int n = ::poll(fds, options.wake_fd >= 0 ? 2 : 1, -1);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      break;
+    }
+    if (options.wake_fd >= 0 && (fds[1].revents & POLLIN)) break;
+    if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+    ssize_t got = ::read(options.in_fd, chunk, sizeof chunk);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;  // EOF or error
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < static_cast<std::size_t>(got); ++i) {
+      if (chunk[i] != '\n') continue;
+      if (oversized) {
+        oversized = false;
+      } else {
+        buffer.append(chunk + start, i - start);
+        handle_line(std::move(buffer));
+      }
+      buffer.clear();
+      start = i + 1;
+    }
+    if (!oversized) buffer.append(chunk + start, static_cast<std::size_t>(got) - start);
+    if (!oversized && buffer.size() > options.max_message_bytes) {
+      writer.Send(sdk::DumpJson(mcp::Dispatcher::ErrorResponse(
+          nullptr, mcp::kInvalidRequest,
+          "Invalid Request: message longer than " + std::to_string(options.max_message_bytes) +
+              " bytes; it was discarded")));
+      buffer.clear();
+      buffer.shrink_to_fit();
+      oversized = true;
+    }
+  }
+  if (!oversized && !buffer.empty()) handle_line(std::move(buffer));
+  pool.join();
+}
+
+}  // namespace kioku::host

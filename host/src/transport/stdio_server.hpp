@@ -1,0 +1,30 @@
+#pragma once
+/// @file stdio_server.hpp
+/// MCP stdio transport (2025-11-25 basic_transports.mdx "stdio"; 2026-07-28
+/// basic_transports_stdio.mdx): newline-delimited JSON-RPC on stdin/stdout.
+/// stdin is read with blocking reads on the calling thread (not an Asio descriptor: epoll
+/// refuses regular files and /dev/null); tool calls run on a worker pool so cancellation
+/// can arrive while they run; responses are written whole, one line each, under a mutex.
+
+#include <atomic>
+#include <cstddef>
+
+#include "mcp/dispatcher.hpp"
+
+namespace kioku::host {
+
+struct StdioOptions {
+  int in_fd = 0;
+  int out_fd = 1;  ///< The real stdout (main moves fd 1 to stderr and passes a dup here).
+  /// Wakes the read loop for shutdown: a readable byte here ends Run() (self-pipe for
+  /// SIGTERM). -1 = none.
+  int wake_fd = -1;
+  std::size_t max_message_bytes = 16 * 1024 * 1024;  ///< Longer lines are answered -32600.
+  int workers = 4;
+};
+
+/// Serves one client until EOF on stdin or a byte on wake_fd, then waits for in-flight
+/// calls to finish and returns. A final line without a newline is still handled.
+void RunStdio(mcp::Dispatcher& dispatcher, mcp::Session& session, const StdioOptions& options);
+
+}  // namespace kioku::host
