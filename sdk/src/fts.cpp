@@ -1,7 +1,7 @@
 #include "kioku/sdk/fts.hpp"
 
 #include <algorithm>
-#include <unordered_set>
+#include <unordered_map>
 
 #include "utf8_internal.hpp"
 
@@ -40,19 +40,33 @@ struct Word {
   std::vector<std::string> parts;     // "pre", "commit"
 };
 
+// Accumulates unique tokens and remembers which ones belong to the most recent word, so
+// BuildFtsQuery can make the last word a prefix query (`prefix_last`).
 class Collector {
  public:
   explicit Collector(const FtsQueryOptions& options) : options_(options) {}
 
   bool Full() const { return tokens_.size() >= options_.max_tokens; }
 
-  void Add(const std::string& token) {
-    if (Full() || token.empty()) return;
-    if (Utf8LengthValid(token) < options_.min_token_chars) return;
-    if (seen_.insert(token).second) tokens_.push_back(token);
+  void StartWord() { last_word_.clear(); }
+
+  // `completes` marks the tokens a prefix query should extend: the compound and its final
+  // piece ("pre-com" → `pre-com`*, `pre`, `com`*).
+  void Add(const std::string& token, bool completes) {
+    if (token.empty() || Utf8LengthValid(token) < options_.min_token_chars) return;
+    auto [it, inserted] = seen_.try_emplace(token, tokens_.size());
+    if (inserted) {
+      if (Full()) {
+        seen_.erase(it);
+        return;
+      }
+      tokens_.push_back(token);
+    }
+    if (completes) last_word_.push_back(it->second);
   }
 
-  std::vector<std::string> Take() { return std::move(tokens_); }
+  std::vector<std::string>& Tokens() { return tokens_; }
+  const std::vector<std::size_t>& LastWord() const { return last_word_; }
 
  private:
   static std::size_t Utf8LengthValid(std::string_view s) {
@@ -63,15 +77,13 @@ class Collector {
 
   const FtsQueryOptions& options_;
   std::vector<std::string> tokens_;
-  std::unordered_set<std::string> seen_;
+  std::unordered_map<std::string, std::size_t> seen_;  // token -> index in tokens_
+  std::vector<std::size_t> last_word_;
 };
 
-}  // namespace
-
-std::vector<std::string> FtsTokens(std::string_view text, const FtsQueryOptions& options) {
+void Scan(std::string_view text, const FtsQueryOptions& options, Collector& out) {
   text = text.substr(0, std::min(text.size(), options.max_input_bytes));
-  Collector out(options);
-  if (options.max_tokens == 0) return {};
+  if (options.max_tokens == 0) return;
 
   Word word;
   std::string part;
@@ -81,8 +93,12 @@ std::vector<std::string> FtsTokens(std::string_view text, const FtsQueryOptions&
   };
   const auto end_word = [&] {
     end_part();
-    if (word.parts.size() > 1) out.Add(word.text);  // the compound, then its pieces
-    for (const std::string& p : word.parts) out.Add(p);
+    if (word.parts.empty()) return;
+    out.StartWord();
+    if (word.parts.size() > 1) out.Add(word.text, true);  // the compound, then its pieces
+    for (std::size_t i = 0; i < word.parts.size(); ++i) {
+      out.Add(word.parts[i], i + 1 == word.parts.size());
+    }
     word.text.clear();
     word.parts.clear();
   };
@@ -131,7 +147,14 @@ std::vector<std::string> FtsTokens(std::string_view text, const FtsQueryOptions&
     ++pos;
   }
   end_word();
-  return out.Take();
+}
+
+}  // namespace
+
+std::vector<std::string> FtsTokens(std::string_view text, const FtsQueryOptions& options) {
+  Collector out(options);
+  Scan(text, options, out);
+  return std::move(out.Tokens());
 }
 
 std::string QuoteFtsToken(std::string_view token) {
@@ -148,15 +171,21 @@ std::string QuoteFtsToken(std::string_view token) {
 
 std::optional<std::string> BuildFtsQuery(std::string_view text,
                                          const FtsQueryOptions& options) {
-  const std::vector<std::string> tokens = FtsTokens(text, options);
+  Collector out(options);
+  Scan(text, options, out);
+  const std::vector<std::string>& tokens = out.Tokens();
   if (tokens.empty()) return std::nullopt;
+  std::vector<bool> prefix(tokens.size(), false);
+  if (options.prefix_last) {
+    for (std::size_t i : out.LastWord()) prefix[i] = true;
+  }
   const char* sep = options.join == FtsJoin::kAll ? " AND " : " OR ";
   std::string query;
   for (std::size_t i = 0; i < tokens.size(); ++i) {
     if (i > 0) query += sep;
     query += QuoteFtsToken(tokens[i]);
+    if (prefix[i]) query.push_back('*');  // FTS5 prefix phrase: "tok"* (fts5.html §3.3)
   }
-  if (options.prefix_last) query.push_back('*');
   return query;
 }
 

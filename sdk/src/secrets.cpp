@@ -308,6 +308,25 @@ bool IsAllowlistedToken(std::string_view tok) {
   return has_id;
 }
 
+// Mean length of runs of one character class (lower, upper, digit, other), where an upper
+// followed by lowers is one run ("User"). Identifiers read as words ("getUserProfile2024"
+// → get|User|Profile|2024, mean 4.5); random tokens switch class every ~1.6 characters.
+double MeanRunLength(std::string_view tok) {
+  const auto cls = [](char c) { return IsLower(c) ? 0 : IsUpper(c) ? 1 : IsDigit(c) ? 2 : 3; };
+  std::size_t runs = 0;
+  for (std::size_t i = 0; i < tok.size(); ++i) {
+    if (i == 0) {
+      ++runs;
+      continue;
+    }
+    const int prev = cls(tok[i - 1]), cur = cls(tok[i]);
+    if (cur == prev) continue;
+    if (prev == 1 && cur == 0) continue;  // "User", "HTTPServer": one word
+    ++runs;
+  }
+  return runs == 0 ? 0.0 : static_cast<double>(tok.size()) / static_cast<double>(runs);
+}
+
 void ScanEntropy(std::string_view text, Findings& out) {
   // detect-secrets / truffleHog style: long tokens from the base64(url) alphabet whose
   // Shannon entropy is >= 4.0 bits per character and which mix letters and digits.
@@ -335,6 +354,7 @@ void ScanEntropy(std::string_view text, Findings& out) {
     }
     if (!letters || !digits) continue;
     if (ShannonEntropy(tok) < 4.0) continue;
+    if (MeanRunLength(tok) >= 3.0) continue;  // reads like an identifier, not a key
     if (IsAllowlistedToken(tok)) continue;
     out.push_back({"high-entropy", off, tok.size()});
   }

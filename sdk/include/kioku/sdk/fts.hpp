@@ -22,7 +22,9 @@ struct FtsQueryOptions {
   FtsJoin join = FtsJoin::kAny;
   std::size_t max_tokens = 32;     ///< Extra tokens are dropped (bounded query cost).
   std::size_t max_input_bytes = 4096;  ///< Only this prefix of the text is read.
-  bool prefix_last = false;        ///< Make the last token a prefix query ("tok"*).
+  /// Make the last word typed a prefix query (search-as-you-type): its final piece and, for
+  /// a compound, the compound get `*` ("pre-com" → "pre-com"* OR "pre" OR "com"*).
+  bool prefix_last = false;
   /// Minimum token length in Unicode code points. 1 for unicode61 word indexes; 3 for a
   /// trigram index (shorter tokens cannot match a trigram index and are dropped).
   std::size_t min_token_chars = 1;

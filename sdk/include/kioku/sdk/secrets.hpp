@@ -26,7 +26,10 @@ struct SecretFinding {
 /// chars, not a placeholder/reference like `$VAR`, `<...>`, `changeme`, `getenv(...)`, and
 /// either mixing two character classes or >= 16 chars), URL userinfo passwords.
 /// Entropy rule: a token of >= 32 chars from [A-Za-z0-9+/_=-] with Shannon entropy
-/// >= 4.0 bits/char and both letters and digits (cf. truffleHog / detect-secrets defaults).
+/// >= 4.0 bits/char and both letters and digits (cf. truffleHog / detect-secrets defaults),
+/// that does not read like an identifier: the mean length of its same-class character runs
+/// (lower/upper/digit/other, a capitalised word counting as one run) must be < 3, which
+/// keeps `getUserProfileByAccountIdentifier2024` out and random base64 in.
 /// Allowlisted: UUIDs, hex git SHAs (40/64 hex chars), ULIDs, and paths/URLs without
 /// credentials.
 /// Linear-time hand-written scanners (no std::regex); overlapping findings keep the earliest.

@@ -1,0 +1,284 @@
+#include "kioku/sdk/db.hpp"
+
+#include <sqlite3.h>
+#include <sys/stat.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <filesystem>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+#include <thread>
+
+#include <SQLiteCpp/SQLiteCpp.h>
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "kioku/sdk/tool.hpp"
+
+namespace kioku::sdk {
+namespace {
+
+using ::testing::HasSubstr;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::random_device rd;
+    path_ = std::filesystem::temp_directory_path() /
+            ("kioku-sdk-test-" + std::to_string(rd()) + std::to_string(rd()));
+    std::filesystem::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path_, ec);
+  }
+  std::string File(const std::string& name) const { return (path_ / name).string(); }
+
+ private:
+  std::filesystem::path path_;
+};
+
+int CountRows(SQLite::Database& db, const std::string& table) {
+  return db.execAndGet("SELECT count(*) FROM " + table).getInt();
+}
+
+TEST(OpenDatabase, SetsKiokuPragmas) {
+  TempDir dir;
+  SQLite::Database db = OpenDatabase(dir.File("k.db"), 1234);
+  EXPECT_EQ(db.execAndGet("PRAGMA journal_mode").getString(), "wal");
+  EXPECT_EQ(db.execAndGet("PRAGMA foreign_keys").getInt(), 1);
+  EXPECT_EQ(db.execAndGet("PRAGMA synchronous").getInt(), 1);  // NORMAL
+  EXPECT_EQ(db.execAndGet("PRAGMA busy_timeout").getInt(), 1234);
+}
+
+TEST(OpenDatabase, CreatesFileOwnerOnly) {
+  TempDir dir;
+  const std::string path = dir.File("k.db");
+  { SQLite::Database db = OpenDatabase(path); }
+  struct stat st {};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+}
+
+TEST(OpenDatabase, ErrorNamesThePath) {
+  try {
+    OpenDatabase("/nonexistent-dir-kioku/sub/k.db");
+    FAIL() << "expected SQLite::Exception";
+  } catch (const SQLite::Exception& e) {
+    EXPECT_THAT(e.what(), HasSubstr("/nonexistent-dir-kioku/sub/k.db"));
+  }
+}
+
+TEST(OpenDatabase, WorksInMemory) {
+  SQLite::Database db = OpenDatabase(":memory:");
+  EXPECT_EQ(db.execAndGet("PRAGMA foreign_keys").getInt(), 1);
+}
+
+class WriteTransactionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_ = std::make_unique<SQLite::Database>(OpenDatabase(dir_.File("k.db")));
+    db_->exec("CREATE TABLE t (v INTEGER)");
+  }
+  TempDir dir_;
+  std::unique_ptr<SQLite::Database> db_;
+};
+
+TEST_F(WriteTransactionTest, CommitsBody) {
+  WithWriteTransaction(*db_, [&] { db_->exec("INSERT INTO t VALUES (1)"); });
+  EXPECT_EQ(CountRows(*db_, "t"), 1);
+  EXPECT_NE(sqlite3_get_autocommit(db_->getHandle()), 0);  // transaction closed
+}
+
+TEST_F(WriteTransactionTest, RollsBackAndRethrowsOtherErrors) {
+  EXPECT_THROW(WithWriteTransaction(*db_,
+                                    [&] {
+                                      db_->exec("INSERT INTO t VALUES (1)");
+                                      throw std::runtime_error("bad input");
+                                    }),
+               std::runtime_error);
+  EXPECT_EQ(CountRows(*db_, "t"), 0);
+  EXPECT_NE(sqlite3_get_autocommit(db_->getHandle()), 0);
+  int calls = 0;
+  EXPECT_THROW(WithWriteTransaction(*db_,
+                                    [&] {
+                                      ++calls;
+                                      db_->exec("INSERT INTO missing VALUES (1)");
+                                    }),
+               SQLite::Exception);
+  EXPECT_EQ(calls, 1);  // not a busy error: no retry
+}
+
+TEST_F(WriteTransactionTest, RetriesBusyErrorsAndKeepsOnlyTheLastAttempt) {
+  int calls = 0;
+  WithWriteTransaction(*db_, [&] {
+    ++calls;
+    db_->exec("INSERT INTO t VALUES (1)");
+    if (calls < 3) throw SQLite::Exception("database is locked", SQLITE_BUSY);
+  });
+  EXPECT_EQ(calls, 3);
+  EXPECT_EQ(CountRows(*db_, "t"), 1);
+}
+
+TEST_F(WriteTransactionTest, RecognisesExtendedBusyCodes) {
+  int calls = 0;
+  WithWriteTransaction(*db_, [&] {
+    if (++calls == 1) throw SQLite::Exception("snapshot busy", SQLITE_BUSY_SNAPSHOT);
+    if (calls == 2) throw SQLite::Exception("table locked", SQLITE_LOCKED_SHAREDCACHE);
+  });
+  EXPECT_EQ(calls, 3);
+}
+
+TEST_F(WriteTransactionTest, GivesUpAfterMaxAttempts) {
+  int calls = 0;
+  try {
+    WithWriteTransaction(
+        *db_,
+        [&] {
+          ++calls;
+          db_->exec("INSERT INTO t VALUES (1)");
+          throw SQLite::Exception("database is locked", SQLITE_BUSY);
+        },
+        4);
+    FAIL() << "expected SQLite::Exception";
+  } catch (const SQLite::Exception& e) {
+    EXPECT_EQ(e.getErrorCode(), SQLITE_BUSY);
+  }
+  EXPECT_EQ(calls, 4);
+  EXPECT_EQ(CountRows(*db_, "t"), 0);
+}
+
+TEST_F(WriteTransactionTest, NestedUseJoinsTheOuterTransaction) {
+  db_->exec("BEGIN");
+  WithWriteTransaction(*db_, [&] { db_->exec("INSERT INTO t VALUES (1)"); });
+  EXPECT_EQ(sqlite3_get_autocommit(db_->getHandle()), 0);  // still the outer transaction
+  db_->exec("ROLLBACK");
+  EXPECT_EQ(CountRows(*db_, "t"), 0);
+}
+
+// Two real connections: the second one's BEGIN IMMEDIATE hits a held write lock (busy
+// handler refuses to wait), and succeeds on a retry once the first one commits.
+TEST_F(WriteTransactionTest, RetriesRealLockContentionAcrossConnections) {
+  SQLite::Database other = OpenDatabase(dir_.File("k.db"));
+  db_->exec("BEGIN IMMEDIATE");
+  db_->exec("INSERT INTO t VALUES (1)");
+
+  struct Signal {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool busy_seen = false;
+    std::atomic<int> busy_calls{0};
+  } signal;
+  sqlite3_busy_handler(
+      other.getHandle(),
+      [](void* arg, int) -> int {
+        auto* s = static_cast<Signal*>(arg);
+        ++s->busy_calls;
+        {
+          std::lock_guard<std::mutex> lock(s->mu);
+          s->busy_seen = true;
+        }
+        s->cv.notify_all();
+        return 0;  // do not wait: surface SQLITE_BUSY to WithWriteTransaction
+      },
+      &signal);
+
+  std::thread releaser([&] {
+    std::unique_lock<std::mutex> lock(signal.mu);
+    signal.cv.wait(lock, [&] { return signal.busy_seen; });
+    db_->exec("COMMIT");
+  });
+  WithWriteTransaction(other, [&] { other.exec("INSERT INTO t VALUES (2)"); });
+  releaser.join();
+  EXPECT_GE(signal.busy_calls.load(), 1);
+  EXPECT_EQ(CountRows(*db_, "t"), 2);
+}
+
+class ResolveIdPrefixTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    db_.exec("CREATE TABLE items (id TEXT PRIMARY KEY, body TEXT)");
+    for (const char* id : {"01ARZ3NDEKTSV4RRFFQ69G5FAV", "01ARZ3NDEKTSV4RRFFQ69G5FAW",
+                           "01BX5ZZKBKACTAV9WEVGEMMVRZ", "abc"}) {
+      SQLite::Statement q(db_, "INSERT INTO items (id) VALUES (?)");
+      q.bind(1, id);
+      q.exec();
+    }
+  }
+  std::string Resolve(std::string_view typed) {
+    return ResolveIdPrefix(db_, "items", "id", typed, "memory");
+  }
+  std::string ErrorOf(std::string_view typed) {
+    try {
+      Resolve(typed);
+    } catch (const ToolError& e) {
+      return e.what();
+    }
+    return "(no error)";
+  }
+  SQLite::Database db_{":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE};
+};
+
+TEST_F(ResolveIdPrefixTest, ExactIdWins) {
+  EXPECT_EQ(Resolve("01ARZ3NDEKTSV4RRFFQ69G5FAV"), "01ARZ3NDEKTSV4RRFFQ69G5FAV");
+  EXPECT_EQ(Resolve("abc"), "abc");  // exact, even though shorter than 4
+}
+
+TEST_F(ResolveIdPrefixTest, UniquePrefixResolves) {
+  EXPECT_EQ(Resolve("01BX"), "01BX5ZZKBKACTAV9WEVGEMMVRZ");
+  EXPECT_EQ(Resolve("01ARZ3NDEKTSV4RRFFQ69G5FAW"), "01ARZ3NDEKTSV4RRFFQ69G5FAW");
+}
+
+TEST_F(ResolveIdPrefixTest, LowerCasePrefixOfUpperCaseIdResolves) {
+  EXPECT_EQ(Resolve("01bx5z"), "01BX5ZZKBKACTAV9WEVGEMMVRZ");
+}
+
+TEST_F(ResolveIdPrefixTest, ShortPrefixIsRefused) {
+  EXPECT_EQ(ErrorOf("01"), "id prefix '01' is too short: send at least 4 characters of the id");
+  EXPECT_EQ(ErrorOf(""), "id prefix '' is too short: send at least 4 characters of the id");
+}
+
+TEST_F(ResolveIdPrefixTest, UnknownIdIsNamed) {
+  EXPECT_EQ(ErrorOf("ZZZZ"), "unknown memory id 'ZZZZ'");
+  EXPECT_EQ(ErrorOf("01A%"), "unknown memory id '01A%'");  // no LIKE semantics
+  EXPECT_EQ(ErrorOf("01A_"), "unknown memory id '01A_'");
+}
+
+TEST_F(ResolveIdPrefixTest, AmbiguousPrefixListsCandidates) {
+  EXPECT_EQ(ErrorOf("01ARZ"),
+            "id prefix '01ARZ' matches several memory ids: 01ARZ3NDEKTSV4RRFFQ69G5FAV, "
+            "01ARZ3NDEKTSV4RRFFQ69G5FAW; send more characters");
+}
+
+TEST_F(ResolveIdPrefixTest, ListsAtMostFiveCandidates) {
+  for (int i = 0; i < 8; ++i) {
+    SQLite::Statement q(db_, "INSERT INTO items (id) VALUES (?)");
+    q.bind(1, "MANY" + std::to_string(i));
+    q.exec();
+  }
+  EXPECT_EQ(ErrorOf("MANY"),
+            "id prefix 'MANY' matches several memory ids: MANY0, MANY1, MANY2, MANY3, MANY4, "
+            "…; send more characters");
+}
+
+TEST_F(ResolveIdPrefixTest, HugeOrBinaryInputIsShownTruncated) {
+  const std::string huge(5000, 'Q');
+  const std::string msg = ErrorOf(huge);
+  EXPECT_THAT(msg, HasSubstr("unknown memory id 'QQQQ"));
+  EXPECT_LT(msg.size(), 120u);
+  EXPECT_THAT(ErrorOf("\xff\xff\xff\xff"), HasSubstr("unknown memory id"));
+}
+
+TEST_F(ResolveIdPrefixTest, UsesTheIndex) {
+  // The lookup must be a range search on the id index, not a table scan.
+  SQLite::Statement plan(db_,
+                         "EXPLAIN QUERY PLAN SELECT id FROM items WHERE id >= ? AND id < ?");
+  std::string detail;
+  while (plan.executeStep()) detail += plan.getColumn(3).getString();
+  EXPECT_THAT(detail, HasSubstr("INDEX"));
+}
+
+}  // namespace
+}  // namespace kioku::sdk

@@ -1,0 +1,93 @@
+#include "kioku/sdk/text.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kioku::sdk {
+namespace {
+
+TEST(IsValidUtf8, AcceptsWellFormedText) {
+  EXPECT_TRUE(IsValidUtf8(""));
+  EXPECT_TRUE(IsValidUtf8("plain ascii"));
+  EXPECT_TRUE(IsValidUtf8("café 東京タワー 😀"));
+  EXPECT_TRUE(IsValidUtf8("\xF4\x8F\xBF\xBF"));  // U+10FFFF
+  EXPECT_TRUE(IsValidUtf8("\xED\x9F\xBF"));      // U+D7FF, just below the surrogates
+  EXPECT_TRUE(IsValidUtf8(std::string_view("a\0b", 3)));
+}
+
+TEST(IsValidUtf8, RejectsMalformedText) {
+  EXPECT_FALSE(IsValidUtf8("\xC0\xAF"));          // overlong '/'
+  EXPECT_FALSE(IsValidUtf8("\xE0\x80\xAF"));      // overlong
+  EXPECT_FALSE(IsValidUtf8("\xF0\x80\x80\xAF"));  // overlong
+  EXPECT_FALSE(IsValidUtf8("\xED\xA0\x80"));      // U+D800 surrogate
+  EXPECT_FALSE(IsValidUtf8("\xF4\x90\x80\x80"));  // U+110000
+  EXPECT_FALSE(IsValidUtf8("\xF5\x80\x80\x80"));
+  EXPECT_FALSE(IsValidUtf8("\x80"));              // lone continuation
+  EXPECT_FALSE(IsValidUtf8("abc\xE6\x9D"));       // truncated at the end
+  EXPECT_FALSE(IsValidUtf8("\xFF"));
+}
+
+TEST(SanitizeUtf8, ReplacesEachMaximalSubpartWithOneReplacementCharacter) {
+  EXPECT_EQ(SanitizeUtf8("ok"), "ok");
+  EXPECT_EQ(SanitizeUtf8("a\xFF" "b"), "a\uFFFD" "b");
+  // Truncated 3-byte sequence: one U+FFFD for both bytes (Unicode §3.9 example).
+  EXPECT_EQ(SanitizeUtf8("a\xE6\x9D" "b"), "a\uFFFD" "b");
+  // Surrogate: E D is a valid lead but A0 cannot follow it → three separate replacements.
+  EXPECT_EQ(SanitizeUtf8("\xED\xA0\x80"), "\uFFFD\uFFFD\uFFFD");
+  EXPECT_EQ(SanitizeUtf8("東京"), "東京");
+  EXPECT_TRUE(IsValidUtf8(SanitizeUtf8("\xC0\xAF\xF4\x90\x80\x80\x80\x80x")));
+}
+
+TEST(Utf8Length, CountsCodePointsAndInvalidBytes) {
+  EXPECT_EQ(Utf8Length(""), 0u);
+  EXPECT_EQ(Utf8Length("abc"), 3u);
+  EXPECT_EQ(Utf8Length("東京タワー"), 5u);
+  EXPECT_EQ(Utf8Length("😀"), 1u);
+  EXPECT_EQ(Utf8Length("a\xFF\xFE"), 3u);
+}
+
+TEST(TruncateUtf8, ReturnsShortTextUnchanged) {
+  EXPECT_EQ(TruncateUtf8("hello", 5), "hello");
+  EXPECT_EQ(TruncateUtf8("hello", 100), "hello");
+}
+
+TEST(TruncateUtf8, CountsEllipsisWithinBudget) {
+  // "…" is 3 bytes, so 8 bytes leave 5 for text.
+  EXPECT_EQ(TruncateUtf8("hello world", 8), "hello…");
+  EXPECT_LE(TruncateUtf8("hello world", 8).size(), 8u);
+  EXPECT_EQ(TruncateUtf8("hello world", 6, "..."), "hel...");
+  EXPECT_EQ(TruncateUtf8("hello world", 4, ""), "hell");
+}
+
+TEST(TruncateUtf8, NeverSplitsACodePoint) {
+  // Each kanji is 3 bytes: 7 bytes minus the 3-byte ellipsis leaves 4 → one kanji.
+  EXPECT_EQ(TruncateUtf8("東京タワー", 7), "東…");
+  EXPECT_EQ(TruncateUtf8("東京タワー", 5, ""), "東");
+  for (std::size_t n = 0; n < 16; ++n) {
+    EXPECT_TRUE(IsValidUtf8(TruncateUtf8("東京タワー😀", n))) << n;
+    EXPECT_LE(TruncateUtf8("東京タワー😀", n).size(), n);
+  }
+}
+
+TEST(TruncateUtf8, OmitsEllipsisThatDoesNotFit) {
+  EXPECT_EQ(TruncateUtf8("hello", 2), "he");
+  EXPECT_EQ(TruncateUtf8("hello", 0), "");
+}
+
+TEST(EstimateTokens, IsCeilOfBytesOverFour) {
+  EXPECT_EQ(EstimateTokens(""), 0u);
+  EXPECT_EQ(EstimateTokens("a"), 1u);
+  EXPECT_EQ(EstimateTokens("abcd"), 1u);
+  EXPECT_EQ(EstimateTokens("abcde"), 2u);
+  EXPECT_EQ(EstimateTokens(std::string(400, 'x')), 100u);
+}
+
+TEST(CollapseWhitespace, CollapsesRunsAndTrims) {
+  EXPECT_EQ(CollapseWhitespace(""), "");
+  EXPECT_EQ(CollapseWhitespace("   "), "");
+  EXPECT_EQ(CollapseWhitespace("  a \t\n b\r\n\nc  "), "a b c");
+  EXPECT_EQ(CollapseWhitespace("one"), "one");
+  EXPECT_EQ(CollapseWhitespace("東京\n\nタワー"), "東京 タワー");
+}
+
+}  // namespace
+}  // namespace kioku::sdk
