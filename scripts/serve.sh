@@ -5,6 +5,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 bash "$root/scripts/install-deps.sh" >&2
-cmake -S "$root" --preset release >/dev/null
+cd "$root"
+cmake --preset release >/dev/null
 cmake --build "$root/build/release" -j "$(nproc)" --target kioku >&2
 exec "$root/build/release/bin/kioku" serve "$@"
