@@ -34,10 +34,10 @@ bool IsUnicodeSeparator(char32_t cp) {
   return false;
 }
 
-// One scanned word: its byte pieces in `lowered` (ASCII lower-cased, invalid UTF-8 gone).
+// One scanned word, ASCII lower-cased, invalid UTF-8 gone.
 struct Word {
-  std::string text;                   // whole compound, e.g. "pre-commit"
-  std::vector<std::string> parts;     // "pre", "commit"
+  std::string text;                // whole compound, e.g. "pre-commit"
+  std::vector<std::string> parts;  // its pieces: "pre", "commit"
 };
 
 // Accumulates unique tokens and remembers which ones belong to the most recent word, so
