@@ -41,7 +41,7 @@ void RollbackQuietly(SQLite::Database& db) {
 
 void BackOff(int attempt) {
   thread_local std::mt19937 rng{std::random_device{}()};
-  const int cap_ms = std::min(50, 1 << std::min(attempt, 6));  // 1, 2, 4, ... 50 ms
+  const int cap_ms = std::min(50, 1 << std::min(attempt - 1, 6));  // 1, 2, 4, ... 50 ms
   // "Full jitter" (AWS Architecture Blog, "Exponential Backoff and Jitter"): spread
   // contending processes so they do not retry in lockstep.
   std::uniform_int_distribution<int> dist(cap_ms * 500, cap_ms * 1000);
