@@ -1,0 +1,47 @@
+#include "affective_plugin.hpp"
+
+#include <exception>
+
+#include "capture.hpp"
+#include "hook.hpp"
+#include "schema.hpp"
+
+namespace kioku::affective {
+
+AffectivePlugin::AffectivePlugin(sdk::HostServices& host)
+    : host_(host), recorder_(host, settings_), context_{host, settings_, recorder_} {}
+
+nlohmann::json AffectivePlugin::SettingsSchema() const { return SettingsJsonSchema(); }
+
+std::vector<sdk::Migration> AffectivePlugin::Migrations() const { return AffectiveMigrations(); }
+
+void AffectivePlugin::Register(sdk::Registrar& registrar) {
+  // Settings were validated against SettingsSchema() before Register.
+  settings_ = ParseSettings(host_.Settings());
+  AddRecordTool(registrar, context_);
+  AddQueryTool(registrar, context_);
+  AddRouteTool(registrar, context_);
+
+  sdk::CommandSpec hook;
+  hook.name = "hook";
+  hook.summary = "Record an agent tool outcome from a Claude Code PostToolUse hook (stdin)";
+  hook.usage = kHookUsage;
+  hook.run = [this](const std::vector<std::string>& args, std::istream& in, std::ostream& out,
+                    std::ostream& err) { return RunHookCommand(args, in, out, err, context_); };
+  registrar.AddCommand(std::move(hook));
+
+  if (settings_.capture) {
+    host_.Events().Subscribe(sdk::kToolCalledTopic, MakeCaptureHandler(context_));
+  }
+}
+
+void AffectivePlugin::Start() {
+  try {
+    recorder_.MaybePrune(kStartPruneChunks);
+  } catch (const std::exception& e) {
+    // Retention is housekeeping; a locked database must not stop the server.
+    host_.Log().Warn(std::string("retention pass failed: ") + e.what());
+  }
+}
+
+}  // namespace kioku::affective

@@ -1,0 +1,54 @@
+#include "capture.hpp"
+
+#include <algorithm>
+#include <exception>
+
+#include "kioku/sdk/text.hpp"
+
+namespace kioku::affective {
+
+namespace {
+constexpr const char* kPluginName = "affective";
+}
+
+std::optional<OutcomeRecord> RecordFromToolCall(const sdk::ToolCallEvent& event,
+                                                const Settings& settings,
+                                                const Recorder& recorder,
+                                                std::int64_t now_ms) {
+  if (event.plugin == kPluginName || event.tool.empty()) return std::nullopt;
+  const auto& exclude = settings.capture_exclude;
+  if (std::find(exclude.begin(), exclude.end(), event.tool) != exclude.end()) return std::nullopt;
+  const auto outcome = ParseOutcome(event.outcome);
+  if (!outcome) return std::nullopt;
+  OutcomeRecord r;
+  r.tool = sdk::TruncateUtf8(sdk::SanitizeUtf8(event.tool), kMaxToolNameChars, "");
+  r.outcome = *outcome;
+  if (event.latency_ms >= 0) r.latency_ms = event.latency_ms;
+  r.agent_id = event.agent_id.empty() ? "unknown" : sdk::SanitizeUtf8(event.agent_id);
+  r.session_id = sdk::SanitizeUtf8(event.session_id);
+  r.project_id = sdk::SanitizeUtf8(event.project_id);
+  if (r.outcome != OutcomeKind::kSuccess) r.error = recorder.CleanError(event.error);
+  r.at_ms = event.at_ms != 0 ? event.at_ms : now_ms;
+  r.source = std::string(kSourceEvent);
+  return r;
+}
+
+sdk::EventBus::Handler MakeCaptureHandler(ToolContext& ctx) {
+  return [&ctx](const sdk::Event& event) noexcept {
+    try {
+      const auto call = sdk::ToolCallEvent::FromJson(event.payload);
+      auto record =
+          RecordFromToolCall(call, ctx.settings, ctx.recorder, ctx.host.GetClock().NowMs());
+      if (!record) return;
+      ctx.recorder.Record({std::move(*record)});
+    } catch (const std::exception& e) {
+      try {
+        ctx.host.Log().Warn(std::string("capture: could not record a tool call: ") + e.what());
+      } catch (...) {
+      }
+    } catch (...) {
+    }
+  };
+}
+
+}  // namespace kioku::affective

@@ -1,0 +1,5 @@
+#include "affective_plugin.hpp"
+
+KIOKU_PLUGIN("affective", "0.1.0",
+             "Tool outcomes, automatic capture and recency-weighted Wilson routing scores",
+             kioku::affective::AffectivePlugin)

@@ -1,0 +1,234 @@
+#include <string>
+
+#include "format.hpp"
+#include "kioku/sdk/clock.hpp"
+#include "kioku/sdk/text.hpp"
+#include "stats.hpp"
+#include "tools.hpp"
+
+namespace kioku::affective {
+namespace {
+
+using sdk::Json;
+
+constexpr int kDefaultLimit = 50;
+constexpr int kMaxLimit = 500;
+constexpr std::size_t kErrorShownBytes = 160;
+
+Json NullableNumber() { return {{"type", {"number", "null"}}}; }
+
+Json InputSchema() {
+  const Json dims = {"agent", "model", "project"};
+  return {
+      {"type", "object"},
+      {"additionalProperties", false},
+      {"properties",
+       {{"tool_prefix",
+         {{"type", "string"}, {"maxLength", kMaxToolNameChars},
+          {"description", "Only tools whose name starts with this, e.g. memory_ or github/."}}},
+        {"agent_id",
+         {{"type", "string"}, {"minLength", 1}, {"maxLength", 200},
+          {"description", "Only outcomes of this agent."}}},
+        {"model",
+         {{"type", "string"}, {"minLength", 1}, {"maxLength", 200},
+          {"description", "Only outcomes recorded with this model."}}},
+        {"since",
+         {{"type", "string"}, {"maxLength", 64},
+          {"description", "RFC 3339 start of the window (inclusive)."}}},
+        {"until",
+         {{"type", "string"}, {"maxLength", 64},
+          {"description", "RFC 3339 end of the window (exclusive)."}}},
+        {"group_by",
+         {{"anyOf",
+           {{{"type", "string"}, {"enum", dims}},
+            {{"type", "array"}, {"items", {{"type", "string"}, {"enum", dims}}},
+             {"maxItems", 3}, {"uniqueItems", true}}}},
+          {"description",
+           "Split each tool's figures by agent, model and/or project, e.g. [\"agent\"]."}}},
+        {"limit",
+         {{"type", "integer"}, {"minimum", 1}, {"maximum", kMaxLimit},
+          {"default", kDefaultLimit},
+          {"description", "Most rows returned (busiest first)."}}}}}};
+}
+
+Json OutputSchema() {
+  const Json failure = {
+      {"type", "object"},
+      {"additionalProperties", false},
+      {"required", {"at", "outcome", "error", "error_class", "agent_id", "session_id"}},
+      {"properties",
+       {{"at", {{"type", "string"}}},
+        {"outcome", {{"type", "string"}}},
+        {"error", {{"type", "string"}}},
+        {"error_class", {{"type", "string"}}},
+        {"agent_id", {{"type", "string"}}},
+        {"session_id", {{"type", "string"}}}}}};
+  const Json count = {{"type", "integer"}, {"minimum", 0}};
+  const Json row = {
+      {"type", "object"},
+      {"additionalProperties", false},
+      {"required",
+       {"tool", "n", "success", "failure", "partial", "rejected", "timeout", "success_rate",
+        "latency_p50_ms", "latency_p95_ms", "latency_mean_ms", "avg_confidence", "last_at",
+        "recent_failures"}},
+      {"properties",
+       {{"tool", {{"type", "string"}}},
+        {"agent_id", {{"type", "string"}}},
+        {"model", {{"type", "string"}}},
+        {"project_id", {{"type", "string"}}},
+        {"n", count},
+        {"success", count},
+        {"failure", count},
+        {"partial", count},
+        {"rejected", count},
+        {"timeout", count},
+        {"success_rate", {{"type", "number"}, {"minimum", 0}, {"maximum", 1}}},
+        {"latency_p50_ms", NullableNumber()},
+        {"latency_p95_ms", NullableNumber()},
+        {"latency_mean_ms", NullableNumber()},
+        {"avg_confidence", NullableNumber()},
+        {"last_at", {{"type", "string"}}},
+        {"recent_failures", {{"type", "array"}, {"items", failure}}}}}};
+  return {{"type", "object"},
+          {"additionalProperties", false},
+          {"required", {"tools", "total", "truncated", "day_granularity"}},
+          {"properties",
+           {{"tools", {{"type", "array"}, {"items", row}}},
+            {"total", count},
+            {"truncated", {{"type", "boolean"}}},
+            {"day_granularity", {{"type", "boolean"}}}}}};
+}
+
+Json OptionalNumber(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
+
+std::string RowLabel(const ToolStats& t, const StatsParams& p) {
+  std::string label = t.tool;
+  std::string dims;
+  auto add = [&](const char* name, const std::string& value) {
+    if (!dims.empty()) dims += " ";
+    dims += std::string(name) + "=" + (value.empty() ? "-" : value);
+  };
+  if (p.by_agent) add("agent", t.agent_id);
+  if (p.by_model) add("model", t.model);
+  if (p.by_project) add("project", t.project_id);
+  return dims.empty() ? label : label + " [" + dims + "]";
+}
+
+}  // namespace
+
+void AddQueryTool(sdk::Registrar& registrar, ToolContext& ctx) {
+  sdk::ToolSpec spec;
+  spec.name = "feedback_query";
+  spec.title = "Tool outcome statistics";
+  spec.description =
+      "Per-tool track record: number of calls, counts per outcome, success rate, latency "
+      "p50/p95 and the most recent failures with their error text. Use it to see why a tool "
+      "keeps failing or how slow it is; use feedback_route to pick between tools. Filter by "
+      "tool_prefix, agent_id, model and a since/until window; group_by agent/model/project "
+      "splits each tool's figures.";
+  spec.input_schema = InputSchema();
+  spec.output_schema = OutputSchema();
+  spec.annotations.read_only = true;
+  spec.annotations.idempotent = true;
+
+  registrar.AddTool(std::move(spec), [&ctx](const Json& args, const sdk::CallContext&) {
+    StatsParams p;
+    p.now_ms = ctx.host.GetClock().NowMs();
+    p.retention_days = ctx.settings.retention_days;
+    p.recent_failures = ctx.settings.recent_failures;
+    p.limit = args.value("limit", kDefaultLimit);
+    p.filter.tool_prefix = args.value("tool_prefix", "");
+    if (args.contains("agent_id")) p.filter.agent_id = args["agent_id"].get<std::string>();
+    if (args.contains("model")) p.filter.model = args["model"].get<std::string>();
+    if (args.contains("since")) p.since_ms = ParseTimeArg(args["since"], "since");
+    if (args.contains("until")) p.until_ms = ParseTimeArg(args["until"], "until");
+    if (p.since_ms && p.until_ms && *p.since_ms >= *p.until_ms) {
+      throw sdk::ToolError("since (" + sdk::FormatRfc3339(*p.since_ms) +
+                           ") must be before until (" + sdk::FormatRfc3339(*p.until_ms) +
+                           "): swap them or widen the window");
+    }
+    if (auto it = args.find("group_by"); it != args.end()) {
+      const Json dims = it->is_array() ? *it : Json::array({*it});
+      for (const auto& d : dims) {
+        const std::string dim = d.get<std::string>();
+        p.by_agent |= dim == "agent";
+        p.by_model |= dim == "model";
+        p.by_project |= dim == "project";
+      }
+    }
+
+    const StatsResult r = QueryStats(ctx.host.Db(), p);
+    Json rows = Json::array();
+    std::string text;
+    for (const auto& t : r.rows) {
+      Json row = {{"tool", t.tool},
+                  {"n", t.n},
+                  {"success_rate", t.success_rate},
+                  {"latency_p50_ms", OptionalNumber(t.latency_p50_ms)},
+                  {"latency_p95_ms", OptionalNumber(t.latency_p95_ms)},
+                  {"latency_mean_ms", OptionalNumber(t.latency_mean_ms)},
+                  {"avg_confidence", OptionalNumber(t.avg_confidence)},
+                  {"last_at", sdk::FormatRfc3339(t.last_at_ms)}};
+      for (int k = 0; k < kOutcomeKinds; ++k) {
+        row[std::string(kOutcomeNames[static_cast<std::size_t>(k)])] =
+            t.counts[static_cast<std::size_t>(k)];
+      }
+      if (p.by_agent) row["agent_id"] = t.agent_id;
+      if (p.by_model) row["model"] = t.model;
+      if (p.by_project) row["project_id"] = t.project_id;
+      Json failures = Json::array();
+      for (const auto& f : t.recent_failures) {
+        failures.push_back({{"at", sdk::FormatRfc3339(f.at_ms)},
+                            {"outcome", std::string(OutcomeName(f.outcome))},
+                            {"error", f.error},
+                            {"error_class", f.error_class},
+                            {"agent_id", f.agent_id},
+                            {"session_id", f.session_id}});
+      }
+      row["recent_failures"] = std::move(failures);
+      rows.push_back(std::move(row));
+
+      text += RowLabel(t, p) + ": n=" + std::to_string(t.n) + " success " +
+              FormatPercent(t.success_rate) + " (";
+      bool first = true;
+      for (int k = 0; k < kOutcomeKinds; ++k) {
+        const auto c = t.counts[static_cast<std::size_t>(k)];
+        if (c == 0) continue;
+        text += (first ? "" : ", ") + std::to_string(c) + " " +
+                std::string(kOutcomeNames[static_cast<std::size_t>(k)]);
+        first = false;
+      }
+      text += ")";
+      if (t.latency_p50_ms) {
+        text += " p50 " + FormatLatency(*t.latency_p50_ms) + " p95 " +
+                FormatLatency(*t.latency_p95_ms);
+      }
+      text += "\n";
+      if (!t.recent_failures.empty()) {
+        const auto& f = t.recent_failures.front();
+        text += "  last " + std::string(OutcomeName(f.outcome)) + " " +
+                sdk::FormatRfc3339(f.at_ms);
+        if (!f.error_class.empty()) text += " [" + f.error_class + "]";
+        if (!f.error.empty()) text += ": " + sdk::TruncateUtf8(f.error, kErrorShownBytes);
+        text += "\n";
+      }
+    }
+    if (r.rows.empty()) {
+      text = "no outcomes recorded for this filter\n";
+    } else if (r.total_groups > r.rows.size()) {
+      text += "(" + std::to_string(r.total_groups - r.rows.size()) +
+              " more rows; raise limit or narrow the filter)\n";
+    }
+    if (r.day_granularity) {
+      text += "note: an edge of the window is older than the raw-row retention, so that day "
+              "is counted whole\n";
+    }
+    if (!text.empty() && text.back() == '\n') text.pop_back();
+    return sdk::ToolResult::Ok(text, {{"tools", std::move(rows)},
+                                      {"total", r.total_groups},
+                                      {"truncated", r.total_groups > r.rows.size()},
+                                      {"day_granularity", r.day_granularity}});
+  });
+}
+
+}  // namespace kioku::affective

@@ -1,0 +1,215 @@
+#include <string>
+#include <vector>
+
+#include "kioku/sdk/clock.hpp"
+#include "kioku/sdk/text.hpp"
+#include "kioku/sdk/tool.hpp"
+#include "tools.hpp"
+
+namespace kioku::affective {
+namespace {
+
+using sdk::Json;
+
+// Records dated further ahead than this are refused: they would dominate the decay.
+constexpr std::int64_t kMaxFutureSkewMs = 5 * 60 * 1000;
+
+Json RecordProperties() {
+  auto text = [](int max, const char* description) {
+    return Json{{"type", "string"}, {"maxLength", max}, {"description", description}};
+  };
+  Json tool = text(kMaxToolNameChars,
+                   "Tool name as the agent knows it: a kioku tool, an agent tool such as Bash "
+                   "or Edit, or an MCP server's tool as server/tool.");
+  tool["minLength"] = 1;
+  Json agent = text(200, "Agent that made the call; default: the caller's agent id.");
+  agent["minLength"] = 1;
+  Json source_id = text(200,
+                        "Unique id of this call (e.g. the tool_use id); a record whose "
+                        "source_id is already stored is skipped, so re-ingesting is safe.");
+  source_id["minLength"] = 1;
+  return {
+      {"tool", tool},
+      {"outcome",
+       {{"type", "string"},
+        {"enum", {"success", "failure", "partial", "rejected", "timeout"}},
+        {"description",
+         "success; failure (ran and failed); partial (half-done, counts as half a success); "
+         "rejected (refused: bad arguments or denied permission); timeout (deadline passed "
+         "or cancelled)."}}},
+      {"latency_ms",
+       {{"type", "number"}, {"minimum", 0}, {"maximum", 86'400'000},
+        {"description", "Wall time of the call in milliseconds (0 to 86400000)."}}},
+      {"confidence",
+       {{"type", "number"}, {"minimum", 0}, {"maximum", 1},
+        {"description", "How sure the agent is of the outcome, 0 to 1."}}},
+      {"agent_id", agent},
+      {"model", text(200, "Model that made the call, e.g. claude-sonnet-4.")},
+      {"error", text(20'000, "Error text; stored secret-redacted and cut to 500 bytes.")},
+      {"error_class", text(200, "Short error category, e.g. ENOENT, http_429, assertion.")},
+      {"session_id", text(200, "Session id; default: the caller's session.")},
+      {"project_id", text(1000, "Project id; default: the caller's project.")},
+      {"at",
+       {{"type", "string"}, {"maxLength", 64},
+        {"description",
+         "When the call finished, RFC 3339 (2026-03-01T12:00:00Z); default: now. Use it when "
+         "recording past calls so recency weighting is right."}}},
+      {"source_id", source_id},
+  };
+}
+
+Json InputSchema() {
+  Json single = RecordProperties();
+  Json item = {{"type", "object"},
+               {"additionalProperties", false},
+               {"required", {"tool", "outcome"}},
+               {"properties", single}};
+  Json props = single;
+  props["records"] = {{"type", "array"},
+                      {"minItems", 1},
+                      {"maxItems", kMaxBatch},
+                      {"items", item},
+                      {"description",
+                       "Batch form: up to 1000 outcomes, each shaped like the single form. "
+                       "Do not combine with the single-form fields."}};
+  return {{"type", "object"}, {"additionalProperties", false}, {"properties", props}};
+}
+
+Json OutputSchema() {
+  return {{"type", "object"},
+          {"additionalProperties", false},
+          {"required", {"recorded", "duplicates"}},
+          {"properties",
+           {{"recorded", {{"type", "integer"}, {"minimum", 0}}},
+            {"duplicates", {{"type", "integer"}, {"minimum", 0}}}}}};
+}
+
+std::string Where(const std::string& prefix, const char* field) {
+  return prefix.empty() ? std::string(field) : prefix + "." + field;
+}
+
+std::string StringArg(const Json& obj, const char* key, const std::string& fallback) {
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_string()) return fallback;
+  return sdk::SanitizeUtf8(it->get<std::string>());
+}
+
+OutcomeRecord ParseRecord(const Json& obj, const std::string& where, const sdk::Caller& caller,
+                          std::int64_t now_ms, const Recorder& recorder) {
+  OutcomeRecord r;
+  r.tool = sdk::CollapseWhitespace(StringArg(obj, "tool", ""));
+  if (r.tool.empty()) {
+    throw sdk::ToolError(Where(where, "tool") +
+                         " is empty: send the name of the tool whose outcome this is");
+  }
+  const auto outcome = ParseOutcome(obj.value("outcome", ""));
+  if (!outcome) {
+    throw sdk::ToolError(Where(where, "outcome") +
+                         " is missing or unknown: send one of success, failure, partial, "
+                         "rejected, timeout");
+  }
+  r.outcome = *outcome;
+  if (auto it = obj.find("latency_ms"); it != obj.end()) {
+    const double v = it->get<double>();
+    if (!(v >= 0)) {
+      throw sdk::ToolError(Where(where, "latency_ms") + " must be >= 0 milliseconds");
+    }
+    r.latency_ms = v;
+  }
+  if (auto it = obj.find("confidence"); it != obj.end()) {
+    const double v = it->get<double>();
+    if (!(v >= 0 && v <= 1)) {
+      throw sdk::ToolError(Where(where, "confidence") + " must be between 0 and 1");
+    }
+    r.confidence = v;
+  }
+  r.agent_id = StringArg(obj, "agent_id", caller.agent_id);
+  if (r.agent_id.empty()) r.agent_id = "unknown";
+  r.model = StringArg(obj, "model", "");
+  r.session_id = StringArg(obj, "session_id", caller.session_id);
+  r.project_id = StringArg(obj, "project_id", caller.project_id);
+  r.error_class = sdk::CollapseWhitespace(StringArg(obj, "error_class", ""));
+  r.error = recorder.CleanError(StringArg(obj, "error", ""));
+  r.source_id = StringArg(obj, "source_id", "");
+  r.source = std::string(kSourceRecord);
+  r.at_ms = now_ms;
+  if (auto it = obj.find("at"); it != obj.end()) {
+    r.at_ms = ParseTimeArg(*it, Where(where, "at"));
+    if (r.at_ms > now_ms + kMaxFutureSkewMs) {
+      throw sdk::ToolError(Where(where, "at") + " is in the future (" +
+                           sdk::FormatRfc3339(r.at_ms) + " > now " + sdk::FormatRfc3339(now_ms) +
+                           "): send the time the call finished, or omit it for now");
+    }
+  }
+  return r;
+}
+
+}  // namespace
+
+std::int64_t ParseTimeArg(const Json& value, std::string_view field) {
+  const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
+  if (auto ms = sdk::ParseRfc3339(text)) return *ms;
+  throw sdk::ToolError(std::string(field) + " '" + sdk::TruncateUtf8(sdk::SanitizeUtf8(text), 64) +
+                       "' is not an RFC 3339 time: send e.g. 2026-03-01T12:00:00Z or 2026-03-01");
+}
+
+void AddRecordTool(sdk::Registrar& registrar, ToolContext& ctx) {
+  sdk::ToolSpec spec;
+  spec.name = "feedback_record";
+  spec.title = "Record tool outcomes";
+  spec.description =
+      "Record how a tool call went (success, failure, partial, rejected, timeout) with its "
+      "latency, optional confidence and error text, so feedback_route can learn which tools "
+      "work. kioku's own tool calls are recorded automatically; use this for other tools "
+      "(Bash, Edit, an MCP server's server/tool) or to add confidence. Send one outcome as "
+      "{tool, outcome, ...} or up to 1000 as {records: [...]}; give `at` for past calls and "
+      "`source_id` to make re-ingesting idempotent.";
+  spec.input_schema = InputSchema();
+  spec.output_schema = OutputSchema();
+  spec.annotations.read_only = false;
+  spec.annotations.destructive = false;
+  spec.annotations.idempotent = false;
+  spec.annotations.open_world = false;
+
+  registrar.AddTool(std::move(spec), [&ctx](const Json& args, const sdk::CallContext& call) {
+    const std::int64_t now = ctx.host.GetClock().NowMs();
+    std::vector<OutcomeRecord> records;
+    if (auto it = args.find("records"); it != args.end()) {
+      for (auto field = args.begin(); field != args.end(); ++field) {
+        if (field.key() != "records") {
+          throw sdk::ToolError("send either the single form {tool, outcome, ...} or {records: "
+                               "[...]}, not both: move '" + field.key() +
+                               "' into each record");
+        }
+      }
+      records.reserve(it->size());
+      for (std::size_t i = 0; i < it->size(); ++i) {
+        records.push_back(ParseRecord((*it)[i], "records[" + std::to_string(i) + "]",
+                                      call.caller, now, ctx.recorder));
+      }
+    } else {
+      if (!args.contains("tool") || !args.contains("outcome")) {
+        throw sdk::ToolError("missing tool or outcome: send {tool, outcome} (e.g. {\"tool\": "
+                             "\"Bash\", \"outcome\": \"failure\"}) or {records: [...]}");
+      }
+      records.push_back(ParseRecord(args, "", call.caller, now, ctx.recorder));
+    }
+    const WriteStats stats = ctx.recorder.Record(records);
+    std::string text;
+    if (records.size() == 1 && stats.inserted == 1) {
+      text = "recorded " + std::string(OutcomeName(records[0].outcome)) + " for " +
+             records[0].tool;
+    } else {
+      text = "recorded " + std::to_string(stats.inserted) + " outcome" +
+             (stats.inserted == 1 ? "" : "s");
+    }
+    if (stats.duplicates > 0) {
+      text += " (" + std::to_string(stats.duplicates) + " duplicate source_id" +
+              (stats.duplicates == 1 ? "" : "s") + " skipped)";
+    }
+    return sdk::ToolResult::Ok(text, {{"recorded", stats.inserted},
+                                      {"duplicates", stats.duplicates}});
+  });
+}
+
+}  // namespace kioku::affective

@@ -1,0 +1,181 @@
+#include <cmath>
+#include <string>
+
+#include "format.hpp"
+#include "kioku/sdk/clock.hpp"
+#include "kioku/sdk/text.hpp"
+#include "ranking.hpp"
+#include "tools.hpp"
+
+namespace kioku::affective {
+namespace {
+
+using sdk::Json;
+
+constexpr int kDefaultLimit = 50;
+constexpr int kMaxLimit = 500;
+constexpr int kMaxCandidates = 500;
+
+Json InputSchema() {
+  return {
+      {"type", "object"},
+      {"additionalProperties", false},
+      {"properties",
+       {{"tools",
+         {{"type", "array"},
+          {"items", {{"type", "string"}, {"minLength", 1}, {"maxLength", kMaxToolNameChars}}},
+          {"maxItems", kMaxCandidates},
+          {"description",
+           "Candidate tools to rank (all are listed, tried or not); omit to rank every tool "
+           "with outcomes."}}},
+        {"tool_prefix",
+         {{"type", "string"}, {"maxLength", kMaxToolNameChars},
+          {"description", "Only tools whose name starts with this."}}},
+        {"agent_id",
+         {{"type", "string"}, {"minLength", 1}, {"maxLength", 200},
+          {"description", "Use only this agent's outcomes; default: every agent's."}}},
+        {"model",
+         {{"type", "string"}, {"minLength", 1}, {"maxLength", 200},
+          {"description", "Use only outcomes recorded with this model."}}},
+        {"project_id",
+         {{"type", "string"}, {"minLength", 1}, {"maxLength", 1000},
+          {"description", "Use only outcomes of this project."}}},
+        {"half_life_days",
+         {{"type", "number"}, {"exclusiveMinimum", 0}, {"maximum", 3650},
+          {"description",
+           "Recency half-life in days (> 0): an outcome this old counts half. Default 14."}}},
+        {"min_samples",
+         {{"type", "number"}, {"minimum", 0}, {"maximum", 1e9},
+          {"description", "Effective sample size at which a score is confident. Default 10."}}},
+        {"explore",
+         {{"type", "boolean"},
+          {"description",
+           "Add a UCB1 exploration bonus so rarely tried tools are not starved (scores can "
+           "then exceed 1). Default false."}}},
+        {"explore_weight",
+         {{"type", "number"}, {"minimum", 0}, {"maximum", 10},
+          {"description", "Weight of the exploration bonus when explore is true. Default 1."}}},
+        {"limit",
+         {{"type", "integer"}, {"minimum", 1}, {"maximum", kMaxLimit},
+          {"default", kDefaultLimit}, {"description", "Most tools returned (best first)."}}}}}};
+}
+
+Json OutputSchema() {
+  const Json entry = {
+      {"type", "object"},
+      {"additionalProperties", false},
+      {"required",
+       {"tool", "score", "wilson_lower", "explore_bonus", "n_effective", "n", "decayed_rate",
+        "confident", "last_at"}},
+      {"properties",
+       {{"tool", {{"type", "string"}}},
+        {"score", {{"type", "number"}, {"minimum", 0}}},
+        {"wilson_lower", {{"type", "number"}, {"minimum", 0}, {"maximum", 1}}},
+        {"explore_bonus", {{"type", "number"}, {"minimum", 0}}},
+        {"n_effective", {{"type", "number"}, {"minimum", 0}}},
+        {"n", {{"type", "integer"}, {"minimum", 0}}},
+        {"decayed_rate", {{"type", {"number", "null"}}, {"minimum", 0}, {"maximum", 1}}},
+        {"confident", {{"type", "boolean"}}},
+        {"last_at", {{"type", {"string", "null"}}}}}}};
+  return {{"type", "object"},
+          {"additionalProperties", false},
+          {"required", {"ranking", "total", "half_life_days", "min_samples", "z", "explore"}},
+          {"properties",
+           {{"ranking", {{"type", "array"}, {"items", entry}}},
+            {"total", {{"type", "integer"}, {"minimum", 0}}},
+            {"half_life_days", {{"type", "number"}}},
+            {"min_samples", {{"type", "number"}}},
+            {"z", {{"type", "number"}}},
+            {"explore", {{"type", "boolean"}}}}}};
+}
+
+}  // namespace
+
+void AddRouteTool(sdk::Registrar& registrar, ToolContext& ctx) {
+  sdk::ToolSpec spec;
+  spec.name = "feedback_route";
+  spec.title = "Rank tools by track record";
+  spec.description =
+      "Ranks candidate tools by how reliably they have worked: score = Wilson lower bound "
+      "(z 1.96) of the recency-weighted success rate (half-life 14 days; partial = half a "
+      "success), so a long good record beats a few lucky successes and old failures fade. "
+      "Call it before choosing between tools that can do the same job and prefer the higher "
+      "score; `confident` says whether enough outcomes back it. Pass `tools` to rank specific "
+      "candidates, or nothing to rank every tool seen.";
+  spec.input_schema = InputSchema();
+  spec.output_schema = OutputSchema();
+  spec.annotations.read_only = true;
+  spec.annotations.idempotent = true;
+
+  registrar.AddTool(std::move(spec), [&ctx](const Json& args, const sdk::CallContext&) {
+    RouteParams p;
+    p.now_ms = ctx.host.GetClock().NowMs();
+    p.z = ctx.settings.z;
+    p.half_life_days = args.value("half_life_days", ctx.settings.half_life_days);
+    if (!(p.half_life_days > 0) || !std::isfinite(p.half_life_days)) {
+      throw sdk::ToolError("half_life_days must be > 0 (days after which an outcome counts "
+                           "half): send e.g. 14");
+    }
+    p.min_samples = args.value("min_samples", ctx.settings.min_samples);
+    const bool explore = args.value("explore", false);
+    p.explore_weight = explore ? args.value("explore_weight", ctx.settings.explore_weight) : 0.0;
+    const int limit = args.value("limit", kDefaultLimit);
+    if (auto it = args.find("tools"); it != args.end()) {
+      for (const auto& t : *it) {
+        std::string name = sdk::CollapseWhitespace(sdk::SanitizeUtf8(t.get<std::string>()));
+        if (name.empty()) {
+          throw sdk::ToolError("tools contains an empty name: send tool names such as Bash "
+                               "or memory_recall");
+        }
+        p.filter.tools.push_back(std::move(name));
+      }
+    }
+    p.filter.tool_prefix = args.value("tool_prefix", "");
+    if (args.contains("agent_id")) p.filter.agent_id = args["agent_id"].get<std::string>();
+    if (args.contains("model")) p.filter.model = args["model"].get<std::string>();
+    if (args.contains("project_id")) p.filter.project_id = args["project_id"].get<std::string>();
+
+    std::vector<RouteEntry> ranking = RankTools(ctx.host.Db(), p);
+    const std::size_t total = ranking.size();
+    if (ranking.size() > static_cast<std::size_t>(limit)) {
+      ranking.resize(static_cast<std::size_t>(limit));
+    }
+
+    Json entries = Json::array();
+    std::string text;
+    int rank = 0;
+    for (const auto& e : ranking) {
+      entries.push_back(
+          {{"tool", e.tool},
+           {"score", e.score},
+           {"wilson_lower", e.wilson_lower},
+           {"explore_bonus", e.explore_bonus},
+           {"n_effective", e.n_effective},
+           {"n", e.n},
+           {"decayed_rate", e.decayed_rate ? Json(*e.decayed_rate) : Json(nullptr)},
+           {"confident", e.confident},
+           {"last_at", e.last_at_ms ? Json(sdk::FormatRfc3339(*e.last_at_ms)) : Json(nullptr)}});
+      text += std::to_string(++rank) + ". " + e.tool + " score " + FormatFixed(e.score, 3);
+      if (e.n == 0) {
+        text += " (no outcomes yet)\n";
+        continue;
+      }
+      text += " (decayed rate " + FormatPercent(e.decayed_rate.value_or(0)) + ", n_eff " +
+              FormatFixed(e.n_effective, 1) + ", n " + std::to_string(e.n) +
+              (e.confident ? ", confident" : ", not confident") + ")\n";
+    }
+    if (ranking.empty()) text = "no outcomes recorded for this filter; nothing to rank\n";
+    if (total > ranking.size()) {
+      text += "(" + std::to_string(total - ranking.size()) + " more; raise limit)\n";
+    }
+    text.pop_back();
+    return sdk::ToolResult::Ok(text, {{"ranking", std::move(entries)},
+                                      {"total", total},
+                                      {"half_life_days", p.half_life_days},
+                                      {"min_samples", p.min_samples},
+                                      {"z", p.z},
+                                      {"explore", explore}});
+  });
+}
+
+}  // namespace kioku::affective

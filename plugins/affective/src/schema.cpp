@@ -1,0 +1,75 @@
+#include "schema.hpp"
+
+namespace kioku::affective {
+
+std::vector<sdk::Migration> AffectiveMigrations() {
+  std::vector<sdk::Migration> out;
+  sdk::Migration m;
+  m.version = 1;
+  m.description = "outcomes, day buckets, latency bins, meta";
+  // Raw rows use the rowid as key: no tool takes an outcome id, and a ULID column would
+  // cost one more index on the busiest table.
+  m.sql = R"SQL(
+CREATE TABLE affective_outcomes (
+  id          INTEGER PRIMARY KEY,
+  at_ms       INTEGER NOT NULL,
+  tool        TEXT    NOT NULL,
+  agent_id    TEXT    NOT NULL,
+  model       TEXT    NOT NULL DEFAULT '',
+  project_id  TEXT    NOT NULL DEFAULT '',
+  session_id  TEXT    NOT NULL DEFAULT '',
+  outcome     TEXT    NOT NULL
+              CHECK (outcome IN ('success','failure','partial','rejected','timeout')),
+  latency_ms  REAL    CHECK (latency_ms IS NULL OR latency_ms >= 0),
+  confidence  REAL    CHECK (confidence IS NULL OR (confidence >= 0 AND confidence <= 1)),
+  error_class TEXT    NOT NULL DEFAULT '',
+  error       TEXT    NOT NULL DEFAULT '',
+  source      TEXT    NOT NULL,
+  source_id   TEXT
+);
+CREATE INDEX affective_outcomes_at ON affective_outcomes(at_ms);
+CREATE INDEX affective_outcomes_failures ON affective_outcomes(tool, at_ms)
+  WHERE outcome <> 'success';
+CREATE UNIQUE INDEX affective_outcomes_source ON affective_outcomes(source_id)
+  WHERE source_id IS NOT NULL;
+
+CREATE TABLE affective_buckets (
+  id             INTEGER PRIMARY KEY,
+  tool           TEXT    NOT NULL,
+  agent_id       TEXT    NOT NULL,
+  model          TEXT    NOT NULL,
+  project_id     TEXT    NOT NULL,
+  day            INTEGER NOT NULL,
+  n              INTEGER NOT NULL,
+  success        INTEGER NOT NULL,
+  failure        INTEGER NOT NULL,
+  partial        INTEGER NOT NULL,
+  rejected       INTEGER NOT NULL,
+  timeout        INTEGER NOT NULL,
+  offset_sum_ms  INTEGER NOT NULL,
+  last_at_ms     INTEGER NOT NULL,
+  latency_n      INTEGER NOT NULL,
+  latency_sum_ms REAL    NOT NULL,
+  confidence_n   INTEGER NOT NULL,
+  confidence_sum REAL    NOT NULL,
+  UNIQUE (tool, agent_id, model, project_id, day)
+);
+CREATE INDEX affective_buckets_day ON affective_buckets(day);
+
+CREATE TABLE affective_latency_bins (
+  bucket_id INTEGER NOT NULL REFERENCES affective_buckets(id),
+  bin       INTEGER NOT NULL,
+  count     INTEGER NOT NULL,
+  PRIMARY KEY (bucket_id, bin)
+) WITHOUT ROWID;
+
+CREATE TABLE affective_meta (
+  key   TEXT PRIMARY KEY,
+  value INTEGER NOT NULL
+) WITHOUT ROWID;
+)SQL";
+  out.push_back(std::move(m));
+  return out;
+}
+
+}  // namespace kioku::affective
