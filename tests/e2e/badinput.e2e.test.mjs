@@ -1,0 +1,380 @@
+// Bad input over raw stdio, each with an asserted answer and the server still serving
+// afterwards; process lifecycle (EOF mid-line, /dev/null, a file as stdin, SIGTERM); and
+// a config enabling one layer exposes exactly that layer's tools.
+
+import assert from 'node:assert/strict';
+import { openSync, closeSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { FIXTURE_TOOLS, RawStdioServer, checkPrerequisites, makeSandbox, withTimeout } from './helpers.mjs';
+
+checkPrerequisites();
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Asserts every stdout line so far is valid UTF-8 JSON-RPC 2.0. */
+function assertCleanStdout(server) {
+  for (const { raw, msg } of server.lines) {
+    assert.doesNotThrow(() => utf8.decode(raw), `stdout line is valid UTF-8: ${raw.toString('latin1').slice(0, 200)}`);
+    assert.ok(msg !== undefined, `stdout line is JSON: ${raw.toString().slice(0, 200)}`);
+    assert.equal(msg.jsonrpc, '2.0');
+  }
+}
+
+async function initialize(server) {
+  const init = await server.request('initialize', {
+    protocolVersion: '2025-11-25',
+    capabilities: {},
+    clientInfo: { name: 'badinput-e2e', version: '1' },
+  });
+  assert.ok(init.result, JSON.stringify(init));
+  await server.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+}
+
+describe('bad input over stdio', () => {
+  let sandbox;
+  let server;
+  before(async () => {
+    sandbox = makeSandbox();
+    server = new RawStdioServer(sandbox);
+    await initialize(server);
+  });
+  after(async () => {
+    if (server) {
+      const status = await server.endAndWait();
+      assert.deepEqual(status, { code: 0, signal: null });
+      server.kill();
+    }
+    sandbox?.cleanup();
+  });
+
+  /** The server answers a ping and a real tool call, and stdout is clean. */
+  async function stillServes() {
+    const pong = await server.request('ping', {});
+    assert.deepEqual(pong.result, {});
+    const say = await server.request('tools/call', { name: 'echo_say', arguments: { text: 'alive' } });
+    assert.equal(say.result.structuredContent.echo, 'alive');
+    assertCleanStdout(server);
+  }
+
+  function assertError(response, code, messageRe) {
+    assert.ok(response.error, `expected error ${code}, got ${JSON.stringify(response).slice(0, 500)}`);
+    assert.equal(response.error.code, code, JSON.stringify(response));
+    assert.equal(typeof response.error.message, 'string');
+    if (messageRe) assert.match(response.error.message, messageRe);
+  }
+
+  test('invalid JSON → -32700 with id null', async () => {
+    const r = await server.sendExpectingNullId('{"jsonrpc": "2.0", "id": 1, "method": \n', 'truncated JSON');
+    assertError(r, -32700);
+    const r2 = await server.sendExpectingNullId('not json at all\n', 'plain text');
+    assertError(r2, -32700);
+    await stillServes();
+  });
+
+  test('a JSON array (batch) → -32600', async () => {
+    const r = await server.sendExpectingNullId('[{"jsonrpc":"2.0","id":"b1","method":"ping"}]\n', 'a batch');
+    assertError(r, -32600);
+    const empty = await server.sendExpectingNullId('[]\n', 'an empty array');
+    assertError(empty, -32600);
+    assert.ok(!server.lines.some((l) => l.msg?.id === 'b1'), 'batched requests are not run');
+    await stillServes();
+  });
+
+  test('JSON that is not a request object → -32600', async () => {
+    for (const text of ['42', '"ping"', 'null', '{}', '{"jsonrpc":"2.0"}']) {
+      const r = await server.sendExpectingNullId(`${text}\n`, text);
+      assertError(r, -32600);
+    }
+    await stillServes();
+  });
+
+  test('a malformed envelope → -32600', async () => {
+    const cases = [
+      [{ jsonrpc: '1.0', id: 'e1', method: 'ping' }, 'e1'],
+      [{ id: 'e2', method: 'ping' }, 'e2'],
+      [{ jsonrpc: '2.0', id: 'e3', method: 5 }, 'e3'],
+    ];
+    for (const [message, id] of cases) {
+      const answer = server.waitFor((m) => m.id === id, `answer to ${JSON.stringify(message)}`);
+      await server.write(message);
+      assertError(await answer, -32600);
+    }
+    // An id of a type JSON-RPC forbids cannot be echoed: answered with id null.
+    for (const id of [{ a: 1 }, [1], true, 1.5]) {
+      const r = await server.sendExpectingNullId({ jsonrpc: '2.0', id, method: 'ping' }, `id ${JSON.stringify(id)}`);
+      assertError(r, -32600);
+    }
+    await stillServes();
+  });
+
+  test('a 10 MB message gets an answer', async () => {
+    const text = 'x'.repeat(10 * 1024 * 1024);
+    const r = await server.request('tools/call', { name: 'echo_say', arguments: { text } }, 'big');
+    assert.equal(r.result?.isError, true, JSON.stringify(r).slice(0, 500));
+    assert.match(r.result.content[0].text, /\btext\b/);
+    const line = server.lines.find((l) => l.msg?.id === 'big');
+    assert.ok(line.raw.length < 64 * 1024, `the answer does not echo the 10 MB value (${line.raw.length} bytes)`);
+    await stillServes();
+  });
+
+  test('a message over the 16 MiB line limit → -32600, discarded, then serving', async () => {
+    const huge = `{"jsonrpc":"2.0","id":"huge","method":"ping","params":{"pad":"${'y'.repeat(17 * 1024 * 1024)}"}}\n`;
+    const r = await server.sendExpectingNullId(huge, 'an oversized line');
+    assertError(r, -32600);
+    assert.ok(!server.lines.some((l) => l.msg?.id === 'huge'), 'the oversized request is not run');
+    await stillServes();
+  });
+
+  test('wrong param types → -32602', async () => {
+    const cases = [
+      ['tools/call', 'a string'],
+      ['tools/call', [1, 2]],
+      ['tools/call', { name: 5 }],
+      ['tools/call', { name: 'echo_say', arguments: [] }],
+      ['tools/call', { name: 'echo_say', arguments: 'text=hi' }],
+      ['tools/list', { cursor: 5 }],
+      ['tools/list', { cursor: 'not-a-cursor' }],
+    ];
+    for (const [method, params] of cases) {
+      const r = await server.request(method, params);
+      assertError(r, -32602);
+    }
+    await stillServes();
+  });
+
+  test('missing params → -32602 naming what is needed', async () => {
+    const noParams = await server.request('tools/call', undefined);
+    assertError(noParams, -32602, /name/);
+    const noName = await server.request('tools/call', { arguments: {} });
+    assertError(noName, -32602, /name/);
+    // tools/list and ping take optional params: no params is fine.
+    const list = await server.request('tools/list', undefined);
+    assert.deepEqual(list.result.tools.map((t) => t.name).sort(), FIXTURE_TOOLS);
+    await stillServes();
+  });
+
+  test('an unknown method → -32601 with the request id', async () => {
+    const r = await server.request('tools/destroy', {}, 77);
+    assert.equal(r.id, 77);
+    assertError(r, -32601, /tools\/destroy/);
+    await stillServes();
+  });
+
+  test('notifications (also unknown ones) and blank lines get no answer', async () => {
+    const before = server.lines.length;
+    await server.write({ jsonrpc: '2.0', method: 'notifications/unknown_thing', params: {} });
+    await server.write({ jsonrpc: '2.0', method: 'tools/list' }); // a request without id is a notification
+    await server.write('\n   \n\t\n');
+    await server.write({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'never-sent' } });
+    const pong = await server.request('ping', {}, 'after-notifications');
+    assert.deepEqual(pong.result, {});
+    assert.deepEqual(
+      server.lines.slice(before).map((l) => l.msg.id),
+      ['after-notifications'],
+      'only the ping was answered',
+    );
+    await stillServes();
+  });
+
+  test('a CRLF line ending is accepted', async () => {
+    const answer = server.waitFor((m) => m.id === 'crlf', 'answer to a CRLF line');
+    await server.write('{"jsonrpc":"2.0","id":"crlf","method":"ping"}\r\n');
+    assert.deepEqual((await answer).result, {});
+  });
+
+  test('invalid UTF-8 bytes → -32700, and stdout stays valid UTF-8', async () => {
+    const garbage = Buffer.from([0xff, 0xfe, 0x0a]);
+    assertError(await server.sendExpectingNullId(garbage, 'raw invalid bytes'), -32700);
+    const inString = Buffer.concat([
+      Buffer.from('{"jsonrpc":"2.0","id":"u8","method":"tools/call","params":{"name":"echo_say","arguments":{"text":"'),
+      Buffer.from([0xc3, 0x28, 0xff]),
+      Buffer.from('"}}}\n'),
+    ]);
+    assertError(await server.sendExpectingNullId(inString, 'invalid UTF-8 inside a string'), -32700);
+    const out = await server.request('tools/call', { name: 'echo_bytes', arguments: {} });
+    assert.match(out.result.content[0].text, /^bad \uFFFD+ bytes$/u);
+    await stillServes();
+  });
+});
+
+describe('stdio lifecycle', () => {
+  let sandbox;
+  before(() => {
+    sandbox = makeSandbox();
+  });
+  after(() => sandbox?.cleanup());
+
+  test('stdin closing mid-line: exits 0; a complete final request without newline is answered', async () => {
+    const server = new RawStdioServer(sandbox);
+    try {
+      await initialize(server);
+      await server.write('{"jsonrpc":"2.0","id":"last","method":"ping"}');
+      const status = await server.endAndWait();
+      assert.deepEqual(status, { code: 0, signal: null });
+      const last = server.lines.find((l) => l.msg?.id === 'last');
+      assert.deepEqual(last?.msg.result, {}, 'the unterminated last request is answered');
+      assertCleanStdout(server);
+    } finally {
+      server.kill();
+    }
+  });
+
+  test('stdin closing after half a request: exits 0 with at most a parse error for it', async () => {
+    const server = new RawStdioServer(sandbox);
+    try {
+      await initialize(server);
+      const before = server.lines.length;
+      await server.write('{"jsonrpc":"2.0","id":"half","method":"tools/ca');
+      const status = await server.endAndWait();
+      assert.deepEqual(status, { code: 0, signal: null });
+      const rest = server.lines.slice(before).map((l) => l.msg);
+      assert.ok(rest.length <= 1, JSON.stringify(rest));
+      if (rest.length === 1) assert.equal(rest[0].error?.code, -32700, JSON.stringify(rest));
+      assertCleanStdout(server);
+    } finally {
+      server.kill();
+    }
+  });
+
+  test('stdin from /dev/null: exits 0 with nothing on stdout', async () => {
+    const fd = openSync('/dev/null', 'r');
+    const server = new RawStdioServer(sandbox, { stdin: fd });
+    closeSync(fd);
+    try {
+      const status = await server.waitExit();
+      assert.deepEqual(status, { code: 0, signal: null }, server.stderr);
+      assert.equal(server.lines.length, 0);
+    } finally {
+      server.kill();
+    }
+  });
+
+  test('stdin from a regular file: every request answered in order, then exit 0', async () => {
+    const file = path.join(sandbox.dir, 'requests.jsonl');
+    writeFileSync(
+      file,
+      [
+        { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'file', version: '1' } } },
+        { jsonrpc: '2.0', method: 'notifications/initialized' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+        { jsonrpc: '2.0', id: 3, method: 'ping' },
+      ]
+        .map((m) => JSON.stringify(m))
+        .join('\n') + '\n',
+    );
+    const fd = openSync(file, 'r');
+    const server = new RawStdioServer(sandbox, { stdin: fd });
+    closeSync(fd);
+    try {
+      const status = await server.waitExit();
+      assert.deepEqual(status, { code: 0, signal: null }, server.stderr);
+      assert.deepEqual(server.lines.map((l) => l.msg.id), [1, 2, 3]);
+      assert.equal(server.lines[0].msg.result.protocolVersion, '2025-06-18');
+      assert.deepEqual(server.lines[1].msg.result.tools.map((t) => t.name).sort(), FIXTURE_TOOLS);
+    } finally {
+      server.kill();
+    }
+  });
+
+  test('SIGTERM ends a serving process with exit 0', async () => {
+    const server = new RawStdioServer(sandbox);
+    try {
+      await initialize(server);
+      assert.deepEqual((await server.request('ping', {})).result, {});
+      server.child.kill('SIGTERM');
+      const status = await server.waitExit();
+      assert.deepEqual(status, { code: 0, signal: null }, server.stderr);
+      assertCleanStdout(server);
+    } finally {
+      server.kill();
+    }
+  });
+
+  test('SIGTERM during a running tool call still exits 0', async () => {
+    const server = new RawStdioServer(sandbox);
+    try {
+      await initialize(server);
+      // The call is running once it is past the dispatcher; a later ping proves the
+      // reader thread is free, not that the call started, so only the exit is asserted.
+      await server.write({ jsonrpc: '2.0', id: 'busy', method: 'tools/call', params: { name: 'echo_wait', arguments: { ms: 3000 } } });
+      await server.request('ping', {});
+      server.child.kill('SIGTERM');
+      const status = await server.waitExit();
+      assert.deepEqual(status, { code: 0, signal: null }, server.stderr);
+      assertCleanStdout(server);
+    } finally {
+      server.kill();
+    }
+  });
+});
+
+describe('config selects the layers', () => {
+  test('enabling only the fixture layer exposes exactly its 4 tools', async () => {
+    const sandbox = makeSandbox({ enabled: ['fixture'] });
+    const server = new RawStdioServer(sandbox);
+    try {
+      await initialize(server);
+      const list = await server.request('tools/list', {});
+      assert.deepEqual(list.result.tools.map((t) => t.name).sort(), FIXTURE_TOOLS);
+      assert.equal(list.result.nextCursor, undefined);
+      assert.deepEqual(await server.endAndWait(), { code: 0, signal: null });
+    } finally {
+      server.kill();
+      sandbox.cleanup();
+    }
+  });
+
+  test('enabling no layer exposes no tools', async () => {
+    const sandbox = makeSandbox({ enabled: [] });
+    const server = new RawStdioServer(sandbox);
+    try {
+      await initialize(server);
+      const list = await server.request('tools/list', {});
+      assert.deepEqual(list.result.tools, []);
+      const call = await server.request('tools/call', { name: 'echo_say', arguments: { text: 'x' } });
+      assert.equal(call.error?.code, -32602);
+      assert.deepEqual(await server.endAndWait(), { code: 0, signal: null });
+    } finally {
+      server.kill();
+      sandbox.cleanup();
+    }
+  });
+
+  test('tools/list pages with nextCursor when tools_page_size is small', async () => {
+    const sandbox = makeSandbox({ extraYaml: 'server:\n  tools_page_size: 3' });
+    const server = new RawStdioServer(sandbox);
+    try {
+      await initialize(server);
+      const first = await server.request('tools/list', {});
+      assert.equal(first.result.tools.length, 3);
+      assert.equal(typeof first.result.nextCursor, 'string');
+      const second = await server.request('tools/list', { cursor: first.result.nextCursor });
+      assert.equal(second.result.tools.length, 1);
+      assert.equal(second.result.nextCursor, undefined);
+      const names = [...first.result.tools, ...second.result.tools].map((t) => t.name);
+      assert.deepEqual([...names].sort(), FIXTURE_TOOLS);
+      assert.equal(new Set(names).size, names.length, 'no tool on two pages');
+      assert.deepEqual(await server.endAndWait(), { code: 0, signal: null });
+    } finally {
+      server.kill();
+      sandbox.cleanup();
+    }
+  });
+
+  test('a config naming a missing plugin fails at start with one line naming it', async () => {
+    const sandbox = makeSandbox({ enabled: ['fixture', 'no_such_layer'] });
+    const server = new RawStdioServer(sandbox);
+    try {
+      const status = await withTimeout(server.waitExit(), 'kioku to refuse the config');
+      assert.notEqual(status.code, 0);
+      assert.match(server.stderr, /no_such_layer/);
+      assert.match(server.stderr, /kioku\.yaml/);
+      assert.equal(server.lines.length, 0, 'nothing on stdout');
+    } finally {
+      server.kill();
+      sandbox.cleanup();
+    }
+  });
+});

@@ -1,0 +1,320 @@
+// Shared helpers for the kioku end-to-end tests: where the binary and fixture plugins are,
+// hermetic per-test homes and configs, a raw newline-delimited JSON-RPC client over the
+// stdio pipe, and a way to start `kioku serve --http` on a free port.
+//
+// Nothing here sleeps to synchronize: every wait is for an event (a response line, a
+// process exit, a log line) and carries a generous timeout only as a safety net, so a
+// hung server fails the test instead of hanging CI.
+
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+
+/** Safety-net timeout for any single wait (never an assertion of speed). */
+export const SAFETY_MS = 20_000;
+
+/** The kioku binary under test: $KIOKU_BIN, else the CI's release build. */
+export const KIOKU_BIN = path.resolve(process.env.KIOKU_BIN || path.join(here, '../../build/release/bin/kioku'));
+
+/** Directory holding kioku-fixture.so: $KIOKU_FIXTURE_PLUGIN_DIR, else <build>/fixtures/plugins. */
+export const FIXTURE_PLUGIN_DIR = path.resolve(
+  process.env.KIOKU_FIXTURE_PLUGIN_DIR || path.join(path.dirname(path.dirname(KIOKU_BIN)), 'fixtures/plugins'),
+);
+
+/** The 2026-07-28 schema the modern-era answers are checked against. */
+export const MODERN_SCHEMA_PATH = path.resolve(
+  process.env.KIOKU_MCP_SCHEMA || path.join(here, '../../../shared/reference/mcp-schema-2026-07-28.json'),
+);
+
+export const MODERN_VERSION = '2026-07-28';
+export const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
+export const META_CAPS = 'io.modelcontextprotocol/clientCapabilities';
+export const META_CLIENT = 'io.modelcontextprotocol/clientInfo';
+
+/** The fixture plugin's tools (tests/fixtures/plugins/good.cpp). */
+export const FIXTURE_TOOLS = ['echo_bytes', 'echo_fail', 'echo_say', 'echo_wait'];
+
+/** Throws with a clear message when the binary or fixture plugin is missing. */
+export function checkPrerequisites() {
+  const missing = [];
+  if (!existsSync(KIOKU_BIN)) missing.push(`kioku binary ${KIOKU_BIN} (set KIOKU_BIN)`);
+  if (!existsSync(path.join(FIXTURE_PLUGIN_DIR, 'kioku-fixture.so'))) {
+    missing.push(`fixture plugin ${FIXTURE_PLUGIN_DIR}/kioku-fixture.so (set KIOKU_FIXTURE_PLUGIN_DIR)`);
+  }
+  if (missing.length) throw new Error(`e2e prerequisites missing: ${missing.join('; ')}`);
+}
+
+/**
+ * A fresh temp directory with `home/` (KIOKU_HOME) and `kioku.yaml` enabling `enabled`.
+ * Returns {dir, home, config, env(extra), cleanup()}.
+ */
+export function makeSandbox({ enabled = ['fixture'], extraYaml = '' } = {}) {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'kioku-e2e-'));
+  const home = path.join(dir, 'home');
+  const config = path.join(dir, 'kioku.yaml');
+  writeFileSync(
+    config,
+    [
+      '# written by tests/e2e',
+      `home: ${JSON.stringify(home)}`,
+      'log_level: info',
+      'plugins:',
+      `  enabled: [${enabled.join(', ')}]`,
+      extraYaml,
+      '',
+    ].join('\n'),
+  );
+  return {
+    dir,
+    home,
+    config,
+    /** The child environment: ours without any KIOKU_* variable, plus KIOKU_HOME and `extra`. */
+    env(extra = {}) {
+      const env = {};
+      for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('KIOKU_')) env[k] = v;
+      return { ...env, KIOKU_HOME: home, ...extra };
+    },
+    cleanup() {
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Arguments for `kioku serve` with the sandbox's config and the fixture plugin dir. */
+export function serveArgs(sandbox, ...more) {
+  return ['--config', sandbox.config, '--plugin-dir', FIXTURE_PLUGIN_DIR, 'serve', ...more];
+}
+
+/** Rejects after `ms` with `what` in the message; `promise` wins if it settles first. */
+export function withTimeout(promise, what, ms = SAFETY_MS) {
+  let timer;
+  const timeout = new Promise((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * A `kioku serve` child spoken to with raw newline-delimited JSON-RPC over its stdio.
+ * Every stdout line is kept (as a Buffer and parsed), so tests can assert both on the
+ * answers and on the absence of unexpected ones.
+ */
+export class RawStdioServer {
+  constructor(sandbox, { args = serveArgs(sandbox), env = sandbox.env(), stdin = 'pipe' } = {}) {
+    this.child = spawn(KIOKU_BIN, args, { env, stdio: [stdin, 'pipe', 'pipe'] });
+    this.lines = []; // {raw: Buffer, msg: object|undefined}
+    this.stderr = '';
+    this._waiters = [];
+    this._pending = Buffer.alloc(0);
+    this.exited = new Promise((resolve) => {
+      this.child.on('exit', (code, signal) => resolve({ code, signal }));
+    });
+    this.closed = once(this.child, 'close');
+    this.child.stderr.setEncoding('utf8');
+    this.child.stderr.on('data', (d) => {
+      this.stderr += d;
+    });
+    this.child.stdout.on('data', (chunk) => this._onData(chunk));
+    if (this.child.stdin) this.child.stdin.on('error', () => {}); // EPIPE after exit is fine
+  }
+
+  _onData(chunk) {
+    this._pending = Buffer.concat([this._pending, chunk]);
+    let nl;
+    while ((nl = this._pending.indexOf(0x0a)) >= 0) {
+      const raw = this._pending.subarray(0, nl);
+      this._pending = this._pending.subarray(nl + 1);
+      let msg;
+      try {
+        msg = JSON.parse(raw.toString('utf8'));
+      } catch {
+        msg = undefined; // kept; tests assert every line parses
+      }
+      this.lines.push({ raw, msg });
+      this._wake();
+    }
+  }
+
+  _wake() {
+    for (const w of [...this._waiters]) {
+      const found = this.lines.find((l, i) => i >= w.from && l.msg !== undefined && w.match(l.msg));
+      if (found) {
+        this._waiters.splice(this._waiters.indexOf(w), 1);
+        w.resolve(found.msg);
+      }
+    }
+  }
+
+  /** Writes `data` (object → one JSON line; string/Buffer → as is). */
+  write(data) {
+    const bytes = Buffer.isBuffer(data) ? data : Buffer.from(typeof data === 'string' ? data : JSON.stringify(data) + '\n');
+    return new Promise((resolve, reject) => this.child.stdin.write(bytes, (err) => (err ? reject(err) : resolve())));
+  }
+
+  /** Resolves with the first stdout message (at line index >= from) that `match` accepts. */
+  waitFor(match, what = 'a matching message', from = 0) {
+    return withTimeout(
+      new Promise((resolve) => {
+        const w = { match, resolve, from };
+        this._waiters.push(w);
+        this._wake();
+      }),
+      `${what}; stderr so far:\n${this.stderr}`,
+    );
+  }
+
+  /** Sends a request and resolves with the response carrying its id. */
+  async request(method, params, id = `r${++RawStdioServer._next}`) {
+    const message = { jsonrpc: '2.0', id, method };
+    if (params !== undefined) message.params = params;
+    const answer = this.waitFor((m) => m.id === id && ('result' in m || 'error' in m), `response to ${method} id ${id}`);
+    await this.write(message);
+    return answer;
+  }
+
+  /** Sends `data` and resolves with the next message answered with id null (parse/invalid request). */
+  async sendExpectingNullId(data, what) {
+    const from = this.lines.length;
+    const answer = this.waitFor((m) => m.id === null && 'error' in m, `an id-null answer to ${what}`, from);
+    await this.write(data);
+    return answer;
+  }
+
+  /** Closes stdin and resolves with {code, signal} once the process has exited. */
+  async endAndWait() {
+    if (this.child.stdin && !this.child.stdin.destroyed) this.child.stdin.end();
+    return this.waitExit();
+  }
+
+  /** Resolves with {code, signal} once the process has exited and its stdout is drained. */
+  async waitExit() {
+    const status = await withTimeout(this.exited, `kioku to exit; stderr:\n${this.stderr}`);
+    await withTimeout(this.closed, 'kioku stdio to close');
+    return status;
+  }
+
+  /** Last resort for a test that failed mid-way: no orphan processes. */
+  kill() {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL');
+  }
+}
+RawStdioServer._next = 0;
+
+/** Modern-era `_meta` for a request. */
+export function modernMeta(extra = {}) {
+  return { [META_VERSION]: MODERN_VERSION, [META_CAPS]: {}, ...extra };
+}
+
+/** A free loopback TCP port (bound with port 0 and released). */
+export async function freePort() {
+  const server = net.createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address();
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/**
+ * Starts `kioku serve --http 127.0.0.1:PORT` and resolves once it accepts connections.
+ * Readiness is the server's own stderr line naming the address (no polling); the returned
+ * object has {url, port, child, stderr(), stop()}. Resolves with {unsupported: message} when
+ * the binary reports that HTTP is not built in.
+ */
+export async function startHttpServer(sandbox, { env = sandbox.env() } = {}) {
+  const port = await freePort();
+  const listen = `127.0.0.1:${port}`;
+  const child = spawn(KIOKU_BIN, serveArgs(sandbox, '--http', listen), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  let stdout = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (d) => {
+    stdout += d;
+  });
+  const exited = new Promise((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const ready = new Promise((resolve) => {
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (d) => {
+      stderr += d;
+      // Ready once the log names the bound address; a listen line is logged after bind().
+      if (stderr.includes(listen) || stderr.includes(`:${port}`)) resolve('ready');
+    });
+  });
+  const first = await withTimeout(Promise.race([ready, exited]), `kioku serve --http ${listen} to start`);
+  if (first !== 'ready') {
+    if (/not built|not supported|unsupported/i.test(stderr)) return { unsupported: stderr.trim() };
+    throw new Error(`kioku serve --http exited early (${JSON.stringify(first)}); stderr:\n${stderr}`);
+  }
+  return {
+    url: new URL(`http://${listen}/mcp`),
+    base: `http://${listen}`,
+    port,
+    child,
+    exited,
+    stderr: () => stderr,
+    stdout: () => stdout,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      return withTimeout(exited, `kioku serve --http to exit on SIGTERM; stderr:\n${stderr}`);
+    },
+  };
+}
+
+/** Probes once whether the binary under test has the HTTP transport (null if it does). */
+let httpProbe;
+export function httpUnsupportedReason() {
+  httpProbe ??= (async () => {
+    const sandbox = makeSandbox();
+    try {
+      const server = await startHttpServer(sandbox);
+      if (server.unsupported) return server.unsupported;
+      await server.stop();
+      return null;
+    } finally {
+      sandbox.cleanup();
+    }
+  })();
+  return httpProbe;
+}
+
+/**
+ * Ajv (JSON Schema 2020-12, the dialect of the 2026-07-28 schema) loaded with the modern
+ * schema; `check(defName, value)` asserts `value` conforms to `#/$defs/<defName>`.
+ */
+export async function loadModernSchema() {
+  const { readFileSync } = await import('node:fs');
+  const { default: Ajv2020 } = await import('ajv/dist/2020.js');
+  const { default: addFormats } = await import('ajv-formats');
+  const schema = JSON.parse(readFileSync(MODERN_SCHEMA_PATH, 'utf8'));
+  if (schema.$schema !== 'https://json-schema.org/draft/2020-12/schema') {
+    throw new Error(`${MODERN_SCHEMA_PATH}: expected a JSON Schema 2020-12 document, got ${schema.$schema}`);
+  }
+  const ajv = new Ajv2020({ strict: false, allErrors: true });
+  addFormats(ajv);
+  ajv.addSchema({ ...schema, $id: 'urn:mcp:2026-07-28' });
+  const validators = new Map();
+  return {
+    ajv,
+    defs: schema.$defs,
+    check(defName, value) {
+      if (!(defName in schema.$defs)) throw new Error(`no $defs/${defName} in ${MODERN_SCHEMA_PATH}`);
+      let validate = validators.get(defName);
+      if (!validate) {
+        validate = ajv.getSchema(`urn:mcp:2026-07-28#/$defs/${defName}`);
+        validators.set(defName, validate);
+      }
+      if (!validate(value)) {
+        throw new Error(
+          `not a valid ${defName}: ${ajv.errorsText(validate.errors, { separator: '; ' })}\n${JSON.stringify(value).slice(0, 2000)}`,
+        );
+      }
+    },
+  };
+}

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs the kioku end-to-end tests (official MCP TypeScript SDK client + raw JSON-RPC).
+#   KIOKU_BIN                 the binary under test (default: build/release/bin/kioku)
+#   KIOKU_FIXTURE_PLUGIN_DIR  directory with kioku-fixture.so (default: <build>/fixtures/plugins)
+# Installs the pinned npm packages with `npm ci` when node_modules is missing or was installed
+# from another package-lock.json, then runs `node --test` over *.e2e.test.mjs; exits non-zero
+# on failure.
+# Extra arguments go to `node --test` (e.g. --test-name-pattern=stdio).
+set -euo pipefail
+cd "$(dirname "$0")"
+
+# node_modules/.kioku-lock.sha256 records the lockfile it was installed from.
+stamp=node_modules/.kioku-lock.sha256
+want=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [[ ! -d node_modules || ! -f $stamp || "$(cat "$stamp")" != "$want" ]]; then
+  echo "e2e: npm ci (installing the pinned MCP SDK)" >&2
+  npm ci --no-audit --no-fund --loglevel=error >&2
+  echo "$want" > "$stamp"
+fi
+
+exec node --test --test-reporter=spec --test-concurrency=2 "$@" ./*.e2e.test.mjs
