@@ -1,0 +1,438 @@
+#include "transport/http_server.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <stdexcept>
+#include <thread>
+#include <unordered_map>
+
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+
+#include "logging.hpp"
+#include "mcp/dispatcher.hpp"
+#include "runtime.hpp"
+#include "transport/http_router.hpp"
+
+namespace kioku::host {
+
+namespace beast = boost::beast;
+namespace http = beast::http;
+namespace net = boost::asio;
+using tcp = net::ip::tcp;
+
+namespace {
+
+class Connection;
+
+std::string EndpointText(const net::ip::address& address, std::uint16_t port) {
+  return address.is_v6() ? "[" + address.to_string() + "]:" + std::to_string(port)
+                         : address.to_string() + ":" + std::to_string(port);
+}
+
+net::ip::address ParseAddress(const std::string& text) {
+  if (text == "localhost") return net::ip::make_address("127.0.0.1");
+  beast::error_code ec;
+  auto address = net::ip::make_address(text, ec);
+  if (ec) {
+    throw std::runtime_error("http listen address '" + text +
+                             "' is not an IP address; use e.g. 127.0.0.1, ::1 or 0.0.0.0");
+  }
+  return address;
+}
+
+}  // namespace
+
+void ParseListenAddress(std::string_view text, HttpServerOptions& options) {
+  auto fail = [&] {
+    return std::runtime_error("http listen address '" + std::string(text) +
+                              "' is not ADDR:PORT; use e.g. 127.0.0.1:7077, [::1]:7077 or :7077");
+  };
+  std::string_view host;
+  std::string_view port = text;
+  if (!text.empty() && text.front() == '[') {
+    const std::size_t close = text.find(']');
+    if (close == std::string_view::npos || close + 1 >= text.size() || text[close + 1] != ':') throw fail();
+    host = text.substr(1, close - 1);
+    port = text.substr(close + 2);
+  } else if (const std::size_t colon = text.rfind(':'); colon != std::string_view::npos) {
+    if (text.find(':') != colon) throw fail();  // a bare IPv6 address needs brackets
+    host = text.substr(0, colon);
+    port = text.substr(colon + 1);
+  }
+  if (port.empty() || port.size() > 5 || port.find_first_not_of("0123456789") != std::string_view::npos) throw fail();
+  const unsigned long value = std::stoul(std::string(port));
+  if (value > 65535) throw fail();
+  if (!host.empty()) {
+    ParseAddress(std::string(host));  // validates now, with a clear message
+    options.address = std::string(host);
+  }
+  options.port = static_cast<std::uint16_t>(value);
+}
+
+struct HttpServer::Impl {
+  Impl(Runtime& runtime_ref, mcp::Dispatcher& dispatcher_ref, HttpServerOptions opts)
+      : runtime(runtime_ref), dispatcher(dispatcher_ref), options(std::move(opts)) {}
+
+  void Accept();
+  void Register(Connection* connection, const std::shared_ptr<Connection>& shared);
+  void Unregister(Connection* connection);
+
+  Runtime& runtime;
+  mcp::Dispatcher& dispatcher;
+  const HttpServerOptions options;
+  std::unique_ptr<sdk::Logger> log = MakeLogger("http");
+
+  // Destroyed after the I/O context (declared earlier): connections unregister on death.
+  std::mutex mutex;
+  std::condition_variable changed;
+  std::unordered_map<Connection*, std::weak_ptr<Connection>> connections;
+  enum class State { kNew, kRunning, kStopping, kStopped } state = State::kNew;
+  std::atomic<bool> stopping{false};
+
+  std::unique_ptr<HttpRouter> router;
+  net::io_context ioc{std::max(1, options.io_threads)};
+  std::optional<net::executor_work_guard<net::io_context::executor_type>> work_guard;
+  std::optional<tcp::acceptor> acceptor;
+  std::uint16_t port = 0;
+  std::vector<std::thread> io_threads;
+  // Declared last: destroyed (after join) before the context its queued tasks post to.
+  std::optional<net::thread_pool> workers;
+};
+
+namespace {
+
+HttpResponse PlainError(unsigned status, std::string message) {
+  HttpResponse r;
+  r.status = status;
+  r.content_type = "application/json";
+  r.body = sdk::DumpJson(nlohmann::json{{"error", std::move(message)}});
+  return r;
+}
+
+/// One TCP connection: reads a request with a fresh parser, routes it, writes the answer,
+/// repeats while keep-alive holds (Beast `http_server_async` / `advanced_server` shape).
+/// All members are touched on the connection's strand only.
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(tcp::socket&& socket, HttpServer::Impl& server) : stream_(std::move(socket)), server_(server) {}
+  ~Connection() { server_.Unregister(this); }
+
+  void Start() {
+    net::dispatch(stream_.get_executor(), beast::bind_front_handler(&Connection::Read, shared_from_this()));
+  }
+
+  /// Part of Stop(): a connection waiting for its next request is closed now; one in the
+  /// middle of a request finishes it and then closes (keep-alive is off while stopping).
+  void DrainIfIdle() {
+    net::dispatch(stream_.get_executor(), [self = shared_from_this()] {
+      if (self->reading_ && !(self->parser_ && self->parser_->got_some())) {
+        beast::error_code ec;
+        self->stream_.socket().close(ec);
+      }
+    });
+  }
+
+ private:
+  void Read() {
+    if (server_.stopping.load()) return Close();
+    parser_.emplace();  // a fresh parser per message: limits and state never leak over
+    parser_->header_limit(static_cast<std::uint32_t>(server_.options.max_header_bytes));
+    parser_->body_limit(server_.options.max_body_bytes);
+    reading_ = true;
+    stream_.expires_after(std::chrono::milliseconds(server_.options.read_timeout_ms));
+    http::async_read_header(stream_, buffer_, *parser_,
+                            beast::bind_front_handler(&Connection::OnHeader, shared_from_this()));
+  }
+
+  void OnHeader(beast::error_code ec, std::size_t) {
+    if (ec) return OnRead(ec, 0);
+    if (parser_->is_done()) return OnRead(ec, 0);
+    // curl sends "Expect: 100-continue" for bodies over 1 KiB and waits a second for it.
+    auto expect = parser_->get().find(http::field::expect);
+    if (expect != parser_->get().end() && beast::iequals(expect->value(), "100-continue")) {
+      auto interim = std::make_shared<http::response<http::empty_body>>(http::status::continue_, 11);
+      stream_.expires_after(std::chrono::milliseconds(server_.options.write_timeout_ms));
+      http::async_write(stream_, *interim, [self = shared_from_this(), interim](beast::error_code wec, std::size_t) {
+        if (wec) return self->Close();
+        self->ReadBody();
+      });
+      return;
+    }
+    ReadBody();
+  }
+
+  void ReadBody() {
+    stream_.expires_after(std::chrono::milliseconds(server_.options.read_timeout_ms));
+    http::async_read(stream_, buffer_, *parser_, beast::bind_front_handler(&Connection::OnRead, shared_from_this()));
+  }
+
+  void OnRead(beast::error_code ec, std::size_t) {
+    reading_ = false;
+    if (ec == http::error::end_of_stream || ec == net::error::operation_aborted || ec == beast::error::timeout ||
+        ec == net::error::connection_reset || ec == net::error::eof || ec == net::error::bad_descriptor) {
+      return Close();
+    }
+    version_ = 11;
+    keep_alive_ = false;
+    if (ec == http::error::body_limit) {
+      return Send(PlainError(413, "request body over " + std::to_string(server_.options.max_body_bytes) +
+                                      " bytes; send less"));
+    }
+    if (ec == http::error::header_limit) {
+      return Send(PlainError(431, "request headers over " + std::to_string(server_.options.max_header_bytes) +
+                                      " bytes"));
+    }
+    if (ec) {
+      if (ec.category() == http::make_error_code(http::error::bad_target).category() && parser_->got_some()) {
+        return Send(PlainError(400, "malformed HTTP request: " + ec.message()));
+      }
+      return Close();
+    }
+
+    auto message = parser_->release();
+    version_ = message.version();
+    keep_alive_ = message.keep_alive();
+    HttpRequest request;
+    request.method = std::string(message.method_string());
+    request.target = std::string(message.target());
+    request.headers.reserve(16);
+    for (const auto& field : message) {
+      std::string name(field.name_string());
+      for (char& c : name) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      request.headers.emplace_back(std::move(name), std::string(field.value()));
+    }
+    request.body = std::move(message.body());
+
+    HttpRoute route;
+    try {
+      route = server_.router->Route(request);
+    } catch (const std::exception& e) {
+      server_.log->Error(std::string("http request failed: ") + e.what());
+      return Send(PlainError(500, std::string("internal error: ") + e.what()));
+    }
+    if (!route.work) return Send(std::move(route.response));
+    // Tool calls leave the I/O thread; the answer comes back to this connection's strand.
+    net::post(*server_.workers, [self = shared_from_this(), work = std::move(route.work)]() mutable {
+      HttpResponse response;
+      try {
+        response = work();
+      } catch (const std::exception& e) {
+        response = PlainError(500, std::string("internal error: ") + e.what());
+      } catch (...) {
+        response = PlainError(500, "internal error");
+      }
+      net::post(self->stream_.get_executor(), [self, response = std::move(response)]() mutable {
+        self->Send(std::move(response));
+      });
+    });
+  }
+
+  void Send(HttpResponse response) {
+    auto res = std::make_shared<http::response<http::string_body>>(static_cast<http::status>(response.status),
+                                                                   version_);
+    res->set(http::field::server, "kioku");
+    if (!response.content_type.empty()) {
+      res->set(http::field::content_type, response.content_type);
+      res->set(http::field::cache_control, "no-store");
+    }
+    for (auto& [name, value] : response.headers) res->insert(name, value);
+    res->body() = std::move(response.body);
+    res->keep_alive(keep_alive_ && !server_.stopping.load());
+    res->prepare_payload();
+    // Beast 1.74 has no message_generator: the response lives in the handler until written.
+    stream_.expires_after(std::chrono::milliseconds(server_.options.write_timeout_ms));
+    http::async_write(stream_, *res, [self = shared_from_this(), res](beast::error_code ec, std::size_t) {
+      if (ec || res->need_eof()) return self->Close();
+      self->Read();
+    });
+  }
+
+  void Close() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+  }
+
+  beast::tcp_stream stream_;
+  HttpServer::Impl& server_;
+  beast::flat_buffer buffer_;
+  std::optional<http::request_parser<http::string_body>> parser_;
+  bool reading_ = false;
+  unsigned version_ = 11;
+  bool keep_alive_ = false;
+};
+
+}  // namespace
+
+void HttpServer::Impl::Register(Connection* connection, const std::shared_ptr<Connection>& shared) {
+  std::lock_guard lock(mutex);
+  connections.emplace(connection, shared);
+}
+
+void HttpServer::Impl::Unregister(Connection* connection) {
+  std::lock_guard lock(mutex);
+  connections.erase(connection);
+  changed.notify_all();
+}
+
+void HttpServer::Impl::Accept() {
+  acceptor->async_accept(net::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
+    if (ec == net::error::operation_aborted || !acceptor->is_open()) return;
+    if (ec) {
+      log->Warn("http accept failed: " + ec.message());
+    } else if (!stopping.load()) {
+      bool full;
+      {
+        std::lock_guard lock(mutex);
+        full = connections.size() >= options.max_connections;
+      }
+      if (full) {
+        log->Warn("http: " + std::to_string(options.max_connections) + " connections open; refusing another");
+        beast::error_code ignored;
+        socket.close(ignored);
+      } else {
+        auto connection = std::make_shared<Connection>(std::move(socket), *this);
+        Register(connection.get(), connection);
+        connection->Start();
+      }
+    }
+    Accept();
+  });
+}
+
+HttpServer::HttpServer(Runtime& runtime, mcp::Dispatcher& dispatcher, HttpServerOptions options)
+    : impl_(std::make_unique<Impl>(runtime, dispatcher, std::move(options))) {}
+
+HttpServer::~HttpServer() { Stop(); }
+
+void HttpServer::Start() {
+  Impl& s = *impl_;
+  {
+    std::lock_guard lock(s.mutex);
+    if (s.state != Impl::State::kNew) throw std::runtime_error("HttpServer::Start called twice");
+  }
+  const net::ip::address address = ParseAddress(s.options.address);
+  const std::string where = EndpointText(address, s.options.port);
+  if (!address.is_loopback() && s.options.tokens.empty()) {
+    throw std::runtime_error("refusing to serve HTTP on " + where +
+                             " without bearer tokens: configure server.http.tokens (token -> agent_id) or "
+                             "listen on 127.0.0.1");
+  }
+  s.router = std::make_unique<HttpRouter>(s.runtime, s.dispatcher, s.options, address.is_loopback());
+  tcp::acceptor acceptor(net::make_strand(s.ioc));
+  beast::error_code ec;
+  const tcp::endpoint endpoint(address, s.options.port);
+  acceptor.open(endpoint.protocol(), ec);
+  if (!ec) acceptor.set_option(net::socket_base::reuse_address(true), ec);
+  if (!ec) acceptor.bind(endpoint, ec);
+  if (!ec) acceptor.listen(net::socket_base::max_listen_connections, ec);
+  if (ec) throw std::runtime_error("cannot listen on " + where + ": " + ec.message());
+  s.port = acceptor.local_endpoint().port();
+  s.acceptor.emplace(std::move(acceptor));
+
+  s.workers.emplace(static_cast<std::size_t>(std::max(1, s.options.worker_threads)));
+  s.work_guard.emplace(s.ioc.get_executor());
+  s.Accept();
+  for (int i = 0; i < std::max(1, s.options.io_threads); ++i) {
+    s.io_threads.emplace_back([&s] {
+      // Handlers do not throw (see Connection); should one, log it and keep serving.
+      for (;;) {
+        try {
+          s.ioc.run();
+          return;
+        } catch (const std::exception& e) {
+          s.log->Error(std::string("http I/O thread: ") + e.what());
+        }
+      }
+    });
+  }
+  {
+    std::lock_guard lock(s.mutex);
+    s.state = Impl::State::kRunning;
+  }
+  s.log->Info("serving MCP over HTTP on " + EndpointText(address, s.port) + "/mcp");
+}
+
+std::uint16_t HttpServer::Port() const { return impl_->port; }
+
+void HttpServer::Stop() {
+  Impl& s = *impl_;
+  std::vector<std::shared_ptr<Connection>> live;
+  {
+    std::unique_lock lock(s.mutex);
+    if (s.state == Impl::State::kNew) {
+      s.state = Impl::State::kStopped;
+      s.changed.notify_all();
+      return;
+    }
+    if (s.state != Impl::State::kRunning) {  // another thread is stopping: wait for it
+      s.changed.wait(lock, [&] { return s.state == Impl::State::kStopped; });
+      return;
+    }
+    s.state = Impl::State::kStopping;
+    s.stopping.store(true);
+    for (auto& [raw, weak] : s.connections) {
+      if (auto c = weak.lock()) live.push_back(std::move(c));
+    }
+  }
+  net::post(s.acceptor->get_executor(), [&s] {
+    beast::error_code ec;
+    s.acceptor->close(ec);
+  });
+  for (auto& c : live) c->DrainIfIdle();
+  live.clear();  // our references must not keep connections alive
+  {
+    std::unique_lock lock(s.mutex);
+    const bool drained = s.changed.wait_for(lock, std::chrono::milliseconds(std::max(0, s.options.drain_timeout_ms)),
+                                            [&] { return s.connections.empty(); });
+    if (!drained) {
+      s.log->Warn("http: " + std::to_string(s.connections.size()) + " connection(s) still busy after " +
+                  std::to_string(s.options.drain_timeout_ms) + " ms; closing them");
+    }
+  }
+  s.work_guard.reset();
+  s.ioc.stop();
+  for (auto& t : s.io_threads) t.join();
+  s.io_threads.clear();
+  s.workers->stop();  // queued calls are dropped; running ones finish
+  s.workers->join();
+  {
+    std::lock_guard lock(s.mutex);
+    s.state = Impl::State::kStopped;
+  }
+  s.changed.notify_all();
+  s.log->Info("http server stopped");
+}
+
+void HttpServer::Wait() {
+  std::unique_lock lock(impl_->mutex);
+  impl_->changed.wait(lock, [&] { return impl_->state == Impl::State::kStopped; });
+}
+
+void HttpServer::Run(const std::atomic<bool>& stop) {
+  bool fresh;
+  {
+    std::lock_guard lock(impl_->mutex);
+    fresh = impl_->state == Impl::State::kNew;
+  }
+  if (fresh) Start();
+  std::unique_lock lock(impl_->mutex);
+  while (!stop.load() && impl_->state == Impl::State::kRunning) {
+    impl_->changed.wait_for(lock, std::chrono::milliseconds(50));
+  }
+  lock.unlock();
+  Stop();
+}
+
+}  // namespace kioku::host
