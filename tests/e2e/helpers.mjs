@@ -243,8 +243,12 @@ export async function startHttpServer(sandbox, { env = sandbox.env() } = {}) {
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (d) => {
       stderr += d;
-      // Ready once the log names the bound address; a listen line is logged after bind().
-      if (stderr.includes(listen) || stderr.includes(`:${port}`)) resolve('ready');
+      // Ready once a log line says it is serving/listening on the address (logged after bind()).
+      for (const line of stderr.split('\n')) {
+        if (line.includes(`:${port}`) && /listen|serv/i.test(line) && !/not built|unsupported|error|fail|refus/i.test(line)) {
+          resolve('ready');
+        }
+      }
     });
   });
   const first = await withTimeout(Promise.race([ready, exited]), `kioku serve --http ${listen} to start`);

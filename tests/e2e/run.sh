@@ -5,7 +5,8 @@
 # Installs the pinned npm packages with `npm ci` when node_modules is missing or was installed
 # from another package-lock.json, then runs `node --test` over *.e2e.test.mjs; exits non-zero
 # on failure.
-# Extra arguments go to `node --test` (e.g. --test-name-pattern=stdio).
+# Arguments: test files to run (default: all), other arguments go to `node --test`
+# (e.g. --test-name-pattern=stdio).
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -18,4 +19,10 @@ if [[ ! -d node_modules || ! -f $stamp || "$(cat "$stamp")" != "$want" ]]; then
   echo "$want" > "$stamp"
 fi
 
-exec node --test --test-reporter=spec --test-concurrency=2 "$@" ./*.e2e.test.mjs
+files=()
+options=()
+for arg in "$@"; do
+  if [[ $arg == *.mjs ]]; then files+=("$arg"); else options+=("$arg"); fi
+done
+(( ${#files[@]} )) || files=(./*.e2e.test.mjs)
+exec node --test --test-reporter=spec --test-concurrency=2 "${options[@]}" "${files[@]}"
