@@ -78,10 +78,11 @@ Json InputSchema() {
 Json OutputSchema() {
   return {{"type", "object"},
           {"additionalProperties", false},
-          {"required", {"recorded", "duplicates"}},
+          {"required", {"recorded", "duplicates", "expired"}},
           {"properties",
            {{"recorded", {{"type", "integer"}, {"minimum", 0}}},
-            {"duplicates", {{"type", "integer"}, {"minimum", 0}}}}}};
+            {"duplicates", {{"type", "integer"}, {"minimum", 0}}},
+            {"expired", {{"type", "integer"}, {"minimum", 0}}}}}};
 }
 
 std::string Where(const std::string& prefix, const char* field) {
@@ -207,8 +208,15 @@ void AddRecordTool(sdk::Registrar& registrar, ToolContext& ctx) {
       text += " (" + std::to_string(stats.duplicates) + " duplicate source_id" +
               (stats.duplicates == 1 ? "" : "s") + " skipped)";
     }
+    if (stats.expired > 0) {
+      text += "; " + std::to_string(stats.expired) +
+              " skipped: they have a source_id and are older than the " +
+              std::to_string(ctx.settings.retention_days) +
+              "-day retention window, so a repeat could not be detected";
+    }
     return sdk::ToolResult::Ok(text, {{"recorded", stats.inserted},
-                                      {"duplicates", stats.duplicates}});
+                                      {"duplicates", stats.duplicates},
+                                      {"expired", stats.expired}});
   });
 }
 

@@ -15,9 +15,24 @@ std::string Recorder::CleanError(std::string_view error) const {
 }
 
 WriteStats Recorder::Record(const std::vector<OutcomeRecord>& records) {
+  // A deduplicated record older than the retention window could be counted twice on a
+  // re-ingest (its raw row, the dedup key, is pruned), so it is refused and reported.
+  const std::int64_t cutoff = host_.GetClock().NowMs() -
+                              static_cast<std::int64_t>(settings_.retention_days) * sdk::kMsPerDay;
+  std::int64_t expired = 0;
+  std::vector<OutcomeRecord> kept;
+  kept.reserve(records.size());
+  for (const auto& r : records) {
+    if (!r.source_id.empty() && r.at_ms < cutoff) {
+      ++expired;
+    } else {
+      kept.push_back(r);
+    }
+  }
   WriteStats stats;
   auto& db = host_.Db();
-  sdk::WithWriteTransaction(db, [&] { stats = WriteOutcomes(db, records); });
+  sdk::WithWriteTransaction(db, [&] { stats = WriteOutcomes(db, kept); });
+  stats.expired = expired;
   MaybePrune(1);
   return stats;
 }

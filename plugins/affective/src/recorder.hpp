@@ -44,7 +44,8 @@ class Recorder {
   /// half secret survives), whitespace collapsed, then cut to `error_max_bytes`.
   std::string CleanError(std::string_view error) const;
 
-  /// Writes the records in one write transaction, then gives retention one chunk.
+  /// Writes the records in one write transaction, then gives retention one chunk. Records
+  /// with a source_id dated before the retention window are skipped (WriteStats::expired).
   WriteStats Record(const std::vector<OutcomeRecord>& records);
 
   /// Retention when due (see file comment); `max_chunks` bounds the work of this call.

@@ -22,6 +22,9 @@ std::int64_t DayOf(std::int64_t at_ms);
 struct WriteStats {
   std::int64_t inserted = 0;
   std::int64_t duplicates = 0;  ///< Skipped: their source_id was already stored.
+  /// Skipped by Recorder::Record: they carry a source_id but are older than the retention
+  /// window, where the raw row that deduplicates them may already be gone.
+  std::int64_t expired = 0;
 };
 
 /// Inserts `records` (already validated and normalized) into affective_outcomes and folds
