@@ -216,7 +216,8 @@ TEST_F(HttpServerTest, LegacySessionLifecycle) {
   ASSERT_EQ(list.result_int(), 200);
   EXPECT_EQ(list[http::field::content_type], "application/json");
   std::vector<std::string> names;
-  for (const auto& tool : Body(list)["result"]["tools"]) names.push_back(tool["name"]);
+  const json listed = Body(list);
+  for (const auto& tool : listed["result"]["tools"]) names.push_back(tool["name"]);
   EXPECT_EQ(names, (std::vector<std::string>{"echo_say", "echo_fail", "echo_bytes", "echo_wait"}));
 
   auto call = client.Send(Make(http::verb::post, "/mcp",
