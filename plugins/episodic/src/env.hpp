@@ -1,0 +1,44 @@
+#pragma once
+/// @file env.hpp
+/// What every tool group of the plugin shares: host services and parsed settings, plus
+/// the argument helpers the tools have in common (times, secrets, project scope).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "kioku/sdk/host.hpp"
+#include "kioku/sdk/tool.hpp"
+#include "settings.hpp"
+
+namespace kioku::episodic {
+
+struct Env {
+  sdk::HostServices& host;
+  Settings settings;
+};
+
+/// Reads an optional RFC 3339 argument. Throws sdk::ToolError naming the argument and
+/// showing the expected form when the text is not RFC 3339.
+std::optional<std::int64_t> TimeArg(const sdk::Json& args, const char* key);
+
+/// Time window [since, until): `since` inclusive, `until` exclusive. Throws sdk::ToolError
+/// when since >= until (an empty or inverted window is always a caller mistake).
+void CheckWindow(std::optional<std::int64_t> since, std::optional<std::int64_t> until);
+
+/// Throws sdk::ToolError when `text` holds something that looks like a credential
+/// (sdk::FindSecret); `field` names the argument. Nothing is stored in that case.
+void RefuseSecrets(std::string_view text, std::string_view field);
+
+/// The project a call is scoped to: the `project` argument when given ("*" = every
+/// project, returned as nullopt), else the caller's project_id, else nullopt (no filter).
+std::optional<std::string> ProjectScope(const sdk::Json& args, const sdk::Caller& caller);
+
+/// Reads a string argument or returns `fallback`.
+std::string StrArg(const sdk::Json& args, const char* key, std::string fallback = {});
+
+/// Collapsed whitespace, lower-cased ASCII: the key two texts are "the same" under.
+std::string NormalizeKey(std::string_view text);
+
+}  // namespace kioku::episodic

@@ -1,0 +1,27 @@
+#pragma once
+/// @file episodic_plugin.hpp
+/// The episodic memory layer: "what happened last time?". Sessions, their logs and
+/// summaries, recall by meaning and time, a timeline digest, compaction under a token
+/// budget, and transcript ingest (Claude Code, Codex CLI, generic JSONL). See README.md.
+
+#include <memory>
+
+#include "env.hpp"
+#include "kioku/sdk/host.hpp"
+#include "kioku/sdk/plugin.hpp"
+
+namespace kioku::episodic {
+
+class EpisodicPlugin : public sdk::Plugin {
+ public:
+  explicit EpisodicPlugin(sdk::HostServices& host);
+
+  nlohmann::json SettingsSchema() const override;
+  std::vector<sdk::Migration> Migrations() const override;
+  void Register(sdk::Registrar& registrar) override;
+
+ private:
+  std::unique_ptr<Env> env_;
+};
+
+}  // namespace kioku::episodic

@@ -1,0 +1,4 @@
+#include "tools.hpp"
+namespace kioku::episodic {
+void RegisterIngestTools(sdk::Registrar&, Env&) {}
+}  // namespace kioku::episodic

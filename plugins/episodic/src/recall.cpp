@@ -1,0 +1,294 @@
+#include "recall.hpp"
+
+#include <algorithm>
+#include <map>
+#include <variant>
+
+#include <SQLiteCpp/Statement.h>
+
+#include "kioku/sdk/fts.hpp"
+#include "kioku/sdk/fusion.hpp"
+#include "kioku/sdk/text.hpp"
+
+namespace kioku::episodic {
+
+namespace {
+
+constexpr int kListDepth = 300;
+constexpr const char* kLogPrefix = "log:";
+
+using Bind = std::variant<std::string, std::int64_t>;
+
+struct Filter {
+  std::string sql;
+  std::vector<Bind> binds;
+  void Add(const std::string& clause, std::vector<Bind> b) {
+    sql += " AND " + clause;
+    for (auto& x : b) binds.push_back(std::move(x));
+  }
+};
+
+void BindAll(SQLite::Statement& st, const std::vector<Bind>& binds, int first = 1) {
+  int i = first;
+  for (const auto& b : binds) {
+    if (std::holds_alternative<std::string>(b)) {
+      st.bind(i++, std::get<std::string>(b));
+    } else {
+      st.bind(i++, static_cast<int64_t>(std::get<std::int64_t>(b)));
+    }
+  }
+}
+
+// Session-level filters (alias `se`).
+Filter SessionFilter(const RecallQuery& q) {
+  Filter f;
+  if (!q.session_id.empty()) f.Add("se.id = ?", {q.session_id});
+  if (q.project) f.Add("(se.project = ? OR se.project = '')", {*q.project});
+  return f;
+}
+
+// Summary filters (alias `s`, joined with `se`).
+Filter SummaryFilter(const RecallQuery& q) {
+  Filter f = SessionFilter(q);
+  if (q.since) f.Add("s.ended_at >= ?", {*q.since});
+  if (q.until) f.Add("s.started_at < ?", {*q.until});
+  if (!q.agent_id.empty()) {
+    f.Add("(s.agent_id = ? OR (s.agent_id = '' AND se.agent_id = ?))", {q.agent_id, q.agent_id});
+  }
+  return f;
+}
+
+// Sessions without an active summary, seen through their log (alias `se`).
+Filter LogOnlyFilter(const RecallQuery& q) {
+  Filter f = SessionFilter(q);
+  f.Add("NOT EXISTS (SELECT 1 FROM episodic_summaries x WHERE x.session_id = se.id AND "
+        "x.status = 'active')",
+        {});
+  f.Add("EXISTS (SELECT 1 FROM episodic_log y WHERE y.session_id = se.id)", {});
+  if (q.since) f.Add("se.last_activity_at >= ?", {*q.since});
+  if (q.until) f.Add("se.started_at < ?", {*q.until});
+  if (!q.agent_id.empty()) f.Add("se.agent_id = ?", {q.agent_id});
+  return f;
+}
+
+const char* kSummarySelect =
+    "SELECT s.id, s.session_id, s.kind, s.ended_at, s.started_at, s.model, s.message_count, "
+    "se.title, s.summary FROM episodic_summaries s JOIN episodic_sessions se ON se.id = "
+    "s.session_id";
+
+RecallItem ReadSummaryItem(SQLite::Statement& st) {
+  RecallItem it;
+  it.summary_id = st.getColumn(0).getString();
+  it.session_id = st.getColumn(1).getString();
+  it.kind = st.getColumn(2).getString();
+  it.time = st.getColumn(3).getInt64();
+  it.started_at = st.getColumn(4).getInt64();
+  it.model = st.getColumn(5).getString();
+  it.message_count = st.getColumn(6).getInt64();
+  it.title = st.getColumn(7).getString();
+  it.text = st.getColumn(8).getString();
+  return it;
+}
+
+// A session known only by its log: title plus its latest entries (decisions/issues first).
+RecallItem LogOnlyItem(SQLite::Database& db, const std::string& session_id) {
+  RecallItem it;
+  SQLite::Statement s(db,
+                      "SELECT id, title, model, started_at, last_activity_at, message_count "
+                      "FROM episodic_sessions WHERE id = ?");
+  s.bind(1, session_id);
+  if (!s.executeStep()) return it;
+  it.session_id = s.getColumn(0).getString();
+  it.kind = "log";
+  it.title = s.getColumn(1).getString();
+  it.model = s.getColumn(2).getString();
+  it.started_at = s.getColumn(3).getInt64();
+  it.time = s.getColumn(4).getInt64();
+  it.message_count = s.getColumn(5).getInt64();
+  SQLite::Statement l(db,
+                      "SELECT type, entry FROM episodic_log WHERE session_id = ? ORDER BY "
+                      "CASE type WHEN 'decision' THEN 0 WHEN 'issue' THEN 1 ELSE 2 END, seq "
+                      "DESC LIMIT 6");
+  l.bind(1, session_id);
+  std::string text = it.title.empty() ? "(no summary yet)" : it.title + " (no summary yet)";
+  std::int64_t entries = 0;
+  while (l.executeStep()) {
+    text += "\n" + l.getColumn(0).getString() + ": " + l.getColumn(1).getString();
+    ++entries;
+  }
+  if (it.message_count == 0) it.message_count = entries;
+  it.text = text;
+  return it;
+}
+
+RecallResult Recency(SQLite::Database& db, const RecallQuery& q) {
+  RecallResult r;
+  r.mode = "recency";
+  const Filter sf = SummaryFilter(q);
+  const Filter lf = LogOnlyFilter(q);
+  {
+    SQLite::Statement c(db,
+                        "SELECT (SELECT COUNT(*) FROM episodic_summaries s JOIN "
+                        "episodic_sessions se ON se.id = s.session_id WHERE s.status = 'active'" +
+                            sf.sql +
+                            ") + (SELECT COUNT(*) FROM episodic_sessions se WHERE 1" + lf.sql +
+                            ")");
+    BindAll(c, sf.binds);
+    BindAll(c, lf.binds, static_cast<int>(sf.binds.size()) + 1);
+    c.executeStep();
+    r.matched = static_cast<std::size_t>(c.getColumn(0).getInt64());
+  }
+  // Newest summaries and newest log-only sessions, merged by time.
+  std::vector<RecallItem> items;
+  {
+    SQLite::Statement st(db, std::string(kSummarySelect) + " WHERE s.status = 'active'" + sf.sql +
+                                 " ORDER BY s.ended_at DESC, s.id DESC LIMIT ?");
+    BindAll(st, sf.binds);
+    st.bind(static_cast<int>(sf.binds.size()) + 1, q.limit);
+    while (st.executeStep()) items.push_back(ReadSummaryItem(st));
+  }
+  {
+    SQLite::Statement st(db, "SELECT se.id FROM episodic_sessions se WHERE 1" + lf.sql +
+                                 " ORDER BY se.last_activity_at DESC, se.id DESC LIMIT ?");
+    BindAll(st, lf.binds);
+    st.bind(static_cast<int>(lf.binds.size()) + 1, q.limit);
+    std::vector<std::string> ids;
+    while (st.executeStep()) ids.push_back(st.getColumn(0).getString());
+    for (auto& id : ids) items.push_back(LogOnlyItem(db, id));
+  }
+  std::stable_sort(items.begin(), items.end(), [](const RecallItem& a, const RecallItem& b) {
+    if (a.time != b.time) return a.time > b.time;
+    return a.summary_id + a.session_id > b.summary_id + b.session_id;
+  });
+  if (items.size() > static_cast<std::size_t>(q.limit)) items.resize(q.limit);
+  for (std::size_t i = 0; i < items.size(); ++i) items[i].score = 1.0 / (60.0 + double(i + 1));
+  r.items = std::move(items);
+  return r;
+}
+
+}  // namespace
+
+RecallResult RunRecall(SQLite::Database& db, const RecallQuery& q) {
+  sdk::FtsQueryOptions word_opts;
+  auto word = sdk::BuildFtsQuery(q.query, word_opts);
+  if (!word) return Recency(db, q);
+
+  RecallResult r;
+  r.mode = "text";
+  const Filter sf = SummaryFilter(q);
+  std::map<std::string, RecallItem> items;  // key: summary id or "log:<session>"
+
+  auto summary_list = [&](const std::string& fts_table, const std::string& match) {
+    sdk::RankList list;
+    SQLite::Statement st(db, std::string(kSummarySelect) + " JOIN " + fts_table + " ON " +
+                                 fts_table + ".rowid = s.rowid WHERE " + fts_table +
+                                 " MATCH ? AND s.status = 'active'" + sf.sql + " ORDER BY bm25(" +
+                                 fts_table + ") LIMIT " + std::to_string(kListDepth));
+    st.bind(1, match);
+    BindAll(st, sf.binds, 2);
+    while (st.executeStep()) {
+      RecallItem it = ReadSummaryItem(st);
+      list.ids.push_back(it.summary_id);
+      items.emplace(it.summary_id, std::move(it));
+    }
+    return list;
+  };
+
+  std::vector<sdk::RankList> lists;
+  sdk::RankList bm25 = summary_list("episodic_summaries_fts", *word);
+  bm25.name = "bm25";
+  bm25.weight = 1.0;
+  lists.push_back(std::move(bm25));
+
+  sdk::FtsQueryOptions tri_opts;
+  tri_opts.min_token_chars = 3;
+  if (auto tri = sdk::BuildFtsQuery(q.query, tri_opts)) {
+    sdk::RankList l = summary_list("episodic_summaries_tri", *tri);
+    l.name = "trigram";
+    l.weight = 0.5;
+    lists.push_back(std::move(l));
+  }
+
+  // Log entries: each hit votes for its session's newest active summary in the window, or
+  // for the session itself when it has none.
+  {
+    Filter lf = SessionFilter(q);
+    if (q.since) lf.Add("l.at >= ?", {*q.since});
+    if (q.until) lf.Add("l.at < ?", {*q.until});
+    if (!q.agent_id.empty()) lf.Add("(l.agent_id = ? OR se.agent_id = ?)", {q.agent_id, q.agent_id});
+    SQLite::Statement st(db,
+                         "SELECT l.session_id FROM episodic_log_fts JOIN episodic_log l ON "
+                         "l.rowid = episodic_log_fts.rowid JOIN episodic_sessions se ON se.id = "
+                         "l.session_id WHERE episodic_log_fts MATCH ?" +
+                             lf.sql + " ORDER BY bm25(episodic_log_fts) LIMIT " +
+                             std::to_string(kListDepth));
+    st.bind(1, *word);
+    BindAll(st, lf.binds, 2);
+    std::vector<std::string> sessions;
+    while (st.executeStep()) {
+      std::string id = st.getColumn(0).getString();
+      if (std::find(sessions.begin(), sessions.end(), id) == sessions.end()) {
+        sessions.push_back(std::move(id));
+      }
+    }
+    sdk::RankList l;
+    l.name = "log";
+    l.weight = 0.7;
+    SQLite::Statement newest(db, std::string(kSummarySelect) +
+                                     " WHERE s.status = 'active' AND s.session_id = ?" + sf.sql +
+                                     " ORDER BY s.ended_at DESC, s.id DESC LIMIT 1");
+    for (const auto& sid : sessions) {
+      newest.reset();
+      newest.clearBindings();
+      newest.bind(1, sid);
+      BindAll(newest, sf.binds, 2);
+      if (newest.executeStep()) {
+        RecallItem it = ReadSummaryItem(newest);
+        l.ids.push_back(it.summary_id);
+        items.emplace(it.summary_id, std::move(it));
+        continue;
+      }
+      // No active summary matching the filters: only a summary-less session qualifies.
+      SQLite::Statement any(db,
+                            "SELECT 1 FROM episodic_summaries WHERE session_id = ? AND status = "
+                            "'active' LIMIT 1");
+      any.bind(1, sid);
+      if (any.executeStep()) continue;
+      RecallItem it = LogOnlyItem(db, sid);
+      if (q.since && it.time < *q.since) continue;
+      if (q.until && it.started_at >= *q.until) continue;
+      const std::string key = kLogPrefix + sid;
+      l.ids.push_back(key);
+      items.emplace(key, std::move(it));
+    }
+    lists.push_back(std::move(l));
+  }
+
+  // Recency as a weak tie-breaker among the text matches only.
+  {
+    std::vector<std::pair<std::int64_t, std::string>> by_time;
+    for (auto& [key, it] : items) by_time.emplace_back(it.time, key);
+    std::sort(by_time.begin(), by_time.end(), [](auto& a, auto& b) {
+      return a.first != b.first ? a.first > b.first : a.second > b.second;
+    });
+    sdk::RankList l;
+    l.name = "recent";
+    l.weight = 0.2;
+    for (auto& [t, key] : by_time) l.ids.push_back(key);
+    lists.push_back(std::move(l));
+  }
+
+  auto fused = sdk::ReciprocalRankFusion(lists);
+  r.matched = fused.size();
+  for (const auto& f : fused) {
+    if (r.items.size() >= static_cast<std::size_t>(q.limit)) break;
+    auto it = items.find(f.id);
+    if (it == items.end()) continue;
+    RecallItem item = it->second;
+    item.score = f.score;
+    r.items.push_back(std::move(item));
+  }
+  return r;
+}
+
+}  // namespace kioku::episodic

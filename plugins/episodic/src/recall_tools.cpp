@@ -1,0 +1,174 @@
+// session_recall and session_timeline.
+#include "kioku/sdk/clock.hpp"
+#include "kioku/sdk/text.hpp"
+#include "recall.hpp"
+#include "schema_util.hpp"
+#include "store.hpp"
+#include "timeline.hpp"
+#include "tools.hpp"
+
+namespace kioku::episodic {
+
+namespace {
+
+using sdk::Json;
+
+void AddRecall(sdk::Registrar& reg, Env& env) {
+  sdk::ToolSpec spec;
+  spec.name = "session_recall";
+  spec.title = "Recall past sessions";
+  spec.description =
+      "Answers 'what happened last time?': returns summaries of past sessions, best match "
+      "first, as compact lines '[time] session=… model=… msgs=N' + summary. Use a query "
+      "(words, identifiers, file names) to search by meaning; omit it for the most recent "
+      "sessions. since/until (RFC 3339) bound the time: since inclusive, until exclusive. "
+      "Scoped to this project unless project is given (\"*\" = all). Output is cut to a "
+      "token budget and says how many more matched.";
+  spec.input_schema = js::Object(
+      {{"query", js::Str(1000, "Search text; empty = most recent first.")},
+       {"since", js::Str(64, "RFC 3339; only sessions active at or after this time.")},
+       {"until", js::Str(64, "RFC 3339; only sessions that started before this time.")},
+       {"session_id", js::Str(128, "Only this session (id or unique prefix).", 1)},
+       {"agent_id", js::Str(200, "Only sessions of this agent.")},
+       {"project", js::Str(1000, "Project id; default: this project; \"*\" = all.")},
+       {"limit", js::Int(1, 100, "Maximum summaries (default 10).")},
+       {"token_budget", js::Int(50, 50'000, "Output budget in tokens (default 2000).")}});
+  Json item = js::OutObject({{"session_id", js::T("string")},
+                             {"summary_id", js::NullableStr()},
+                             {"time", js::T("string")},
+                             {"started_at", js::T("string")},
+                             {"model", js::T("string")},
+                             {"message_count", js::T("integer")},
+                             {"summary", js::T("string")},
+                             {"truncated", js::T("boolean")},
+                             {"kind", js::T("string")},
+                             {"score", js::T("number")}},
+                            {"session_id", "time", "model", "message_count", "summary", "score"});
+  spec.output_schema = js::OutObject({{"summaries", {{"type", "array"}, {"items", item}}},
+                                      {"omitted", js::T("integer")},
+                                      {"matched", js::T("integer")},
+                                      {"mode", js::T("string")}},
+                                     {"summaries", "omitted"});
+  spec.annotations.read_only = true;
+  spec.annotations.idempotent = true;
+  reg.AddTool(spec, [&env](const Json& args, const sdk::CallContext& ctx) {
+    RecallQuery q;
+    q.query = StrArg(args, "query");
+    q.since = TimeArg(args, "since");
+    q.until = TimeArg(args, "until");
+    CheckWindow(q.since, q.until);
+    q.agent_id = StrArg(args, "agent_id");
+    q.limit = args.value("limit", env.settings.recall_default_limit);
+    auto& db = env.host.Db();
+    if (args.contains("session_id")) {
+      q.session_id = ResolveSessionId(db, args["session_id"].get<std::string>());
+      q.project = std::nullopt;  // an explicit session is found wherever it belongs
+    } else {
+      q.project = ProjectScope(args, ctx.caller);
+    }
+    const auto budget = static_cast<std::size_t>(
+        args.value("token_budget", env.settings.recall_token_budget));
+    RecallResult r = RunRecall(db, q);
+
+    std::string text;
+    Json out_items = Json::array();
+    std::size_t used = 0;
+    for (const auto& it : r.items) {
+      std::string head = "[" + sdk::FormatRfc3339(it.time) + "] session=" + it.session_id +
+                         " model=" + (it.model.empty() ? "?" : it.model) +
+                         " msgs=" + std::to_string(it.message_count);
+      if (it.kind == "consolidated") head += " (consolidated)";
+      std::string body = sdk::CollapseWhitespace(it.text);
+      std::string shown = sdk::TruncateUtf8(body, env.settings.recall_summary_chars);
+      std::size_t cost = sdk::EstimateTokens(head) + sdk::EstimateTokens(shown) + 1;
+      if (used + cost > budget) {
+        if (!out_items.empty()) break;
+        // The best match always shows, cut to what the budget leaves.
+        const std::size_t room_tokens = budget > sdk::EstimateTokens(head) + 1
+                                            ? budget - sdk::EstimateTokens(head) - 1
+                                            : 1;
+        shown = sdk::TruncateUtf8(shown, room_tokens * 4);
+        cost = budget;
+      }
+      used += cost;
+      text += (text.empty() ? "" : "\n") + head + "\n  " + shown;
+      out_items.push_back({{"session_id", it.session_id},
+                           {"summary_id", it.summary_id.empty() ? Json(nullptr)
+                                                                : Json(it.summary_id)},
+                           {"time", sdk::FormatRfc3339(it.time)},
+                           {"started_at", sdk::FormatRfc3339(it.started_at)},
+                           {"model", it.model},
+                           {"message_count", it.message_count},
+                           {"summary", shown},
+                           {"truncated", shown.size() < it.text.size()},
+                           {"kind", it.kind},
+                           {"score", it.score}});
+    }
+    const std::size_t omitted = r.matched > out_items.size() ? r.matched - out_items.size() : 0;
+    if (out_items.empty()) {
+      text = q.query.empty() || r.mode == "recency"
+                 ? "No sessions recorded in this scope yet (project/time filters apply)."
+                 : "No session matches '" + sdk::TruncateUtf8(q.query, 80) +
+                       "'; try other words, drop since/until, or omit query for the latest";
+    }
+    if (omitted > 0) {
+      text += "\n… " + std::to_string(omitted) +
+              " more (raise limit/token_budget or narrow with query, since, until)";
+    }
+    return sdk::ToolResult::Ok(text, {{"summaries", out_items},
+                                      {"omitted", omitted},
+                                      {"matched", r.matched},
+                                      {"mode", r.mode}});
+  });
+}
+
+void AddTimeline(sdk::Registrar& reg, Env& env) {
+  sdk::ToolSpec spec;
+  spec.name = "session_timeline";
+  spec.title = "Digest of a day or week";
+  spec.description =
+      "Summarizes a time window across sessions: which sessions ran, decisions logged, "
+      "issues hit, open items and files touched. Default window: the last 7 days. Use it "
+      "for stand-ups, weekly reviews or to pick up open items. since inclusive, until "
+      "exclusive (RFC 3339; a date like 2026-05-19 means midnight UTC).";
+  spec.input_schema = js::Object(
+      {{"since", js::Str(64, "RFC 3339 start (inclusive); default: until - 7 days.")},
+       {"until", js::Str(64, "RFC 3339 end (exclusive); default: now.")},
+       {"project", js::Str(1000, "Project id; default: this project; \"*\" = all.")},
+       {"agent_id", js::Str(200, "Only sessions of this agent.")}});
+  Json list = {{"type", "array"}};
+  spec.output_schema = js::OutObject({{"since", js::T("string")},
+                                      {"until", js::T("string")},
+                                      {"sessions", list},
+                                      {"decisions", list},
+                                      {"issues", list},
+                                      {"open_items", list},
+                                      {"files", list},
+                                      {"omitted", js::T("object")}},
+                                     {"since", "until", "sessions", "decisions", "issues",
+                                      "open_items", "files", "omitted"});
+  spec.annotations.read_only = true;
+  spec.annotations.idempotent = true;
+  reg.AddTool(spec, [&env](const Json& args, const sdk::CallContext& ctx) {
+    TimelineQuery q;
+    const auto since = TimeArg(args, "since");
+    const auto until = TimeArg(args, "until");
+    CheckWindow(since, until);
+    q.until = until.value_or(since ? *since + 7 * sdk::kMsPerDay : env.host.GetClock().NowMs() + 1);
+    q.since = since.value_or(q.until - 7 * sdk::kMsPerDay);
+    q.project = ProjectScope(args, ctx.caller);
+    q.agent_id = StrArg(args, "agent_id");
+    q.max_items = env.settings.timeline_max_items;
+    Json digest = BuildTimeline(env.host.Db(), q);
+    return sdk::ToolResult::Ok(FormatTimeline(digest), digest);
+  });
+}
+
+}  // namespace
+
+void RegisterRecallTools(sdk::Registrar& registrar, Env& env) {
+  AddRecall(registrar, env);
+  AddTimeline(registrar, env);
+}
+
+}  // namespace kioku::episodic

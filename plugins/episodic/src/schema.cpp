@@ -1,0 +1,146 @@
+#include "schema.hpp"
+
+namespace kioku::episodic {
+
+namespace {
+
+constexpr const char* kV1 = R"SQL(
+CREATE TABLE episodic_sessions (
+  id TEXT PRIMARY KEY,
+  agent_id TEXT NOT NULL DEFAULT '',
+  model TEXT NOT NULL DEFAULT '',
+  project TEXT NOT NULL DEFAULT '',
+  title TEXT NOT NULL DEFAULT '',
+  source TEXT NOT NULL DEFAULT 'live',
+  branch TEXT NOT NULL DEFAULT '',
+  started_at INTEGER NOT NULL,
+  ended_at INTEGER,
+  last_activity_at INTEGER NOT NULL,
+  message_count INTEGER NOT NULL DEFAULT 0,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX episodic_sessions_activity ON episodic_sessions(last_activity_at);
+CREATE INDEX episodic_sessions_project ON episodic_sessions(project, last_activity_at);
+
+CREATE TABLE episodic_log (
+  id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL REFERENCES episodic_sessions(id) ON DELETE CASCADE,
+  seq INTEGER NOT NULL,
+  at INTEGER NOT NULL,
+  type TEXT NOT NULL CHECK (type IN ('progress','note','issue','decision','request')),
+  entry TEXT NOT NULL,
+  tags TEXT NOT NULL DEFAULT '[]',
+  agent_id TEXT NOT NULL DEFAULT '',
+  source_ref TEXT NOT NULL DEFAULT '',
+  UNIQUE (session_id, seq)
+);
+CREATE INDEX episodic_log_at ON episodic_log(at);
+CREATE VIRTUAL TABLE episodic_log_fts USING fts5(
+  entry, content='episodic_log', content_rowid='rowid', tokenize='porter unicode61');
+CREATE TRIGGER episodic_log_ai AFTER INSERT ON episodic_log BEGIN
+  INSERT INTO episodic_log_fts(rowid, entry) VALUES (new.rowid, new.entry);
+END;
+CREATE TRIGGER episodic_log_ad AFTER DELETE ON episodic_log BEGIN
+  INSERT INTO episodic_log_fts(episodic_log_fts, rowid, entry) VALUES ('delete', old.rowid, old.entry);
+END;
+CREATE TRIGGER episodic_log_au AFTER UPDATE OF entry ON episodic_log BEGIN
+  INSERT INTO episodic_log_fts(episodic_log_fts, rowid, entry) VALUES ('delete', old.rowid, old.entry);
+  INSERT INTO episodic_log_fts(rowid, entry) VALUES (new.rowid, new.entry);
+END;
+
+CREATE TABLE episodic_summaries (
+  id TEXT PRIMARY KEY,
+  session_id TEXT NOT NULL REFERENCES episodic_sessions(id) ON DELETE CASCADE,
+  kind TEXT NOT NULL CHECK (kind IN ('summary','session_end','consolidated','transcript')),
+  status TEXT NOT NULL DEFAULT 'active' CHECK (status IN ('active','folded')),
+  folded_into TEXT REFERENCES episodic_summaries(id),
+  summary TEXT NOT NULL,
+  token_count INTEGER NOT NULL,
+  model TEXT NOT NULL DEFAULT '',
+  message_count INTEGER NOT NULL DEFAULT 0,
+  started_at INTEGER NOT NULL,
+  ended_at INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  agent_id TEXT NOT NULL DEFAULT '',
+  method TEXT NOT NULL DEFAULT '',
+  source_key TEXT UNIQUE
+);
+CREATE INDEX episodic_summaries_session ON episodic_summaries(session_id, status, started_at);
+CREATE INDEX episodic_summaries_time ON episodic_summaries(status, ended_at);
+CREATE VIRTUAL TABLE episodic_summaries_fts USING fts5(
+  summary, content='episodic_summaries', content_rowid='rowid', tokenize='porter unicode61');
+CREATE VIRTUAL TABLE episodic_summaries_tri USING fts5(
+  summary, content='episodic_summaries', content_rowid='rowid', tokenize='trigram');
+CREATE TRIGGER episodic_summaries_ai AFTER INSERT ON episodic_summaries BEGIN
+  INSERT INTO episodic_summaries_fts(rowid, summary) VALUES (new.rowid, new.summary);
+  INSERT INTO episodic_summaries_tri(rowid, summary) VALUES (new.rowid, new.summary);
+END;
+CREATE TRIGGER episodic_summaries_ad AFTER DELETE ON episodic_summaries BEGIN
+  INSERT INTO episodic_summaries_fts(episodic_summaries_fts, rowid, summary) VALUES ('delete', old.rowid, old.summary);
+  INSERT INTO episodic_summaries_tri(episodic_summaries_tri, rowid, summary) VALUES ('delete', old.rowid, old.summary);
+END;
+CREATE TRIGGER episodic_summaries_au AFTER UPDATE OF summary ON episodic_summaries BEGIN
+  INSERT INTO episodic_summaries_fts(episodic_summaries_fts, rowid, summary) VALUES ('delete', old.rowid, old.summary);
+  INSERT INTO episodic_summaries_tri(episodic_summaries_tri, rowid, summary) VALUES ('delete', old.rowid, old.summary);
+  INSERT INTO episodic_summaries_fts(rowid, summary) VALUES (new.rowid, new.summary);
+  INSERT INTO episodic_summaries_tri(rowid, summary) VALUES (new.rowid, new.summary);
+END;
+
+CREATE TABLE episodic_files (
+  session_id TEXT NOT NULL REFERENCES episodic_sessions(id) ON DELETE CASCADE,
+  path TEXT NOT NULL,
+  action TEXT NOT NULL CHECK (action IN ('read','modified')),
+  count INTEGER NOT NULL DEFAULT 1,
+  first_at INTEGER NOT NULL,
+  last_at INTEGER NOT NULL,
+  PRIMARY KEY (session_id, path, action)
+);
+CREATE INDEX episodic_files_last ON episodic_files(last_at);
+
+CREATE TABLE episodic_tool_stats (
+  session_id TEXT NOT NULL REFERENCES episodic_sessions(id) ON DELETE CASCADE,
+  tool TEXT NOT NULL,
+  calls INTEGER NOT NULL DEFAULT 0,
+  failures INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (session_id, tool)
+);
+
+CREATE TABLE episodic_ingest_files (
+  path TEXT PRIMARY KEY,
+  format TEXT NOT NULL,
+  byte_offset INTEGER NOT NULL,
+  line_no INTEGER NOT NULL,
+  head TEXT NOT NULL,
+  state TEXT NOT NULL DEFAULT '{}',
+  skipped_lines INTEGER NOT NULL DEFAULT 0,
+  updated_at INTEGER NOT NULL
+);
+
+CREATE TABLE episodic_ingest_seen (key TEXT PRIMARY KEY) WITHOUT ROWID;
+
+CREATE TABLE episodic_outbox (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  dedupe_key TEXT UNIQUE,
+  tool TEXT NOT NULL,
+  payload TEXT NOT NULL,
+  caller TEXT NOT NULL DEFAULT '{}',
+  status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending','sent')),
+  attempts INTEGER NOT NULL DEFAULT 0,
+  last_error TEXT NOT NULL DEFAULT '',
+  created_at INTEGER NOT NULL,
+  sent_at INTEGER
+);
+CREATE INDEX episodic_outbox_pending ON episodic_outbox(status, id);
+)SQL";
+
+}  // namespace
+
+std::vector<sdk::Migration> EpisodicMigrations() {
+  sdk::Migration v1;
+  v1.version = 1;
+  v1.description = "sessions, log, summaries (FTS5 word + trigram), files, ingest state, outbox";
+  v1.sql = kV1;
+  return {v1};
+}
+
+}  // namespace kioku::episodic

@@ -1,0 +1,25 @@
+#pragma once
+/// @file schema.hpp
+/// Tables of the episodic layer (all prefixed `episodic_`) and their migrations.
+///
+///   episodic_sessions      one row per session (live or imported from a transcript)
+///   episodic_log           append-only session log (progress/note/issue/decision/request)
+///   episodic_summaries     summaries; `status` = active | folded (compaction keeps originals)
+///   episodic_files         files touched per session (read / modified)
+///   episodic_tool_stats    tool calls and failures per session (from transcripts)
+///   episodic_ingest_files  per transcript file: byte offset, line number, parser state
+///   episodic_ingest_seen   transcript line ids already recorded (Claude Code `uuid`)
+///   episodic_outbox        cross-layer calls (feedback_record, memory_suggest) written in
+///                          the ingest transaction and delivered after commit
+/// FTS5 indexes (external content): episodic_summaries_fts (unicode61 + Porter),
+/// episodic_summaries_tri (trigram, substrings), episodic_log_fts (unicode61 + Porter).
+
+#include <vector>
+
+#include "kioku/sdk/plugin.hpp"
+
+namespace kioku::episodic {
+
+std::vector<sdk::Migration> EpisodicMigrations();
+
+}  // namespace kioku::episodic

@@ -1,0 +1,175 @@
+#include "test_util.hpp"
+
+namespace kioku::episodic::testing {
+namespace {
+
+using nlohmann::json;
+
+class RecallTest : public EpisodicTest {
+ protected:
+  // A session with one point-in-time summary at `at`.
+  void Add(const std::string& id, const char* at, const std::string& text,
+           const std::string& project = "") {
+    json start = {{"session_id", id}};
+    if (!project.empty()) start["project"] = project;
+    CallOk("session_start", start);
+    CallOk("session_summary_add",
+           {{"session_id", id}, {"summary", text}, {"started_at", at}, {"ended_at", at}});
+  }
+  std::vector<std::string> Sessions(const json& args) {
+    auto r = CallOk("session_recall", args);
+    std::vector<std::string> out;
+    for (auto& s : r.structured["summaries"]) out.push_back(s["session_id"]);
+    return out;
+  }
+};
+
+TEST_F(RecallTest, QueryRanksByTextAndExcludesNonMatches) {
+  Add("s-pag", "2026-01-01T10:00:00Z", "Added cursor pagination to GET /plots; limit param.");
+  Add("s-auth", "2026-01-02T10:00:00Z", "Fixed login race in session refresh.");
+  Add("s-both", "2026-01-03T10:00:00Z", "Pagination docs touched briefly; mostly CSS work.");
+  auto got = Sessions({{"query", "cursor pagination"}});
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0], "s-pag");  // matches both words
+  EXPECT_EQ(got[1], "s-both");
+}
+
+TEST_F(RecallTest, EmptyQueryFallsBackToRecency) {
+  Add("old", "2026-01-01T10:00:00Z", "a");
+  Add("new", "2026-01-03T10:00:00Z", "b");
+  Add("mid", "2026-01-02T10:00:00Z", "c");
+  EXPECT_EQ(Sessions(json::object()), (std::vector<std::string>{"new", "mid", "old"}));
+  // A query without searchable tokens behaves the same.
+  auto r = CallOk("session_recall", {{"query", "\"*-()"}});
+  EXPECT_EQ(r.structured["mode"], "recency");
+}
+
+TEST_F(RecallTest, SinceIsInclusiveUntilIsExclusive) {
+  Add("t0", "2026-01-01T00:00:00Z", "entry zero");
+  Add("t1", "2026-01-02T00:00:00Z", "entry one");
+  Add("t2", "2026-01-03T00:00:00Z", "entry two");
+  EXPECT_EQ(Sessions({{"since", "2026-01-02T00:00:00Z"}}),
+            (std::vector<std::string>{"t2", "t1"}));
+  EXPECT_EQ(Sessions({{"until", "2026-01-02T00:00:00Z"}}), (std::vector<std::string>{"t0"}));
+  EXPECT_EQ(Sessions({{"since", "2026-01-02"}, {"until", "2026-01-03"}}),
+            (std::vector<std::string>{"t1"}));
+  EXPECT_EQ(Sessions({{"query", "entry"}, {"since", "2026-01-02T00:00:00Z"},
+                      {"until", "2026-01-03T00:00:00Z"}}),
+            (std::vector<std::string>{"t1"}));
+}
+
+TEST_F(RecallTest, SpanOverlappingTheWindowMatches) {
+  CallOk("session_start", {{"session_id", "long"}});
+  CallOk("session_summary_add", {{"session_id", "long"},
+                                 {"summary", "spans two days"},
+                                 {"started_at", "2026-01-01T20:00:00Z"},
+                                 {"ended_at", "2026-01-02T04:00:00Z"}});
+  EXPECT_EQ(Sessions({{"since", "2026-01-02"}}), (std::vector<std::string>{"long"}));
+  EXPECT_EQ(Sessions({{"until", "2026-01-02"}}), (std::vector<std::string>{"long"}));
+  EXPECT_TRUE(Sessions({{"since", "2026-01-02T04:00:00.001Z"}}).empty());
+}
+
+TEST_F(RecallTest, BadTimesAreClearErrors) {
+  auto r = Call("session_recall", {{"since", "last tuesday"}});
+  ASSERT_TRUE(r.is_error);
+  EXPECT_NE(r.text.find("`since` is not an RFC 3339 time"), std::string::npos) << r.text;
+  r = Call("session_recall", {{"since", "2026-01-03"}, {"until", "2026-01-02"}});
+  ASSERT_TRUE(r.is_error);
+  EXPECT_NE(r.text.find("must be before `until`"), std::string::npos) << r.text;
+  r = Call("session_timeline", {{"since", "2026-01-03"}, {"until", "2026-01-03"}});
+  EXPECT_TRUE(r.is_error);
+}
+
+TEST_F(RecallTest, QueryWithFtsOperatorsIsSafe) {
+  Add("cpp", "2026-01-01T00:00:00Z", "C++ build fixed with -Wpedantic AND pre-commit hook");
+  auto r = CallOk("session_recall", {{"query", "C++ \"AND -foo pre-commit*"}});
+  EXPECT_EQ(r.structured["summaries"][0]["session_id"], "cpp");
+}
+
+TEST_F(RecallTest, TrigramFindsSubstringsOfIdentifiers) {
+  Add("hook", "2026-01-01T00:00:00Z", "Rewrote useBookingOverlapCheck in the web app.");
+  EXPECT_EQ(Sessions({{"query", "BookingOverlap"}}), (std::vector<std::string>{"hook"}));
+}
+
+TEST_F(RecallTest, TokenBudgetCutsAndCountsTheRest) {
+  for (int i = 0; i < 10; ++i) {
+    Add("s" + std::to_string(i), "2026-01-01T00:00:00Z",
+        "summary number " + std::to_string(i) + " " + std::string(400, 'z'));
+  }
+  auto r = CallOk("session_recall", {{"token_budget", 300}});
+  const auto shown = r.structured["summaries"].size();
+  EXPECT_GE(shown, 1u);
+  EXPECT_LT(shown, 10u);
+  EXPECT_EQ(r.structured["omitted"].get<std::size_t>(), 10 - shown);
+  EXPECT_NE(r.text.find("… " + std::to_string(10 - shown) + " more"), std::string::npos) << r.text;
+  EXPECT_LE(r.text.size(), 300u * 4 + 200u);
+  // limit also counts as "more".
+  auto l = CallOk("session_recall", {{"limit", 2}, {"token_budget", 50000}});
+  EXPECT_EQ(l.structured["summaries"].size(), 2u);
+  EXPECT_EQ(l.structured["omitted"], 8);
+}
+
+TEST_F(RecallTest, OutputLineFormat) {
+  CallOk("session_start", {{"session_id", "2026-05-19-login"}, {"model", "claude-opus-4-7"}});
+  CallOk("session_summary_add", {{"session_id", "2026-05-19-login"},
+                                 {"summary", "Fixed race in session refresh"},
+                                 {"message_count", 42},
+                                 {"ended_at", "2026-05-19T14:32:00Z"},
+                                 {"started_at", "2026-05-19T12:00:00Z"}});
+  auto r = CallOk("session_recall", {{"query", "race"}});
+  EXPECT_EQ(r.text,
+            "[2026-05-19T14:32:00.000Z] session=2026-05-19-login model=claude-opus-4-7 msgs=42\n"
+            "  Fixed race in session refresh");
+}
+
+TEST_F(RecallTest, ScopedToTheCallersProjectUnlessAsked) {
+  Add("here", "2026-01-01T00:00:00Z", "deploy script");
+  Add("there", "2026-01-02T00:00:00Z", "deploy script", "/other/project");
+  EXPECT_EQ(Sessions({{"query", "deploy"}}), (std::vector<std::string>{"here"}));
+  EXPECT_EQ(Sessions({{"query", "deploy"}, {"project", "*"}}).size(), 2u);
+  EXPECT_EQ(Sessions({{"query", "deploy"}, {"project", "/other/project"}}),
+            (std::vector<std::string>{"there"}));
+}
+
+TEST_F(RecallTest, SessionWithOnlyLogEntriesIsFound) {
+  CallOk("session_log", {{"entry", "root cause is a race in token refresh"}, {"type", "issue"}});
+  auto r = CallOk("session_recall", {{"query", "token refresh"}});
+  ASSERT_EQ(r.structured["summaries"].size(), 1u);
+  EXPECT_EQ(r.structured["summaries"][0]["kind"], "log");
+  EXPECT_NE(r.text.find("issue: root cause"), std::string::npos) << r.text;
+}
+
+TEST_F(RecallTest, UnknownSessionFilterIsAnError) {
+  auto r = Call("session_recall", {{"session_id", "zzzz-none"}});
+  ASSERT_TRUE(r.is_error);
+  EXPECT_NE(r.text.find("unknown session id 'zzzz-none'"), std::string::npos);
+}
+
+TEST_F(RecallTest, TimelineDigestsTheWindow) {
+  SetNow("2026-01-05T12:00:00Z");
+  CallOk("session_start", {{"session_id", "w1"}, {"title", "login"}});
+  CallOk("session_log", {{"session_id", "w1"}, {"entry", "use JWT"}, {"type", "decision"}});
+  CallOk("session_log", {{"session_id", "w1"}, {"entry", "CI flaky"}, {"type", "issue"}});
+  CallOk("session_log",
+         {{"session_id", "w1"}, {"entry", "TODO: regression test for auth/session.ts"}});
+  CallOk("session_end", {{"session_id", "w1"},
+                         {"summary", "We decided to drop cookies. Next step: docs in README.md"}});
+  SetNow("2026-01-09T12:00:00Z");
+  CallOk("session_start", {{"session_id", "later"}});
+  CallOk("session_log", {{"session_id", "later"}, {"entry", "not in window"}, {"type", "decision"}});
+  auto r = CallOk("session_timeline", {{"since", "2026-01-05"}, {"until", "2026-01-06"}});
+  const auto& d = r.structured;
+  ASSERT_EQ(d["sessions"].size(), 1u);
+  EXPECT_EQ(d["sessions"][0]["session_id"], "w1");
+  ASSERT_EQ(d["decisions"].size(), 2u);
+  EXPECT_EQ(d["issues"].size(), 1u);
+  EXPECT_EQ(d["open_items"].size(), 2u);
+  std::set<std::string> files;
+  for (auto& f : d["files"]) files.insert(f["path"]);
+  EXPECT_EQ(files, (std::set<std::string>{"auth/session.ts", "README.md"}));
+  EXPECT_NE(r.text.find("Decisions:"), std::string::npos);
+  EXPECT_EQ(r.text.find("not in window"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace kioku::episodic::testing
