@@ -1,0 +1,304 @@
+// block_write / block_read / block_list: shared editable memory blocks (Letta core memory
+// blocks: a labelled text with a size limit) with an optimistic version (dokoro
+// dokoro_block_write). Every version is kept in working_block_history.
+#include <cctype>
+
+#include <SQLiteCpp/Statement.h>
+
+#include "kioku/sdk/db.hpp"
+#include "tools.hpp"
+#include "versioned.hpp"
+
+namespace kioku::working {
+namespace {
+
+constexpr std::size_t kMaxKeyBytes = 128;
+
+std::string KeyArg(const Json& args) {
+  const std::string key = args.value("key", std::string());
+  bool ok = !key.empty() && key.size() <= kMaxKeyBytes &&
+            std::isalnum(static_cast<unsigned char>(key[0]));
+  for (unsigned char c : key) {
+    if (!(std::isalnum(c) || c == '.' || c == '_' || c == '-' || c == '/' || c == ':')) {
+      ok = false;
+    }
+  }
+  if (!ok) {
+    throw sdk::ToolError("block key '" + Snip(key, 60) +
+                         "' is not valid: use 1-128 characters of letters, digits and . _ - / "
+                         ": starting with a letter or digit, e.g. \"project-conventions\"");
+  }
+  return key;
+}
+
+std::optional<VersionedState> LoadBlock(SQLite::Database& db, const std::string& project,
+                                        const std::string& key) {
+  SQLite::Statement q(db,
+                      "SELECT content, version, updated_by, updated_at_ms FROM working_blocks "
+                      "WHERE project_id = ? AND key = ?");
+  q.bind(1, project);
+  q.bind(2, key);
+  if (!q.executeStep()) return std::nullopt;
+  return VersionedState{q.getColumn(0).getString(), q.getColumn(1).getInt64(),
+                        q.getColumn(2).getString(), q.getColumn(3).getInt64()};
+}
+
+Json BlockJson(const std::string& key, const VersionedState& s) {
+  return {{"key", key},
+          {"content", s.content},
+          {"version", s.version},
+          {"updated_by", s.updated_by},
+          {"updated_at", Rfc(s.updated_at_ms)}};
+}
+
+sdk::ToolResult BlockWrite(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+  const Actor actor = ResolveActor(env, args, ctx);
+  const std::string key = KeyArg(args);
+  const std::string text = CheckText(env, args.value("content", std::string()), "content",
+                                     env.settings.max_block_bytes);
+  const auto expected = ExpectedVersionArg(args);
+  const WriteMode mode = ModeArg(args);
+  if (mode == WriteMode::kAppend && text.empty()) {
+    throw sdk::ToolError("content is empty; appending nothing changes nothing");
+  }
+  auto& db = env.Db();
+  std::optional<std::string> refusal;
+  VersionedState current;
+  VersionedState written;
+  sdk::WithWriteTransaction(db, [&] {
+    refusal.reset();
+    const std::int64_t now = env.Now();
+    current = LoadBlock(db, actor.project_id, key).value_or(VersionedState{});
+    refusal = VersionRefusal(current, expected, mode, actor.agent_id, "block '" + key + "'");
+    if (refusal) return;
+    written.content = ApplyWrite(current, text, mode);
+    if (static_cast<std::int64_t>(written.content.size()) > env.settings.max_block_bytes) {
+      throw sdk::ToolError("block '" + key + "' would be " +
+                           std::to_string(written.content.size()) + " bytes; the limit is " +
+                           std::to_string(env.settings.max_block_bytes) +
+                           " bytes. Nothing was written — condense it and replace.");
+    }
+    written.version = current.version + 1;
+    written.updated_by = actor.agent_id;
+    written.updated_at_ms = now;
+    SQLite::Statement up(
+        db,
+        "INSERT INTO working_blocks (project_id, key, content, version, created_by, "
+        "created_at_ms, updated_by, updated_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?5, ?6) "
+        "ON CONFLICT (project_id, key) DO UPDATE SET content = excluded.content, version = "
+        "excluded.version, updated_by = excluded.updated_by, updated_at_ms = "
+        "excluded.updated_at_ms");
+    up.bind(1, actor.project_id);
+    up.bind(2, key);
+    up.bind(3, written.content);
+    up.bind(4, written.version);
+    up.bind(5, actor.agent_id);
+    up.bind(6, now);
+    up.exec();
+    SQLite::Statement hist(db,
+                           "INSERT INTO working_block_history (project_id, key, version, "
+                           "content, written_by, written_at_ms) VALUES (?, ?, ?, ?, ?, ?)");
+    hist.bind(1, actor.project_id);
+    hist.bind(2, key);
+    hist.bind(3, written.version);
+    hist.bind(4, written.content);
+    hist.bind(5, actor.agent_id);
+    hist.bind(6, now);
+    hist.exec();
+    RecordEvent(db, actor, "block.write", key,
+                {{"version", written.version},
+                 {"mode", mode == WriteMode::kAppend ? "append" : "replace"}},
+                now);
+    TouchPresence(db, actor, now);
+  });
+  if (refusal) {
+    Json current_json = BlockJson(key, current);
+    std::string msg = *refusal;
+    if (current.version > 0) msg += "\n--- current content (version " +
+                                    std::to_string(current.version) + ") ---\n" +
+                                    current.content;
+    return sdk::ToolResult::Error(std::move(msg), {{"current", current_json}});
+  }
+  Json out = BlockJson(key, written);
+  out["previous_version"] = current.version;
+  out["bytes"] = written.content.size();
+  return sdk::ToolResult::Ok("block '" + key + "' written: version " +
+                                 std::to_string(written.version) + " (" +
+                                 std::to_string(written.content.size()) + " bytes)",
+                             std::move(out));
+}
+
+sdk::ToolResult BlockRead(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+  const Actor actor = ResolveActor(env, args, ctx, /*agent_required=*/false);
+  const std::string key = KeyArg(args);
+  auto& db = env.Db();
+  auto current = LoadBlock(db, actor.project_id, key);
+  if (!current) {
+    throw sdk::ToolError("no block '" + key +
+                         "' in this project; block_list shows the existing keys, block_write "
+                         "creates one");
+  }
+  Json out;
+  if (args.contains("version") && !args.at("version").is_null()) {
+    const std::int64_t v = args.at("version").get<std::int64_t>();
+    SQLite::Statement q(db,
+                        "SELECT content, written_by, written_at_ms FROM working_block_history "
+                        "WHERE project_id = ? AND key = ? AND version = ?");
+    q.bind(1, actor.project_id);
+    q.bind(2, key);
+    q.bind(3, v);
+    if (!q.executeStep()) {
+      throw sdk::ToolError("block '" + key + "' has no version " + std::to_string(v) +
+                           "; versions run from 1 to " + std::to_string(current->version));
+    }
+    out = BlockJson(key, {q.getColumn(0).getString(), v, q.getColumn(1).getString(),
+                          q.getColumn(2).getInt64()});
+    out["current_version"] = current->version;
+  } else {
+    out = BlockJson(key, *current);
+    out["current_version"] = current->version;
+  }
+  std::string text = "block '" + key + "' version " + std::to_string(out["version"].get<std::int64_t>()) +
+                     (out["version"] != current->version
+                          ? " (current is " + std::to_string(current->version) + ")"
+                          : std::string()) +
+                     ", by " + out["updated_by"].get<std::string>() + " at " +
+                     out["updated_at"].get<std::string>() + "\n" +
+                     out["content"].get<std::string>();
+  return sdk::ToolResult::Ok(std::move(text), std::move(out));
+}
+
+sdk::ToolResult BlockList(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+  const Actor actor = ResolveActor(env, args, ctx, /*agent_required=*/false);
+  const std::string prefix = args.value("key_prefix", std::string());
+  const std::int64_t limit = args.value("limit", std::int64_t{100});
+  auto& db = env.Db();
+  SQLite::Statement q(db,
+                      "SELECT key, version, updated_by, updated_at_ms, length(CAST(content AS "
+                      "BLOB)), content FROM working_blocks WHERE project_id = ?1 AND "
+                      "substr(key, 1, length(?2)) = ?2 ORDER BY key LIMIT ?3");
+  q.bind(1, actor.project_id);
+  q.bind(2, prefix);
+  q.bind(3, limit + 1);
+  Json blocks = Json::array();
+  std::string lines;
+  bool truncated = false;
+  while (q.executeStep()) {
+    if (static_cast<std::int64_t>(blocks.size()) == limit) {
+      truncated = true;
+      break;
+    }
+    const std::string key = q.getColumn(0).getString();
+    const std::string preview = Snip(q.getColumn(5).getString(), 80);
+    blocks.push_back({{"key", key},
+                      {"version", q.getColumn(1).getInt64()},
+                      {"updated_by", q.getColumn(2).getString()},
+                      {"updated_at", Rfc(q.getColumn(3).getInt64())},
+                      {"bytes", q.getColumn(4).getInt64()},
+                      {"preview", preview}});
+    lines += "\n- " + key + " v" + std::to_string(q.getColumn(1).getInt64()) + " (" +
+             q.getColumn(2).getString() + "): " + preview;
+  }
+  std::string text = std::to_string(blocks.size()) + " block(s)" +
+                     (truncated ? " (truncated; use key_prefix or raise limit)" : "") + lines;
+  return sdk::ToolResult::Ok(std::move(text),
+                             {{"blocks", std::move(blocks)}, {"truncated", truncated}});
+}
+
+Json BlockOutput(bool with_current) {
+  Json props = {{"key", Str()},        {"content", Str()},    {"version", Int()},
+                {"updated_by", Str()}, {"updated_at", Str()}};
+  if (with_current) props["current_version"] = Int();
+  return OutputSchema(props, {"key", "content", "version", "updated_by", "updated_at"});
+}
+
+}  // namespace
+
+void RegisterBlockTools(sdk::Registrar& registrar, const Env& env) {
+  const auto& s = env.settings;
+  const Json key_prop = StrProp(
+      "Block key: letters, digits and . _ - / : (e.g. \"project-conventions\").",
+      static_cast<std::int64_t>(kMaxKeyBytes), 1);
+  {
+    sdk::ToolSpec spec;
+    spec.name = "block_write";
+    spec.title = "Write a shared memory block";
+    spec.description =
+        "Creates or updates a shared, editable memory block (key + text, at most " +
+        std::to_string(s.max_block_bytes) +
+        " bytes) that every agent in this project can read — for conventions, shared state, "
+        "decisions in flight. Optimistic locking: send the expected_version you read "
+        "(0 = create only); a stale version is refused with the current version and content "
+        "so you can merge and retry. Without expected_version you may create a block or "
+        "replace your own last write; replacing another agent's text needs the version. "
+        "mode:\"append\" adds a line and never conflicts.";
+    spec.input_schema = InputSchema(
+        {
+            {"key", key_prop},
+            {"content", StrProp("The text (the whole block for replace, the addition for "
+                                "append).",
+                                s.max_block_bytes)},
+            {"expected_version",
+             IntProp("Version you read (0 = the block must not exist yet).", 0,
+                     std::int64_t{1} << 50)},
+            {"mode", EnumProp("replace (default) or append.", {"replace", "append"})},
+            {"agent_id", AgentIdProp()},
+        },
+        {"key", "content"});
+    Json out = BlockOutput(false);
+    out["properties"]["previous_version"] = Int();
+    out["properties"]["bytes"] = Int();
+    spec.output_schema = out;
+    spec.annotations.destructive = true;
+    registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
+      return BlockWrite(env, a, c);
+    });
+  }
+  {
+    sdk::ToolSpec spec;
+    spec.name = "block_read";
+    spec.title = "Read a shared memory block";
+    spec.description =
+        "Reads a shared block: content, version and who last wrote it. Read before "
+        "block_write so you can send expected_version. `version` reads an older version "
+        "from the block's history.";
+    spec.input_schema = InputSchema(
+        {{"key", key_prop},
+         {"version", IntProp("An older version to read (default: current).", 1,
+                             std::int64_t{1} << 50)},
+         {"agent_id", AgentIdProp()}},
+        {"key"});
+    spec.output_schema = BlockOutput(true);
+    spec.annotations.read_only = true;
+    spec.annotations.idempotent = true;
+    registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
+      return BlockRead(env, a, c);
+    });
+  }
+  {
+    sdk::ToolSpec spec;
+    spec.name = "block_list";
+    spec.title = "List shared memory blocks";
+    spec.description =
+        "Lists this project's shared blocks with version, last writer, size and a preview. "
+        "Use at the start of work to see what shared notes exist.";
+    spec.input_schema = InputSchema({
+        {"key_prefix", StrProp("Only keys starting with this.",
+                               static_cast<std::int64_t>(kMaxKeyBytes))},
+        {"limit", IntProp("Most blocks to return (default 100).", 1, 1000)},
+        {"agent_id", AgentIdProp()},
+    });
+    Json item = OutputSchema({{"key", Str()}, {"version", Int()}, {"updated_by", Str()},
+                              {"updated_at", Str()}, {"bytes", Int()}, {"preview", Str()}},
+                             {"key", "version", "updated_by", "updated_at"});
+    spec.output_schema =
+        OutputSchema({{"blocks", ArrayOf(item)}, {"truncated", Bool()}}, {"blocks"});
+    spec.annotations.read_only = true;
+    spec.annotations.idempotent = true;
+    registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
+      return BlockList(env, a, c);
+    });
+  }
+}
+
+}  // namespace kioku::working

@@ -1,0 +1,110 @@
+#pragma once
+/// @file common.hpp
+/// Pieces every working tool shares: the plugin environment, the resolved caller (agent +
+/// project), liveness, the event log, text checks and JSON Schema builders.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <SQLiteCpp/Database.h>
+#include <nlohmann/json.hpp>
+
+#include "kioku/sdk/host.hpp"
+#include "kioku/sdk/tool.hpp"
+#include "settings.hpp"
+
+namespace kioku::working {
+
+using Json = nlohmann::json;
+
+/// What tool handlers need from the plugin. Immutable after registration, so handlers on
+/// many threads share it without locking; all mutable state lives in the database.
+struct Env {
+  sdk::HostServices& host;
+  Settings settings;
+
+  std::int64_t Now() const { return host.GetClock().NowMs(); }
+  SQLite::Database& Db() const { return host.Db(); }
+};
+
+/// Who a call acts for, after combining the transport identity with arguments.
+struct Actor {
+  std::string agent_id;
+  std::string project_id;    ///< caller.project_id, else caller.project_root, else "".
+  std::string project_root;  ///< Used to normalize file paths; may be empty.
+  std::string session_id;    ///< caller.session_id; may be empty.
+};
+
+/// Longest agent id accepted (bytes).
+inline constexpr std::size_t kMaxAgentIdBytes = 128;
+
+/// Resolves the acting agent (see Settings::agent_id_argument):
+///   - transport identity known (caller.agent_id non-empty and not "unknown"): it is used;
+///     an `agent_id` argument equal to it is fine; a different one is refused (fallback
+///     mode) or wins (override mode);
+///   - transport identity unknown: the `agent_id` argument is required.
+/// Throws sdk::ToolError naming what to send. With `agent_required` false (read-only tools
+/// that only use the agent to mark "mine"), an unknown agent yields an empty agent_id.
+Actor ResolveActor(const Env& env, const Json& args, const sdk::CallContext& ctx,
+                   bool agent_required = true);
+
+/// Holder liveness computed at read time from working_presence (never stored).
+enum class Liveness { kLive, kStale, kUnknown };
+std::string_view LivenessName(Liveness liveness);
+/// live: last heartbeat within ttl; stale: older; unknown: no heartbeat ever.
+Liveness LivenessOf(std::optional<std::int64_t> last_seen_ms, std::int64_t now_ms,
+                    std::int64_t ttl_seconds);
+/// Last heartbeat of `agent_id` in the project, if any.
+std::optional<std::int64_t> LastSeen(SQLite::Database& db, const std::string& project_id,
+                                     const std::string& agent_id);
+
+/// Upserts the actor's heartbeat (last_seen_ms = now), leaving status and focus as they
+/// are. Every writing tool calls it inside its transaction: any write counts as a sign of
+/// life, so a holder that crashed goes stale after presence_ttl_seconds.
+void TouchPresence(SQLite::Database& db, const Actor& actor, std::int64_t now_ms);
+
+/// Appends one row to working_events (the workspace log and audit trail).
+void RecordEvent(SQLite::Database& db, const Actor& actor, std::string_view kind,
+                 std::string_view subject, const Json& detail, std::int64_t now_ms);
+
+/// Reads an optional string argument and checks it: size cap in UTF-8 bytes, secret
+/// screening (when enabled), invalid UTF-8 replaced. Returns nullopt when absent.
+/// Throws sdk::ToolError naming `key` and the limit.
+std::optional<std::string> TextArg(const Env& env, const Json& args, const char* key,
+                                   std::int64_t max_bytes);
+/// Like TextArg but the argument must be present and non-blank.
+std::string RequiredTextArg(const Env& env, const Json& args, const char* key,
+                            std::int64_t max_bytes);
+/// Checks already-extracted text the same way (used for list items).
+std::string CheckText(const Env& env, std::string_view text, const std::string& what,
+                      std::int64_t max_bytes);
+
+/// RFC 3339 for a Unix-ms time; JSON null for an absent one.
+std::string Rfc(std::int64_t ms);
+Json RfcOrNull(std::optional<std::int64_t> ms);
+
+/// Shortened single-line rendering of text for compact tool output.
+std::string Snip(std::string_view text, std::size_t max_bytes = 80);
+
+// ---- JSON Schema builders (input schemas are strict; see common.md) ----
+Json StrProp(std::string description, std::int64_t max_length, std::int64_t min_length = 0);
+Json IntProp(std::string description, std::int64_t minimum, std::int64_t maximum);
+Json BoolProp(std::string description);
+Json EnumProp(std::string description, std::vector<std::string> values);
+/// The `agent_id` argument every tool accepts.
+Json AgentIdProp();
+/// {"type":"object","additionalProperties":false,"properties":..,"required":..}.
+Json InputSchema(Json properties, std::vector<std::string> required = {});
+/// Output schema object (extra properties allowed, required listed).
+Json OutputSchema(Json properties, std::vector<std::string> required);
+Json NullableStr();
+Json NullableInt();
+Json Str();
+Json Int();
+Json Bool();
+Json ArrayOf(Json items);
+
+}  // namespace kioku::working

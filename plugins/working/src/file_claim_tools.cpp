@@ -1,0 +1,469 @@
+// file_claim / file_release / claim_list: advisory per-file leases (dokoro "Multi-agent file
+// claims": all-or-nothing, renew by re-claiming, stale takeover, force recorded), kept in
+// SQLite so several server processes sharing one database agree. Every write is one
+// BEGIN IMMEDIATE transaction that checks and writes, so exactly one racer wins a path.
+#include <algorithm>
+
+#include <SQLiteCpp/Statement.h>
+
+#include "kioku/sdk/db.hpp"
+#include "paths.hpp"
+#include "tools.hpp"
+
+namespace kioku::working {
+namespace {
+
+constexpr std::int64_t kMaxIntentBytes = 500;
+constexpr std::int64_t kDefaultListLimit = 200;
+constexpr std::int64_t kMaxListLimit = 1000;
+
+std::vector<std::string> PathsArg(const Json& args) {
+  std::vector<std::string> out;
+  if (!args.contains("paths") || args.at("paths").is_null()) return out;
+  for (const auto& p : args.at("paths")) out.push_back(p.get<std::string>());
+  return out;
+}
+
+std::int64_t TtlArg(const Json& args, std::int64_t def, std::int64_t max, const char* what) {
+  if (!args.contains("ttl_seconds") || args.at("ttl_seconds").is_null()) return def;
+  const auto& v = args.at("ttl_seconds");
+  const std::int64_t ttl = v.is_number_integer() ? v.get<std::int64_t>() : -1;
+  if (ttl < kMinTtlSeconds || ttl > max) {
+    throw sdk::ToolError("ttl_seconds " + v.dump() + " is out of range for a " + what +
+                         ": send " + std::to_string(kMinTtlSeconds) + " to " +
+                         std::to_string(max) + " seconds (default " + std::to_string(def) +
+                         "); nothing was claimed");
+  }
+  return ttl;
+}
+
+struct Existing {
+  std::string holder;
+  std::string intent;
+  std::int64_t claimed_at_ms = 0;
+  std::int64_t expires_at_ms = 0;
+  std::int64_t heartbeat_seq = 0;
+  std::optional<std::int64_t> holder_seen_ms;
+};
+
+std::optional<Existing> LoadClaim(SQLite::Statement& sel, const std::string& project,
+                                  const std::string& path) {
+  sel.reset();
+  sel.bind(1, project);
+  sel.bind(2, path);
+  if (!sel.executeStep()) return std::nullopt;
+  Existing e;
+  e.holder = sel.getColumn(0).getString();
+  e.intent = sel.getColumn(1).getString();
+  e.claimed_at_ms = sel.getColumn(2).getInt64();
+  e.expires_at_ms = sel.getColumn(3).getInt64();
+  e.heartbeat_seq = sel.getColumn(4).getInt64();
+  if (!sel.getColumn(5).isNull()) e.holder_seen_ms = sel.getColumn(5).getInt64();
+  return e;
+}
+
+constexpr const char* kSelectClaim =
+    "SELECT c.holder, c.intent, c.claimed_at_ms, c.expires_at_ms, c.heartbeat_seq, "
+    "p.last_seen_ms FROM working_file_claims c LEFT JOIN working_presence p "
+    "ON p.project_id = c.project_id AND p.agent_id = c.holder "
+    "WHERE c.project_id = ? AND c.path = ?";
+
+sdk::ToolResult FileClaim(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+  const Actor actor = ResolveActor(env, args, ctx);
+  const auto paths = NormalizeClaimPaths(
+      PathsArg(args), actor.project_root,
+      static_cast<std::size_t>(env.settings.max_paths_per_call));
+  const std::int64_t ttl = TtlArg(args, env.settings.file_claim_default_ttl_seconds,
+                                  env.settings.file_claim_max_ttl_seconds, "file claim");
+  const auto intent = TextArg(env, args, "intent", kMaxIntentBytes);
+  const bool force = args.value("force", false);
+  const std::int64_t presence_ttl = env.settings.presence_ttl_seconds;
+
+  auto& db = env.Db();
+  Json claims;
+  Json conflicts;
+  std::int64_t now = 0;
+  int renewed = 0;
+  int taken = 0;
+  sdk::WithWriteTransaction(db, [&] {
+    claims = Json::array();
+    conflicts = Json::array();
+    renewed = 0;
+    taken = 0;
+    now = env.Now();  // read under the write lock: expiry is judged at commit time
+    const std::int64_t expires = now + ttl * sdk::kMsPerSecond;
+    struct Plan {
+      const std::string* path;
+      std::optional<Existing> old;
+      std::string reason;  // "new" | "renew" | "expired" | "holder_stale" | "forced"
+    };
+    std::vector<Plan> plans;
+    plans.reserve(paths.size());
+    SQLite::Statement sel(db, kSelectClaim);
+    for (const auto& path : paths) {
+      auto old = LoadClaim(sel, actor.project_id, path);
+      std::string reason;
+      if (!old) {
+        reason = "new";
+      } else if (old->holder == actor.agent_id) {
+        reason = "renew";
+      } else if (old->expires_at_ms <= now) {
+        reason = "expired";
+      } else if (LivenessOf(old->holder_seen_ms, now, presence_ttl) == Liveness::kStale) {
+        reason = "holder_stale";
+      } else if (force) {
+        reason = "forced";
+      } else {
+        const Liveness l = LivenessOf(old->holder_seen_ms, now, presence_ttl);
+        conflicts.push_back({{"path", path},
+                             {"holder", old->holder},
+                             {"intent", old->intent},
+                             {"expires_at", Rfc(old->expires_at_ms)},
+                             {"liveness", LivenessName(l)}});
+        continue;
+      }
+      plans.push_back({&path, std::move(old), std::move(reason)});
+    }
+    if (!conflicts.empty()) return;  // all-or-nothing: write nothing
+
+    SQLite::Statement up(
+        db,
+        "INSERT INTO working_file_claims (project_id, path, holder, intent, session_id, "
+        "claimed_at_ms, renewed_at_ms, expires_at_ms, heartbeat_seq) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (project_id, path) DO UPDATE SET "
+        "holder = excluded.holder, intent = excluded.intent, session_id = excluded.session_id, "
+        "claimed_at_ms = excluded.claimed_at_ms, renewed_at_ms = excluded.renewed_at_ms, "
+        "expires_at_ms = excluded.expires_at_ms, heartbeat_seq = excluded.heartbeat_seq");
+    for (const auto& plan : plans) {
+      const bool renew = plan.reason == "renew";
+      const std::string the_intent =
+          intent ? *intent : (renew && plan.old ? plan.old->intent : std::string());
+      up.reset();
+      up.bind(1, actor.project_id);
+      up.bind(2, *plan.path);
+      up.bind(3, actor.agent_id);
+      up.bind(4, the_intent);
+      up.bind(5, actor.session_id);
+      up.bind(6, renew ? plan.old->claimed_at_ms : now);
+      up.bind(7, now);
+      up.bind(8, expires);
+      up.bind(9, renew ? plan.old->heartbeat_seq + 1 : std::int64_t{0});
+      up.exec();
+      Json item = {{"path", *plan.path},
+                   {"holder", actor.agent_id},
+                   {"intent", the_intent},
+                   {"expires_at", Rfc(expires)},
+                   {"renewed", renew},
+                   {"takeover", nullptr}};
+      if (renew) {
+        ++renewed;
+        RecordEvent(db, actor, "file.renew", *plan.path, {{"expires_at_ms", expires}}, now);
+      } else if (plan.reason == "new") {
+        RecordEvent(db, actor, "file.claim", *plan.path,
+                    {{"expires_at_ms", expires}, {"intent", the_intent}}, now);
+      } else {
+        ++taken;
+        Json t = {{"previous_holder", plan.old->holder},
+                  {"reason", plan.reason},
+                  {"previous_expires_at", Rfc(plan.old->expires_at_ms)}};
+        item["takeover"] = t;
+        Json detail = t;
+        detail["expires_at_ms"] = expires;
+        detail["intent"] = the_intent;
+        RecordEvent(db, actor, "file.takeover", *plan.path, detail, now);
+      }
+      claims.push_back(std::move(item));
+    }
+    TouchPresence(db, actor, now);
+  });
+
+  const bool acquired = conflicts.empty();
+  std::string text;
+  if (acquired) {
+    text = "claimed " + std::to_string(claims.size()) + " file(s) until " +
+           Rfc(now + ttl * sdk::kMsPerSecond);
+    if (renewed > 0) text += " (" + std::to_string(renewed) + " renewed)";
+    for (const auto& c : claims) {
+      text += "\n- " + c["path"].get<std::string>();
+      if (!c["takeover"].is_null()) {
+        text += " (taken over from " + c["takeover"]["previous_holder"].get<std::string>() +
+                ": " + c["takeover"]["reason"].get<std::string>() + ")";
+      }
+    }
+  } else {
+    text = "not claimed: " + std::to_string(conflicts.size()) + " of " +
+           std::to_string(paths.size()) +
+           " path(s) are held by other live agents, so nothing was claimed (all-or-nothing)";
+    for (const auto& c : conflicts) {
+      text += "\n- " + c["path"].get<std::string>() + ": " + c["holder"].get<std::string>();
+      if (!c["intent"].get<std::string>().empty()) {
+        text += " (" + Snip(c["intent"].get<std::string>(), 60) + ")";
+      }
+      text += " until " + c["expires_at"].get<std::string>() + ", " +
+              c["liveness"].get<std::string>();
+    }
+    text += "\nCoordinate with the holder (handoff_write), wait for expiry, claim the other "
+            "files, or send force:true to take over (recorded).";
+  }
+  Json out = {{"acquired", acquired},
+              {"claims", std::move(claims)},
+              {"conflicts", std::move(conflicts)},
+              {"ttl_seconds", ttl}};
+  return sdk::ToolResult::Ok(std::move(text), std::move(out));
+}
+
+sdk::ToolResult FileRelease(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+  const Actor actor = ResolveActor(env, args, ctx);
+  const bool all = args.value("all", false);
+  const bool has_paths = args.contains("paths") && !args.at("paths").is_null();
+  if (all == has_paths) {
+    throw sdk::ToolError(has_paths ? "send either paths or all:true, not both"
+                                   : "send paths (a list of files) or all:true");
+  }
+  std::vector<std::string> paths;
+  if (has_paths) {
+    paths = NormalizeClaimPaths(PathsArg(args), actor.project_root,
+                                static_cast<std::size_t>(env.settings.max_paths_per_call));
+  }
+  auto& db = env.Db();
+  Json released;
+  Json not_held;
+  std::string refusal;
+  sdk::WithWriteTransaction(db, [&] {
+    released = Json::array();
+    not_held = Json::array();
+    refusal.clear();
+    const std::int64_t now = env.Now();
+    if (all) {
+      SQLite::Statement del(db,
+                            "DELETE FROM working_file_claims WHERE project_id = ? AND "
+                            "holder = ? RETURNING path");
+      del.bind(1, actor.project_id);
+      del.bind(2, actor.agent_id);
+      std::vector<std::string> gone;
+      while (del.executeStep()) gone.push_back(del.getColumn(0).getString());
+      std::sort(gone.begin(), gone.end());
+      for (const auto& p : gone) {
+        RecordEvent(db, actor, "file.release", p, Json::object(), now);
+        released.push_back(p);
+      }
+    } else {
+      SQLite::Statement sel(db, kSelectClaim);
+      std::vector<std::string> mine;
+      for (const auto& path : paths) {
+        auto old = LoadClaim(sel, actor.project_id, path);
+        if (!old) {
+          not_held.push_back(path);
+        } else if (old->holder == actor.agent_id) {
+          mine.push_back(path);
+        } else {
+          refusal += "\n- " + path + ": held by " + old->holder + " until " +
+                     Rfc(old->expires_at_ms);
+        }
+      }
+      if (!refusal.empty()) return;  // nothing released
+      SQLite::Statement del(db,
+                            "DELETE FROM working_file_claims WHERE project_id = ? AND path = ? "
+                            "AND holder = ?");
+      for (const auto& path : mine) {
+        del.reset();
+        del.bind(1, actor.project_id);
+        del.bind(2, path);
+        del.bind(3, actor.agent_id);
+        del.exec();
+        RecordEvent(db, actor, "file.release", path, Json::object(), now);
+        released.push_back(path);
+      }
+    }
+    TouchPresence(db, actor, now);
+  });
+  if (!refusal.empty()) {
+    throw sdk::ToolError(
+        "cannot release claims held by other agents (only the holder releases); nothing was "
+        "released:" + refusal +
+        "\nRelease only your own paths, or take a claim over with file_claim force:true.");
+  }
+  std::string text = "released " + std::to_string(released.size()) + " claim(s)";
+  for (const auto& p : released) text += "\n- " + p.get<std::string>();
+  if (!not_held.empty()) {
+    text += "\nnot claimed by anyone (nothing to do):";
+    for (const auto& p : not_held) text += " " + p.get<std::string>();
+  }
+  Json out = {{"released", std::move(released)}, {"not_held", std::move(not_held)}};
+  return sdk::ToolResult::Ok(std::move(text), std::move(out));
+}
+
+sdk::ToolResult ClaimList(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+  const Actor actor = ResolveActor(env, args, ctx, /*agent_required=*/false);
+  std::optional<std::string> prefix;
+  if (args.contains("path_prefix") && !args.at("path_prefix").is_null()) {
+    const std::string raw = args.at("path_prefix").get<std::string>();
+    if (!raw.empty() && raw != "." && raw != "./" && raw != "/") {
+      prefix = NormalizeClaimPath(raw, actor.project_root);
+      if (raw.back() == '/') *prefix += '/';
+    }
+  }
+  const bool include_expired = args.value("include_expired", false);
+  const std::int64_t limit = args.value("limit", kDefaultListLimit);
+  const std::int64_t now = env.Now();
+  auto& db = env.Db();
+  SQLite::Statement q(
+      db,
+      "SELECT c.path, c.holder, c.intent, c.claimed_at_ms, c.renewed_at_ms, c.expires_at_ms, "
+      "c.heartbeat_seq, p.last_seen_ms FROM working_file_claims c LEFT JOIN working_presence "
+      "p ON p.project_id = c.project_id AND p.agent_id = c.holder WHERE c.project_id = ?1 "
+      "AND (?2 IS NULL OR substr(c.path, 1, length(?2)) = ?2) AND (?3 OR c.expires_at_ms > "
+      "?4) ORDER BY c.path LIMIT ?5");
+  q.bind(1, actor.project_id);
+  if (prefix) q.bind(2, *prefix); else q.bind(2);
+  q.bind(3, include_expired ? 1 : 0);
+  q.bind(4, now);
+  q.bind(5, limit + 1);
+  Json claims = Json::array();
+  std::string lines;
+  bool truncated = false;
+  while (q.executeStep()) {
+    if (static_cast<std::int64_t>(claims.size()) == limit) {
+      truncated = true;
+      break;
+    }
+    std::optional<std::int64_t> seen;
+    if (!q.getColumn(7).isNull()) seen = q.getColumn(7).getInt64();
+    const Liveness l = LivenessOf(seen, now, env.settings.presence_ttl_seconds);
+    const std::int64_t expires = q.getColumn(5).getInt64();
+    const std::string path = q.getColumn(0).getString();
+    const std::string holder = q.getColumn(1).getString();
+    const std::string intent = q.getColumn(2).getString();
+    const bool active = expires > now;
+    claims.push_back({{"path", path},
+                      {"holder", holder},
+                      {"intent", intent},
+                      {"claimed_at", Rfc(q.getColumn(3).getInt64())},
+                      {"renewed_at", Rfc(q.getColumn(4).getInt64())},
+                      {"expires_at", Rfc(expires)},
+                      {"heartbeat_seq", q.getColumn(6).getInt64()},
+                      {"state", active ? "active" : "expired"},
+                      {"liveness", LivenessName(l)},
+                      {"mine", !actor.agent_id.empty() && holder == actor.agent_id}});
+    lines += "\n- " + path + ": " + holder +
+             (holder == actor.agent_id ? " (you)" : "") + (intent.empty() ? "" : " (" + Snip(intent, 60) + ")") +
+             (active ? " until " : " expired ") + Rfc(expires) + ", holder " +
+             std::string(LivenessName(l));
+  }
+  std::string text = std::to_string(claims.size()) +
+                     (include_expired ? " claim(s)" : " active claim(s)") +
+                     (prefix ? " under '" + *prefix + "'" : std::string()) +
+                     (truncated ? " (truncated; narrow path_prefix or raise limit)" : "") +
+                     lines;
+  Json out = {{"claims", std::move(claims)}, {"truncated", truncated}};
+  return sdk::ToolResult::Ok(std::move(text), std::move(out));
+}
+
+Json PathsProp(const Env& env, const char* description) {
+  return {{"type", "array"},
+          {"description", description},
+          {"items", StrProp("File path, relative to the project root (or absolute inside it).",
+                            static_cast<std::int64_t>(kMaxPathBytes), 1)},
+          {"minItems", 1},
+          {"maxItems", env.settings.max_paths_per_call}};
+}
+
+}  // namespace
+
+void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env) {
+  const auto& s = env.settings;
+  {
+    sdk::ToolSpec spec;
+    spec.name = "file_claim";
+    spec.title = "Claim files you are about to edit";
+    spec.description =
+        "Advisory lease on files so other agents sharing this worktree know you are editing "
+        "them. Claim before editing; several paths are all-or-nothing. If another live agent "
+        "holds any path you get acquired:false and a per-path conflict report (holder, "
+        "intent, expiry, liveness) and nothing is claimed. Re-claiming your own path renews "
+        "it. Expired claims and claims whose holder has gone stale are taken over; "
+        "force:true overrides a live holder (recorded). Release with file_release when done. "
+        "ttl_seconds default " + std::to_string(s.file_claim_default_ttl_seconds) + ", max " +
+        std::to_string(s.file_claim_max_ttl_seconds) + ".";
+    spec.input_schema = InputSchema(
+        {
+            {"paths", PathsProp(env, "Files to claim (at most max_paths_per_call).")},
+            {"intent", StrProp("What you will do to them, e.g. \"refactor auth\".",
+                               kMaxIntentBytes)},
+            {"ttl_seconds", IntProp("Lease length in seconds.", kMinTtlSeconds,
+                                    s.file_claim_max_ttl_seconds)},
+            {"force", BoolProp("Take over even from a live holder (recorded). Default false.")},
+            {"agent_id", AgentIdProp()},
+        },
+        {"paths"});
+    Json claim = OutputSchema({{"path", Str()}, {"holder", Str()}, {"expires_at", Str()},
+                               {"intent", Str()}, {"renewed", Bool()},
+                               {"takeover", {{"type", Json::array({"object", "null"})}}}},
+                              {"path", "holder", "expires_at"});
+    Json conflict = OutputSchema({{"path", Str()}, {"holder", Str()}, {"intent", Str()},
+                                  {"expires_at", Str()},
+                                  {"liveness", {{"enum", {"live", "stale", "unknown"}}}}},
+                                 {"path", "holder", "intent", "expires_at", "liveness"});
+    spec.output_schema = OutputSchema({{"acquired", Bool()},
+                                       {"claims", ArrayOf(claim)},
+                                       {"conflicts", ArrayOf(conflict)},
+                                       {"ttl_seconds", Int()}},
+                                      {"acquired", "claims", "conflicts"});
+    spec.annotations.destructive = true;  // force:true overrides another agent's claim
+    registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
+      return FileClaim(env, a, c);
+    });
+  }
+  {
+    sdk::ToolSpec spec;
+    spec.name = "file_release";
+    spec.title = "Release your file claims";
+    spec.description =
+        "Releases your own file claims: the given paths, or all:true for every claim you "
+        "hold in this project. Releasing a path nobody holds is a no-op; naming a path held "
+        "by another agent is refused and nothing is released (only the holder releases).";
+    spec.input_schema = InputSchema({
+        {"paths", PathsProp(env, "Files to release. Send either paths or all.")},
+        {"all", BoolProp("Release every claim you hold in this project.")},
+        {"agent_id", AgentIdProp()},
+    });
+    spec.output_schema = OutputSchema({{"released", ArrayOf(Str())}, {"not_held", ArrayOf(Str())}},
+                                      {"released", "not_held"});
+    spec.annotations.idempotent = true;
+    registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
+      return FileRelease(env, a, c);
+    });
+  }
+  {
+    sdk::ToolSpec spec;
+    spec.name = "claim_list";
+    spec.title = "List file claims";
+    spec.description =
+        "Lists file claims in this project with holder liveness (live / stale / unknown, "
+        "from presence heartbeats): active ones by default, expired ones too with "
+        "include_expired. Filter with path_prefix (a plain string prefix of the normalized "
+        "path; end it with '/' for a folder).";
+    spec.input_schema = InputSchema({
+        {"path_prefix", StrProp("Only paths starting with this (normalized like claims).",
+                                static_cast<std::int64_t>(kMaxPathBytes))},
+        {"include_expired", BoolProp("Also list expired leases (default false).")},
+        {"limit", IntProp("Most claims to return (default 200).", 1, kMaxListLimit)},
+        {"agent_id", AgentIdProp()},
+    });
+    Json claim = OutputSchema(
+        {{"path", Str()}, {"holder", Str()}, {"intent", Str()}, {"claimed_at", Str()},
+         {"renewed_at", Str()}, {"expires_at", Str()}, {"heartbeat_seq", Int()},
+         {"state", {{"enum", {"active", "expired"}}}},
+         {"liveness", {{"enum", {"live", "stale", "unknown"}}}}, {"mine", Bool()}},
+        {"path", "holder", "expires_at", "state", "liveness"});
+    spec.output_schema =
+        OutputSchema({{"claims", ArrayOf(claim)}, {"truncated", Bool()}}, {"claims"});
+    spec.annotations.read_only = true;
+    spec.annotations.idempotent = true;
+    registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
+      return ClaimList(env, a, c);
+    });
+  }
+}
+
+}  // namespace kioku::working

@@ -1,0 +1,207 @@
+// focus_get / focus_update: the shared focus document of a project, one section at a time
+// with per-section optimistic versions (dokoro dokoro_update_current_section, without the
+// whole-file rewrite that lost concurrent updates).
+#include <SQLiteCpp/Statement.h>
+
+#include "focus.hpp"
+#include "kioku/sdk/db.hpp"
+#include "tools.hpp"
+
+namespace kioku::working {
+
+VersionedState LoadFocusSection(SQLite::Database& db, const std::string& project_id,
+                                std::string_view section) {
+  SQLite::Statement q(db,
+                      "SELECT content, version, updated_by, updated_at_ms FROM working_focus "
+                      "WHERE project_id = ? AND section = ?");
+  q.bind(1, project_id);
+  q.bind(2, std::string(section));
+  if (!q.executeStep()) return {};
+  return {q.getColumn(0).getString(), q.getColumn(1).getInt64(), q.getColumn(2).getString(),
+          q.getColumn(3).getInt64()};
+}
+
+std::string FocusMarkdown(SQLite::Database& db, const std::string& project_id) {
+  std::string doc;
+  for (const auto& info : kFocusSections) {
+    const auto s = LoadFocusSection(db, project_id, info.id);
+    if (s.content.empty()) continue;
+    if (!doc.empty()) doc += "\n";
+    doc += "## " + std::string(info.title) + "\n" + s.content;
+    if (doc.back() != '\n') doc += "\n";
+  }
+  return doc;
+}
+
+namespace {
+
+std::vector<std::string> SectionIds() {
+  std::vector<std::string> ids;
+  for (const auto& info : kFocusSections) ids.emplace_back(info.id);
+  return ids;
+}
+
+const FocusSectionInfo& SectionArg(const Json& args) {
+  const std::string s = args.value("section", std::string());
+  for (const auto& info : kFocusSections) {
+    if (info.id == s) return info;
+  }
+  std::string all;
+  for (const auto& id : SectionIds()) all += (all.empty() ? "" : ", ") + id;
+  throw sdk::ToolError("unknown focus section '" + Snip(s, 40) + "'; send one of " + all);
+}
+
+Json SectionJson(const FocusSectionInfo& info, const VersionedState& s) {
+  return {{"section", info.id},
+          {"title", info.title},
+          {"content", s.content},
+          {"version", s.version},
+          {"updated_by", s.version == 0 ? Json(nullptr) : Json(s.updated_by)},
+          {"updated_at", s.version == 0 ? Json(nullptr) : Json(Rfc(s.updated_at_ms))}};
+}
+
+sdk::ToolResult FocusGet(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+  const Actor actor = ResolveActor(env, args, ctx, /*agent_required=*/false);
+  auto& db = env.Db();
+  Json sections = Json::array();
+  std::string text;
+  for (const auto& info : kFocusSections) {
+    const auto s = LoadFocusSection(db, actor.project_id, info.id);
+    sections.push_back(SectionJson(info, s));
+    text += "## " + std::string(info.title) + " (" + std::string(info.id) + ", v" +
+            std::to_string(s.version) +
+            (s.version > 0 ? ", " + s.updated_by + " " + Rfc(s.updated_at_ms) : std::string()) +
+            ")\n" + (s.content.empty() ? "(empty)" : s.content) + "\n";
+  }
+  return sdk::ToolResult::Ok(std::move(text), {{"sections", std::move(sections)},
+                                               {"document", FocusMarkdown(db, actor.project_id)}});
+}
+
+sdk::ToolResult FocusUpdate(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+  const Actor actor = ResolveActor(env, args, ctx);
+  const FocusSectionInfo& info = SectionArg(args);
+  const std::string text = CheckText(env, args.value("content", std::string()), "content",
+                                     env.settings.max_focus_section_bytes);
+  const auto expected = ExpectedVersionArg(args);
+  const WriteMode mode = ModeArg(args);
+  if (mode == WriteMode::kAppend && text.empty()) {
+    throw sdk::ToolError("content is empty; appending nothing changes nothing");
+  }
+  const std::string noun = "focus section '" + std::string(info.id) + "'";
+  auto& db = env.Db();
+  std::optional<std::string> refusal;
+  VersionedState current;
+  VersionedState written;
+  sdk::WithWriteTransaction(db, [&] {
+    const std::int64_t now = env.Now();
+    current = LoadFocusSection(db, actor.project_id, info.id);
+    refusal = VersionRefusal(current, expected, mode, actor.agent_id, noun);
+    if (refusal) return;
+    written.content = ApplyWrite(current, text, mode);
+    if (static_cast<std::int64_t>(written.content.size()) >
+        env.settings.max_focus_section_bytes) {
+      throw sdk::ToolError(noun + " would be " + std::to_string(written.content.size()) +
+                           " bytes; the limit is " +
+                           std::to_string(env.settings.max_focus_section_bytes) +
+                           " bytes. Nothing was written — condense it and replace.");
+    }
+    written.version = current.version + 1;
+    written.updated_by = actor.agent_id;
+    written.updated_at_ms = now;
+    SQLite::Statement up(db,
+                         "INSERT INTO working_focus (project_id, section, content, version, "
+                         "updated_by, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT "
+                         "(project_id, section) DO UPDATE SET content = excluded.content, "
+                         "version = excluded.version, updated_by = excluded.updated_by, "
+                         "updated_at_ms = excluded.updated_at_ms");
+    up.bind(1, actor.project_id);
+    up.bind(2, std::string(info.id));
+    up.bind(3, written.content);
+    up.bind(4, written.version);
+    up.bind(5, actor.agent_id);
+    up.bind(6, now);
+    up.exec();
+    RecordEvent(db, actor, "focus.update", info.id,
+                {{"version", written.version},
+                 {"mode", mode == WriteMode::kAppend ? "append" : "replace"},
+                 {"excerpt", Snip(text, 120)}},
+                now);
+    TouchPresence(db, actor, now);
+  });
+  if (refusal) {
+    std::string msg = *refusal;
+    if (current.version > 0) {
+      msg += "\n--- current content (version " + std::to_string(current.version) + ") ---\n" +
+             current.content;
+    }
+    return sdk::ToolResult::Error(std::move(msg), {{"current", SectionJson(info, current)}});
+  }
+  Json out = SectionJson(info, written);
+  out["previous_version"] = current.version;
+  return sdk::ToolResult::Ok(noun + " updated to version " + std::to_string(written.version),
+                             std::move(out));
+}
+
+Json SectionOutput() {
+  return OutputSchema({{"section", Str()},
+                       {"title", Str()},
+                       {"content", Str()},
+                       {"version", Int()},
+                       {"updated_by", NullableStr()},
+                       {"updated_at", NullableStr()}},
+                      {"section", "content", "version"});
+}
+
+}  // namespace
+
+void RegisterFocusTools(sdk::Registrar& registrar, const Env& env) {
+  {
+    sdk::ToolSpec spec;
+    spec.name = "focus_get";
+    spec.title = "Read the current focus document";
+    spec.description =
+        "Reads this project's focus document: sections active_task, in_progress, "
+        "next_steps and notes, each with its version and last writer. Read it when you start "
+        "or resume work, and before focus_update (to send expected_version).";
+    spec.input_schema = InputSchema({{"agent_id", AgentIdProp()}});
+    spec.output_schema = OutputSchema(
+        {{"sections", ArrayOf(SectionOutput())}, {"document", Str()}}, {"sections", "document"});
+    spec.annotations.read_only = true;
+    spec.annotations.idempotent = true;
+    registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
+      return FocusGet(env, a, c);
+    });
+  }
+  {
+    sdk::ToolSpec spec;
+    spec.name = "focus_update";
+    spec.title = "Update one section of the focus document";
+    spec.description =
+        "Replaces (or with mode:\"append\" extends) one section of the shared focus "
+        "document: active_task, in_progress, next_steps or notes. Each section has its own "
+        "version; send expected_version from focus_get to replace text another agent wrote — "
+        "a stale version is refused with the current content, never overwritten silently. "
+        "Your own last write can be replaced without a version. Empty content with replace "
+        "clears the section.";
+    spec.input_schema = InputSchema(
+        {
+            {"section", EnumProp("Which section.", SectionIds())},
+            {"content", StrProp("New section text (Markdown), or the addition for append.",
+                                env.settings.max_focus_section_bytes)},
+            {"expected_version", IntProp("Section version you read (0 = never written).", 0,
+                                         std::int64_t{1} << 50)},
+            {"mode", EnumProp("replace (default) or append.", {"replace", "append"})},
+            {"agent_id", AgentIdProp()},
+        },
+        {"section", "content"});
+    Json out = SectionOutput();
+    out["properties"]["previous_version"] = Int();
+    spec.output_schema = out;
+    spec.annotations.destructive = true;
+    registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
+      return FocusUpdate(env, a, c);
+    });
+  }
+}
+
+}  // namespace kioku::working

@@ -1,0 +1,298 @@
+// handoff_write / handoff_inbox / handoff_claim: cross-session and cross-agent handoffs
+// (dokoro dokoro_handoff_*). A claim is a conditional UPDATE inside BEGIN IMMEDIATE, so
+// exactly one of any number of concurrent claimers wins, across processes.
+#include <SQLiteCpp/Statement.h>
+
+#include "kioku/sdk/db.hpp"
+#include "kioku/sdk/ids.hpp"
+#include "tools.hpp"
+
+namespace kioku::working {
+namespace {
+
+constexpr std::int64_t kMaxOpenItems = 50;
+constexpr std::int64_t kMaxOpenItemBytes = 1000;
+
+struct Handoff {
+  std::string id;
+  std::string project_id;
+  std::string from_agent;
+  std::optional<std::string> to_agent;
+  std::string summary;
+  Json open_items = Json::array();
+  std::int64_t created_at_ms = 0;
+  std::optional<std::string> claimed_by;
+  std::optional<std::int64_t> claimed_at_ms;
+};
+
+constexpr const char* kHandoffColumns =
+    "id, project_id, from_agent, to_agent, summary, open_items, created_at_ms, claimed_by, "
+    "claimed_at_ms";
+
+Handoff ReadHandoff(SQLite::Statement& q) {
+  Handoff h;
+  h.id = q.getColumn(0).getString();
+  h.project_id = q.getColumn(1).getString();
+  h.from_agent = q.getColumn(2).getString();
+  if (!q.getColumn(3).isNull()) h.to_agent = q.getColumn(3).getString();
+  h.summary = q.getColumn(4).getString();
+  h.open_items = Json::parse(q.getColumn(5).getString(), nullptr, false);
+  if (!h.open_items.is_array()) h.open_items = Json::array();
+  h.created_at_ms = q.getColumn(6).getInt64();
+  if (!q.getColumn(7).isNull()) h.claimed_by = q.getColumn(7).getString();
+  if (!q.getColumn(8).isNull()) h.claimed_at_ms = q.getColumn(8).getInt64();
+  return h;
+}
+
+Json HandoffJson(const Handoff& h) {
+  return {{"handoff_id", h.id},
+          {"from_agent", h.from_agent},
+          {"to_agent", h.to_agent ? Json(*h.to_agent) : Json(nullptr)},
+          {"summary", h.summary},
+          {"open_items", h.open_items},
+          {"created_at", Rfc(h.created_at_ms)},
+          {"claimed_by", h.claimed_by ? Json(*h.claimed_by) : Json(nullptr)},
+          {"claimed_at", RfcOrNull(h.claimed_at_ms)}};
+}
+
+std::string HandoffLine(const Handoff& h) {
+  std::string line = h.id + " from " + h.from_agent +
+                     (h.to_agent ? " to " + *h.to_agent : std::string(" to anyone")) + " at " +
+                     Rfc(h.created_at_ms) + ": " + Snip(h.summary, 120);
+  if (!h.open_items.empty()) line += " [" + std::to_string(h.open_items.size()) + " open item(s)]";
+  if (h.claimed_by) line += " — claimed by " + *h.claimed_by;
+  return line;
+}
+
+sdk::ToolResult HandoffWrite(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+  const Actor actor = ResolveActor(env, args, ctx);
+  const std::string summary =
+      RequiredTextArg(env, args, "summary", env.settings.max_text_bytes);
+  Json items = Json::array();
+  if (args.contains("open_items") && !args.at("open_items").is_null()) {
+    const auto& raw = args.at("open_items");
+    if (static_cast<std::int64_t>(raw.size()) > kMaxOpenItems) {
+      throw sdk::ToolError("open_items has " + std::to_string(raw.size()) +
+                           " entries; the limit is " + std::to_string(kMaxOpenItems));
+    }
+    for (std::size_t i = 0; i < raw.size(); ++i) {
+      const std::string item = CheckText(env, raw[i].get<std::string>(),
+                                         "open_items[" + std::to_string(i) + "]",
+                                         kMaxOpenItemBytes);
+      if (!item.empty()) items.push_back(item);
+    }
+  }
+  std::optional<std::string> to_agent;
+  if (args.contains("to_agent") && !args.at("to_agent").is_null()) {
+    to_agent = args.at("to_agent").get<std::string>();
+    if (to_agent->empty() || to_agent->size() > kMaxAgentIdBytes) {
+      throw sdk::ToolError("to_agent must be an agent id of 1 to 128 bytes, or omitted for "
+                           "a handoff open to any agent");
+    }
+  }
+  auto& db = env.Db();
+  std::string id;
+  std::int64_t now = 0;
+  sdk::WithWriteTransaction(db, [&] {
+    now = env.Now();
+    id = sdk::NewId(now);
+    SQLite::Statement ins(db,
+                          "INSERT INTO working_handoffs (id, project_id, from_agent, to_agent, "
+                          "summary, open_items, session_id, created_at_ms) VALUES (?, ?, ?, ?, "
+                          "?, ?, ?, ?)");
+    ins.bind(1, id);
+    ins.bind(2, actor.project_id);
+    ins.bind(3, actor.agent_id);
+    if (to_agent) ins.bind(4, *to_agent); else ins.bind(4);
+    ins.bind(5, summary);
+    ins.bind(6, sdk::DumpJson(items));
+    ins.bind(7, actor.session_id);
+    ins.bind(8, now);
+    ins.exec();
+    RecordEvent(db, actor, "handoff.write", id,
+                {{"to_agent", to_agent ? Json(*to_agent) : Json(nullptr)},
+                 {"excerpt", Snip(summary, 120)}},
+                now);
+    TouchPresence(db, actor, now);
+  });
+  Json out = {{"handoff_id", id},
+              {"to_agent", to_agent ? Json(*to_agent) : Json(nullptr)},
+              {"created_at", Rfc(now)},
+              {"open_items", items.size()}};
+  return sdk::ToolResult::Ok("handoff " + id + " written for " +
+                                 (to_agent ? *to_agent : std::string("any agent")) +
+                                 "; the recipient claims it with handoff_claim",
+                             std::move(out));
+}
+
+sdk::ToolResult HandoffInbox(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+  const Actor actor = ResolveActor(env, args, ctx);
+  const bool include_claimed = args.value("include_claimed", false);
+  const std::int64_t limit = args.value("limit", std::int64_t{20});
+  auto& db = env.Db();
+  SQLite::Statement q(db, std::string("SELECT ") + kHandoffColumns +
+                              " FROM working_handoffs WHERE project_id = ?1 AND (to_agent IS "
+                              "NULL OR to_agent = ?2) AND (?3 OR claimed_by IS NULL) ORDER BY "
+                              "created_at_ms DESC, id DESC LIMIT ?4");
+  q.bind(1, actor.project_id);
+  q.bind(2, actor.agent_id);
+  q.bind(3, include_claimed ? 1 : 0);
+  q.bind(4, limit);
+  Json list = Json::array();
+  std::string lines;
+  while (q.executeStep()) {
+    const Handoff h = ReadHandoff(q);
+    list.push_back(HandoffJson(h));
+    lines += "\n- " + HandoffLine(h);
+  }
+  std::string text = list.empty() ? std::string("no open handoffs for ") + actor.agent_id
+                                  : std::to_string(list.size()) + " handoff(s) for " +
+                                        actor.agent_id +
+                                        " (claim one with handoff_claim to take it on):" + lines;
+  return sdk::ToolResult::Ok(std::move(text), {{"handoffs", std::move(list)}});
+}
+
+sdk::ToolResult HandoffClaim(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+  const Actor actor = ResolveActor(env, args, ctx);
+  const std::string raw_id = args.value("handoff_id", std::string());
+  auto& db = env.Db();
+  Handoff h;
+  std::string refusal;
+  sdk::WithWriteTransaction(db, [&] {
+    refusal.clear();
+    const std::int64_t now = env.Now();
+    const std::string id =
+        sdk::ResolveIdPrefix(db, "working_handoffs", "id", raw_id, "handoff");
+    SQLite::Statement q(db, std::string("SELECT ") + kHandoffColumns +
+                                " FROM working_handoffs WHERE id = ?");
+    q.bind(1, id);
+    if (!q.executeStep()) throw sdk::ToolError("unknown handoff id '" + raw_id + "'");
+    h = ReadHandoff(q);
+    if (h.project_id != actor.project_id) {
+      throw sdk::ToolError("unknown handoff id '" + raw_id +
+                           "' in this project; handoff_inbox lists yours");
+    }
+    if (h.to_agent && *h.to_agent != actor.agent_id) {
+      refusal = "handoff " + h.id + " is addressed to " + *h.to_agent + "; only " +
+                *h.to_agent + " can claim it. handoff_inbox lists the handoffs open to you.";
+      return;
+    }
+    if (h.claimed_by) {
+      refusal = "handoff " + h.id + " was already claimed by " + *h.claimed_by +
+                (*h.claimed_by == actor.agent_id ? " (you)" : "") + " at " +
+                Rfc(*h.claimed_at_ms) + "; a handoff is taken on once. handoff_inbox lists "
+                "open ones.";
+      return;
+    }
+    SQLite::Statement upd(db,
+                          "UPDATE working_handoffs SET claimed_by = ?, claimed_at_ms = ? WHERE "
+                          "id = ? AND claimed_by IS NULL");
+    upd.bind(1, actor.agent_id);
+    upd.bind(2, now);
+    upd.bind(3, h.id);
+    if (upd.exec() != 1) {
+      // Unreachable under BEGIN IMMEDIATE (the row was read unclaimed under the write lock);
+      // kept so a broken invariant can never hand one handoff to two agents.
+      throw std::runtime_error("handoff " + h.id + " changed during claim");
+    }
+    h.claimed_by = actor.agent_id;
+    h.claimed_at_ms = now;
+    RecordEvent(db, actor, "handoff.claim", h.id, {{"from_agent", h.from_agent}}, now);
+    TouchPresence(db, actor, now);
+  });
+  if (!refusal.empty()) throw sdk::ToolError(refusal);
+  std::string text = "claimed handoff " + h.id + " from " + h.from_agent + ":\n" + h.summary;
+  if (!h.open_items.empty()) {
+    text += "\nOpen items:";
+    for (const auto& item : h.open_items) text += "\n- " + item.get<std::string>();
+  }
+  return sdk::ToolResult::Ok(std::move(text), HandoffJson(h));
+}
+
+Json HandoffOutput() {
+  return OutputSchema({{"handoff_id", Str()},
+                       {"from_agent", Str()},
+                       {"to_agent", NullableStr()},
+                       {"summary", Str()},
+                       {"open_items", ArrayOf(Str())},
+                       {"created_at", Str()},
+                       {"claimed_by", NullableStr()},
+                       {"claimed_at", NullableStr()}},
+                      {"handoff_id", "from_agent", "to_agent", "summary", "open_items",
+                       "created_at", "claimed_by", "claimed_at"});
+}
+
+}  // namespace
+
+void RegisterHandoffTools(sdk::Registrar& registrar, const Env& env) {
+  {
+    sdk::ToolSpec spec;
+    spec.name = "handoff_write";
+    spec.title = "Leave a handoff for another agent or session";
+    spec.description =
+        "Records a handoff: a summary of where you stopped plus open items, for a named "
+        "agent (to_agent) or for any agent in this project (omit to_agent). Write one when "
+        "you stop mid-task or pass work on; the next agent finds it with handoff_inbox and "
+        "takes it with handoff_claim.";
+    spec.input_schema = InputSchema(
+        {
+            {"summary", StrProp("Where things stand and what to do next.",
+                                env.settings.max_text_bytes, 1)},
+            {"open_items", {{"type", "array"},
+                            {"description", "Unfinished items, one per entry."},
+                            {"items", StrProp("One open item.", kMaxOpenItemBytes)},
+                            {"maxItems", kMaxOpenItems}}},
+            {"to_agent", StrProp("Recipient agent id; omit for any agent.",
+                                 static_cast<std::int64_t>(kMaxAgentIdBytes), 1)},
+            {"agent_id", AgentIdProp()},
+        },
+        {"summary"});
+    spec.output_schema = OutputSchema({{"handoff_id", Str()},
+                                       {"to_agent", NullableStr()},
+                                       {"created_at", Str()},
+                                       {"open_items", Int()}},
+                                      {"handoff_id", "to_agent", "created_at"});
+    registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
+      return HandoffWrite(env, a, c);
+    });
+  }
+  {
+    sdk::ToolSpec spec;
+    spec.name = "handoff_inbox";
+    spec.title = "Read handoffs waiting for you";
+    spec.description =
+        "Lists unclaimed handoffs in this project addressed to you or to any agent, newest "
+        "first. Check it when you start work; claim the one you take on with handoff_claim.";
+    spec.input_schema = InputSchema({
+        {"include_claimed", BoolProp("Also list handoffs already claimed (default false).")},
+        {"limit", IntProp("Most handoffs to return (default 20).", 1, 200)},
+        {"agent_id", AgentIdProp()},
+    });
+    spec.output_schema = OutputSchema({{"handoffs", ArrayOf(HandoffOutput())}}, {"handoffs"});
+    spec.annotations.read_only = true;
+    spec.annotations.idempotent = true;
+    registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
+      return HandoffInbox(env, a, c);
+    });
+  }
+  {
+    sdk::ToolSpec spec;
+    spec.name = "handoff_claim";
+    spec.title = "Take on a handoff";
+    spec.description =
+        "Atomically claims a handoff so only one agent takes it on; returns its summary and "
+        "open items. Refused when another agent claimed it first, or when it is addressed to "
+        "a different agent. Accepts a unique id prefix of at least 4 characters.";
+    spec.input_schema = InputSchema(
+        {{"handoff_id", StrProp("Handoff id (or unique prefix >= 4 chars) from handoff_inbox.",
+                                64, 4)},
+         {"agent_id", AgentIdProp()}},
+        {"handoff_id"});
+    spec.output_schema = HandoffOutput();
+    registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
+      return HandoffClaim(env, a, c);
+    });
+  }
+}
+
+}  // namespace kioku::working

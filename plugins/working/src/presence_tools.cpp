@@ -1,0 +1,158 @@
+// presence_ping / presence_list: heartbeats with liveness computed at read time
+// (dokoro's agent_presence with a read-time TTL; default 900 s).
+#include <SQLiteCpp/Statement.h>
+
+#include "kioku/sdk/db.hpp"
+#include "tools.hpp"
+
+namespace kioku::working {
+namespace {
+
+constexpr std::int64_t kMaxStatusBytes = 200;
+constexpr std::int64_t kMaxPresenceFocusBytes = 1000;
+
+sdk::ToolResult PresencePing(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+  const Actor actor = ResolveActor(env, args, ctx);
+  const auto status = TextArg(env, args, "status", kMaxStatusBytes);
+  const auto focus = TextArg(env, args, "focus", kMaxPresenceFocusBytes);
+  auto& db = env.Db();
+  std::int64_t now = 0;
+  std::string stored_status;
+  std::string stored_focus;
+  sdk::WithWriteTransaction(db, [&] {
+    now = env.Now();
+    TouchPresence(db, actor, now);
+    SQLite::Statement upd(db,
+                          "UPDATE working_presence SET status = COALESCE(?, status), "
+                          "focus = COALESCE(?, focus) WHERE project_id = ? AND agent_id = ? "
+                          "RETURNING status, focus");
+    if (status) upd.bind(1, *status); else upd.bind(1);
+    if (focus) upd.bind(2, *focus); else upd.bind(2);
+    upd.bind(3, actor.project_id);
+    upd.bind(4, actor.agent_id);
+    if (upd.executeStep()) {
+      stored_status = upd.getColumn(0).getString();
+      stored_focus = upd.getColumn(1).getString();
+    }
+  });
+  const std::int64_t live_until = now + env.settings.presence_ttl_seconds * 1000;
+  Json out = {{"agent_id", actor.agent_id},       {"status", stored_status},
+              {"focus", stored_focus},            {"last_seen", Rfc(now)},
+              {"live_until", Rfc(live_until)},    {"ttl_seconds", env.settings.presence_ttl_seconds}};
+  std::string text = "present: " + actor.agent_id;
+  if (!stored_status.empty()) text += " [" + Snip(stored_status, 60) + "]";
+  if (!stored_focus.empty()) text += " — " + Snip(stored_focus);
+  text += "; live until " + Rfc(live_until) + " unless you ping or write again";
+  return sdk::ToolResult::Ok(std::move(text), std::move(out));
+}
+
+sdk::ToolResult PresenceList(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+  const Actor actor = ResolveActor(env, args, ctx, /*agent_required=*/false);
+  const std::int64_t ttl = args.value("ttl_seconds", env.settings.presence_ttl_seconds);
+  if (ttl < kMinTtlSeconds || ttl > 7 * 86'400) {
+    throw sdk::ToolError("ttl_seconds " + std::to_string(ttl) + " is out of range; send " +
+                         std::to_string(kMinTtlSeconds) + " to 604800 seconds (default " +
+                         std::to_string(env.settings.presence_ttl_seconds) + ")");
+  }
+  const bool include_stale = args.value("include_stale", false);
+  auto& db = env.Db();
+  const std::int64_t now = env.Now();
+  SQLite::Statement q(db,
+                      "SELECT agent_id, status, focus, last_seen_ms, first_seen_ms FROM "
+                      "working_presence WHERE project_id = ? ORDER BY last_seen_ms DESC, "
+                      "agent_id LIMIT 500");
+  q.bind(1, actor.project_id);
+  Json agents = Json::array();
+  std::string lines;
+  int live = 0;
+  int stale = 0;
+  while (q.executeStep()) {
+    const std::int64_t seen = q.getColumn(3).getInt64();
+    const Liveness l = LivenessOf(seen, now, ttl);
+    if (l == Liveness::kLive) ++live; else ++stale;
+    if (l != Liveness::kLive && !include_stale) continue;
+    const std::string agent = q.getColumn(0).getString();
+    const std::string status = q.getColumn(1).getString();
+    const std::string focus = q.getColumn(2).getString();
+    const std::int64_t ago_s = (now - seen) / 1000;
+    agents.push_back({{"agent_id", agent},
+                      {"status", status},
+                      {"focus", focus},
+                      {"last_seen", Rfc(seen)},
+                      {"first_seen", Rfc(q.getColumn(4).getInt64())},
+                      {"seconds_since_seen", ago_s},
+                      {"liveness", LivenessName(l)},
+                      {"you", agent == actor.agent_id}});
+    lines += "\n- " + agent + (agent == actor.agent_id ? " (you)" : "") + " " +
+             std::string(LivenessName(l)) + ", seen " + std::to_string(ago_s) + " s ago";
+    if (!status.empty()) lines += " [" + Snip(status, 60) + "]";
+    if (!focus.empty()) lines += ": " + Snip(focus);
+  }
+  std::string text = std::to_string(live) + " live agent(s)";
+  if (stale > 0) text += ", " + std::to_string(stale) + " stale" +
+                         (include_stale ? "" : " (hidden; include_stale:true shows them)");
+  text += " (ttl " + std::to_string(ttl) + " s)" + lines;
+  Json out = {{"agents", std::move(agents)}, {"ttl_seconds", ttl}, {"live", live},
+              {"stale", stale}};
+  return sdk::ToolResult::Ok(std::move(text), std::move(out));
+}
+
+}  // namespace
+
+void RegisterPresenceTools(sdk::Registrar& registrar, const Env& env) {
+  {
+    sdk::ToolSpec spec;
+    spec.name = "presence_ping";
+    spec.title = "Announce you are active";
+    spec.description =
+        "Heartbeat: tell other agents in this project that you are active, optionally with "
+        "a short status and what you are focused on. Call it at the start of work and every "
+        "few minutes while working (any write tool also counts as a heartbeat). You count "
+        "as live for presence_ttl_seconds (default 900 s) after your last heartbeat; after "
+        "that your file claims may be taken over. Omitted fields keep their previous value.";
+    spec.input_schema = InputSchema({
+        {"status", StrProp("Short status, e.g. \"editing\", \"reviewing\", \"idle\".", 200)},
+        {"focus", StrProp("What you are working on, one line.", 1000)},
+        {"agent_id", AgentIdProp()},
+    });
+    spec.output_schema = OutputSchema(
+        {{"agent_id", Str()}, {"status", Str()}, {"focus", Str()}, {"last_seen", Str()},
+         {"live_until", Str()}, {"ttl_seconds", Int()}},
+        {"agent_id", "status", "focus", "last_seen", "live_until", "ttl_seconds"});
+    spec.annotations.idempotent = false;
+    registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
+      return PresencePing(env, a, c);
+    });
+  }
+  {
+    sdk::ToolSpec spec;
+    spec.name = "presence_list";
+    spec.title = "List agents active in this project";
+    spec.description =
+        "Who else is working in this project right now. Liveness is computed when you ask: "
+        "an agent is live if its last heartbeat (presence_ping or any write) is within "
+        "ttl_seconds (default: the server's presence TTL, 900 s). Use before claiming files "
+        "or the workspace to see who you might collide with.";
+    spec.input_schema = InputSchema({
+        {"ttl_seconds", IntProp("Liveness window in seconds (default 900).", kMinTtlSeconds,
+                                7 * 86'400)},
+        {"include_stale", BoolProp("Also list agents whose heartbeat is older (default false).")},
+        {"agent_id", AgentIdProp()},
+    });
+    Json agent = OutputSchema({{"agent_id", Str()}, {"status", Str()}, {"focus", Str()},
+                               {"last_seen", Str()}, {"first_seen", Str()},
+                               {"seconds_since_seen", Int()},
+                               {"liveness", {{"enum", {"live", "stale"}}}}, {"you", Bool()}},
+                              {"agent_id", "last_seen", "liveness"});
+    spec.output_schema = OutputSchema({{"agents", ArrayOf(agent)}, {"ttl_seconds", Int()},
+                                       {"live", Int()}, {"stale", Int()}},
+                                      {"agents", "ttl_seconds"});
+    spec.annotations.read_only = true;
+    spec.annotations.idempotent = true;
+    registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
+      return PresenceList(env, a, c);
+    });
+  }
+}
+
+}  // namespace kioku::working

@@ -1,0 +1,199 @@
+// question_add / question_answer / question_list: open questions raised during work
+// (dokoro dokoro_question_*), kept per project so every agent sees them.
+#include <SQLiteCpp/Statement.h>
+
+#include "kioku/sdk/db.hpp"
+#include "kioku/sdk/ids.hpp"
+#include "tools.hpp"
+
+namespace kioku::working {
+namespace {
+
+constexpr const char* kQuestionColumns =
+    "id, asked_by, question, context, created_at_ms, answer, answered_by, answered_at_ms";
+
+Json QuestionJson(SQLite::Statement& q) {
+  const bool answered = !q.getColumn(7).isNull();
+  return {{"question_id", q.getColumn(0).getString()},
+          {"asked_by", q.getColumn(1).getString()},
+          {"question", q.getColumn(2).getString()},
+          {"context", q.getColumn(3).getString()},
+          {"created_at", Rfc(q.getColumn(4).getInt64())},
+          {"status", answered ? "answered" : "open"},
+          {"answer", answered ? Json(q.getColumn(5).getString()) : Json(nullptr)},
+          {"answered_by", answered ? Json(q.getColumn(6).getString()) : Json(nullptr)},
+          {"answered_at", answered ? Json(Rfc(q.getColumn(7).getInt64())) : Json(nullptr)}};
+}
+
+sdk::ToolResult QuestionAdd(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+  const Actor actor = ResolveActor(env, args, ctx);
+  const std::string question =
+      RequiredTextArg(env, args, "question", env.settings.max_text_bytes);
+  const std::string context =
+      TextArg(env, args, "context", env.settings.max_text_bytes).value_or("");
+  auto& db = env.Db();
+  std::string id;
+  std::int64_t now = 0;
+  sdk::WithWriteTransaction(db, [&] {
+    now = env.Now();
+    id = sdk::NewId(now);
+    SQLite::Statement ins(db,
+                          "INSERT INTO working_questions (id, project_id, asked_by, question, "
+                          "context, session_id, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)");
+    ins.bind(1, id);
+    ins.bind(2, actor.project_id);
+    ins.bind(3, actor.agent_id);
+    ins.bind(4, question);
+    ins.bind(5, context);
+    ins.bind(6, actor.session_id);
+    ins.bind(7, now);
+    ins.exec();
+    RecordEvent(db, actor, "question.add", id, {{"excerpt", Snip(question, 120)}}, now);
+    TouchPresence(db, actor, now);
+  });
+  return sdk::ToolResult::Ok("question " + id + " recorded (open)",
+                             {{"question_id", id}, {"created_at", Rfc(now)}});
+}
+
+sdk::ToolResult QuestionAnswer(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+  const Actor actor = ResolveActor(env, args, ctx);
+  const std::string raw_id = args.value("question_id", std::string());
+  const std::string answer = RequiredTextArg(env, args, "answer", env.settings.max_text_bytes);
+  auto& db = env.Db();
+  Json out;
+  sdk::WithWriteTransaction(db, [&] {
+    const std::int64_t now = env.Now();
+    const std::string id =
+        sdk::ResolveIdPrefix(db, "working_questions", "id", raw_id, "question");
+    SQLite::Statement q(db, std::string("SELECT project_id, answered_by, answered_at_ms FROM "
+                                        "working_questions WHERE id = ?"));
+    q.bind(1, id);
+    if (!q.executeStep() || q.getColumn(0).getString() != actor.project_id) {
+      throw sdk::ToolError("unknown question id '" + raw_id +
+                           "' in this project; question_list shows the open ones");
+    }
+    if (!q.getColumn(2).isNull()) {
+      throw sdk::ToolError("question " + id + " was already answered by " +
+                           q.getColumn(1).getString() + " at " +
+                           Rfc(q.getColumn(2).getInt64()) +
+                           "; nothing was changed. Add a new question if it needs revisiting.");
+    }
+    SQLite::Statement upd(db,
+                          "UPDATE working_questions SET answer = ?, answered_by = ?, "
+                          "answered_at_ms = ? WHERE id = ? AND answered_at_ms IS NULL");
+    upd.bind(1, answer);
+    upd.bind(2, actor.agent_id);
+    upd.bind(3, now);
+    upd.bind(4, id);
+    upd.exec();
+    RecordEvent(db, actor, "question.answer", id, {{"excerpt", Snip(answer, 120)}}, now);
+    TouchPresence(db, actor, now);
+    SQLite::Statement back(db, std::string("SELECT ") + kQuestionColumns +
+                                   " FROM working_questions WHERE id = ?");
+    back.bind(1, id);
+    back.executeStep();
+    out = QuestionJson(back);
+  });
+  std::string text = "question " + out["question_id"].get<std::string>() + " answered";
+  return sdk::ToolResult::Ok(std::move(text), std::move(out));
+}
+
+sdk::ToolResult QuestionList(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+  const Actor actor = ResolveActor(env, args, ctx, /*agent_required=*/false);
+  const std::string status = args.value("status", std::string("open"));
+  const std::int64_t limit = args.value("limit", std::int64_t{50});
+  auto& db = env.Db();
+  std::string where = "project_id = ?1";
+  if (status == "open") where += " AND answered_at_ms IS NULL";
+  if (status == "answered") where += " AND answered_at_ms IS NOT NULL";
+  SQLite::Statement q(db, std::string("SELECT ") + kQuestionColumns +
+                              " FROM working_questions WHERE " + where +
+                              " ORDER BY created_at_ms DESC, id DESC LIMIT ?2");
+  q.bind(1, actor.project_id);
+  q.bind(2, limit);
+  Json list = Json::array();
+  std::string lines;
+  while (q.executeStep()) {
+    Json item = QuestionJson(q);
+    lines += "\n- " + item["question_id"].get<std::string>() + " [" +
+             item["status"].get<std::string>() + "] " + item["asked_by"].get<std::string>() +
+             ": " + Snip(item["question"].get<std::string>(), 120);
+    if (!item["answer"].is_null()) {
+      lines += " → " + item["answered_by"].get<std::string>() + ": " +
+               Snip(item["answer"].get<std::string>(), 120);
+    }
+    list.push_back(std::move(item));
+  }
+  std::string text = std::to_string(list.size()) + " " +
+                     (status == "all" ? std::string("") : status + " ") + "question(s)" + lines;
+  return sdk::ToolResult::Ok(std::move(text), {{"questions", std::move(list)}, {"status", status}});
+}
+
+}  // namespace
+
+void RegisterQuestionTools(sdk::Registrar& registrar, const Env& env) {
+  const std::int64_t max_text = env.settings.max_text_bytes;
+  {
+    sdk::ToolSpec spec;
+    spec.name = "question_add";
+    spec.title = "Record an open question";
+    spec.description =
+        "Records a question that came up during work and cannot be settled right now (for "
+        "the user, another agent or a later session). Shared with every agent in this "
+        "project; answer it with question_answer.";
+    spec.input_schema = InputSchema(
+        {{"question", StrProp("The question.", max_text, 1)},
+         {"context", StrProp("Where it came up: file, task, what you tried.", max_text)},
+         {"agent_id", AgentIdProp()}},
+        {"question"});
+    spec.output_schema =
+        OutputSchema({{"question_id", Str()}, {"created_at", Str()}}, {"question_id"});
+    registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
+      return QuestionAdd(env, a, c);
+    });
+  }
+  Json question = OutputSchema(
+      {{"question_id", Str()}, {"asked_by", Str()}, {"question", Str()}, {"context", Str()},
+       {"created_at", Str()}, {"status", {{"enum", {"open", "answered"}}}},
+       {"answer", NullableStr()}, {"answered_by", NullableStr()}, {"answered_at", NullableStr()}},
+      {"question_id", "asked_by", "question", "status", "answer"});
+  {
+    sdk::ToolSpec spec;
+    spec.name = "question_answer";
+    spec.title = "Answer an open question";
+    spec.description =
+        "Records the answer to an open question (id or unique prefix >= 4 chars from "
+        "question_list). A question is answered once; answering it again is refused.";
+    spec.input_schema = InputSchema(
+        {{"question_id", StrProp("Question id or unique prefix (>= 4 chars).", 64, 4)},
+         {"answer", StrProp("The answer.", max_text, 1)},
+         {"agent_id", AgentIdProp()}},
+        {"question_id", "answer"});
+    spec.output_schema = question;
+    registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
+      return QuestionAnswer(env, a, c);
+    });
+  }
+  {
+    sdk::ToolSpec spec;
+    spec.name = "question_list";
+    spec.title = "List questions";
+    spec.description =
+        "Lists this project's questions, newest first: open ones by default, or answered / "
+        "all. Check open questions when you resume work.";
+    spec.input_schema = InputSchema({
+        {"status", EnumProp("open (default), answered or all.", {"open", "answered", "all"})},
+        {"limit", IntProp("Most questions to return (default 50).", 1, 500)},
+        {"agent_id", AgentIdProp()},
+    });
+    spec.output_schema = OutputSchema({{"questions", ArrayOf(question)}, {"status", Str()}},
+                                      {"questions", "status"});
+    spec.annotations.read_only = true;
+    spec.annotations.idempotent = true;
+    registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
+      return QuestionList(env, a, c);
+    });
+  }
+}
+
+}  // namespace kioku::working

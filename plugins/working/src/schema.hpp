@@ -1,0 +1,27 @@
+#pragma once
+/// @file schema.hpp
+/// The working plugin's tables (all prefixed `working_`) as ordered migrations.
+///
+/// Tables, all scoped by `project_id` (caller.project_id; "" when the transport names none):
+///   working_presence     one row per (project, agent): last heartbeat, status, focus.
+///   working_file_claims  one row per (project, path) currently or formerly leased; the row
+///                        is the lease (holder, intent, expires_at_ms, heartbeat_seq).
+///   working_workspace    at most one row per project: the workspace claim.
+///   working_focus        one row per (project, section) with its own version.
+///   working_blocks       one row per (project, key): content and version.
+///   working_block_history every version ever written (nothing is overwritten silently).
+///   working_handoffs     handoffs; claimed_by NULL while open.
+///   working_questions    questions; answered_at_ms NULL while open.
+///   working_events       append-only log/audit (claims, takeovers, releases, writes).
+///   working_dumps        every workspace_dump summary, whether or not episodic took it.
+/// Times are INTEGER Unix ms from HostServices::GetClock().
+
+#include <vector>
+
+#include "kioku/sdk/plugin.hpp"
+
+namespace kioku::working {
+
+std::vector<sdk::Migration> Migrations();
+
+}  // namespace kioku::working

@@ -1,0 +1,26 @@
+#pragma once
+/// @file tools.hpp
+/// Registration of the working layer's tool groups. Each group lives in its own file;
+/// handlers capture `env` by reference (the plugin owns it and outlives every tool).
+
+#include "common.hpp"
+#include "kioku/sdk/plugin.hpp"
+
+namespace kioku::working {
+
+/// presence_ping, presence_list.
+void RegisterPresenceTools(sdk::Registrar& registrar, const Env& env);
+/// file_claim, file_release, claim_list.
+void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env);
+/// block_write, block_read, block_list.
+void RegisterBlockTools(sdk::Registrar& registrar, const Env& env);
+/// focus_get, focus_update.
+void RegisterFocusTools(sdk::Registrar& registrar, const Env& env);
+/// handoff_write, handoff_inbox, handoff_claim.
+void RegisterHandoffTools(sdk::Registrar& registrar, const Env& env);
+/// workspace_claim, workspace_release, workspace_status, workspace_dump.
+void RegisterWorkspaceTools(sdk::Registrar& registrar, const Env& env);
+/// question_add, question_answer, question_list.
+void RegisterQuestionTools(sdk::Registrar& registrar, const Env& env);
+
+}  // namespace kioku::working

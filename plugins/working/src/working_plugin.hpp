@@ -1,0 +1,31 @@
+#pragma once
+/// @file working_plugin.hpp
+/// The working memory layer: "what am I doing, and who else is here?" — workspace claim,
+/// focus document, shared blocks, handoffs, presence, file claims and open questions, all
+/// in the deployment's SQLite database so several server processes coordinate through it.
+
+#include <memory>
+#include <vector>
+
+#include "common.hpp"
+#include "kioku/sdk/plugin.hpp"
+
+namespace kioku::working {
+
+class WorkingPlugin : public sdk::Plugin {
+ public:
+  explicit WorkingPlugin(sdk::HostServices& host);
+
+  nlohmann::json SettingsSchema() const override;
+  std::string Instructions() const override;
+  std::vector<sdk::Migration> Migrations() const override;
+  /// Parses settings (throws std::runtime_error naming the key on contradictions) and
+  /// registers every tool.
+  void Register(sdk::Registrar& registrar) override;
+
+ private:
+  sdk::HostServices& host_;
+  std::unique_ptr<Env> env_;  ///< Created in Register; captured by reference by handlers.
+};
+
+}  // namespace kioku::working
