@@ -17,6 +17,7 @@ CREATE TABLE episodic_sessions (
   ended_at INTEGER,
   last_activity_at INTEGER NOT NULL,
   message_count INTEGER NOT NULL DEFAULT 0,
+  last_message TEXT NOT NULL DEFAULT '',
   created_at INTEGER NOT NULL
 );
 CREATE INDEX episodic_sessions_activity ON episodic_sessions(last_activity_at);
