@@ -9,7 +9,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -211,27 +210,16 @@ export function modernMeta(extra = {}) {
   return { [META_VERSION]: MODERN_VERSION, [META_CAPS]: {}, ...extra };
 }
 
-/** A free loopback TCP port (bound with port 0 and released). */
-export async function freePort() {
-  const server = net.createServer();
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address();
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
 /**
- * Starts `kioku serve --http 127.0.0.1:PORT` and resolves once it accepts connections.
- * Readiness is the server's own stderr line naming the address (no polling); the returned
- * object has {url, port, child, stderr(), stop()}. Resolves with {unsupported: message} when
- * the binary reports that HTTP is not built in.
+ * Starts `kioku serve --http 127.0.0.1:0` and resolves once it accepts connections.
+ * Readiness and the port come from the server's own stderr line, logged after bind(),
+ * "serving MCP over HTTP on 127.0.0.1:PORT/mcp" (no polling, no port race). The returned
+ * object has {url, base, port, child, exited, stderr(), stop()}; stop() sends SIGTERM and
+ * resolves with {code, signal}. Resolves with {unsupported: message} when the binary says
+ * HTTP is not built in.
  */
 export async function startHttpServer(sandbox, { env = sandbox.env() } = {}) {
-  const port = await freePort();
-  const listen = `127.0.0.1:${port}`;
-  const child = spawn(KIOKU_BIN, serveArgs(sandbox, '--http', listen), { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(KIOKU_BIN, serveArgs(sandbox, '--http', '127.0.0.1:0'), { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   let stdout = '';
   child.stdout.setEncoding('utf8');
@@ -243,22 +231,20 @@ export async function startHttpServer(sandbox, { env = sandbox.env() } = {}) {
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (d) => {
       stderr += d;
-      // Ready once a log line says it is serving/listening on the address (logged after bind()).
-      for (const line of stderr.split('\n')) {
-        if (line.includes(`:${port}`) && /listen|serv/i.test(line) && !/not built|unsupported|error|fail|refus/i.test(line)) {
-          resolve('ready');
-        }
-      }
+      const m = /serving MCP over HTTP on 127\.0\.0\.1:(\d+)/.exec(stderr);
+      if (m && Number(m[1]) > 0) resolve(Number(m[1]));
     });
   });
-  const first = await withTimeout(Promise.race([ready, exited]), `kioku serve --http ${listen} to start`);
-  if (first !== 'ready') {
+  const first = await withTimeout(Promise.race([ready, exited]), `kioku serve --http 127.0.0.1:0 to start`);
+  if (typeof first !== 'number') {
     if (/not built|not supported|unsupported/i.test(stderr)) return { unsupported: stderr.trim() };
     throw new Error(`kioku serve --http exited early (${JSON.stringify(first)}); stderr:\n${stderr}`);
   }
+  const port = first;
+  const base = `http://127.0.0.1:${port}`;
   return {
-    url: new URL(`http://${listen}/mcp`),
-    base: `http://${listen}`,
+    url: new URL(`${base}/mcp`),
+    base,
     port,
     child,
     exited,

@@ -368,6 +368,105 @@ describe('MCP over Streamable HTTP', { skip: httpReason ? `binary reports HTTP u
     }
   });
 
+  test('plain endpoints: /healthz, /v1/tools, POST /v1/tools/{name}, 202 for notifications, Origin 403', async () => {
+    const sandbox = makeSandbox();
+    const server = await startHttpServer(sandbox);
+    try {
+      const health = await fetch(`${server.base}/healthz`);
+      assert.equal(health.status, 200);
+      assert.deepEqual(await health.json(), { status: 'ok', tools: FIXTURE_TOOLS.length });
+
+      const tools = await fetch(`${server.base}/v1/tools`);
+      assert.equal(tools.status, 200);
+      assert.deepEqual((await tools.json()).tools.map((t) => t.name).sort(), FIXTURE_TOOLS);
+
+      const call = await fetch(`${server.base}/v1/tools/echo_say`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ text: 'api' }),
+      });
+      assert.equal(call.status, 200);
+      const body = await call.json();
+      assert.equal(body.structuredContent.echo, 'api');
+      assert.equal(body.isError, false);
+      const unknown = await fetch(`${server.base}/v1/tools/no_such_tool`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+      });
+      assert.equal(unknown.status, 404);
+      await unknown.body?.cancel();
+
+      // A legacy session, then a notification in it: 202 with an empty body.
+      const init = await fetch(server.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'fetch', version: '1' } },
+        }),
+      });
+      assert.equal(init.status, 200);
+      const sessionId = init.headers.get('mcp-session-id');
+      assert.ok(sessionId);
+      await init.body?.cancel();
+      const note = await fetch(server.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          'mcp-session-id': sessionId,
+          'mcp-protocol-version': '2025-11-25',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }),
+      });
+      assert.equal(note.status, 202);
+      assert.equal(await note.text(), '');
+
+      const foreign = await fetch(server.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          origin: 'https://evil.example',
+        },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'ping' }),
+      });
+      assert.equal(foreign.status, 403);
+      await foreign.body?.cancel();
+    } finally {
+      const status = await server.stop();
+      assert.deepEqual(status, { code: 0, signal: null });
+      sandbox.cleanup();
+    }
+  });
+
+  test('a configured bearer token is required and names the agent', async () => {
+    const token = 'e2e-token-0123456789abcdef';
+    const sandbox = makeSandbox({
+      extraYaml: `server:\n  http:\n    tokens:\n      - {token: "${token}", agent_id: "token-agent"}`,
+    });
+    // KIOKU_AGENT_ID is set too: the token's agent id must win (ARCHITECTURE.md "Identity").
+    const server = await startHttpServer(sandbox, { env: sandbox.env({ KIOKU_AGENT_ID: 'env-agent' }) });
+    try {
+      const anonymous = new StreamableHTTPClientTransport(server.url);
+      await assert.rejects(newClient().client.connect(anonymous), /401|nauthori/i);
+
+      const { client } = newClient();
+      await client.connect(
+        new StreamableHTTPClientTransport(server.url, { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+      );
+      const result = await client.callTool({ name: 'echo_say', arguments: { text: 't' } });
+      assert.equal(result.structuredContent.agent_id, 'token-agent');
+      await client.close();
+    } finally {
+      await server.stop();
+      sandbox.cleanup();
+    }
+  });
+
   test('KIOKU_AGENT_ID names the agent over HTTP too', async () => {
     const sandbox = makeSandbox();
     const server = await startHttpServer(sandbox, { env: sandbox.env({ KIOKU_AGENT_ID: 'http-agent' }) });
