@@ -26,10 +26,14 @@ export const FIXTURE_PLUGIN_DIR = path.resolve(
   process.env.KIOKU_FIXTURE_PLUGIN_DIR || path.join(path.dirname(path.dirname(KIOKU_BIN)), 'fixtures/plugins'),
 );
 
-/** The 2026-07-28 schema the modern-era answers are checked against. */
-export const MODERN_SCHEMA_PATH = path.resolve(
-  process.env.KIOKU_MCP_SCHEMA || path.join(here, '../../../shared/reference/mcp-schema-2026-07-28.json'),
-);
+/**
+ * The official MCP JSON Schemas the answers are checked against: copies of
+ * shared/reference/mcp-schema-*.json kept in tests/e2e/schemas so a fresh clone is
+ * self-contained; $KIOKU_MCP_SCHEMA_DIR points elsewhere.
+ */
+export const SCHEMA_DIR = path.resolve(process.env.KIOKU_MCP_SCHEMA_DIR || path.join(here, 'schemas'));
+export const MODERN_SCHEMA_PATH = path.join(SCHEMA_DIR, 'mcp-schema-2026-07-28.json');
+export const LEGACY_SCHEMA_PATH = path.join(SCHEMA_DIR, 'mcp-schema-2025-11-25.json');
 
 export const MODERN_VERSION = '2026-07-28';
 export const META_VERSION = 'io.modelcontextprotocol/protocolVersion';
@@ -275,36 +279,43 @@ export function httpUnsupportedReason() {
 }
 
 /**
- * Ajv (JSON Schema 2020-12, the dialect of the 2026-07-28 schema) loaded with the modern
- * schema; `check(defName, value)` asserts `value` conforms to `#/$defs/<defName>`.
+ * Ajv (JSON Schema 2020-12, the dialect of the MCP schemas) loaded with one MCP schema;
+ * `check(defName, value)` throws unless `value` conforms to `#/$defs/<defName>`.
  */
-export async function loadModernSchema() {
+export async function loadSchema(file) {
   const { readFileSync } = await import('node:fs');
   const { default: Ajv2020 } = await import('ajv/dist/2020.js');
   const { default: addFormats } = await import('ajv-formats');
-  const schema = JSON.parse(readFileSync(MODERN_SCHEMA_PATH, 'utf8'));
+  const schema = JSON.parse(readFileSync(file, 'utf8'));
   if (schema.$schema !== 'https://json-schema.org/draft/2020-12/schema') {
-    throw new Error(`${MODERN_SCHEMA_PATH}: expected a JSON Schema 2020-12 document, got ${schema.$schema}`);
+    throw new Error(`${file}: expected a JSON Schema 2020-12 document, got ${schema.$schema}`);
   }
+  const id = `urn:kioku-e2e:${path.basename(file)}`;
   const ajv = new Ajv2020({ strict: false, allErrors: true });
   addFormats(ajv);
-  ajv.addSchema({ ...schema, $id: 'urn:mcp:2026-07-28' });
+  ajv.addSchema({ ...schema, $id: id });
   const validators = new Map();
   return {
     ajv,
     defs: schema.$defs,
     check(defName, value) {
-      if (!(defName in schema.$defs)) throw new Error(`no $defs/${defName} in ${MODERN_SCHEMA_PATH}`);
+      if (!(defName in schema.$defs)) throw new Error(`no $defs/${defName} in ${file}`);
       let validate = validators.get(defName);
       if (!validate) {
-        validate = ajv.getSchema(`urn:mcp:2026-07-28#/$defs/${defName}`);
+        validate = ajv.getSchema(`${id}#/$defs/${defName}`);
         validators.set(defName, validate);
       }
       if (!validate(value)) {
         throw new Error(
-          `not a valid ${defName}: ${ajv.errorsText(validate.errors, { separator: '; ' })}\n${JSON.stringify(value).slice(0, 2000)}`,
+          `not a valid ${defName} (${path.basename(file)}): ${ajv.errorsText(validate.errors, { separator: '; ' })}\n` +
+            JSON.stringify(value).slice(0, 2000),
         );
       }
     },
   };
 }
+
+/** The 2026-07-28 schema (see loadSchema). */
+export const loadModernSchema = () => loadSchema(MODERN_SCHEMA_PATH);
+/** The 2025-11-25 schema (see loadSchema). */
+export const loadLegacySchema = () => loadSchema(LEGACY_SCHEMA_PATH);

@@ -1,6 +1,7 @@
 // Modern-era (2026-07-28) MCP against `kioku serve`: stateless requests carrying `_meta`
 // (protocol version, client capabilities), answers checked with Ajv against the official
-// schema in shared/reference/mcp-schema-2026-07-28.json. Raw newline-delimited JSON-RPC
+// schema (tests/e2e/schemas/mcp-schema-2026-07-28.json, a copy of shared/reference/); also
+// the legacy answers against mcp-schema-2025-11-25.json. Raw newline-delimited JSON-RPC
 // over the stdio pipe, and over HTTP the header checks of the Streamable HTTP transport.
 
 import assert from 'node:assert/strict';
@@ -15,6 +16,7 @@ import {
   RawStdioServer,
   checkPrerequisites,
   httpUnsupportedReason,
+  loadLegacySchema,
   loadModernSchema,
   makeSandbox,
   modernMeta,
@@ -23,6 +25,7 @@ import {
 
 checkPrerequisites();
 const schema = await loadModernSchema();
+const legacySchema = await loadLegacySchema();
 const LEGACY_VERSIONS = ['2025-11-25', '2025-06-18', '2025-03-26'];
 
 /** Checks the JSON-RPC envelope and the result/error against the named definitions. */
@@ -172,6 +175,49 @@ describe('modern era over raw stdio', () => {
     assert.equal(legacy.result.ttlMs, undefined);
     const modern = await server.request('tools/list', { _meta: modernMeta() });
     checkResult(modern, 'ListToolsResultResponse');
+  });
+});
+
+describe('legacy era (2025-11-25) answers over raw stdio conform to that schema', () => {
+  test('initialize, tools/list, tools/call, errors', async () => {
+    const sandbox = makeSandbox();
+    const server = new RawStdioServer(sandbox);
+    try {
+      const init = await server.request('initialize', {
+        protocolVersion: '2025-11-25',
+        capabilities: {},
+        clientInfo: { name: 'legacy-schema', version: '1' },
+      });
+      legacySchema.check('JSONRPCResultResponse', init);
+      legacySchema.check('InitializeResult', init.result);
+      await server.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+
+      const list = await server.request('tools/list', {});
+      legacySchema.check('ListToolsResult', list.result);
+      for (const [name, args] of [
+        ['echo_say', { text: 'x' }],
+        ['echo_fail', {}],
+        ['echo_bytes', {}],
+        ['echo_say', { text: 5 }],
+      ]) {
+        const call = await server.request('tools/call', { name, arguments: args });
+        legacySchema.check('JSONRPCResultResponse', call);
+        legacySchema.check('CallToolResult', call.result);
+      }
+      const ping = await server.request('ping', {});
+      legacySchema.check('EmptyResult', ping.result);
+      for (const [method, params] of [
+        ['tools/call', { name: 'no_such_tool' }],
+        ['no/such/method', {}],
+      ]) {
+        const err = await server.request(method, params);
+        legacySchema.check('JSONRPCErrorResponse', err);
+      }
+      assert.deepEqual(await server.endAndWait(), { code: 0, signal: null });
+    } finally {
+      server.kill();
+      sandbox.cleanup();
+    }
   });
 });
 
