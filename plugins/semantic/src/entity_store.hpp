@@ -1,0 +1,41 @@
+#pragma once
+/// @file entity_store.hpp
+/// Get-or-create of entities by (normalized name, type), with prepared statements kept for
+/// the life of the object (one transaction or one batch).
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+
+namespace kioku::semantic {
+
+struct Entity {
+  std::int64_t seq = 0;
+  std::string id;
+  std::string type;
+  std::string name;
+  std::string norm_name;
+  std::int64_t created_at = 0;
+};
+
+class EntityUpserter {
+ public:
+  explicit EntityUpserter(SQLite::Database& db);
+  /// Returns the seq of (norm, type), creating the entity (ULID id, display `name`) when
+  /// missing. Must run inside a write transaction.
+  std::int64_t Ensure(const std::string& type, const std::string& name, const std::string& norm,
+                      std::int64_t now_ms);
+
+ private:
+  SQLite::Database& db_;
+  SQLite::Statement select_;
+  SQLite::Statement insert_;
+};
+
+/// Loads an entity by seq; nullopt when absent.
+std::optional<Entity> LoadEntity(SQLite::Database& db, std::int64_t seq);
+
+}  // namespace kioku::semantic

@@ -1,0 +1,374 @@
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "graph_store.hpp"
+#include "kioku/sdk/db.hpp"
+#include "kioku/sdk/fts.hpp"
+#include "kioku/sdk/text.hpp"
+#include "normalize.hpp"
+#include "tools.hpp"
+
+namespace kioku::semantic {
+namespace {
+
+const Json kStr = {{"type", "string"}};
+const Json kStrOrNull = {{"type", {"string", "null"}}};
+
+Json TimeOrNull(std::int64_t ms) { return ms == 0 ? Json(nullptr) : Json(sdk::FormatRfc3339(ms)); }
+
+Entity RequireEntity(SQLite::Database& db, const std::string& name_or_id, const char* field) {
+  std::optional<Entity> e = FindEntity(db, name_or_id);
+  if (!e) {
+    throw sdk::ToolError("unknown entity '" + sdk::TruncateUtf8(name_or_id, 80) + "' (" + field +
+                         "); search with entity_graph {query: \"...\"}");
+  }
+  return *e;
+}
+
+class EntityNames {
+ public:
+  explicit EntityNames(SQLite::Database& db) : db_(db) {}
+  const Entity& Get(std::int64_t seq) {
+    auto it = cache_.find(seq);
+    if (it == cache_.end()) {
+      std::optional<Entity> e = LoadEntity(db_, seq);
+      it = cache_.emplace(seq, e ? *e : Entity{seq, "", "", "?", "?", 0}).first;
+    }
+    return it->second;
+  }
+
+ private:
+  SQLite::Database& db_;
+  std::map<std::int64_t, Entity> cache_;
+};
+
+Json RelationJson(const Relation& r, EntityNames& names) {
+  const Entity& from = names.Get(r.from_seq);
+  const Entity& to = names.Get(r.to_seq);
+  Json j = {{"id", r.id},
+            {"from", from.name},
+            {"from_id", from.id},
+            {"type", r.type},
+            {"to", to.name},
+            {"to_id", to.id},
+            {"valid_from", sdk::FormatRfc3339(r.valid_from)},
+            {"valid_to", TimeOrNull(r.valid_to)},
+            {"recorded_at", sdk::FormatRfc3339(r.recorded_at)},
+            {"expired_at", TimeOrNull(r.expired_at)}};
+  if (!r.replaces.empty()) j["replaces"] = r.replaces;
+  return j;
+}
+
+std::string RelationLine(const Relation& r, EntityNames& names) {
+  std::string line = names.Get(r.from_seq).name + " -" + r.type + "-> " + names.Get(r.to_seq).name +
+                     "  [valid " + sdk::FormatRfc3339(r.valid_from) + " .. " +
+                     (r.valid_to == 0 ? std::string("open") : sdk::FormatRfc3339(r.valid_to)) +
+                     "; recorded " + sdk::FormatRfc3339(r.recorded_at);
+  if (r.expired_at != 0) line += ", expired " + sdk::FormatRfc3339(r.expired_at);
+  return line + "]";
+}
+
+Json RelationSchema() {
+  return ObjectSchema({{"id", kStr}, {"from", kStr}, {"from_id", kStr}, {"type", kStr},
+                       {"to", kStr}, {"to_id", kStr}, {"valid_from", kStr},
+                       {"valid_to", kStrOrNull}, {"recorded_at", kStr},
+                       {"expired_at", kStrOrNull}, {"replaces", kStr}},
+                      {"from", "type", "to", "valid_from", "valid_to", "recorded_at",
+                       "expired_at"});
+}
+
+std::vector<std::string> LinkedMemories(SQLite::Database& db, std::int64_t entity_seq,
+                                        const sdk::Caller& caller) {
+  std::string sql =
+      "SELECT m.id FROM semantic_memory_entities me JOIN semantic_memories m ON m.seq = "
+      "me.memory_seq WHERE me.entity_seq = ? AND m.status IN "
+      "('active','pinned','pending','contested') AND ";
+  sql += caller.project_id.empty() ? "m.scope = 'global'" : "(m.scope = 'global' OR m.project_id = ?)";
+  sql += " ORDER BY me.memory_seq DESC LIMIT 5";
+  SQLite::Statement q(db, sql);
+  q.bind(1, entity_seq);
+  if (!caller.project_id.empty()) q.bind(2, caller.project_id);
+  std::vector<std::string> out;
+  while (q.executeStep()) out.push_back(q.getColumn(0).getString());
+  return out;
+}
+
+std::vector<Entity> SearchEntities(SQLite::Database& db, const std::string& query,
+                                   const std::string& type, int limit) {
+  const std::string q_text = std::string(Trim(query));
+  std::vector<std::int64_t> seqs;
+  if (sdk::Utf8Length(q_text) >= 3) {
+    // Trigram index: the whole query as one substring phrase (quoted, never raw MATCH).
+    std::string sql =
+        "SELECT e.seq FROM semantic_entities_fts f JOIN semantic_entities e ON e.seq = f.rowid "
+        "WHERE semantic_entities_fts MATCH ?";
+    if (!type.empty()) sql += " AND e.type = ?";
+    sql += " ORDER BY length(e.name), f.rank LIMIT ?";
+    SQLite::Statement q(db, sql);
+    int i = 1;
+    q.bind(i++, sdk::QuoteFtsToken(q_text));
+    if (!type.empty()) q.bind(i++, type);
+    q.bind(i, limit);
+    while (q.executeStep()) seqs.push_back(q.getColumn(0).getInt64());
+  } else {
+    const std::string norm = AsciiLower(q_text);
+    std::string sql =
+        "SELECT seq FROM semantic_entities WHERE norm_name >= ? AND norm_name < ?";
+    if (!type.empty()) sql += " AND type = ?";
+    sql += " ORDER BY norm_name LIMIT ?";
+    SQLite::Statement q(db, sql);
+    int i = 1;
+    q.bind(i++, norm);
+    q.bind(i++, norm + "\xff");
+    if (!type.empty()) q.bind(i++, type);
+    q.bind(i, limit);
+    while (q.executeStep()) seqs.push_back(q.getColumn(0).getInt64());
+  }
+  std::vector<Entity> out;
+  for (std::int64_t s : seqs) {
+    if (auto e = LoadEntity(db, s)) out.push_back(*e);
+  }
+  return out;
+}
+
+sdk::ToolResult Graph(PluginContext& ctx, const Json& args, const sdk::Caller& caller) {
+  Env env = ctx.MakeEnv();
+  const bool has_query = args.contains("query");
+  const bool has_entity = args.contains("entity");
+  if (has_query == has_entity) {
+    throw sdk::ToolError("send either query (search entities by name) or entity (traverse from "
+                         "one entity), exactly one of them");
+  }
+  const std::optional<std::int64_t> as_of = OptionalTimeArg(args, "as_of");
+  const std::int64_t t = as_of.value_or(env.clock.NowMs());
+  const GraphAxis axis = args.value("as_of_axis", "valid") == "transaction" ? GraphAxis::kTransaction
+                                                                             : GraphAxis::kValid;
+  const bool history = args.value("history", false);
+  const int depth = args.value("depth", 1);
+  const int max_relations = std::min(args.value("limit", ctx.settings.graph.max_relations),
+                                     ctx.settings.graph.max_relations);
+  const std::string type = args.value("type", "");
+
+  std::vector<Entity> roots;
+  if (has_entity) {
+    roots.push_back(RequireEntity(env.db, args.at("entity").get<std::string>(), "entity"));
+  } else {
+    const std::string query = args.at("query").get<std::string>();
+    if (Trim(query).empty()) throw sdk::ToolError("query is empty; send part of an entity name");
+    roots = SearchEntities(env.db, query, type, 20);
+  }
+
+  EntityNames names(env.db);
+  std::vector<Relation> relations;
+  std::set<std::int64_t> seen_rel;
+  std::set<std::int64_t> seen_entity;
+  std::vector<std::int64_t> frontier;
+  std::vector<std::int64_t> entity_order;
+  for (const Entity& e : roots) {
+    if (seen_entity.insert(e.seq).second) {
+      frontier.push_back(e.seq);
+      entity_order.push_back(e.seq);
+    }
+  }
+  bool truncated = false;
+  const int levels = has_entity ? depth : 1;
+  for (int level = 0; level < levels && !frontier.empty() && !truncated; ++level) {
+    std::vector<std::int64_t> next;
+    for (std::int64_t e : frontier) {
+      const int room = max_relations - static_cast<int>(relations.size());
+      if (room <= 0) {
+        truncated = true;
+        break;
+      }
+      for (const Relation& r : RelationsOf(env.db, e, axis, t, history, room + 1)) {
+        if (!seen_rel.insert(r.seq).second) continue;
+        if (static_cast<int>(relations.size()) >= max_relations) {
+          truncated = true;
+          break;
+        }
+        relations.push_back(r);
+        for (std::int64_t other : {r.from_seq, r.to_seq}) {
+          if (seen_entity.insert(other).second) {
+            next.push_back(other);
+            entity_order.push_back(other);
+          }
+        }
+      }
+    }
+    frontier = std::move(next);
+  }
+
+  Json entities = Json::array();
+  std::string text;
+  for (std::int64_t seq : entity_order) {
+    const Entity& e = names.Get(seq);
+    const std::vector<std::string> mems = LinkedMemories(env.db, seq, caller);
+    entities.push_back({{"id", e.id}, {"name", e.name}, {"type", e.type}, {"memories", mems}});
+  }
+  Json rels = Json::array();
+  for (const Relation& r : relations) rels.push_back(RelationJson(r, names));
+
+  if (roots.empty()) {
+    text = "no entity matches \"" + Preview(args.at("query").get<std::string>(), 60) + "\"";
+  } else {
+    text = Plural(entity_order.size(), "entity", "entities") + ", " +
+           Plural(relations.size(), "relation", "relations");
+    if (history) {
+      text += " (full history, every row)";
+    } else if (as_of) {
+      text += axis == GraphAxis::kValid ? " valid at " : " as kioku believed at ";
+      text += sdk::FormatRfc3339(t);
+    } else {
+      text += " (current)";
+    }
+    text += ":";
+    for (std::int64_t seq : entity_order) {
+      const Entity& e = names.Get(seq);
+      text += "\n• " + e.name + " (" + e.type + ", " + e.id + ")";
+    }
+    for (const Relation& r : relations) text += "\n  " + RelationLine(r, names);
+    if (truncated) text += "\n— more relations left out (cap " + std::to_string(max_relations) + ")";
+  }
+  return sdk::ToolResult::Ok(text, Json{{"entities", entities}, {"relations", rels},
+                                        {"truncated", truncated}});
+}
+
+}  // namespace
+
+void RegisterGraphTools(sdk::Registrar& registrar, PluginContext& ctx) {
+  const Json entity_schema = ObjectSchema({{"id", kStr}, {"name", kStr}, {"type", kStr},
+                                           {"memories", {{"type", "array"}, {"items", kStr}}}},
+                                          {"id", "name", "type"});
+  {
+    sdk::ToolSpec spec;
+    spec.name = "entity_graph";
+    spec.title = "Explore the entity graph";
+    spec.description =
+        "Find entities (files, identifiers, packages, flags, URLs, concepts) by name with "
+        "query, or walk the relations around one entity with entity (depth 1–5). Entities "
+        "come from memory text and from entity_relate. as_of answers for a past time: "
+        "as_of_axis \"valid\" (default) = what we now know was true then, \"transaction\" = "
+        "what kioku believed then. history: true lists every row, closed ones included.";
+    spec.input_schema = ObjectSchema({
+        {"query", StringSchema(200, "Part of an entity name.")},
+        {"entity", StringSchema(500, "Entity name or id to traverse from.")},
+        {"type", StringSchema(32, "Only entities of this type (query search).")},
+        {"depth", {{"type", "integer"}, {"minimum", 1}, {"maximum", 5},
+                   {"description", "Hops from entity (default 1)."}}},
+        {"as_of", StringSchema(64, "RFC 3339 time to look at.")},
+        {"as_of_axis", EnumSchema({"valid", "transaction"}, "Time axis of as_of.")},
+        {"history", {{"type", "boolean"}, {"description", "Every row, ignoring time."}}},
+        {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 5000},
+                   {"description", "Most relations to return (capped by settings)."}}},
+    });
+    spec.output_schema = ObjectSchema(
+        {{"entities", {{"type", "array"}, {"items", entity_schema}}},
+         {"relations", {{"type", "array"}, {"items", RelationSchema()}}},
+         {"truncated", {{"type", "boolean"}}}},
+        {"entities", "relations"});
+    spec.annotations.read_only = true;
+    spec.annotations.idempotent = true;
+    registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
+      return Graph(ctx, args, call.caller);
+    });
+  }
+  {
+    sdk::ToolSpec spec;
+    spec.name = "entity_relate";
+    spec.title = "Record a relation between entities";
+    spec.description =
+        "Assert that from -type-> to holds, e.g. (\"api-service\", \"uses\", \"postgres\") or "
+        "(\"src/auth/session.ts\", \"depends_on\", \"jsonwebtoken\"). Entities are created by "
+        "name if new. valid_from/valid_to say when it held in the world (default: from now, "
+        "open). For single-valued types (uses, owned_by, default_branch, …) a new target "
+        "closes the previous one; others accumulate. Nothing is ever deleted.";
+    spec.input_schema = ObjectSchema(
+        {
+            {"from", StringSchema(500, "Source entity name or id.", 1)},
+            {"type", StringSchema(64, "Relation type, snake_case (uses, depends_on).", 1)},
+            {"to", StringSchema(500, "Target entity name or id.", 1)},
+            {"valid_from", StringSchema(64, "RFC 3339: true since (default now).")},
+            {"valid_to", StringSchema(64, "RFC 3339: true until (default open).")},
+            {"from_type", StringSchema(32, "Type for a new from entity (default guessed).")},
+            {"to_type", StringSchema(32, "Type for a new to entity (default guessed).")},
+        },
+        {"from", "type", "to"});
+    spec.output_schema = ObjectSchema({{"relation", RelationSchema()},
+                                       {"action", EnumSchema({"related", "already_known"}, "")},
+                                       {"closed", {{"type", "array"}, {"items", RelationSchema()}}}},
+                                      {"relation", "action", "closed"});
+    spec.annotations.idempotent = true;
+    registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
+      Env env = ctx.MakeEnv();
+      const std::string type = NormalizeRelationType(args.at("type").get<std::string>());
+      const std::int64_t now = env.clock.NowMs();
+      const std::int64_t valid_from = OptionalTimeArg(args, "valid_from").value_or(now);
+      const std::int64_t valid_to = OptionalTimeArg(args, "valid_to").value_or(0);
+      const std::string from_type = AsciiLower(Trim(args.value("from_type", "")));
+      const std::string to_type = AsciiLower(Trim(args.value("to_type", "")));
+      for (const char* f : {"from", "to"}) {
+        const std::string v = args.at(f).get<std::string>();
+        ScreenSecrets(v, f);
+        if (Trim(v).empty()) throw sdk::ToolError(std::string(f) + " is empty; send an entity name");
+      }
+      RelateOutcome outcome;
+      sdk::WithWriteTransaction(env.db, [&] {
+        const Entity from = EnsureNamedEntity(env.db, args.at("from").get<std::string>(), from_type, now);
+        const Entity to = EnsureNamedEntity(env.db, args.at("to").get<std::string>(), to_type, now);
+        outcome = Relate(env, from, type, to, valid_from, valid_to, call.caller.agent_id);
+      });
+      EntityNames names(env.db);
+      Json closed = Json::array();
+      std::string text = (outcome.already_known ? "already known: " : "related: ") +
+                         RelationLine(outcome.relation, names);
+      for (const Relation& r : outcome.closed) {
+        closed.push_back(RelationJson(r, names));
+        text += "\nclosed (single-valued " + type + "): " + RelationLine(r, names);
+      }
+      return sdk::ToolResult::Ok(
+          text, Json{{"relation", RelationJson(outcome.relation, names)},
+                     {"action", outcome.already_known ? "already_known" : "related"},
+                     {"closed", closed}});
+    });
+  }
+  {
+    sdk::ToolSpec spec;
+    spec.name = "entity_unrelate";
+    spec.title = "End a relation";
+    spec.description =
+        "Say that from -type-> to stopped holding (at `at`, default now). The relation is not "
+        "deleted: its validity ends, and as_of queries before that time still see it.";
+    spec.input_schema = ObjectSchema(
+        {
+            {"from", StringSchema(500, "Source entity name or id.", 1)},
+            {"type", StringSchema(64, "Relation type.", 1)},
+            {"to", StringSchema(500, "Target entity name or id.", 1)},
+            {"at", StringSchema(64, "RFC 3339: when it stopped holding (default now).")},
+        },
+        {"from", "type", "to"});
+    spec.output_schema = ObjectSchema({{"ended", {{"type", "array"}, {"items", RelationSchema()}}}},
+                                      {"ended"});
+    registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
+      Env env = ctx.MakeEnv();
+      const std::string type = NormalizeRelationType(args.at("type").get<std::string>());
+      const std::int64_t at = OptionalTimeArg(args, "at").value_or(env.clock.NowMs());
+      std::vector<Relation> ended;
+      sdk::WithWriteTransaction(env.db, [&] {
+        const Entity from = RequireEntity(env.db, args.at("from").get<std::string>(), "from");
+        const Entity to = RequireEntity(env.db, args.at("to").get<std::string>(), "to");
+        ended = Unrelate(env, from, type, to, at, call.caller.agent_id);
+      });
+      EntityNames names(env.db);
+      Json out = Json::array();
+      std::string text = "ended (kept for as_of queries):";
+      for (const Relation& r : ended) {
+        out.push_back(RelationJson(r, names));
+        text += "\n  " + RelationLine(r, names);
+      }
+      return sdk::ToolResult::Ok(text, Json{{"ended", out}});
+    });
+  }
+}
+
+}  // namespace kioku::semantic

@@ -1,0 +1,417 @@
+#include <algorithm>
+
+#include "kioku/sdk/db.hpp"
+#include "kioku/sdk/text.hpp"
+#include "normalize.hpp"
+#include "tools.hpp"
+
+namespace kioku::semantic {
+namespace {
+
+const Json kStr = {{"type", "string"}};
+
+Json MemoryObjectSchema() {
+  // Full memory as MemoryToJson writes it; optional fields may be absent.
+  return {{"type", "object"},
+          {"required", {"id", "kind", "text", "status", "captured_at", "updated_at"}}};
+}
+
+std::string MemoryLine(const Memory& m, std::int64_t now) {
+  std::string line = m.id + " [" + m.kind + "/" + m.status + "] ";
+  if (!m.subject.empty()) line += m.subject + (m.value.empty() ? "" : "=" + m.value) + " ";
+  line += Preview(m.text, 120) + " · " + FormatAge(now, m.captured_at);
+  if (m.expires_at != 0 && m.expires_at <= now) line += " · expired";
+  return line;
+}
+
+sdk::ToolResult GetMemory(PluginContext& ctx, const Json& args) {
+  Env env = ctx.MakeEnv();
+  const Memory m = ResolveMemory(env.db, args.at("id").get<std::string>());
+  Json j = MemoryToJson(m);
+  Json history = Json::array();
+  {
+    SQLite::Statement q(env.db,
+                        "SELECT action, at, agent_id, detail, snapshot FROM "
+                        "semantic_memory_history WHERE memory_id = ? ORDER BY at, seq LIMIT 200");
+    q.bind(1, m.id);
+    while (q.executeStep()) {
+      Json h = {{"action", q.getColumn(0).getString()},
+                {"at", sdk::FormatRfc3339(q.getColumn(1).getInt64())},
+                {"agent_id", q.getColumn(2).getString()},
+                {"detail", q.getColumn(3).getString()}};
+      if (!q.getColumn(4).isNull()) {
+        Json prev = Json::parse(q.getColumn(4).getString(), nullptr, false);
+        if (!prev.is_discarded()) h["previous"] = std::move(prev);
+      }
+      history.push_back(std::move(h));
+    }
+  }
+  Json entities = Json::array();
+  {
+    SQLite::Statement q(env.db,
+                        "SELECT e.id, e.type, e.name FROM semantic_memory_entities me JOIN "
+                        "semantic_entities e ON e.seq = me.entity_seq WHERE me.memory_seq = ? "
+                        "ORDER BY e.seq");
+    q.bind(1, m.seq);
+    while (q.executeStep()) {
+      entities.push_back({{"id", q.getColumn(0).getString()},
+                          {"type", q.getColumn(1).getString()},
+                          {"name", q.getColumn(2).getString()}});
+    }
+  }
+  Json supersedes = Json::array();
+  {
+    SQLite::Statement q(env.db,
+                        "SELECT id FROM semantic_memories WHERE superseded_by = ? ORDER BY seq "
+                        "LIMIT 50");
+    q.bind(1, m.id);
+    while (q.executeStep()) supersedes.push_back(q.getColumn(0).getString());
+  }
+  j["history"] = history;
+  j["entities"] = entities;
+  j["supersedes"] = supersedes;
+
+  const std::int64_t now = env.clock.NowMs();
+  std::string text = m.id + " [" + m.kind + "/" + m.status + ", importance " +
+                     std::to_string(m.importance) + ", " + m.scope.kind +
+                     (m.scope.path.empty() ? "" : " " + m.scope.path) + "]\n" + m.text;
+  if (!m.subject.empty()) text += "\nsubject: " + m.subject + (m.value.empty() ? "" : " = " + m.value);
+  if (!m.tags.empty()) text += "\ntags: " + JoinTags(m.tags);
+  text += "\ncaptured " + sdk::FormatRfc3339(m.captured_at) + " (" + FormatAge(now, m.captured_at) +
+          " ago) by " + (m.agent_id.empty() ? "unknown agent" : m.agent_id) + "; recalled " +
+          std::to_string(m.recall_count) + "×, reaffirmed " + std::to_string(m.reaffirm_count) + "×";
+  if (m.expires_at != 0) text += "; expires " + sdk::FormatRfc3339(m.expires_at);
+  if (!m.superseded_by.empty()) text += "\nsuperseded by " + m.superseded_by;
+  if (!supersedes.empty()) text += "\nreplaced " + Plural(supersedes.size(), "older memory", "older memories");
+  for (const Json& h : history) {
+    text += "\n" + h["at"].get<std::string>() + " " + h["action"].get<std::string>();
+    const std::string detail = h["detail"].get<std::string>();
+    if (!detail.empty()) text += " (" + detail + ")";
+  }
+  return sdk::ToolResult::Ok(text, Json{{"memory", j}});
+}
+
+sdk::ToolResult ListMemories(PluginContext& ctx, const Json& args, const sdk::Caller& caller) {
+  Env env = ctx.MakeEnv();
+  const int limit = args.value("limit", 20);
+  std::vector<std::string> statuses = {"active", "pinned", "pending", "contested"};
+  if (args.contains("status")) statuses = args.at("status").get<std::vector<std::string>>();
+  std::vector<std::string> kinds;
+  if (args.contains("kinds")) kinds = args.at("kinds").get<std::vector<std::string>>();
+
+  std::string sql = std::string("SELECT ") + kMemoryColumns + " FROM semantic_memories m WHERE ";
+  std::vector<std::string> binds;
+  if (caller.project_id.empty()) {
+    sql += "m.scope = 'global'";
+  } else {
+    sql += "(m.scope = 'global' OR m.project_id = ?)";
+    binds.push_back(caller.project_id);
+  }
+  sql += " AND m.status IN (";
+  for (std::size_t i = 0; i < statuses.size(); ++i) {
+    sql += i ? ",?" : "?";
+    binds.push_back(statuses[i]);
+  }
+  sql += ")";
+  if (!kinds.empty()) {
+    sql += " AND m.kind IN (";
+    for (std::size_t i = 0; i < kinds.size(); ++i) {
+      sql += i ? ",?" : "?";
+      binds.push_back(kinds[i]);
+    }
+    sql += ")";
+  }
+  if (args.contains("scope")) {
+    sql += " AND m.scope = ?";
+    binds.push_back(args.at("scope").get<std::string>());
+  }
+  if (args.contains("cursor")) {
+    const std::string cursor = args.at("cursor").get<std::string>();
+    if (cursor.size() != 26) {
+      throw sdk::ToolError("cursor '" + sdk::TruncateUtf8(cursor, 40) +
+                           "' is not one this tool returned; send next_cursor from the previous "
+                           "page, or omit it for the first page");
+    }
+    sql += " AND m.id < ?";
+    binds.push_back(cursor);
+  }
+  sql += " ORDER BY m.id DESC LIMIT " + std::to_string(limit + 1);
+  SQLite::Statement q(env.db, sql);
+  for (std::size_t i = 0; i < binds.size(); ++i) q.bind(static_cast<int>(i + 1), binds[i]);
+  std::vector<Memory> rows;
+  while (q.executeStep()) rows.push_back(ReadMemory(q));
+  const bool more = static_cast<int>(rows.size()) > limit;
+  if (more) rows.pop_back();
+
+  const std::int64_t now = env.clock.NowMs();
+  Json list = Json::array();
+  std::string text;
+  for (const Memory& m : rows) {
+    list.push_back(MemoryToJson(m));
+    text += MemoryLine(m, now) + "\n";
+  }
+  Json out = {{"memories", list}};
+  if (more) out["next_cursor"] = rows.back().id;
+  if (rows.empty()) {
+    text = args.contains("cursor") ? "no more memories" : "no memories match";
+  } else {
+    text = Plural(rows.size(), "memory", "memories") + " (newest first):\n" + text;
+    if (more) text += "more: memory_list with cursor \"" + rows.back().id + "\"";
+    else text.pop_back();
+  }
+  return sdk::ToolResult::Ok(text, out);
+}
+
+sdk::ToolResult EditMemory(PluginContext& ctx, const Json& args, const sdk::Caller& caller) {
+  Env env = ctx.MakeEnv();
+  const std::int64_t now = env.clock.NowMs();
+  MemoryEdit e;
+  if (args.contains("text")) {
+    std::string text = sdk::SanitizeUtf8(Trim(args.at("text").get<std::string>()));
+    if (text.empty()) throw sdk::ToolError("text is empty; send the new text or omit text");
+    if (sdk::Utf8Length(text) > static_cast<std::size_t>(kMaxTextChars)) {
+      throw sdk::ToolError("text is longer than 4000 characters; shorten it");
+    }
+    ScreenSecrets(text, "text");
+    e.text = std::move(text);
+  }
+  if (args.contains("kind")) e.kind = args.at("kind").get<std::string>();
+  if (args.contains("subject")) e.subject = NormalizeSubject(args.at("subject").get<std::string>());
+  if (args.contains("value")) {
+    e.value = std::string(Trim(args.at("value").get<std::string>()));
+    ScreenSecrets(*e.value, "value");
+  }
+  if (e.subject && e.subject->empty() && !e.value) e.value = "";  // clearing the subject clears its value
+  if (args.contains("tags")) e.tags = ParseTags(args.at("tags"));
+  if (args.contains("importance")) e.importance = args.at("importance").get<int>();
+  if (args.contains("confidence")) e.confidence = args.at("confidence").get<double>();
+  if (args.contains("expires")) e.expires_at = ParseExpires(args.at("expires"), now);
+  if (args.contains("anchor")) e.anchor = std::string(Trim(args.at("anchor").get<std::string>()));
+  if (args.contains("source_ref")) {
+    e.source_ref = args.at("source_ref").get<std::string>();
+    ScreenSecrets(*e.source_ref, "source_ref");
+  }
+  if (args.contains("status")) e.status = args.at("status").get<std::string>();
+  if (args.contains("scope") || args.contains("path")) {
+    std::optional<std::string> path;
+    if (args.contains("path")) path = args.at("path").get<std::string>();
+    e.scope = ResolveWriteScope(args.value("scope", ""), path, caller, ctx.settings);
+  }
+  if (args.size() <= 1) {
+    throw sdk::ToolError("nothing to change: send id and at least one of text, kind, subject, "
+                         "value, tags, importance, confidence, scope, path, expires, anchor, "
+                         "source_ref, status");
+  }
+
+  EditResult result;
+  sdk::WithWriteTransaction(env.db, [&] {
+    const Memory current = ResolveMemory(env.db, args.at("id").get<std::string>());
+    MemoryWriter writer(env);
+    result = writer.Edit(current, e, AuthorOf(caller));
+  });
+  std::string text;
+  if (result.changed.empty()) {
+    text = "no change: memory " + result.memory.id + " already says that";
+  } else {
+    text = "edited " + result.memory.id + " (" ;
+    for (std::size_t i = 0; i < result.changed.size(); ++i) text += (i ? ", " : "") + result.changed[i];
+    text += "); previous version kept in history (memory_get)";
+    if (!result.replaced.empty()) {
+      text += "; superseded " + Plural(result.replaced.size(), "rival", "rivals") + ":";
+      for (const std::string& id : result.replaced) text += " " + id;
+    }
+    if (!result.conflicts.empty()) {
+      text += "; now " + result.memory.status + ", conflicts with:";
+      for (const std::string& id : result.conflicts) text += " " + id;
+    }
+  }
+  Json out = {{"memory", MemoryToJson(result.memory)},
+              {"changed", result.changed},
+              {"replaced", result.replaced},
+              {"conflicts", result.conflicts}};
+  return sdk::ToolResult::Ok(text, out);
+}
+
+}  // namespace
+
+void RegisterManageTools(sdk::Registrar& registrar, PluginContext& ctx) {
+  {
+    sdk::ToolSpec spec;
+    spec.name = "memory_get";
+    spec.title = "Show one memory in full";
+    spec.description =
+        "Show one memory with all its fields, its history (reaffirmations, edits with the "
+        "previous versions, supersession, pins), the entities found in it and what it "
+        "replaced. Send its id or a unique prefix of at least 4 characters.";
+    spec.input_schema = ObjectSchema({{"id", IdSchema("Memory id or unique prefix (>= 4).")}}, {"id"});
+    spec.output_schema = ObjectSchema({{"memory", MemoryObjectSchema()}}, {"memory"});
+    spec.annotations.read_only = true;
+    spec.annotations.idempotent = true;
+    registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext&) {
+      return GetMemory(ctx, args);
+    });
+  }
+  {
+    sdk::ToolSpec spec;
+    spec.name = "memory_list";
+    spec.title = "List memories";
+    spec.description =
+        "Page through stored memories, newest first, to review or clean up (use "
+        "memory_recall to search). Filter by kinds, status (default: all but superseded) and "
+        "scope; pass next_cursor from one page to get the next.";
+    spec.input_schema = ObjectSchema({
+        {"kinds", {{"type", "array"}, {"items", EnumSchema(MemoryKinds(), "kind")}, {"maxItems", 8}}},
+        {"status", {{"type", "array"}, {"items", EnumSchema(MemoryStatuses(), "status")},
+                    {"minItems", 1}, {"maxItems", 5}}},
+        {"scope", EnumSchema({"global", "project", "path"}, "Only this scope.")},
+        {"cursor", StringSchema(64, "next_cursor from the previous page.")},
+        {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100},
+                   {"description", "Page size, default 20."}}},
+    });
+    spec.output_schema = ObjectSchema(
+        {{"memories", {{"type", "array"}, {"items", MemoryObjectSchema()}}},
+         {"next_cursor", kStr}},
+        {"memories"});
+    spec.annotations.read_only = true;
+    spec.annotations.idempotent = true;
+    registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
+      return ListMemories(ctx, args, call.caller);
+    });
+  }
+  {
+    sdk::ToolSpec spec;
+    spec.name = "memory_edit";
+    spec.title = "Edit a memory";
+    spec.description =
+        "Correct a memory in place: text, kind, subject/value, tags, importance, confidence, "
+        "scope/path, expires, anchor, source_ref. The previous version stays in history. "
+        "Send status \"active\" to confirm a pending or contested memory (it then supersedes "
+        "rivals on its subject). To record that something changed over time, prefer "
+        "memory_remember with the new value.";
+    Json props = {
+        {"id", IdSchema("Memory id or unique prefix (>= 4).")},
+        {"text", StringSchema(kMaxTextChars, "New text.", 1)},
+        {"kind", EnumSchema(MemoryKinds(), "New kind.")},
+        {"subject", StringSchema(200, "New subject key; \"\" clears subject and value.")},
+        {"value", StringSchema(500, "New value of the subject.")},
+        {"tags", {{"type", "array"}, {"items", StringSchema(64, "tag")}, {"maxItems", kMaxTags},
+                  {"description", "Replaces all tags."}}},
+        {"importance", {{"type", "integer"}, {"minimum", 1}, {"maximum", 10}}},
+        {"confidence", {{"type", "number"}, {"minimum", 0}, {"maximum", 1}}},
+        {"scope", EnumSchema({"global", "project", "path"}, "New scope.")},
+        {"path", StringSchema(1024, "New path (scope path).")},
+        {"expires", StringSchema(64, "\"permanent\" or a future RFC 3339 date/time.")},
+        {"anchor", StringSchema(500, "New anchor predicate; \"\" clears it.")},
+        {"source_ref", StringSchema(500, "New source reference.")},
+        {"status", EnumSchema({"active"}, "\"active\" confirms a pending/contested memory.")},
+    };
+    spec.input_schema = ObjectSchema(props, {"id"});
+    spec.output_schema = ObjectSchema(
+        {{"memory", MemoryObjectSchema()},
+         {"changed", {{"type", "array"}, {"items", kStr}}},
+         {"replaced", {{"type", "array"}, {"items", kStr}}},
+         {"conflicts", {{"type", "array"}, {"items", kStr}}}},
+        {"memory", "changed"});
+    spec.annotations.idempotent = true;
+    registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
+      return EditMemory(ctx, args, call.caller);
+    });
+  }
+  {
+    sdk::ToolSpec spec;
+    spec.name = "memory_forget";
+    spec.title = "Forget a memory";
+    spec.description =
+        "Stop recalling a memory that is wrong or obsolete. Soft by default: it becomes "
+        "superseded and an audit row records it (memory_get still shows it; as_of recall "
+        "still sees it before today). purge: true deletes it and its history for real — only "
+        "for things that must not be kept (e.g. stored by mistake).";
+    spec.input_schema = ObjectSchema(
+        {{"id", IdSchema("Memory id or unique prefix (>= 4).")},
+         {"purge", {{"type", "boolean"}, {"description", "Delete for real (default false)."}}}},
+        {"id"});
+    spec.output_schema = ObjectSchema(
+        {{"id", kStr}, {"action", EnumSchema({"forgotten", "already_forgotten", "purged"}, "")}},
+        {"id", "action"});
+    spec.annotations.destructive = true;
+    spec.annotations.idempotent = true;
+    registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
+      Env env = ctx.MakeEnv();
+      const bool purge = args.value("purge", false);
+      std::string action;
+      std::string id;
+      sdk::WithWriteTransaction(env.db, [&] {
+        const Memory m = ResolveMemory(env.db, args.at("id").get<std::string>());
+        id = m.id;
+        MemoryWriter writer(env);
+        if (purge) {
+          writer.Purge(m, AuthorOf(call.caller));
+          action = "purged";
+        } else {
+          action = writer.Forget(m, AuthorOf(call.caller)) ? "forgotten" : "already_forgotten";
+        }
+      });
+      std::string text;
+      if (action == "purged") {
+        text = "purged " + id + ": the memory and its history are deleted for real (one audit "
+               "row without content remains)";
+      } else if (action == "forgotten") {
+        text = "forgot " + id + " (soft: status superseded, no longer recalled; memory_get still "
+               "shows it; purge: true deletes it)";
+      } else {
+        text = id + " was already superseded or forgotten; nothing changed";
+      }
+      return sdk::ToolResult::Ok(text, Json{{"id", id}, {"action", action}});
+    });
+  }
+  for (const bool pin : {true, false}) {
+    sdk::ToolSpec spec;
+    spec.name = pin ? "memory_pin" : "memory_unpin";
+    spec.title = pin ? "Pin a memory" : "Unpin a memory";
+    spec.description =
+        pin ? "Pin a memory the user insists on: it never decays, ranks above unpinned ones, "
+              "and a later different value for its subject becomes contested instead of "
+              "replacing it. Pinning a pending or contested memory confirms it and supersedes "
+              "its rivals."
+            : "Unpin a memory: it becomes active again and decays like the others.";
+    spec.input_schema = ObjectSchema({{"id", IdSchema("Memory id or unique prefix (>= 4).")}}, {"id"});
+    spec.output_schema = ObjectSchema(
+        {{"id", kStr}, {"status", kStr}, {"changed", {{"type", "boolean"}}},
+         {"replaced", {{"type", "array"}, {"items", kStr}}}},
+        {"id", "status", "changed"});
+    spec.annotations.idempotent = true;
+    registrar.AddTool(spec, [&ctx, pin](const Json& args, const sdk::CallContext& call) {
+      Env env = ctx.MakeEnv();
+      std::string id, status;
+      bool changed = false;
+      std::vector<std::string> replaced;
+      sdk::WithWriteTransaction(env.db, [&] {
+        const Memory m = ResolveMemory(env.db, args.at("id").get<std::string>());
+        id = m.id;
+        MemoryWriter writer(env);
+        if (pin) {
+          changed = m.status != "pinned";
+          replaced = writer.Pin(m, AuthorOf(call.caller));
+          status = "pinned";
+        } else {
+          if (m.status == "superseded") {
+            throw sdk::ToolError("memory " + m.id + " is superseded, not pinned; nothing to unpin");
+          }
+          changed = writer.Unpin(m, AuthorOf(call.caller));
+          status = changed ? "active" : m.status;
+        }
+      });
+      std::string text = changed ? (pin ? "pinned " : "unpinned ") + id
+                                 : id + " was already " + status + "; nothing changed";
+      if (!replaced.empty()) {
+        text += "; superseded rivals:";
+        for (const std::string& r : replaced) text += " " + r;
+      }
+      Json out = {{"id", id}, {"status", status}, {"changed", changed}};
+      if (!replaced.empty()) out["replaced"] = replaced;
+      return sdk::ToolResult::Ok(text, out);
+    });
+  }
+}
+
+}  // namespace kioku::semantic

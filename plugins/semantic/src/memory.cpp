@@ -1,0 +1,143 @@
+#include "memory.hpp"
+
+#include "kioku/sdk/db.hpp"
+
+namespace kioku::semantic {
+
+const char* const kMemoryColumns =
+    "m.seq, m.id, m.kind, m.text, m.subject, m.value, m.tags, m.importance, m.confidence, "
+    "m.status, m.prior_status, m.source, m.source_ref, m.scope, m.project_id, m.path, "
+    "m.anchor, m.expires_at, m.agent_id, m.session_id, m.captured_at, m.updated_at, "
+    "m.recall_count, m.last_recalled_at, m.reaffirm_count, m.superseded_at, m.superseded_by";
+
+namespace {
+std::int64_t Int64Or0(const SQLite::Column& c) { return c.isNull() ? 0 : c.getInt64(); }
+}  // namespace
+
+std::string JoinTags(const std::vector<std::string>& tags) {
+  std::string out;
+  for (const std::string& t : tags) {
+    if (!out.empty()) out.push_back(' ');
+    out += t;
+  }
+  return out;
+}
+
+std::vector<std::string> SplitTags(const std::string& joined) {
+  std::vector<std::string> out;
+  std::size_t start = 0;
+  while (start < joined.size()) {
+    std::size_t end = joined.find(' ', start);
+    if (end == std::string::npos) end = joined.size();
+    if (end > start) out.push_back(joined.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+Memory ReadMemory(SQLite::Statement& q) {
+  Memory m;
+  m.seq = q.getColumn(0).getInt64();
+  m.id = q.getColumn(1).getString();
+  m.kind = q.getColumn(2).getString();
+  m.text = q.getColumn(3).getString();
+  m.subject = q.getColumn(4).getString();
+  m.value = q.getColumn(5).getString();
+  m.tags = SplitTags(q.getColumn(6).getString());
+  m.importance = q.getColumn(7).getInt();
+  m.confidence = q.getColumn(8).getDouble();
+  m.status = q.getColumn(9).getString();
+  m.prior_status = q.getColumn(10).getString();
+  m.source = q.getColumn(11).getString();
+  m.source_ref = q.getColumn(12).getString();
+  m.scope.kind = q.getColumn(13).getString();
+  m.scope.project_id = q.getColumn(14).getString();
+  m.scope.path = q.getColumn(15).getString();
+  m.anchor = q.getColumn(16).getString();
+  m.expires_at = Int64Or0(q.getColumn(17));
+  m.agent_id = q.getColumn(18).getString();
+  m.session_id = q.getColumn(19).getString();
+  m.captured_at = q.getColumn(20).getInt64();
+  m.updated_at = q.getColumn(21).getInt64();
+  m.recall_count = q.getColumn(22).getInt();
+  m.last_recalled_at = Int64Or0(q.getColumn(23));
+  m.reaffirm_count = q.getColumn(24).getInt();
+  m.superseded_at = Int64Or0(q.getColumn(25));
+  m.superseded_by = q.getColumn(26).isNull() ? "" : q.getColumn(26).getString();
+  return m;
+}
+
+std::optional<Memory> LoadMemoryBySeq(SQLite::Database& db, std::int64_t seq) {
+  SQLite::Statement q(db, std::string("SELECT ") + kMemoryColumns +
+                              " FROM semantic_memories m WHERE m.seq = ?");
+  q.bind(1, seq);
+  if (!q.executeStep()) return std::nullopt;
+  return ReadMemory(q);
+}
+
+std::optional<Memory> LoadMemoryById(SQLite::Database& db, const std::string& id) {
+  SQLite::Statement q(db, std::string("SELECT ") + kMemoryColumns +
+                              " FROM semantic_memories m WHERE m.id = ?");
+  q.bind(1, id);
+  if (!q.executeStep()) return std::nullopt;
+  return ReadMemory(q);
+}
+
+Memory ResolveMemory(SQLite::Database& db, const std::string& id_or_prefix) {
+  std::string id;
+  try {
+    id = sdk::ResolveIdPrefix(db, "semantic_memories", "id", id_or_prefix, "memory");
+  } catch (const sdk::ToolError& e) {
+    throw sdk::ToolError(std::string(e.what()) +
+                         "; send an id from memory_recall or memory_list");
+  }
+  auto m = LoadMemoryById(db, id);
+  if (!m) throw sdk::ToolError("unknown memory id '" + id + "'");
+  return *m;
+}
+
+nlohmann::json MemoryToJson(const Memory& m) {
+  nlohmann::json j = {
+      {"id", m.id},
+      {"kind", m.kind},
+      {"text", m.text},
+      {"status", m.status},
+      {"tags", m.tags},
+      {"importance", m.importance},
+      {"confidence", m.confidence},
+      {"source", m.source},
+      {"scope", m.scope.kind},
+      {"captured_at", sdk::FormatRfc3339(m.captured_at)},
+      {"updated_at", sdk::FormatRfc3339(m.updated_at)},
+      {"recall_count", m.recall_count},
+      {"reaffirm_count", m.reaffirm_count},
+      {"expires", m.expires_at == 0 ? "permanent" : sdk::FormatRfc3339(m.expires_at)},
+  };
+  if (!m.subject.empty()) j["subject"] = m.subject;
+  if (!m.value.empty()) j["value"] = m.value;
+  if (!m.source_ref.empty()) j["source_ref"] = m.source_ref;
+  if (!m.scope.project_id.empty()) j["project_id"] = m.scope.project_id;
+  if (!m.scope.path.empty()) j["path"] = m.scope.path;
+  if (!m.anchor.empty()) j["anchor"] = m.anchor;
+  if (!m.agent_id.empty()) j["agent_id"] = m.agent_id;
+  if (!m.session_id.empty()) j["session_id"] = m.session_id;
+  if (m.last_recalled_at != 0) j["last_recalled_at"] = sdk::FormatRfc3339(m.last_recalled_at);
+  if (m.superseded_at != 0) j["superseded_at"] = sdk::FormatRfc3339(m.superseded_at);
+  if (!m.superseded_by.empty()) j["superseded_by"] = m.superseded_by;
+  return j;
+}
+
+std::string FormatAge(std::int64_t now_ms, std::int64_t then_ms) {
+  const std::int64_t d = now_ms > then_ms ? now_ms - then_ms : 0;
+  const std::int64_t minutes = d / 60'000;
+  if (minutes < 1) return "now";
+  if (minutes < 60) return std::to_string(minutes) + "m";
+  const std::int64_t hours = minutes / 60;
+  if (hours < 24) return std::to_string(hours) + "h";
+  const std::int64_t days = hours / 24;
+  if (days < 60) return std::to_string(days) + "d";
+  if (days < 730) return std::to_string(days / 30) + "mo";
+  return std::to_string(days / 365) + "y";
+}
+
+}  // namespace kioku::semantic

@@ -1,0 +1,90 @@
+#pragma once
+/// @file memory.hpp
+/// The memory record, the environment every operation runs in, and row loading.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <SQLiteCpp/Database.h>
+#include <SQLiteCpp/Statement.h>
+#include <nlohmann/json.hpp>
+
+#include "kioku/sdk/clock.hpp"
+#include "kioku/sdk/tool.hpp"
+#include "settings.hpp"
+
+namespace kioku::semantic {
+
+/// What one operation needs: the calling thread's connection, the clock and settings.
+/// Tool handlers build it from HostServices; the golden-set harness and benchmarks build it
+/// over a private database and a ManualClock.
+struct Env {
+  SQLite::Database& db;
+  const sdk::Clock& clock;
+  const Settings& settings;
+};
+
+/// Where a memory applies (ARCHITECTURE.md "Identity and scope"). `project_id` is empty for
+/// global; `path` is a project-relative path, non-empty only for scope "path".
+struct Scope {
+  std::string kind = "global";  ///< "global" | "project" | "path"
+  std::string project_id;
+  std::string path;
+};
+
+/// One stored memory (a row of semantic_memories). Times are Unix ms; 0 = none.
+struct Memory {
+  std::int64_t seq = 0;
+  std::string id;
+  std::string kind;
+  std::string text;
+  std::string subject;  ///< Normalized subject key, "" = none.
+  std::string value;
+  std::vector<std::string> tags;
+  int importance = 5;
+  double confidence = 1.0;
+  std::string status;
+  std::string prior_status;  ///< Status before it was superseded/forgotten.
+  std::string source;
+  std::string source_ref;
+  Scope scope;
+  std::string anchor;
+  std::int64_t expires_at = 0;
+  std::string agent_id;
+  std::string session_id;
+  std::int64_t captured_at = 0;
+  std::int64_t updated_at = 0;
+  int recall_count = 0;
+  std::int64_t last_recalled_at = 0;
+  int reaffirm_count = 0;
+  std::int64_t superseded_at = 0;
+  std::string superseded_by;
+};
+
+/// Column list matching ReadMemory, for `SELECT <kMemoryColumns> FROM semantic_memories m`.
+extern const char* const kMemoryColumns;
+
+/// Reads a row selected with kMemoryColumns (column 0 onwards).
+Memory ReadMemory(SQLite::Statement& q);
+
+/// Loads by seq / exact id; nullopt when absent.
+std::optional<Memory> LoadMemoryBySeq(SQLite::Database& db, std::int64_t seq);
+std::optional<Memory> LoadMemoryById(SQLite::Database& db, const std::string& id);
+
+/// Resolves an id or unique prefix (>= 4 chars) to a memory; ToolError otherwise
+/// (unknown id, ambiguous prefix listing the matches).
+Memory ResolveMemory(SQLite::Database& db, const std::string& id_or_prefix);
+
+/// Full JSON form (memory_get, history snapshots): every field, times as RFC 3339.
+nlohmann::json MemoryToJson(const Memory& m);
+
+/// "3d", "5h", "2mo", "1y" — age of `then` relative to `now` for compact text.
+std::string FormatAge(std::int64_t now_ms, std::int64_t then_ms);
+
+/// Tags stored space-separated in the row.
+std::string JoinTags(const std::vector<std::string>& tags);
+std::vector<std::string> SplitTags(const std::string& joined);
+
+}  // namespace kioku::semantic

@@ -1,0 +1,469 @@
+#include "memory_store.hpp"
+
+#include <algorithm>
+
+#include "entities.hpp"
+#include "entity_store.hpp"
+#include "kioku/sdk/ids.hpp"
+#include "normalize.hpp"
+
+namespace kioku::semantic {
+namespace {
+
+constexpr const char* kLiveStatuses = "('active','pinned','pending','contested')";
+
+SQLite::Statement& Fresh(SQLite::Statement& q) {
+  q.reset();
+  q.clearBindings();
+  return q;
+}
+
+bool SameKey(const Memory& m, const MemoryDraft& d) {
+  return m.kind == d.kind && m.scope.kind == d.scope.kind &&
+         m.scope.project_id == d.scope.project_id && m.scope.path == d.scope.path &&
+         m.subject == d.subject && NormalizeText(m.value) == NormalizeText(d.value) &&
+         NormalizeText(m.text) == NormalizeText(d.text);
+}
+
+}  // namespace
+
+std::int64_t DedupHash(const std::string& kind, const Scope& scope, const std::string& subject,
+                       const std::string& value, const std::string& text) {
+  const std::string nv = NormalizeText(value);
+  const std::string nt = NormalizeText(text);
+  return KeyHash({kind, scope.kind, scope.project_id, scope.path, subject, nv, nt});
+}
+
+struct MemoryWriter::Statements {
+  explicit Statements(SQLite::Database& db)
+      : insert(db,
+               "INSERT INTO semantic_memories(id, kind, text, subject, value, tags, cjk, "
+               "importance, confidence, status, source, source_ref, scope, project_id, path, "
+               "anchor, expires_at, agent_id, session_id, captured_at, updated_at, dedup_hash) "
+               "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
+        find_same(db, std::string("SELECT ") + kMemoryColumns +
+                          " FROM semantic_memories m WHERE m.dedup_hash = ? AND m.status IN " +
+                          kLiveStatuses + " ORDER BY (m.status = 'pending'), m.seq"),
+        rivals(db, std::string("SELECT ") + kMemoryColumns +
+                       " FROM semantic_memories m WHERE m.subject <> '' AND m.subject = ? AND "
+                       "m.scope = ? AND m.project_id = ? AND m.path = ? AND m.seq <> ? AND "
+                       "m.status IN " + kLiveStatuses),
+        supersede(db,
+                  "UPDATE semantic_memories SET prior_status = status, status = 'superseded', "
+                  "superseded_at = ?, superseded_by = ? WHERE seq = ?"),
+        history(db,
+                "INSERT INTO semantic_memory_history(memory_id, action, at, agent_id, detail, "
+                "snapshot) VALUES (?,?,?,?,?,?)"),
+        link(db,
+             "INSERT OR IGNORE INTO semantic_memory_entities(memory_seq, entity_seq) "
+             "VALUES (?, ?)"),
+        tag(db, "INSERT OR IGNORE INTO semantic_memory_tags(tag, memory_seq) VALUES (?, ?)"),
+        entities(db) {}
+
+  SQLite::Statement insert;
+  SQLite::Statement find_same;
+  SQLite::Statement rivals;
+  SQLite::Statement supersede;
+  SQLite::Statement history;
+  SQLite::Statement link;
+  SQLite::Statement tag;
+  EntityUpserter entities;
+};
+
+MemoryWriter::MemoryWriter(Env env) : env_(env), st_(std::make_unique<Statements>(env.db)) {}
+MemoryWriter::~MemoryWriter() = default;
+
+void MemoryWriter::History(const std::string& memory_id, const std::string& action,
+                           const Author& author, const std::string& detail,
+                           const std::string* snapshot) {
+  auto& q = Fresh(st_->history);
+  q.bind(1, memory_id);
+  q.bind(2, action);
+  q.bind(3, env_.clock.NowMs());
+  q.bind(4, author.agent_id);
+  q.bind(5, detail);
+  if (snapshot != nullptr) {
+    q.bind(6, *snapshot);
+  } else {
+    q.bind(6);
+  }
+  q.exec();
+}
+
+void MemoryWriter::LinkEntities(std::int64_t seq, const std::string& text) {
+  const std::int64_t now = env_.clock.NowMs();
+  for (const EntityMention& e : ExtractEntities(text)) {
+    const std::int64_t entity = st_->entities.Ensure(e.type, e.name, e.norm, now);
+    auto& q = Fresh(st_->link);
+    q.bind(1, seq);
+    q.bind(2, entity);
+    q.exec();
+  }
+}
+
+void MemoryWriter::WriteTags(std::int64_t seq, const std::vector<std::string>& tags) {
+  for (const std::string& t : tags) {
+    auto& q = Fresh(st_->tag);
+    q.bind(1, t);
+    q.bind(2, seq);
+    q.exec();
+  }
+}
+
+std::optional<Memory> MemoryWriter::FindSame(const MemoryDraft& d, std::int64_t hash) {
+  auto& q = Fresh(st_->find_same);
+  q.bind(1, hash);
+  std::optional<Memory> found;
+  while (q.executeStep()) {
+    Memory m = ReadMemory(q);
+    if (SameKey(m, d)) {
+      found = std::move(m);
+      break;
+    }
+  }
+  q.reset();
+  return found;
+}
+
+void MemoryWriter::ResolveSubject(Memory& m, const Author& author, bool force,
+                                  std::vector<std::string>& replaced,
+                                  std::vector<std::string>& conflicts) {
+  if (m.subject.empty()) return;
+  std::vector<Memory> rivals;
+  {
+    auto& q = Fresh(st_->rivals);
+    q.bind(1, m.subject);
+    q.bind(2, m.scope.kind);
+    q.bind(3, m.scope.project_id);
+    q.bind(4, m.scope.path);
+    q.bind(5, m.seq);
+    const std::string value = NormalizeText(m.value);
+    while (q.executeStep()) {
+      Memory r = ReadMemory(q);
+      if (NormalizeText(r.value) != value) rivals.push_back(std::move(r));
+    }
+    q.reset();
+  }
+  if (rivals.empty()) return;
+  if (m.status == "pending") {
+    // A suggestion never overrides what was said; it waits for confirmation.
+    for (const Memory& r : rivals) conflicts.push_back(r.id);
+    return;
+  }
+  const bool pinned_rival =
+      std::any_of(rivals.begin(), rivals.end(), [](const Memory& r) { return r.status == "pinned"; });
+  if (pinned_rival && !force) {
+    // A pinned memory is the user's explicit word: the newcomer is contested, not the winner.
+    for (const Memory& r : rivals) conflicts.push_back(r.id);
+    if (m.status != "contested") {
+      SQLite::Statement q(env_.db, "UPDATE semantic_memories SET status = 'contested' WHERE seq = ?");
+      q.bind(1, m.seq);
+      q.exec();
+      m.status = "contested";
+    }
+    return;
+  }
+  const std::int64_t now = env_.clock.NowMs();
+  for (const Memory& r : rivals) {
+    auto& q = Fresh(st_->supersede);
+    q.bind(1, now);
+    q.bind(2, m.id);
+    q.bind(3, r.seq);
+    q.exec();
+    History(r.id, "superseded", author,
+            "by " + m.id + " (" + m.subject + " = " + m.value + ")");
+    replaced.push_back(r.id);
+  }
+}
+
+WriteResult MemoryWriter::Remember(const MemoryDraft& d, const Author& author) {
+  const std::int64_t now = env_.clock.NowMs();
+  const std::int64_t hash = DedupHash(d.kind, d.scope, d.subject, d.value, d.text);
+  WriteResult result;
+
+  if (std::optional<Memory> same = FindSame(d, hash)) {
+    result.id = same->id;
+    if (d.suggest) {
+      result.action = "known";
+      result.status = same->status;
+      return result;
+    }
+    result.action = "reaffirmed";
+    if (same->status == "pending") {
+      // Saying a suggested memory explicitly confirms it.
+      SQLite::Statement q(env_.db,
+                          "UPDATE semantic_memories SET status = 'active', updated_at = ?, "
+                          "confidence = max(confidence, ?), reaffirm_count = reaffirm_count + 1 "
+                          "WHERE seq = ?");
+      q.bind(1, now);
+      q.bind(2, d.confidence);
+      q.bind(3, same->seq);
+      q.exec();
+      same->status = "active";
+      History(same->id, "confirmed", author, "stated by memory_remember");
+      ResolveSubject(*same, author, false, result.replaced, result.conflicts);
+    } else {
+      SQLite::Statement q(env_.db,
+                          "UPDATE semantic_memories SET updated_at = ?, reaffirm_count = "
+                          "reaffirm_count + 1, confidence = max(confidence, ?), importance = "
+                          "max(importance, ?) WHERE seq = ?");
+      q.bind(1, now);
+      q.bind(2, d.confidence);
+      q.bind(3, d.importance);
+      q.bind(4, same->seq);
+      q.exec();
+      History(same->id, "reaffirmed", author, "");
+    }
+    result.status = same->status;
+    return result;
+  }
+
+  Memory m;
+  m.id = sdk::NewId(now);
+  m.kind = d.kind;
+  m.text = d.text;
+  m.subject = d.subject;
+  m.value = d.value;
+  m.tags = d.tags;
+  m.importance = d.importance;
+  m.confidence = d.confidence;
+  m.status = d.suggest ? "pending" : "active";
+  m.source = d.source;
+  m.source_ref = d.source_ref;
+  m.scope = d.scope;
+  m.anchor = d.anchor;
+  m.expires_at = d.expires_at;
+  m.agent_id = author.agent_id;
+  m.session_id = author.session_id;
+  m.captured_at = now;
+  m.updated_at = now;
+
+  auto& q = Fresh(st_->insert);
+  q.bind(1, m.id);
+  q.bind(2, m.kind);
+  q.bind(3, m.text);
+  q.bind(4, m.subject);
+  q.bind(5, m.value);
+  q.bind(6, JoinTags(m.tags));
+  q.bind(7, CjkIndexTerms(m.text));
+  q.bind(8, m.importance);
+  q.bind(9, m.confidence);
+  q.bind(10, m.status);
+  q.bind(11, m.source);
+  q.bind(12, m.source_ref);
+  q.bind(13, m.scope.kind);
+  q.bind(14, m.scope.project_id);
+  q.bind(15, m.scope.path);
+  q.bind(16, m.anchor);
+  if (m.expires_at != 0) {
+    q.bind(17, m.expires_at);
+  } else {
+    q.bind(17);
+  }
+  q.bind(18, m.agent_id);
+  q.bind(19, m.session_id);
+  q.bind(20, m.captured_at);
+  q.bind(21, m.updated_at);
+  q.bind(22, hash);
+  q.exec();
+  m.seq = env_.db.getLastInsertRowid();
+
+  WriteTags(m.seq, m.tags);
+  LinkEntities(m.seq, m.text);
+  ResolveSubject(m, author, false, result.replaced, result.conflicts);
+
+  result.id = m.id;
+  result.status = m.status;
+  result.action = result.replaced.empty() ? "remembered" : "superseded";
+  return result;
+}
+
+EditResult MemoryWriter::Edit(const Memory& current, const MemoryEdit& e, const Author& author) {
+  if (current.status == "superseded") {
+    throw sdk::ToolError("memory " + current.id + " is superseded" +
+                         (current.superseded_by.empty() ? std::string(" (forgotten)")
+                                                        : " by " + current.superseded_by) +
+                         "; edit the current memory instead, or remember a new one");
+  }
+  EditResult out;
+  Memory m = current;
+  const auto set = [&](auto& field, const auto& maybe, const char* name) {
+    if (maybe && !(field == *maybe)) {
+      field = *maybe;
+      out.changed.emplace_back(name);
+    }
+  };
+  set(m.text, e.text, "text");
+  set(m.kind, e.kind, "kind");
+  set(m.subject, e.subject, "subject");
+  set(m.value, e.value, "value");
+  set(m.tags, e.tags, "tags");
+  set(m.importance, e.importance, "importance");
+  set(m.confidence, e.confidence, "confidence");
+  set(m.expires_at, e.expires_at, "expires");
+  set(m.anchor, e.anchor, "anchor");
+  set(m.source_ref, e.source_ref, "source_ref");
+  if (e.scope && (e.scope->kind != m.scope.kind || e.scope->project_id != m.scope.project_id ||
+                  e.scope->path != m.scope.path)) {
+    m.scope = *e.scope;
+    out.changed.emplace_back("scope");
+  }
+  bool confirming = false;
+  if (e.status && *e.status != m.status) {
+    if (*e.status == "active" && m.status == "pinned") {
+      throw sdk::ToolError("memory " + m.id + " is pinned; use memory_unpin to make it active");
+    }
+    confirming = *e.status == "active";
+    m.status = *e.status;
+    out.changed.emplace_back("status");
+  }
+  if (m.subject.empty() && !m.value.empty()) {
+    throw sdk::ToolError("a value needs a subject: send subject too, or value \"\" to clear it");
+  }
+  if (out.changed.empty()) {
+    out.memory = m;
+    return out;
+  }
+  const std::int64_t hash = DedupHash(m.kind, m.scope, m.subject, m.value, m.text);
+  {
+    MemoryDraft probe;
+    probe.kind = m.kind;
+    probe.scope = m.scope;
+    probe.subject = m.subject;
+    probe.value = m.value;
+    probe.text = m.text;
+    std::optional<Memory> same = FindSame(probe, hash);
+    if (same && same->seq != m.seq) {
+      throw sdk::ToolError("after this edit memory " + m.id + " would say exactly what memory " +
+                           same->id + " says; forget one of them instead");
+    }
+  }
+  const std::int64_t now = env_.clock.NowMs();
+  m.updated_at = now;
+  SQLite::Statement q(env_.db,
+                      "UPDATE semantic_memories SET text = ?, kind = ?, subject = ?, value = ?, "
+                      "tags = ?, cjk = ?, importance = ?, confidence = ?, scope = ?, "
+                      "project_id = ?, path = ?, expires_at = ?, anchor = ?, source_ref = ?, "
+                      "status = ?, updated_at = ?, dedup_hash = ? WHERE seq = ?");
+  q.bind(1, m.text);
+  q.bind(2, m.kind);
+  q.bind(3, m.subject);
+  q.bind(4, m.value);
+  q.bind(5, JoinTags(m.tags));
+  q.bind(6, CjkIndexTerms(m.text));
+  q.bind(7, m.importance);
+  q.bind(8, m.confidence);
+  q.bind(9, m.scope.kind);
+  q.bind(10, m.scope.project_id);
+  q.bind(11, m.scope.path);
+  if (m.expires_at != 0) {
+    q.bind(12, m.expires_at);
+  } else {
+    q.bind(12);
+  }
+  q.bind(13, m.anchor);
+  q.bind(14, m.source_ref);
+  q.bind(15, m.status);
+  q.bind(16, now);
+  q.bind(17, hash);
+  q.bind(18, m.seq);
+  q.exec();
+
+  if (e.tags && m.tags != current.tags) {
+    SQLite::Statement del(env_.db, "DELETE FROM semantic_memory_tags WHERE memory_seq = ?");
+    del.bind(1, m.seq);
+    del.exec();
+    WriteTags(m.seq, m.tags);
+  }
+  if (m.text != current.text) {
+    SQLite::Statement del(env_.db, "DELETE FROM semantic_memory_entities WHERE memory_seq = ?");
+    del.bind(1, m.seq);
+    del.exec();
+    LinkEntities(m.seq, m.text);
+  }
+  std::string changed;
+  for (const std::string& c : out.changed) changed += (changed.empty() ? "" : ",") + c;
+  const std::string snapshot = sdk::DumpJson(MemoryToJson(current));
+  History(m.id, confirming ? "confirmed" : "edited", author, changed, &snapshot);
+
+  const bool key_changed = m.subject != current.subject || m.value != current.value ||
+                           m.scope.kind != current.scope.kind ||
+                           m.scope.project_id != current.scope.project_id ||
+                           m.scope.path != current.scope.path;
+  if (key_changed || confirming) {
+    ResolveSubject(m, author, confirming, out.replaced, out.conflicts);
+  }
+  out.memory = m;
+  return out;
+}
+
+bool MemoryWriter::Forget(const Memory& m, const Author& author) {
+  if (m.status == "superseded") return false;
+  SQLite::Statement q(env_.db,
+                      "UPDATE semantic_memories SET prior_status = status, status = "
+                      "'superseded', superseded_at = ? WHERE seq = ?");
+  q.bind(1, env_.clock.NowMs());
+  q.bind(2, m.seq);
+  q.exec();
+  History(m.id, "forgotten", author, "was " + m.status);
+  return true;
+}
+
+void MemoryWriter::Purge(const Memory& m, const Author& author) {
+  {
+    SQLite::Statement q(env_.db, "DELETE FROM semantic_memory_history WHERE memory_id = ?");
+    q.bind(1, m.id);
+    q.exec();
+  }
+  {
+    SQLite::Statement q(env_.db, "DELETE FROM semantic_memories WHERE seq = ?");
+    q.bind(1, m.seq);
+    q.exec();
+  }
+  History(m.id, "purged", author, "content deleted");
+}
+
+std::vector<std::string> MemoryWriter::Pin(const Memory& current, const Author& author) {
+  if (current.status == "superseded") {
+    throw sdk::ToolError("memory " + current.id + " is superseded" +
+                         (current.superseded_by.empty() ? std::string(" (forgotten)")
+                                                        : " by " + current.superseded_by) +
+                         "; pin the current memory instead");
+  }
+  std::vector<std::string> replaced, conflicts;
+  if (current.status == "pinned") return replaced;
+  Memory m = current;
+  SQLite::Statement q(env_.db,
+                      "UPDATE semantic_memories SET status = 'pinned' WHERE seq = ?");
+  q.bind(1, m.seq);
+  q.exec();
+  History(m.id, "pinned", author, "was " + m.status);
+  m.status = "pinned";
+  // The latest explicit pin wins its subject, even over an older pin.
+  ResolveSubject(m, author, true, replaced, conflicts);
+  return replaced;
+}
+
+bool MemoryWriter::Unpin(const Memory& m, const Author& author) {
+  if (m.status != "pinned") return false;
+  SQLite::Statement q(env_.db, "UPDATE semantic_memories SET status = 'active' WHERE seq = ?");
+  q.bind(1, m.seq);
+  q.exec();
+  History(m.id, "unpinned", author, "");
+  return true;
+}
+
+void MemoryWriter::MarkRecalled(const std::vector<std::int64_t>& seqs) {
+  if (seqs.empty()) return;
+  std::string sql =
+      "UPDATE semantic_memories SET recall_count = recall_count + 1, last_recalled_at = ? "
+      "WHERE seq IN (";
+  for (std::size_t i = 0; i < seqs.size(); ++i) sql += i == 0 ? "?" : ",?";
+  sql += ")";
+  SQLite::Statement q(env_.db, sql);
+  q.bind(1, env_.clock.NowMs());
+  for (std::size_t i = 0; i < seqs.size(); ++i) q.bind(static_cast<int>(i + 2), seqs[i]);
+  q.exec();
+}
+
+}  // namespace kioku::semantic

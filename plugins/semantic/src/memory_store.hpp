@@ -1,0 +1,128 @@
+#pragma once
+/// @file memory_store.hpp
+/// Writes to the memory tables: remember (with reaffirm and supersession), edit, forget,
+/// purge, pin/unpin, recall bookkeeping. Every method must run inside one write
+/// transaction opened by the caller (sdk::WithWriteTransaction), so a batch or a rejected
+/// call leaves nothing half-written. Input is validated before it reaches this class.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "memory.hpp"
+
+namespace kioku::semantic {
+
+/// A validated new memory.
+struct MemoryDraft {
+  std::string text;
+  std::string kind;
+  std::string subject;  ///< Already NormalizeSubject'ed; "" = none.
+  std::string value;
+  std::vector<std::string> tags;  ///< Already NormalizeTag'ed, unique.
+  int importance = 5;
+  double confidence = 1.0;
+  std::string source = "agent";
+  std::string source_ref;
+  Scope scope;
+  std::string anchor;
+  std::int64_t expires_at = 0;  ///< 0 = permanent
+  bool suggest = false;         ///< memory_suggest: stored pending, never reaffirms.
+};
+
+/// Who writes (from the call's Caller).
+struct Author {
+  std::string agent_id;
+  std::string session_id;
+};
+
+/// Outcome of one remember.
+/// action: "remembered" (new row), "reaffirmed" (same memory said again: refreshed, or a
+/// pending one confirmed), "superseded" (new row that replaced older values of its
+/// subject, listed in `replaced`), "known" (memory_suggest of something already stored:
+/// nothing written). `conflicts`: live memories with another value for the subject that
+/// this one did not replace (a pinned rival, or any rival of a pending suggestion).
+struct WriteResult {
+  std::string id;
+  std::string action;
+  std::string status;
+  std::vector<std::string> replaced;
+  std::vector<std::string> conflicts;
+};
+
+/// Changes for memory_edit; unset = unchanged.
+struct MemoryEdit {
+  std::optional<std::string> text;
+  std::optional<std::string> kind;
+  std::optional<std::string> subject;  ///< Normalized; "" clears (with value).
+  std::optional<std::string> value;
+  std::optional<std::vector<std::string>> tags;
+  std::optional<int> importance;
+  std::optional<double> confidence;
+  std::optional<Scope> scope;
+  std::optional<std::int64_t> expires_at;  ///< 0 = permanent
+  std::optional<std::string> anchor;
+  std::optional<std::string> source_ref;
+  std::optional<std::string> status;  ///< "active" confirms a pending/contested memory.
+};
+
+struct EditResult {
+  Memory memory;
+  std::vector<std::string> changed;   ///< Field names that changed.
+  std::vector<std::string> replaced;  ///< Rivals superseded by the edit.
+  std::vector<std::string> conflicts;
+};
+
+/// Reaffirm key of a memory: hash over kind, scope, subject, normalized value and text.
+std::int64_t DedupHash(const std::string& kind, const Scope& scope, const std::string& subject,
+                       const std::string& value, const std::string& text);
+
+/// Writer bound to one transaction; keeps its prepared statements for the batch.
+class MemoryWriter {
+ public:
+  explicit MemoryWriter(Env env);
+  ~MemoryWriter();
+  MemoryWriter(const MemoryWriter&) = delete;
+  MemoryWriter& operator=(const MemoryWriter&) = delete;
+
+  WriteResult Remember(const MemoryDraft& draft, const Author& author);
+
+  /// Throws ToolError when the memory is superseded (edit its successor instead) or the
+  /// edit would make it identical to another live memory.
+  EditResult Edit(const Memory& current, const MemoryEdit& edit, const Author& author);
+
+  /// Soft forget: status superseded + audit row. Returns false when it already was.
+  bool Forget(const Memory& m, const Author& author);
+
+  /// Deletes the row, its tags, entity links and history; leaves one 'purged' audit row
+  /// without content.
+  void Purge(const Memory& m, const Author& author);
+
+  /// Pin: status pinned (confirming a pending/contested one and superseding its rivals).
+  /// Returns the superseded rival ids. ToolError for a superseded memory.
+  std::vector<std::string> Pin(const Memory& m, const Author& author);
+  /// Unpin: pinned → active. Returns false when it was not pinned.
+  bool Unpin(const Memory& m, const Author& author);
+
+  /// Recall bookkeeping: recall_count += 1, last_recalled_at = now, for the given seqs.
+  void MarkRecalled(const std::vector<std::int64_t>& seqs);
+
+ private:
+  struct Statements;
+  void History(const std::string& memory_id, const std::string& action, const Author& author,
+               const std::string& detail, const std::string* snapshot = nullptr);
+  void LinkEntities(std::int64_t seq, const std::string& text);
+  void WriteTags(std::int64_t seq, const std::vector<std::string>& tags);
+  /// Supersedes live rivals of `m` (same subject and scope, other value). When a rival is
+  /// pinned and `m` is not being pinned, `m` becomes contested instead.
+  void ResolveSubject(Memory& m, const Author& author, bool force, std::vector<std::string>& replaced,
+                      std::vector<std::string>& conflicts);
+  std::optional<Memory> FindSame(const MemoryDraft& d, std::int64_t hash);
+
+  Env env_;
+  std::unique_ptr<Statements> st_;
+};
+
+}  // namespace kioku::semantic

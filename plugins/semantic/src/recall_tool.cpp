@@ -1,0 +1,197 @@
+#include <algorithm>
+#include <cmath>
+
+#include "kioku/sdk/db.hpp"
+#include "kioku/sdk/text.hpp"
+#include "normalize.hpp"
+#include "tools.hpp"
+
+namespace kioku::semantic {
+namespace {
+
+double Round4(double v) { return std::round(v * 10000.0) / 10000.0; }
+
+Json RecallInputSchema() {
+  return ObjectSchema({
+      {"query", StringSchema(kMaxQueryChars,
+                             "What you want to know, in words, identifiers or paths. Omit for "
+                             "the most relevant memories by recency and importance.")},
+      {"kinds", {{"type", "array"}, {"items", EnumSchema(MemoryKinds(), "kind")},
+                 {"maxItems", 8}, {"description", "Only these kinds."}}},
+      {"tags", {{"type", "array"}, {"items", StringSchema(64, "tag")}, {"maxItems", kMaxTags},
+                {"description", "Only memories carrying all of these tags."}}},
+      {"subject", StringSchema(200, "Only memories with this subject key.")},
+      {"scope", EnumSchema({"global", "project", "path"}, "Only this scope.")},
+      {"since", StringSchema(64, "Captured at or after this RFC 3339 time.")},
+      {"until", StringSchema(64, "Captured before this RFC 3339 time.")},
+      {"status", {{"type", "array"}, {"items", EnumSchema(MemoryStatuses(), "status")},
+                  {"maxItems", 5},
+                  {"description", "Only these statuses; default all but superseded. Ask for "
+                                  "[\"pending\",\"contested\"] to review unconfirmed ones, "
+                                  "[\"superseded\"] for replaced ones."}}},
+      {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100},
+                 {"description", "Most memories to return (default 10)."}}},
+      {"as_of", StringSchema(64, "RFC 3339 time: recall what was believed then (memories "
+                                 "captured by then and not yet superseded or forgotten).")},
+  });
+}
+
+Json RecallOutputSchema() {
+  const Json num = {{"type", "number"}};
+  const Json str = {{"type", "string"}};
+  Json memory = {
+      {"type", "object"},
+      {"properties",
+       {{"id", str}, {"kind", str}, {"text", str}, {"subject", str}, {"value", str},
+        {"status", str}, {"trust", str}, {"score", num},
+        {"score_parts", {{"type", "object"}}}, {"ranks", {{"type", "object"}}},
+        {"captured_at", str}, {"updated_at", str}, {"age", str},
+        {"tags", {{"type", "array"}, {"items", str}}}, {"importance", {{"type", "integer"}}},
+        {"scope", str}, {"path", str}, {"recall_count", {{"type", "integer"}}}}},
+      {"required", {"id", "kind", "text", "status", "trust", "score", "captured_at"}}};
+  return ObjectSchema({{"memories", {{"type", "array"}, {"items", memory}}},
+                       {"withheld", {{"type", "integer"}}},
+                       {"omitted", {{"type", "integer"}}},
+                       {"mode", EnumSchema({"text", "recency"}, "How candidates were found.")}},
+                      {"memories", "withheld", "omitted"});
+}
+
+}  // namespace
+
+RecallRequest ParseRecallArgs(const Json& args, const Settings& settings) {
+  RecallRequest r;
+  r.query = args.value("query", "");
+  if (sdk::Utf8Length(r.query) > static_cast<std::size_t>(kMaxQueryChars)) {
+    throw sdk::ToolError("query is longer than 2000 characters; send the key words only");
+  }
+  if (args.contains("kinds")) r.kinds = args.at("kinds").get<std::vector<std::string>>();
+  if (args.contains("tags")) r.tags = ParseTags(args.at("tags"));
+  if (args.contains("status")) r.statuses = args.at("status").get<std::vector<std::string>>();
+  if (args.contains("subject")) r.subject = NormalizeSubject(args.at("subject").get<std::string>());
+  r.scope = args.value("scope", "");
+  if (const auto since = OptionalTimeArg(args, "since")) r.since = *since;
+  if (const auto until = OptionalTimeArg(args, "until")) r.until = *until;
+  if (r.since != 0 && r.until != 0 && r.until <= r.since) {
+    throw sdk::ToolError("until must be later than since");
+  }
+  r.as_of = OptionalTimeArg(args, "as_of");
+  r.limit = args.value("limit", settings.recall.default_limit);
+  return r;
+}
+
+namespace {
+
+std::string MemoryLine(std::size_t n, const RecalledMemory& rm, std::int64_t now) {
+  const Memory& m = rm.memory;
+  std::string line = std::to_string(n) + ". [" + m.kind;
+  if (rm.trust != "confirmed") line += "|" + rm.trust;
+  if (rm.status == "pinned") line += "|pinned";
+  line += "] " + sdk::CollapseWhitespace(m.text);
+  if (!m.subject.empty()) line += " {" + m.subject + (m.value.empty() ? "" : "=" + m.value) + "}";
+  if (!m.scope.path.empty()) line += " @" + m.scope.path;
+  line += " · " + m.id + " · " + FormatAge(now, m.captured_at);
+  return line;
+}
+
+}  // namespace
+
+void RegisterRecallTool(sdk::Registrar& registrar, PluginContext& ctx) {
+  sdk::ToolSpec spec;
+  spec.name = "memory_recall";
+  spec.title = "Recall what is known";
+  spec.description =
+      "Ask \"what do I know about X?\" before deciding something that may already be "
+      "settled (tools, conventions, past decisions, user preferences, file facts). Send a "
+      "query in words, identifiers or paths; omit it for the most relevant memories overall. "
+      "Results are ranked by text match, entity match, recency, importance and use; "
+      "unconfirmed and contested memories are labelled — verify them before relying on them. "
+      "Filters: kinds, tags, subject, scope, since/until, status; as_of recalls what was "
+      "believed at a past time. Only usage counters change.";
+  spec.input_schema = RecallInputSchema();
+  spec.output_schema = RecallOutputSchema();
+  spec.annotations.read_only = true;
+  registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
+    Env env = ctx.MakeEnv();
+    const RecallRequest request = ParseRecallArgs(args, ctx.settings);
+    const RecallOutcome outcome = Recall(env, request, ViewerOf(call.caller));
+    const std::int64_t now = request.as_of.value_or(env.clock.NowMs());
+
+    // Fit the answer into the token budget; the footer says what was left out.
+    const std::size_t budget = static_cast<std::size_t>(ctx.settings.recall.token_budget);
+    std::string body;
+    Json memories = Json::array();
+    std::vector<std::int64_t> shown;
+    std::size_t used = 0;
+    for (const RecalledMemory& rm : outcome.memories) {
+      std::string line = MemoryLine(shown.size() + 1, rm, now);
+      const std::size_t cost = sdk::EstimateTokens(line) + 1;
+      if (used + cost > budget) {
+        if (!shown.empty()) break;
+        line = sdk::TruncateUtf8(line, budget * 4);  // the best match always shows, cut
+      }
+      used += sdk::EstimateTokens(line) + 1;
+      body += line + "\n";
+      shown.push_back(rm.memory.seq);
+      const Memory& m = rm.memory;
+      Json j = {{"id", m.id},
+                {"kind", m.kind},
+                {"text", m.text},
+                {"status", rm.status},
+                {"trust", rm.trust},
+                {"score", Round4(rm.score.total * 1000.0)},
+                {"score_parts",
+                 {{"rrf", Round4(rm.score.rrf)},
+                  {"decay", Round4(rm.score.decay)},
+                  {"importance", Round4(rm.score.importance)},
+                  {"strength", Round4(rm.score.strength)},
+                  {"trust", Round4(rm.score.trust)}}},
+                {"ranks", rm.ranks},
+                {"captured_at", sdk::FormatRfc3339(m.captured_at)},
+                {"updated_at", sdk::FormatRfc3339(m.updated_at)},
+                {"age", FormatAge(now, m.captured_at)},
+                {"tags", m.tags},
+                {"importance", m.importance},
+                {"scope", m.scope.kind},
+                {"recall_count", m.recall_count}};
+      if (!m.subject.empty()) j["subject"] = m.subject;
+      if (!m.value.empty()) j["value"] = m.value;
+      if (!m.scope.path.empty()) j["path"] = m.scope.path;
+      memories.push_back(std::move(j));
+    }
+    const int omitted = static_cast<int>(outcome.memories.size() - shown.size());
+
+    if (ctx.settings.recall.track_recalls && !shown.empty() && !request.as_of) {
+      sdk::WithWriteTransaction(env.db, [&] { MemoryWriter(env).MarkRecalled(shown); });
+    }
+
+    std::string text;
+    if (shown.empty()) {
+      text = request.query.empty() ? "no memories match these filters"
+                                   : "no memories match \"" + Preview(request.query, 80) + "\"";
+    } else {
+      text = Plural(shown.size(), "memory", "memories") +
+             (outcome.text_query ? "" : " (no query: by recency and importance)") +
+             (request.as_of ? " as believed at " + sdk::FormatRfc3339(*request.as_of) : "") +
+             ":\n" + body;
+      if (text.back() == '\n') text.pop_back();
+    }
+    std::string footer;
+    if (outcome.withheld > 0) {
+      footer += Plural(static_cast<std::size_t>(outcome.withheld), "unconfirmed memory",
+                       "unconfirmed memories") +
+                " withheld (memory_recall status [\"pending\",\"contested\"] to review)";
+    }
+    if (omitted > 0) {
+      if (!footer.empty()) footer += "; ";
+      footer += std::to_string(omitted) + " more left out by the " +
+                std::to_string(budget) + "-token budget (narrow the query or lower limit)";
+    }
+    if (!footer.empty()) text += "\n— " + footer;
+    return sdk::ToolResult::Ok(text, Json{{"memories", memories},
+                                          {"withheld", outcome.withheld},
+                                          {"omitted", omitted},
+                                          {"mode", outcome.text_query ? "text" : "recency"}});
+  });
+}
+
+}  // namespace kioku::semantic

@@ -1,0 +1,33 @@
+#pragma once
+/// @file schema.hpp
+/// The semantic layer's tables and their migrations.
+///
+/// semantic_memories          one row per memory (seq = FTS rowid, id = ULID)
+/// semantic_memory_history    audit trail: reaffirm, edit (with the previous version),
+///                            supersede, forget, pin, unpin, confirm, purge
+/// semantic_memory_tags       (tag, memory) index for tag filters
+/// semantic_fts               FTS5 unicode61+porter over text/subject/value/tags (BM25)
+/// semantic_fts_trigram       FTS5 trigram over text (substrings, CJK >= 3 chars)
+/// semantic_fts_cjk           FTS5 unicode61 over CJK bigrams (CJK 1–2 chars)
+/// semantic_entities          typed, normalized entity names (+ trigram FTS on names)
+/// semantic_memory_entities   memory ↔ entity links
+/// semantic_relations         bi-temporal relations (valid_from/valid_to,
+///                            recorded_at/expired_at); rows are never deleted, only expired
+///
+/// The three memory FTS tables are external-content tables over semantic_memories kept in
+/// sync by triggers inside the writer's transaction (https://sqlite.org/fts5.html §4.4.3).
+
+#include <vector>
+
+#include "kioku/sdk/plugin.hpp"
+
+namespace kioku::semantic {
+
+/// Ordered migrations; version 1 creates everything above.
+std::vector<sdk::Migration> SemanticMigrations();
+
+/// Applies every migration to `db` in order, each in its own transaction, without a host
+/// (the golden-set harness and benchmarks use a private database).
+void ApplyMigrations(SQLite::Database& db);
+
+}  // namespace kioku::semantic

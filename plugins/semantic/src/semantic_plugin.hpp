@@ -1,0 +1,33 @@
+#pragma once
+/// @file semantic_plugin.hpp
+/// The semantic memory layer ("what do I know?"): typed memories with trust, scope,
+/// supersession and decay; hybrid recall; a bi-temporal entity graph; a golden-set
+/// retrieval harness (`kioku recall-eval`).
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kioku/sdk/host.hpp"
+#include "kioku/sdk/plugin.hpp"
+
+namespace kioku::semantic {
+
+struct PluginContext;
+
+class SemanticPlugin : public sdk::Plugin {
+ public:
+  explicit SemanticPlugin(sdk::HostServices& host);
+  ~SemanticPlugin() override;
+
+  nlohmann::json SettingsSchema() const override;
+  std::string Instructions() const override;
+  std::vector<sdk::Migration> Migrations() const override;
+  void Register(sdk::Registrar& registrar) override;
+
+ private:
+  sdk::HostServices& host_;
+  std::unique_ptr<PluginContext> ctx_;
+};
+
+}  // namespace kioku::semantic

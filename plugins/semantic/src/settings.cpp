@@ -1,0 +1,146 @@
+#include "settings.hpp"
+
+namespace kioku::semantic {
+namespace {
+
+using Json = nlohmann::json;
+
+Json Num(double min, double max, double def, const char* desc) {
+  return {{"type", "number"}, {"minimum", min}, {"maximum", max}, {"default", def},
+          {"description", desc}};
+}
+Json Int(int min, int max, int def, const char* desc) {
+  return {{"type", "integer"}, {"minimum", min}, {"maximum", max}, {"default", def},
+          {"description", desc}};
+}
+Json Bool(bool def, const char* desc) {
+  return {{"type", "boolean"}, {"default", def}, {"description", desc}};
+}
+Json Object(Json properties) {
+  return {{"type", "object"}, {"additionalProperties", false}, {"properties", std::move(properties)}};
+}
+
+template <class T>
+void Read(const Json& obj, const char* key, T& out) {
+  if (obj.is_object() && obj.contains(key) && !obj.at(key).is_null()) out = obj.at(key).get<T>();
+}
+
+}  // namespace
+
+const std::vector<std::string>& MemoryKinds() {
+  static const std::vector<std::string> kinds = {"fact",   "decision", "preference", "correction",
+                                                 "lesson", "todo",     "event",      "observation"};
+  return kinds;
+}
+
+const std::vector<std::string>& MemoryStatuses() {
+  static const std::vector<std::string> statuses = {"pending", "active", "pinned", "contested",
+                                                    "superseded"};
+  return statuses;
+}
+
+Json SettingsSchema() {
+  const MultiplierSettings defaults;
+  Json half_life = Json::object();
+  for (const auto& kind : MemoryKinds()) {
+    half_life[kind] = Num(0.1, 36500, defaults.half_life_days.at(kind), "Half-life in days.");
+  }
+  Json trust = Json::object();
+  for (const auto& status : MemoryStatuses()) {
+    trust[status] = Num(0, 10, defaults.trust.at(status), "Trust multiplier.");
+  }
+
+  Json schema = Object({
+      {"default_scope",
+       {{"type", "string"},
+        {"enum", {"project", "global"}},
+        {"default", "project"},
+        {"description", "Scope of memory_remember when the call names none."}}},
+      {"recall",
+       Object({
+           {"default_limit", Int(1, 100, 10, "Results when the call gives no limit.")},
+           {"token_budget", Int(50, 100000, 2000, "Estimated tokens the answer text may use.")},
+           {"candidates_per_list", Int(10, 5000, 200, "Rows each rank list contributes.")},
+           {"rrf_k", Num(1, 1000, 60, "Reciprocal Rank Fusion constant k.")},
+           {"show_unconfirmed", Bool(true, "Show pending/contested memories, labelled.")},
+           {"max_unconfirmed", Int(0, 100, 3, "Labelled unconfirmed memories per answer.")},
+           {"track_recalls", Bool(true, "Count recalls (memory strength).")},
+       })},
+      {"weights",
+       Object({
+           {"bm25", Num(0, 10, 1.0, "RRF weight of the word (BM25) list.")},
+           {"trigram", Num(0, 10, 0.6, "RRF weight of the substring (trigram) list.")},
+           {"cjk", Num(0, 10, 1.0, "RRF weight of the CJK bigram list.")},
+           {"entity", Num(0, 10, 0.8, "RRF weight of the entity-match list.")},
+           {"recency", Num(0, 10, 1.0, "Empty query: weight of the newest-first list.")},
+           {"importance", Num(0, 10, 0.5, "Empty query: weight of the importance list.")},
+       })},
+      {"multipliers",
+       Object({
+           {"decay_exponent", Num(-5, -0.01, -0.5, "FSRS power-law exponent C.")},
+           {"half_life_days", Object(half_life)},
+           {"importance_weight", Num(0, 1, 0.3, "Importance multiplier strength.")},
+           {"strength_weight", Num(0, 2, 0.15, "Recall-strength multiplier strength.")},
+           {"trust", Object(trust)},
+       })},
+      {"graph",
+       Object({
+           {"single_valued",
+            {{"type", "array"},
+             {"items", {{"type", "string"}, {"maxLength", 64}}},
+             {"maxItems", 200},
+             {"description", "Relation types where a new assertion closes the old one."}}},
+           {"max_relations", Int(1, 5000, 200, "Relations one entity_graph answer returns.")},
+       })},
+  });
+  return schema;
+}
+
+Settings ParseSettings(const Json& section) {
+  Settings s;
+  if (!section.is_object()) return s;
+  Read(section, "default_scope", s.default_scope);
+  if (section.contains("recall")) {
+    const Json& r = section.at("recall");
+    Read(r, "default_limit", s.recall.default_limit);
+    Read(r, "token_budget", s.recall.token_budget);
+    Read(r, "candidates_per_list", s.recall.candidates_per_list);
+    Read(r, "rrf_k", s.recall.rrf_k);
+    Read(r, "show_unconfirmed", s.recall.show_unconfirmed);
+    Read(r, "max_unconfirmed", s.recall.max_unconfirmed);
+    Read(r, "track_recalls", s.recall.track_recalls);
+  }
+  if (section.contains("weights")) {
+    const Json& w = section.at("weights");
+    Read(w, "bm25", s.weights.bm25);
+    Read(w, "trigram", s.weights.trigram);
+    Read(w, "cjk", s.weights.cjk);
+    Read(w, "entity", s.weights.entity);
+    Read(w, "recency", s.weights.recency);
+    Read(w, "importance", s.weights.importance);
+  }
+  if (section.contains("multipliers")) {
+    const Json& m = section.at("multipliers");
+    Read(m, "decay_exponent", s.multipliers.decay_exponent);
+    Read(m, "importance_weight", s.multipliers.importance_weight);
+    Read(m, "strength_weight", s.multipliers.strength_weight);
+    if (m.contains("half_life_days")) {
+      for (const auto& [kind, days] : m.at("half_life_days").items()) {
+        s.multipliers.half_life_days[kind] = days.get<double>();
+      }
+    }
+    if (m.contains("trust")) {
+      for (const auto& [status, mult] : m.at("trust").items()) {
+        s.multipliers.trust[status] = mult.get<double>();
+      }
+    }
+  }
+  if (section.contains("graph")) {
+    const Json& g = section.at("graph");
+    Read(g, "single_valued", s.graph.single_valued);
+    Read(g, "max_relations", s.graph.max_relations);
+  }
+  return s;
+}
+
+}  // namespace kioku::semantic

@@ -1,0 +1,79 @@
+#pragma once
+/// @file settings.hpp
+/// The semantic plugin's YAML section (`semantic:` in kioku.yaml), its JSON Schema and the
+/// parsed, defaulted form every other unit reads. Missing keys take the defaults below.
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace kioku::semantic {
+
+/// Recall tuning. Defaults are the values documented in README.md "Ranking".
+struct RecallSettings {
+  int default_limit = 10;          ///< memory_recall `limit` when absent (max 100).
+  int token_budget = 2000;         ///< Estimated tokens the result text may use.
+  int candidates_per_list = 200;   ///< Rows each rank list may contribute (bounded cost).
+  double rrf_k = 60.0;             ///< RRF constant k (Cormack et al. 2009 use 60).
+  bool show_unconfirmed = true;    ///< Show pending/contested (labelled) at all.
+  int max_unconfirmed = 3;         ///< At most this many labelled unconfirmed per answer.
+  bool track_recalls = true;       ///< Bump recall_count/last_recalled of returned rows.
+};
+
+/// Weights of each rank list inside RRF (w_i in Σ w_i / (k + rank_i)).
+struct ListWeights {
+  double bm25 = 1.0;        ///< FTS5 BM25, unicode61 + Porter over text/subject/value/tags.
+  double trigram = 0.6;     ///< FTS5 trigram over text (substrings, CJK >= 3 chars).
+  double cjk = 1.0;         ///< CJK bigram index (2-character CJK queries).
+  double entity = 0.8;      ///< Memories linked to entities named in the query.
+  double recency = 1.0;     ///< Empty query: newest first.
+  double importance = 0.5;  ///< Empty query: most important first.
+};
+
+/// Multipliers applied after fusion. See ranking.hpp for the formulas and sources.
+struct MultiplierSettings {
+  /// Power-law forgetting exponent C in R(t) = (1 + F·t/S)^C (FSRS-4.5: C = -0.5).
+  double decay_exponent = -0.5;
+  /// Days until R falls to 0.5, per kind; pinned memories never decay.
+  std::map<std::string, double> half_life_days = {
+      {"decision", 180}, {"preference", 180}, {"correction", 120}, {"lesson", 120},
+      {"fact", 90},      {"observation", 30}, {"event", 14},       {"todo", 14}};
+  double importance_weight = 0.3;  ///< m_imp = 1 + w·(importance − 5)/5.
+  double strength_weight = 0.15;   ///< m_str = 1 + w·ln(1 + recall_count + reaffirm_count).
+  /// Trust multiplier by status.
+  std::map<std::string, double> trust = {{"active", 1.0},  {"pinned", 1.15},
+                                         {"pending", 0.6}, {"contested", 0.5},
+                                         {"superseded", 0.3}};
+};
+
+struct GraphSettings {
+  /// Relation types where a new assertion closes the previous open one (functional).
+  std::vector<std::string> single_valued = {"uses", "owned_by", "default_branch",
+                                            "package_manager", "located_at"};
+  int max_relations = 200;  ///< Cap on relations one entity_graph answer returns.
+};
+
+struct Settings {
+  RecallSettings recall;
+  ListWeights weights;
+  MultiplierSettings multipliers;
+  GraphSettings graph;
+  /// Default scope of memory_remember when the call names none: "project" when the caller
+  /// has a project, else "global".
+  std::string default_scope = "project";
+};
+
+/// JSON Schema of the section (additionalProperties:false at every level).
+nlohmann::json SettingsSchema();
+
+/// Parses a validated section; absent keys keep their defaults.
+Settings ParseSettings(const nlohmann::json& section);
+
+/// The eight memory kinds, in documentation order.
+const std::vector<std::string>& MemoryKinds();
+/// The five statuses.
+const std::vector<std::string>& MemoryStatuses();
+
+}  // namespace kioku::semantic

@@ -1,0 +1,168 @@
+#include "tool_support.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "kioku/sdk/clock.hpp"
+#include "kioku/sdk/secrets.hpp"
+#include "kioku/sdk/text.hpp"
+#include "normalize.hpp"
+
+namespace kioku::semantic {
+
+Author AuthorOf(const sdk::Caller& caller) { return Author{caller.agent_id, caller.session_id}; }
+
+Viewer ViewerOf(const sdk::Caller& caller) { return Viewer{caller.project_id}; }
+
+std::int64_t ParseTimeArg(const Json& value, std::string_view field) {
+  if (!value.is_string()) {
+    throw sdk::ToolError(std::string(field) +
+                         " must be an RFC 3339 date-time string such as "
+                         "\"2026-03-01T12:00:00Z\" or a date \"2026-03-01\"");
+  }
+  const std::string text = value.get<std::string>();
+  const std::optional<std::int64_t> ms = sdk::ParseRfc3339(text);
+  if (!ms) {
+    throw sdk::ToolError(std::string(field) + " '" + sdk::TruncateUtf8(text, 40) +
+                         "' is not RFC 3339; send e.g. \"2026-03-01T12:00:00Z\" or "
+                         "\"2026-03-01\"");
+  }
+  return *ms;
+}
+
+std::optional<std::int64_t> OptionalTimeArg(const Json& args, const char* field) {
+  if (!args.contains(field) || args.at(field).is_null()) return std::nullopt;
+  return ParseTimeArg(args.at(field), field);
+}
+
+std::int64_t ParseExpires(const Json& value, std::int64_t now_ms) {
+  if (value.is_string() && value.get<std::string>() == "permanent") return 0;
+  const std::int64_t at = ParseTimeArg(value, "expires");
+  if (at <= now_ms) {
+    throw sdk::ToolError("expires " + sdk::FormatRfc3339(at) +
+                         " is in the past; send a future date or \"permanent\"");
+  }
+  return at;
+}
+
+namespace {
+
+std::string RelativePath(const std::string& raw, const sdk::Caller& caller) {
+  namespace fs = std::filesystem;
+  const std::string_view trimmed = Trim(raw);
+  if (trimmed.empty()) throw sdk::ToolError("path is empty; send a file or folder in the project");
+  fs::path p(std::string{trimmed});
+  if (p.is_absolute()) {
+    if (caller.project_root.empty()) {
+      throw sdk::ToolError("path '" + sdk::TruncateUtf8(raw, 80) +
+                           "' is absolute but the server has no project root; send a "
+                           "project-relative path");
+    }
+    const fs::path root = fs::path(caller.project_root).lexically_normal();
+    p = p.lexically_normal().lexically_relative(root);
+    if (p.empty() || *p.begin() == "..") {
+      throw sdk::ToolError("path '" + sdk::TruncateUtf8(raw, 80) + "' is outside the project " +
+                           caller.project_root + "; send a path inside it");
+    }
+  }
+  std::string rel = p.lexically_normal().generic_string();
+  while (rel.size() > 1 && rel.back() == '/') rel.pop_back();
+  if (rel.empty() || rel == "." ) {
+    throw sdk::ToolError("path names the project root itself; use scope \"project\" instead");
+  }
+  if (rel == ".." || rel.rfind("../", 0) == 0) {
+    throw sdk::ToolError("path '" + sdk::TruncateUtf8(raw, 80) +
+                         "' leaves the project; send a path inside it");
+  }
+  return rel;
+}
+
+}  // namespace
+
+Scope ResolveWriteScope(const std::string& scope_arg, const std::optional<std::string>& path,
+                        const sdk::Caller& caller, const Settings& settings) {
+  std::string scope = scope_arg;
+  if (scope.empty()) {
+    if (path) {
+      scope = "path";
+    } else {
+      scope = settings.default_scope == "project" && !caller.project_id.empty() ? "project"
+                                                                                 : "global";
+    }
+  }
+  Scope s;
+  s.kind = scope;
+  if (scope == "global") {
+    if (path) throw sdk::ToolError("path is only for scope \"path\"; drop path or send scope \"path\"");
+    return s;
+  }
+  if (caller.project_id.empty()) {
+    throw sdk::ToolError("scope \"" + scope +
+                         "\" needs a project but this server was started without one; send "
+                         "scope \"global\"");
+  }
+  s.project_id = caller.project_id;
+  if (scope == "project") {
+    if (path) throw sdk::ToolError("path is only for scope \"path\"; drop path or send scope \"path\"");
+    return s;
+  }
+  if (!path) throw sdk::ToolError("scope \"path\" needs path: the file or folder it applies to");
+  s.path = RelativePath(*path, caller);
+  return s;
+}
+
+std::vector<std::string> ParseTags(const Json& tags) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  if (!tags.is_array()) return out;
+  for (const Json& t : tags) {
+    const std::string tag = NormalizeTag(t.get<std::string>());
+    if (tag.empty()) throw sdk::ToolError("tags must not be empty strings");
+    if (tag.size() > 64) throw sdk::ToolError("tag '" + sdk::TruncateUtf8(tag, 40) + "' is longer than 64 characters");
+    if (seen.insert(tag).second) out.push_back(tag);
+  }
+  return out;
+}
+
+void ScreenSecrets(std::string_view text, std::string_view field) {
+  if (const auto finding = sdk::FindSecret(text)) {
+    throw sdk::ToolError("refused: " + std::string(field) + " contains what looks like a secret (" +
+                         finding->kind + " at character " + std::to_string(finding->offset) +
+                         "); nothing was stored. Remove the secret — say where it lives "
+                         "instead (\"the token is in the CI secret STORE_TOKEN\") — and send "
+                         "again");
+  }
+}
+
+std::string Preview(std::string_view text, std::size_t max_bytes) {
+  std::string flat = sdk::CollapseWhitespace(text);
+  return sdk::TruncateUtf8(flat, max_bytes);
+}
+
+Json StringSchema(int max_length, const char* description, int min_length) {
+  Json s = {{"type", "string"}, {"maxLength", max_length}, {"description", description}};
+  if (min_length > 0) s["minLength"] = min_length;
+  return s;
+}
+
+Json EnumSchema(const std::vector<std::string>& values, const char* description) {
+  return {{"type", "string"}, {"enum", values}, {"description", description}};
+}
+
+Json ObjectSchema(Json properties, std::vector<std::string> required) {
+  Json s = {{"type", "object"}, {"additionalProperties", false},
+            {"properties", std::move(properties)}};
+  if (!required.empty()) s["required"] = std::move(required);
+  return s;
+}
+
+Json IdSchema(const char* description) {
+  return {{"type", "string"}, {"minLength", 1}, {"maxLength", 64}, {"description", description}};
+}
+
+std::string Plural(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+}  // namespace kioku::semantic

@@ -1,0 +1,75 @@
+#pragma once
+/// @file tool_support.hpp
+/// Shared pieces of the semantic tools: the plugin context handlers capture, argument
+/// helpers (times, ids, scope), and JSON Schema builders.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "kioku/sdk/host.hpp"
+#include "kioku/sdk/plugin.hpp"
+#include "memory.hpp"
+#include "memory_store.hpp"
+#include "recall.hpp"
+#include "settings.hpp"
+
+namespace kioku::semantic {
+
+using Json = nlohmann::json;
+
+/// What every handler needs; owned by the plugin, outlives the registered handlers.
+struct PluginContext {
+  sdk::HostServices& host;
+  Settings settings;
+
+  Env MakeEnv() { return Env{host.Db(), host.GetClock(), settings}; }
+};
+
+/// Hard limits (also in the input schemas).
+inline constexpr int kMaxTextChars = 4000;
+inline constexpr int kMaxQueryChars = 2000;
+inline constexpr int kMaxBatch = 100;
+inline constexpr int kMaxTags = 20;
+
+Author AuthorOf(const sdk::Caller& caller);
+Viewer ViewerOf(const sdk::Caller& caller);
+
+/// Parses an RFC 3339 argument; ToolError naming `field` and the expected shape.
+std::int64_t ParseTimeArg(const Json& value, std::string_view field);
+/// Optional RFC 3339 argument (absent/null → nullopt).
+std::optional<std::int64_t> OptionalTimeArg(const Json& args, const char* field);
+
+/// `expires`: "permanent" → 0, or an RFC 3339 date-time/date in the future.
+std::int64_t ParseExpires(const Json& value, std::int64_t now_ms);
+
+/// Resolves scope + path for a write. `scope` may be empty (then the default: "path" when
+/// a path is given, else settings.default_scope, downgraded to "global" without a project).
+/// Paths are made project-relative; absolute paths outside the project root and paths
+/// escaping it with ".." are refused.
+Scope ResolveWriteScope(const std::string& scope, const std::optional<std::string>& path,
+                        const sdk::Caller& caller, const Settings& settings);
+
+/// Normalized, de-duplicated tags; ToolError on an empty or over-long tag.
+std::vector<std::string> ParseTags(const Json& tags);
+
+/// Refuses text holding a secret (sdk::FindSecret): nothing is stored.
+void ScreenSecrets(std::string_view text, std::string_view field);
+
+/// Compact one-line preview.
+std::string Preview(std::string_view text, std::size_t max_bytes = 100);
+
+/// Schema builders.
+Json StringSchema(int max_length, const char* description, int min_length = 0);
+Json EnumSchema(const std::vector<std::string>& values, const char* description);
+Json ObjectSchema(Json properties, std::vector<std::string> required = {});
+/// The id argument: 4–64 characters.
+Json IdSchema(const char* description);
+
+/// "1 memory" / "3 memories".
+std::string Plural(std::size_t n, const char* one, const char* many);
+
+}  // namespace kioku::semantic

@@ -1,0 +1,233 @@
+#include <algorithm>
+
+#include "kioku/sdk/db.hpp"
+#include "kioku/sdk/text.hpp"
+#include "normalize.hpp"
+#include "tools.hpp"
+
+namespace kioku::semantic {
+namespace {
+
+Json MemoryItemProperties() {
+  return {
+      {"text", StringSchema(kMaxTextChars,
+                            "The memory, one or a few self-contained sentences (<= 4000 "
+                            "characters). Write it so it makes sense without this chat.",
+                            1)},
+      {"kind", EnumSchema(MemoryKinds(),
+                          "fact | decision | preference | correction | lesson | todo | event | "
+                          "observation")},
+      {"subject", StringSchema(200,
+                               "Contradiction key, e.g. \"package-manager\". A new value for a "
+                               "subject in the same scope supersedes the old one.")},
+      {"value", StringSchema(500, "The subject's value, e.g. \"pnpm\". Needs subject.")},
+      {"tags", {{"type", "array"},
+                {"items", StringSchema(64, "tag")},
+                {"maxItems", kMaxTags},
+                {"description", "Labels for filtering, e.g. [\"build\", \"ci\"]."}}},
+      {"importance", {{"type", "integer"}, {"minimum", 1}, {"maximum", 10},
+                      {"description", "1 (trivia) – 10 (critical); default 5."}}},
+      {"confidence", {{"type", "number"}, {"minimum", 0}, {"maximum", 1},
+                      {"description", "How sure the source is, 0–1; default 1."}}},
+      {"scope", EnumSchema({"global", "project", "path"},
+                           "global (every project), project (this project; the default when "
+                           "the server has one) or path (a file/folder in this project)")},
+      {"path", StringSchema(1024, "For scope path: project-relative or absolute path inside "
+                                  "the project.")},
+      {"anchor", StringSchema(500, "Optional read-only predicate that tests whether the "
+                                   "memory still holds, e.g. \"file-exists pnpm-lock.yaml\".")},
+      {"expires", StringSchema(64, "\"permanent\" (default) or an RFC 3339 date/time after "
+                                   "which the memory is no longer recalled.")},
+      {"source", EnumSchema({"user", "agent", "derived", "import"},
+                            "Who said it: user, agent, derived (inferred), import.")},
+      {"source_ref", StringSchema(500, "Where it came from: file, URL, commit, message.")},
+  };
+}
+
+Json WriteInputSchema(const char* batch_description) {
+  Json props = MemoryItemProperties();
+  Json item = ObjectSchema(MemoryItemProperties(), {"text", "kind"});
+  props["memories"] = {{"type", "array"},
+                       {"items", item},
+                       {"minItems", 1},
+                       {"maxItems", kMaxBatch},
+                       {"description", batch_description}};
+  // "text+kind or memories" is checked by the handler, whose message says what to send
+  // (an anyOf here would fail with a generic schema message).
+  return ObjectSchema(props);
+}
+
+Json WriteOutputSchema() {
+  Json result = ObjectSchema(
+      {
+          {"id", {{"type", "string"}}},
+          {"action", {{"type", "string"},
+                      {"enum", {"remembered", "reaffirmed", "superseded", "known"}}}},
+          {"status", {{"type", "string"}}},
+          {"replaced", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+          {"conflicts", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+      },
+      {"id", "action", "status"});
+  return ObjectSchema({{"results", {{"type", "array"}, {"items", result}}}}, {"results"});
+}
+
+std::string Describe(const WriteResult& r, const MemoryDraft& d) {
+  std::string line;
+  if (r.action == "known") {
+    line = "already known as " + r.id + " (" + r.status + "); nothing stored";
+  } else if (r.action == "reaffirmed") {
+    line = "reaffirmed " + r.id + ": " + Preview(d.text, 80);
+  } else {
+    line = r.action + " " + r.id + " [" + d.kind + (r.status != "active" ? "|" + r.status : "") +
+           "]: " + Preview(d.text, 80);
+  }
+  if (!r.replaced.empty()) {
+    line += " — replaced ";
+    for (std::size_t i = 0; i < r.replaced.size(); ++i) line += (i ? ", " : "") + r.replaced[i];
+    line += " (old value of " + d.subject + ")";
+  }
+  if (!r.conflicts.empty()) {
+    line += " — conflicts with ";
+    for (std::size_t i = 0; i < r.conflicts.size(); ++i) line += (i ? ", " : "") + r.conflicts[i];
+    line += r.status == "contested" ? " (pinned; this one is contested until resolved)"
+                                    : " (kept; confirm with memory_edit status \"active\")";
+  }
+  return line;
+}
+
+sdk::ToolResult HandleWrite(PluginContext& ctx, const Json& args, const sdk::Caller& caller,
+                            bool suggest) {
+  Env env = ctx.MakeEnv();
+  const std::int64_t now = env.clock.NowMs();
+  const bool batch = args.contains("memories");
+  if (batch && args.contains("text")) {
+    throw sdk::ToolError("send either one memory (text, kind, …) or memories: [...], not both");
+  }
+  if (!batch && (!args.contains("text") || !args.contains("kind"))) {
+    throw sdk::ToolError("send text and kind (one memory) or memories: [{text, kind, ...}] "
+                         "(a batch of up to 100)");
+  }
+  std::vector<MemoryDraft> drafts;
+  if (batch) {
+    const Json& items = args.at("memories");
+    for (std::size_t i = 0; i < items.size(); ++i) {
+      drafts.push_back(ParseDraft(items[i], caller, ctx.settings, now, suggest,
+                                  "memories[" + std::to_string(i) + "]: "));
+    }
+  } else {
+    drafts.push_back(ParseDraft(args, caller, ctx.settings, now, suggest, ""));
+  }
+
+  std::vector<WriteResult> results;
+  sdk::WithWriteTransaction(env.db, [&] {
+    results.clear();
+    MemoryWriter writer(env);
+    const Author author = AuthorOf(caller);
+    for (const MemoryDraft& d : drafts) results.push_back(writer.Remember(d, author));
+  });
+
+  Json out = Json::array();
+  std::string text;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const WriteResult& r = results[i];
+    Json j = {{"id", r.id}, {"action", r.action}, {"status", r.status}};
+    if (!r.replaced.empty()) j["replaced"] = r.replaced;
+    if (!r.conflicts.empty()) j["conflicts"] = r.conflicts;
+    out.push_back(std::move(j));
+    if (!text.empty()) text += "\n";
+    text += Describe(r, drafts[i]);
+  }
+  if (suggest) text += "\n(stored pending: recall labels it unconfirmed until someone confirms it)";
+  return sdk::ToolResult::Ok(text, Json{{"results", out}});
+}
+
+}  // namespace
+
+MemoryDraft ParseDraft(const Json& item, const sdk::Caller& caller, const Settings& settings,
+                       std::int64_t now_ms, bool suggest, const std::string& where) {
+  try {
+    MemoryDraft d;
+    d.suggest = suggest;
+    if (!item.contains("text") || !item.contains("kind")) {
+      throw sdk::ToolError("each memory needs text and kind");
+    }
+    d.text = sdk::SanitizeUtf8(Trim(item.at("text").get<std::string>()));
+    if (d.text.empty()) {
+      throw sdk::ToolError("text is empty; send the memory as one or a few sentences");
+    }
+    if (sdk::Utf8Length(d.text) > static_cast<std::size_t>(kMaxTextChars)) {
+      throw sdk::ToolError("text has " + std::to_string(sdk::Utf8Length(d.text)) +
+                           " characters; the limit is 4000 — split it into several memories");
+    }
+    d.kind = item.at("kind").get<std::string>();
+    if (std::find(MemoryKinds().begin(), MemoryKinds().end(), d.kind) == MemoryKinds().end()) {
+      throw sdk::ToolError("unknown kind '" + sdk::TruncateUtf8(d.kind, 40) +
+                           "'; send one of fact, decision, preference, correction, lesson, "
+                           "todo, event, observation");
+    }
+    ScreenSecrets(d.text, "text");
+    if (item.contains("subject")) {
+      d.subject = NormalizeSubject(item.at("subject").get<std::string>());
+      if (d.subject.empty()) throw sdk::ToolError("subject is empty; send a key such as \"package-manager\" or omit it");
+    }
+    if (item.contains("value")) {
+      d.value = std::string(Trim(item.at("value").get<std::string>()));
+      if (d.subject.empty()) {
+        throw sdk::ToolError("value needs a subject (the key it is the value of), e.g. "
+                             "subject \"package-manager\", value \"pnpm\"");
+      }
+      ScreenSecrets(d.value, "value");
+    }
+    if (item.contains("tags")) d.tags = ParseTags(item.at("tags"));
+    d.importance = item.value("importance", 5);
+    d.confidence = item.value("confidence", 1.0);
+    d.source = item.value("source", suggest ? "derived" : "agent");
+    d.source_ref = item.value("source_ref", "");
+    ScreenSecrets(d.source_ref, "source_ref");
+    d.anchor = std::string(Trim(item.value("anchor", "")));
+    if (item.contains("expires")) d.expires_at = ParseExpires(item.at("expires"), now_ms);
+    std::optional<std::string> path;
+    if (item.contains("path")) path = item.at("path").get<std::string>();
+    d.scope = ResolveWriteScope(item.value("scope", ""), path, caller, settings);
+    return d;
+  } catch (const sdk::ToolError& e) {
+    if (where.empty()) throw;
+    throw sdk::ToolError(where + e.what() + " (nothing in the batch was stored)");
+  }
+}
+
+void RegisterWriteTools(sdk::Registrar& registrar, PluginContext& ctx) {
+  sdk::ToolSpec remember;
+  remember.name = "memory_remember";
+  remember.title = "Remember a fact, decision or preference";
+  remember.description =
+      "Store something worth knowing in later sessions: a decision, a user preference, a "
+      "correction, a lesson, a fact about this codebase. Send {text, kind} for one memory or "
+      "{memories: [...]} for up to 100. Saying the same thing again reaffirms it instead of "
+      "duplicating it. Give subject/value (\"package-manager\" = \"pnpm\") when the memory "
+      "sets a value that may change: a new value for the subject supersedes the old one. "
+      "Text holding a secret (API key, token, password) is refused.";
+  remember.input_schema = WriteInputSchema("Up to 100 memories stored in one transaction.");
+  remember.output_schema = WriteOutputSchema();
+  remember.annotations.read_only = false;
+  remember.annotations.destructive = false;
+  remember.annotations.idempotent = false;
+  registrar.AddTool(remember, [&ctx](const Json& args, const sdk::CallContext& call) {
+    return HandleWrite(ctx, args, call.caller, false);
+  });
+
+  sdk::ToolSpec suggest;
+  suggest.name = "memory_suggest";
+  suggest.title = "Suggest a memory (unconfirmed)";
+  suggest.description =
+      "Like memory_remember, but for something you inferred rather than were told: it is "
+      "stored pending, recall labels it unconfirmed, and it never replaces a confirmed value. "
+      "A person (or memory_remember with the same text) confirms it later.";
+  suggest.input_schema = WriteInputSchema("Up to 100 suggestions stored in one transaction.");
+  suggest.output_schema = WriteOutputSchema();
+  registrar.AddTool(suggest, [&ctx](const Json& args, const sdk::CallContext& call) {
+    return HandleWrite(ctx, args, call.caller, true);
+  });
+}
+
+}  // namespace kioku::semantic
