@@ -1,5 +1,5 @@
-// Bad input over raw stdio, each with an asserted answer and the server still serving
-// afterwards; process lifecycle (EOF mid-line, /dev/null, a file as stdin, SIGTERM); and
+// Bad input over raw stdio (and over HTTP), each with an asserted answer and the server still
+// serving afterwards; process lifecycle (EOF mid-line, /dev/null, a file as stdin, SIGTERM); and
 // a config enabling one layer exposes exactly that layer's tools.
 
 import assert from 'node:assert/strict';
@@ -7,7 +7,15 @@ import { openSync, closeSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
-import { FIXTURE_TOOLS, RawStdioServer, checkPrerequisites, makeSandbox, withTimeout } from './helpers.mjs';
+import {
+  FIXTURE_TOOLS,
+  RawStdioServer,
+  checkPrerequisites,
+  httpUnsupportedReason,
+  makeSandbox,
+  startHttpServer,
+  withTimeout,
+} from './helpers.mjs';
 
 checkPrerequisites();
 
@@ -376,5 +384,117 @@ describe('config selects the layers', () => {
       server.kill();
       sandbox.cleanup();
     }
+  });
+});
+
+const httpReason = await httpUnsupportedReason();
+
+describe('bad input over HTTP', { skip: httpReason ? `binary reports HTTP unsupported: ${httpReason}` : false }, () => {
+  let sandbox;
+  let server;
+  let sessionId;
+  const headers = () => ({
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': '2025-11-25',
+    ...(sessionId ? { 'mcp-session-id': sessionId } : {}),
+  });
+  async function post(body) {
+    const res = await fetch(server.url, { method: 'POST', headers: headers(), body });
+    const text = await res.text();
+    let json;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {
+      json = undefined;
+    }
+    return { status: res.status, text, json };
+  }
+  async function stillServes() {
+    const r = await post(JSON.stringify({ jsonrpc: '2.0', id: 'alive', method: 'tools/call', params: { name: 'echo_say', arguments: { text: 'alive' } } }));
+    assert.equal(r.status, 200, r.text);
+    assert.equal(r.json.result.structuredContent.echo, 'alive');
+  }
+
+  before(async () => {
+    sandbox = makeSandbox();
+    server = await startHttpServer(sandbox);
+    const init = await fetch(server.url, {
+      method: 'POST',
+      headers: headers(),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bad-http', version: '1' } },
+      }),
+    });
+    assert.equal(init.status, 200);
+    sessionId = init.headers.get('mcp-session-id');
+    await init.body?.cancel();
+  });
+  after(async () => {
+    if (server) assert.deepEqual(await server.stop(), { code: 0, signal: null });
+    sandbox?.cleanup();
+  });
+
+  test('invalid JSON → 400 with -32700', async () => {
+    const r = await post('{"jsonrpc": "2.0", "id": 1, "method": ');
+    assert.equal(r.status, 400);
+    assert.equal(r.json.error.code, -32700);
+    await stillServes();
+  });
+
+  test('a JSON array → 400 with -32600', async () => {
+    const r = await post('[{"jsonrpc":"2.0","id":1,"method":"ping"}]');
+    assert.equal(r.status, 400);
+    assert.equal(r.json.error.code, -32600);
+    await stillServes();
+  });
+
+  test('a 10 MB body → 413 (over max_body_bytes), then serving', async () => {
+    const big = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'echo_say', arguments: { text: 'x'.repeat(10 * 1024 * 1024) } } });
+    let status;
+    try {
+      status = (await post(big)).status;
+    } catch (e) {
+      // The server may answer 413 and close before the whole body is sent; fetch then
+      // reports the reset instead of the status. Either way it refused the body.
+      status = `connection closed: ${e.cause?.code ?? e.message}`;
+    }
+    assert.ok(status === 413 || /closed/.test(String(status)), `expected 413, got ${status}`);
+    await stillServes();
+  });
+
+  test('wrong param types, missing params, unknown method, unknown tool', async () => {
+    const cases = [
+      [{ jsonrpc: '2.0', id: 3, method: 'tools/call', params: 'x' }, -32602],
+      [{ jsonrpc: '2.0', id: 4, method: 'tools/call', params: { name: 7 } }, -32602],
+      [{ jsonrpc: '2.0', id: 5, method: 'tools/call' }, -32602],
+      [{ jsonrpc: '2.0', id: 6, method: 'tools/destroy', params: {} }, -32601],
+      [{ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { name: 'no_such_tool' } }, -32602],
+    ];
+    for (const [message, code] of cases) {
+      const r = await post(JSON.stringify(message));
+      assert.equal(r.json?.error?.code, code, `${JSON.stringify(message)} → ${r.status} ${r.text}`);
+      assert.equal(r.json.id, message.id);
+    }
+    await stillServes();
+  });
+
+  test('invalid UTF-8 in the body → -32700, and tool output with invalid UTF-8 is valid JSON', async () => {
+    const body = Buffer.concat([
+      Buffer.from('{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo_say","arguments":{"text":"'),
+      Buffer.from([0xc3, 0x28, 0xff]),
+      Buffer.from('"}}}'),
+    ]);
+    const res = await fetch(server.url, { method: 'POST', headers: headers(), body });
+    const raw = Buffer.from(await res.arrayBuffer());
+    assert.doesNotThrow(() => utf8.decode(raw));
+    assert.equal(res.status, 400);
+    assert.equal(JSON.parse(raw.toString()).error.code, -32700);
+    const bytes = await post(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'echo_bytes', arguments: {} } }));
+    assert.match(bytes.json.result.content[0].text, /^bad \uFFFD+ bytes$/u);
+    await stillServes();
   });
 });
