@@ -156,8 +156,7 @@ sdk::ToolResult FileClaim(const Env& env, const Json& args, const sdk::CallConte
                    {"renewed", renew},
                    {"takeover", nullptr}};
       if (renew) {
-        ++renewed;
-        RecordEvent(db, actor, "file.renew", *plan.path, {{"expires_at_ms", expires}}, now);
+        ++renewed;  // the row's heartbeat_seq counts renewals; no log row per heartbeat
       } else if (plan.reason == "new") {
         RecordEvent(db, actor, "file.claim", *plan.path,
                     {{"expires_at_ms", expires}, {"intent", the_intent}}, now);

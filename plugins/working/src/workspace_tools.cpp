@@ -196,13 +196,12 @@ std::string LogLine(const LogEntry& e, bool with_agent) {
 }
 
 /// Newest `limit` events (oldest first in the result), optionally only one agent's and only
-/// after `since_ms`. Renewals are left out: they are heartbeats, not work.
+/// after `since_ms`. (File-claim renewals are never logged: they are heartbeats, not work.)
 std::vector<LogEntry> LoadLog(SQLite::Database& db, const std::string& project,
                               const std::string& agent, std::int64_t since_ms, int limit) {
   SQLite::Statement q(db,
                       "SELECT at_ms, agent_id, kind, subject, detail FROM working_events "
                       "WHERE project_id = ?1 AND (?2 = '' OR agent_id = ?2) AND at_ms >= ?3 "
-                      "AND kind NOT IN ('file.renew', 'workspace.renew') "
                       "ORDER BY seq DESC LIMIT ?4");
   q.bind(1, project);
   q.bind(2, agent);

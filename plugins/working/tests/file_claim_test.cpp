@@ -37,6 +37,7 @@ TEST_F(FileClaimTest, RenewingOwnClaimExtendsLeaseAndKeepsIntent) {
   EXPECT_TRUE(r["claims"][0]["renewed"].get<bool>());
   EXPECT_EQ(r["claims"][0]["intent"], "fix bug");
   EXPECT_EQ(Count("SELECT heartbeat_seq FROM working_file_claims WHERE path = 'a.cc'"), 1);
+  EXPECT_EQ(Count("SELECT count(*) FROM working_events"), 1);  // renewals are not logged
   AdvanceSeconds(100);  // past the first lease, inside the renewed one
   auto conflict = Ok("file_claim", {{"paths", {"a.cc"}}}, "agent-b");
   EXPECT_FALSE(conflict["acquired"].get<bool>());
