@@ -10,6 +10,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "json_schema.hpp"
+#include "kioku/sdk/text.hpp"
 #include "kioku/sdk/tool.hpp"
 
 namespace kioku::host {
@@ -167,7 +168,9 @@ Config ParseConfig(const std::string& yaml_text, const std::string& source,
 
   static const JsonSchema schema(HostSchema());
   if (auto v = schema.Validate(doc); !v.empty()) {
-    std::string value = ValueAt(doc, v.front());
+    // Type, enum, range and pattern lines already quote the value ("…, got \"soon\"").
+    const bool quoted = v.front().find(", got ") != std::string::npos;
+    std::string value = quoted ? "" : sdk::TruncateUtf8(ValueAt(doc, v.front()), 80);
     Fail(source, v.front() + (value.empty() ? "" : " (value: " + value + ")"));
   }
 
@@ -228,6 +231,10 @@ std::pair<std::string, std::string> ReadConfigText(const std::string& cli_path) 
     if (const char* env = std::getenv("KIOKU_CONFIG"); env && *env) path = env;
   }
   if (path.empty()) return {EmbeddedDefaultConfig(), "(embedded default)"};
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    throw std::runtime_error("config " + path + ": cannot read the file: it is a directory");
+  }
   std::ifstream in(path);
   if (!in) throw std::runtime_error("config " + path + ": cannot read the file");
   std::ostringstream text;
