@@ -119,6 +119,11 @@ export class RawStdioServer {
       this.child.on('exit', (code, signal) => resolve({ code, signal }));
     });
     this.closed = once(this.child, 'close');
+    // Once stdout is closed nothing more can arrive: fail the waits still open at once.
+    this.closed.then(([code, signal]) => {
+      this._ended = `kioku exited (code ${code}, signal ${signal})`;
+      for (const w of this._waiters.splice(0)) w.reject(new Error(`${this._ended} before ${w.what}; stderr:\n${this.stderr}`));
+    });
     this.child.stderr.setEncoding('utf8');
     this.child.stderr.on('data', (d) => {
       this.stderr += d;
@@ -163,10 +168,14 @@ export class RawStdioServer {
   /** Resolves with the first stdout message (at line index >= from) that `match` accepts. */
   waitFor(match, what = 'a matching message', from = 0) {
     return withTimeout(
-      new Promise((resolve) => {
-        const w = { match, resolve, from };
+      new Promise((resolve, reject) => {
+        const w = { match, resolve, reject, from, what };
         this._waiters.push(w);
         this._wake();
+        if (this._ended && this._waiters.includes(w)) {
+          this._waiters.splice(this._waiters.indexOf(w), 1);
+          reject(new Error(`${this._ended} before ${what}; stderr:\n${this.stderr}`));
+        }
       }),
       `${what}; stderr so far:\n${this.stderr}`,
     );
@@ -177,7 +186,7 @@ export class RawStdioServer {
     const message = { jsonrpc: '2.0', id, method };
     if (params !== undefined) message.params = params;
     const answer = this.waitFor((m) => m.id === id && ('result' in m || 'error' in m), `response to ${method} id ${id}`);
-    await this.write(message);
+    await this._send(message, answer);
     return answer;
   }
 
@@ -185,8 +194,20 @@ export class RawStdioServer {
   async sendExpectingNullId(data, what) {
     const from = this.lines.length;
     const answer = this.waitFor((m) => m.id === null && 'error' in m, `an id-null answer to ${what}`, from);
-    await this.write(data);
+    await this._send(data, answer);
     return answer;
+  }
+
+  // Writes `data`; if the write fails (the process is gone), reports why through `answer`,
+  // whose rejection names the exit status and stderr.
+  async _send(data, answer) {
+    answer.catch(() => {});
+    try {
+      await this.write(data);
+    } catch (e) {
+      await answer;
+      throw e;
+    }
   }
 
   /** Closes stdin and resolves with {code, signal} once the process has exited. */
