@@ -39,8 +39,9 @@ std::filesystem::path FindModule(const std::string& plugin_name,
 /// Plugin names of every `kioku-*.so` in `dirs`.
 std::vector<std::string> ListModules(const std::vector<std::filesystem::path>& dirs);
 
-/// Default plugin search path: `<exe dir>/../lib/kioku/plugins` (install and build trees
-/// share that layout), then each entry of KIOKU_PLUGIN_PATH (colon-separated), then `extra`.
+/// Plugin search path, first match wins: `extra` (--plugin-dir, plugins.dirs), then each
+/// entry of KIOKU_PLUGIN_PATH (colon-separated), then `<exe dir>/../lib/kioku/plugins`
+/// (install and build trees share that layout).
 std::vector<std::filesystem::path> PluginSearchPath(const std::vector<std::filesystem::path>& extra);
 
 }  // namespace kioku::host
