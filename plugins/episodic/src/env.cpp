@@ -1,6 +1,9 @@
 #include "env.hpp"
 
+#include <algorithm>
+
 #include "kioku/sdk/clock.hpp"
+#include "privacy.hpp"
 #include "kioku/sdk/secrets.hpp"
 #include "kioku/sdk/text.hpp"
 
@@ -36,15 +39,31 @@ void RefuseSecrets(std::string_view text, std::string_view field) {
   }
 }
 
-std::optional<std::string> ProjectScope(const sdk::Json& args, const sdk::Caller& caller) {
+std::optional<std::vector<std::string>> ProjectScope(const sdk::Json& args,
+                                                     const sdk::Caller& caller) {
+  std::vector<std::string> keys;
+  auto add = [&](const std::string& k) {
+    if (!k.empty() && std::find(keys.begin(), keys.end(), k) == keys.end()) keys.push_back(k);
+  };
   auto it = args.find("project");
   if (it != args.end() && it->is_string()) {
-    std::string p = it->get<std::string>();
+    const std::string p = it->get<std::string>();
     if (p == "*") return std::nullopt;
-    return p;
+    add(p);
+    add(ScrubHome(p));
+    return keys;
   }
-  if (!caller.project_id.empty()) return caller.project_id;
-  return std::nullopt;
+  add(caller.project_id);
+  add(caller.project_root);
+  add(ScrubHome(caller.project_root));
+  if (keys.empty()) return std::nullopt;
+  return keys;
+}
+
+std::string ProjectClause(std::size_t keys) {
+  std::string sql = "(se.project IN (";
+  for (std::size_t i = 0; i < keys; ++i) sql += i ? ", ?" : "?";
+  return sql + ") OR se.project = '')";
 }
 
 std::string StrArg(const sdk::Json& args, const char* key, std::string fallback) {

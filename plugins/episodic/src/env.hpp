@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "kioku/sdk/host.hpp"
 #include "kioku/sdk/tool.hpp"
@@ -31,9 +32,15 @@ void CheckWindow(std::optional<std::int64_t> since, std::optional<std::int64_t> 
 /// (sdk::FindSecret); `field` names the argument. Nothing is stored in that case.
 void RefuseSecrets(std::string_view text, std::string_view field);
 
-/// The project a call is scoped to: the `project` argument when given ("*" = every
-/// project, returned as nullopt), else the caller's project_id, else nullopt (no filter).
-std::optional<std::string> ProjectScope(const sdk::Json& args, const sdk::Caller& caller);
+/// The project keys a call is scoped to: the `project` argument when given ("*" = every
+/// project, returned as nullopt), else the caller's project_id and project root (as
+/// written and with the home directory shown as "~", which is how sessions imported
+/// from transcripts record their working directory), else nullopt (no filter).
+std::optional<std::vector<std::string>> ProjectScope(const sdk::Json& args,
+                                                     const sdk::Caller& caller);
+
+/// SQL "(se.project IN (?, …) OR se.project = '')" for `keys.size()` placeholders.
+std::string ProjectClause(std::size_t keys);
 
 /// Reads a string argument or returns `fallback`.
 std::string StrArg(const sdk::Json& args, const char* key, std::string fallback = {});

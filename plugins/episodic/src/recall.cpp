@@ -6,6 +6,7 @@
 
 #include <SQLiteCpp/Statement.h>
 
+#include "env.hpp"
 #include "kioku/sdk/fts.hpp"
 #include "kioku/sdk/fusion.hpp"
 #include "kioku/sdk/text.hpp"
@@ -43,7 +44,10 @@ void BindAll(SQLite::Statement& st, const std::vector<Bind>& binds, int first = 
 Filter SessionFilter(const RecallQuery& q) {
   Filter f;
   if (!q.session_id.empty()) f.Add("se.id = ?", {q.session_id});
-  if (q.project) f.Add("(se.project = ? OR se.project = '')", {*q.project});
+  if (q.project) {
+    std::vector<Bind> keys(q.project->begin(), q.project->end());
+    f.Add(ProjectClause(q.project->size()), keys);
+  }
   return f;
 }
 

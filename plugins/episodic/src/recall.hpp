@@ -31,7 +31,7 @@ struct RecallQuery {
   std::optional<std::int64_t> until;
   std::string session_id;  ///< resolved id, or empty
   std::string agent_id;
-  std::optional<std::string> project;  ///< nullopt = every project
+  std::optional<std::vector<std::string>> project;  ///< keys; nullopt = every project
   int limit = 10;
 };
 

@@ -29,7 +29,13 @@ struct Section {
 
 std::string ScopeSql(const TimelineQuery& q) {
   std::string sql;
-  if (q.project) sql += " AND (se.project = :project OR se.project = '')";
+  if (q.project) {
+    sql += " AND (se.project IN (";
+    for (std::size_t i = 0; i < q.project->size(); ++i) {
+      sql += (i ? ", :p" : ":p") + std::to_string(i);
+    }
+    sql += ") OR se.project = '')";
+  }
   if (!q.agent_id.empty()) sql += " AND se.agent_id = :agent";
   return sql;
 }
@@ -37,7 +43,11 @@ std::string ScopeSql(const TimelineQuery& q) {
 void BindScope(SQLite::Statement& st, const TimelineQuery& q) {
   st.bind(":since", static_cast<int64_t>(q.since));
   st.bind(":until", static_cast<int64_t>(q.until));
-  if (q.project) st.bind(":project", *q.project);
+  if (q.project) {
+    for (std::size_t i = 0; i < q.project->size(); ++i) {
+      st.bind(":p" + std::to_string(i), (*q.project)[i]);
+    }
+  }
   if (!q.agent_id.empty()) st.bind(":agent", q.agent_id);
 }
 

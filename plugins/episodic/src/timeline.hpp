@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <SQLiteCpp/Database.h>
 #include <nlohmann/json.hpp>
@@ -20,7 +21,7 @@ namespace kioku::episodic {
 struct TimelineQuery {
   std::int64_t since = 0;
   std::int64_t until = 0;
-  std::optional<std::string> project;
+  std::optional<std::vector<std::string>> project;  ///< keys; nullopt = all
   std::string agent_id;
   int max_items = 25;
 };

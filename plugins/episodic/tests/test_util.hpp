@@ -13,6 +13,34 @@
 
 namespace kioku::episodic::testing {
 
+/// HostServices over a TestRuntime, for testing plugin internals (Ingester) directly.
+class TestHost : public sdk::HostServices {
+ public:
+  explicit TestHost(kioku::testing::TestRuntime& rt) : rt_(rt) {}
+  std::string_view PluginName() const override { return "episodic"; }
+  SQLite::Database& Db() override { return rt_.Db(); }
+  const sdk::Clock& GetClock() const override { return *rt_.clock; }
+  sdk::Logger& Log() override { return log_; }
+  const nlohmann::json& Settings() const override { return settings_; }
+  sdk::EventBus& Events() override { return rt_.runtime->Events(); }
+  sdk::ToolResult CallTool(std::string_view name, const nlohmann::json& args,
+                           const sdk::Caller& caller) override {
+    return rt_.runtime->CallTool(name, args, caller);
+  }
+  bool HasTool(std::string_view name) const override {
+    return rt_.runtime->FindTool(name) != nullptr;
+  }
+  std::filesystem::path DataDir() const override { return rt_.dir; }
+
+ private:
+  struct NullLogger : sdk::Logger {
+    void Log(sdk::LogLevel, std::string_view) override {}
+  };
+  kioku::testing::TestRuntime& rt_;
+  NullLogger log_;
+  nlohmann::json settings_ = nlohmann::json::object();
+};
+
 inline std::int64_t Ms(const char* rfc3339) { return *sdk::ParseRfc3339(rfc3339); }
 
 class EpisodicTest : public ::testing::Test {

@@ -1,0 +1,655 @@
+#include "ingest.hpp"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+
+#include <SQLiteCpp/Statement.h>
+
+#include "compaction.hpp"
+#include "env.hpp"
+#include "kioku/sdk/clock.hpp"
+#include "kioku/sdk/db.hpp"
+#include "kioku/sdk/ids.hpp"
+#include "kioku/sdk/secrets.hpp"
+#include "kioku/sdk/text.hpp"
+#include "line_reader.hpp"
+#include "privacy.hpp"
+#include "statements.hpp"
+#include "store.hpp"
+
+namespace kioku::episodic {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace {
+
+constexpr std::size_t kHeadBytes = 256;
+constexpr std::size_t kFeedbackBatch = 1'000;
+constexpr std::size_t kMaxRequestBytes = 2'000;
+
+// Raised when another ingest moved the file's offset under us; the batch is rolled back.
+class ConcurrentIngest : public std::runtime_error {
+ public:
+  ConcurrentIngest() : std::runtime_error("another ingest of this file is running") {}
+};
+
+struct FileRow {
+  bool exists = false;
+  std::string format;
+  std::uint64_t offset = 0;
+  std::int64_t line_no = 0;
+  std::string head;
+  json state = json::object();
+};
+
+FileRow LoadFileRow(SQLite::Database& db, const std::string& path) {
+  FileRow r;
+  SQLite::Statement q(db,
+                      "SELECT format, byte_offset, line_no, head, state FROM "
+                      "episodic_ingest_files WHERE path = ?");
+  q.bind(1, path);
+  if (!q.executeStep()) return r;
+  r.exists = true;
+  r.format = q.getColumn(0).getString();
+  r.offset = static_cast<std::uint64_t>(q.getColumn(1).getInt64());
+  r.line_no = q.getColumn(2).getInt64();
+  const void* blob = q.getColumn(3).getBlob();
+  r.head.assign(static_cast<const char*>(blob), static_cast<std::size_t>(q.getColumn(3).getBytes()));
+  r.state = json::parse(q.getColumn(4).getString(), nullptr, false);
+  if (!r.state.is_object()) r.state = json::object();
+  return r;
+}
+
+std::string ReadHead(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::string head(kHeadBytes, '\0');
+  in.read(head.data(), static_cast<std::streamsize>(kHeadBytes));
+  head.resize(static_cast<std::size_t>(in.gcount()));
+  return head;
+}
+
+bool Blank(const std::string& line) {
+  return line.find_first_not_of(" \t\r\n") == std::string::npos;
+}
+
+std::string Clean(std::string_view text, std::size_t max_bytes) {
+  return sdk::TruncateUtf8(ScrubHome(sdk::RedactSecrets(sdk::CollapseWhitespace(
+                               sdk::SanitizeUtf8(text.substr(0, max_bytes * 4))))),
+                           max_bytes);
+}
+
+// Counters of one committed batch (the transaction body may run more than once).
+struct Applied {
+  std::int64_t messages = 0, outcomes = 0, failed = 0, files = 0, statements = 0, suggested = 0;
+};
+
+}  // namespace
+
+std::vector<fs::path> ListTranscripts(const fs::path& dir, std::size_t max_files) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (out.size() >= max_files) break;
+    std::error_code e2;
+    if (it->is_regular_file(e2) && it->path().extension() == ".jsonl") out.push_back(it->path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string BuildTranscriptSummary(SQLite::Database& db, const std::string& session_id) {
+  auto s = LoadSession(db, session_id);
+  if (!s) return {};
+  std::string out = s->title.empty() ? "Session" : s->title;
+  out += " (" + s->source + " session";
+  if (!s->branch.empty()) out += " on branch " + s->branch;
+  out += ")";
+  auto entries = [&](const char* type, int limit, bool newest) {
+    std::vector<std::string> v;
+    SQLite::Statement q(db, std::string("SELECT entry FROM episodic_log WHERE session_id = ? AND "
+                                        "type = ? ORDER BY seq ") +
+                                (newest ? "DESC" : "ASC") + " LIMIT " + std::to_string(limit));
+    q.bind(1, session_id);
+    q.bind(2, type);
+    while (q.executeStep()) v.push_back(q.getColumn(0).getString());
+    if (newest) std::reverse(v.begin(), v.end());
+    return v;
+  };
+  auto count = [&](const char* type) {
+    SQLite::Statement q(db, "SELECT COUNT(*) FROM episodic_log WHERE session_id = ? AND type = ?");
+    q.bind(1, session_id);
+    q.bind(2, type);
+    q.executeStep();
+    return q.getColumn(0).getInt64();
+  };
+  // Requests: the first three and the last three.
+  const std::int64_t n_requests = count("request");
+  if (n_requests > 0) {
+    out += "\nRequests:";
+    std::vector<std::string> first = entries("request", 3, false);
+    std::vector<std::string> last = n_requests > 3 ? entries("request", std::min<std::int64_t>(3, n_requests - 3), true)
+                                                   : std::vector<std::string>{};
+    for (auto& r : first) out += "\n- " + sdk::TruncateUtf8(r, 240);
+    if (n_requests > 6) out += "\n- (" + std::to_string(n_requests - 6) + " more requests)";
+    for (auto& r : last) out += "\n- " + sdk::TruncateUtf8(r, 240);
+  }
+  auto decisions = entries("decision", 40, false);
+  if (!decisions.empty()) {
+    out += "\nDecisions:";
+    for (auto& d : decisions) out += "\n- " + sdk::TruncateUtf8(d, 400);
+  }
+  auto issues = entries("issue", 8, true);
+  if (!issues.empty()) {
+    out += "\nProblems hit:";
+    for (auto& i : issues) out += "\n- " + sdk::TruncateUtf8(i, 240);
+  }
+  {
+    SQLite::Statement q(db,
+                        "SELECT tool, calls, failures FROM episodic_tool_stats WHERE session_id = ? "
+                        "ORDER BY calls DESC, tool LIMIT 12");
+    q.bind(1, session_id);
+    std::string list;
+    std::int64_t calls = 0, failures = 0;
+    while (q.executeStep()) {
+      const std::int64_t c = q.getColumn(1).getInt64(), f = q.getColumn(2).getInt64();
+      calls += c;
+      failures += f;
+      list += (list.empty() ? "" : ", ") + q.getColumn(0).getString() + " " + std::to_string(c);
+      if (f > 0) list += " (" + std::to_string(f) + " failed)";
+    }
+    if (calls > 0) {
+      out += "\nTool calls: " + std::to_string(calls) + " (" + std::to_string(failures) +
+             " failed) — " + list;
+    }
+  }
+  for (const char* action : {"modified", "read"}) {
+    SQLite::Statement q(db,
+                        "SELECT path FROM episodic_files WHERE session_id = ? AND action = ? "
+                        "ORDER BY count DESC, path LIMIT 40");
+    q.bind(1, session_id);
+    q.bind(2, action);
+    std::string list;
+    while (q.executeStep()) list += (list.empty() ? "" : ", ") + q.getColumn(0).getString();
+    if (!list.empty()) out += std::string("\nFiles ") + action + ": " + list;
+  }
+  SQLite::Statement lm(db, "SELECT last_message FROM episodic_sessions WHERE id = ?");
+  lm.bind(1, session_id);
+  if (lm.executeStep() && !lm.getColumn(0).getString().empty()) {
+    out += "\nLast message: " + sdk::TruncateUtf8(lm.getColumn(0).getString(), 300);
+  }
+  return out;
+}
+
+Ingester::Ingester(sdk::HostServices& host, const Settings& settings, sdk::Caller caller)
+    : host_(host), settings_(settings), caller_(std::move(caller)) {}
+
+FileReport Ingester::IngestFile(const fs::path& path, Format forced,
+                                const std::function<bool()>& should_stop) {
+  FileReport report;
+  std::error_code ec;
+  fs::path canon = fs::weakly_canonical(fs::absolute(path, ec), ec);
+  if (ec) canon = path;
+  report.path = ScrubHome(canon.string());
+  const auto st = fs::status(canon, ec);
+  if (ec || !fs::exists(st)) {
+    report.error = "no such file: " + report.path;
+    return report;
+  }
+  if (!fs::is_regular_file(st)) {
+    report.error = report.path + " is not a regular file (pass a transcript .jsonl file)";
+    return report;
+  }
+  const std::uint64_t size = fs::file_size(canon, ec);
+  auto& db = host_.Db();
+  const std::string key = canon.string();
+  const std::string source = canon.filename().string();
+  FileRow row = LoadFileRow(db, key);
+  const std::string head = ReadHead(canon);
+
+  std::optional<std::uint64_t> expected_offset;  // CAS value; nullopt = no row yet
+  std::uint64_t offset = 0;
+  std::int64_t line_no = 0;
+  json state = json::object();
+  Format format = forced;
+  if (row.exists) {
+    expected_offset = row.offset;
+    const bool replaced = size < row.offset || head.compare(0, row.head.size(), row.head) != 0;
+    if (replaced) {
+      report.reset = true;
+    } else {
+      offset = row.offset;
+      line_no = row.line_no;
+      state = row.state;
+      if (format == Format::kUnknown) format = FormatFromName(row.format);
+    }
+  }
+  report.format = FormatName(format);
+  if (offset >= size && !report.reset) {
+    report.unchanged = true;
+    return report;
+  }
+
+  ParserContext pctx;
+  pctx.seen = [&db](const std::string& k) {
+    SQLite::Statement q(db, "SELECT 1 FROM episodic_ingest_seen WHERE key = ?");
+    q.bind(1, k);
+    return q.executeStep();
+  };
+  // Formats without session ids get one per file, kept in the parser state.
+  if (!state.contains("file_session")) state["file_session"] = sdk::NewId(host_.GetClock().NowMs());
+  pctx.default_session_id = state["file_session"].get<std::string>();
+  std::unique_ptr<TranscriptParser> parser;
+  if (format != Format::kUnknown) {
+    parser = MakeParser(format, pctx);
+    parser->LoadState(state.value("parser", json::object()));
+  }
+
+  LineReader reader(canon, offset, settings_.max_line_bytes);
+  ParsedBatch batch;
+  std::uint64_t batch_start = offset;
+  std::set<std::string> sessions_seen;
+  std::map<std::string, std::string> cwd_of;  // session → working directory (this run)
+  const bool suggest = settings_.suggest_memories && host_.HasTool("memory_suggest");
+  const bool feedback = settings_.record_outcomes && host_.HasTool("feedback_record");
+
+  auto apply = [&](const ParsedBatch& b, Applied& a) {
+    const std::int64_t now = host_.GetClock().NowMs();
+    for (const auto& sid : b.session_order) {
+      const SessionDelta& d = b.sessions.at(sid);
+      if (!d.cwd.empty()) cwd_of[sid] = d.cwd;
+      SessionSeed seed;
+      seed.id = sid;
+      seed.agent_id = d.agent;
+      seed.model = d.model;
+      seed.project = d.cwd.empty() ? caller_.project_id : ScrubHome(d.cwd);
+      seed.title = Clean(d.title, 200);
+      seed.source = FormatName(format);
+      seed.branch = d.branch;
+      seed.started_at = d.first_at > 0 ? d.first_at : now;
+      UpsertSession(db, seed, now);
+      SQLite::Statement up(db,
+                           "UPDATE episodic_sessions SET last_activity_at = MAX(last_activity_at, "
+                           "?1), message_count = message_count + ?2, last_message = CASE WHEN ?3 "
+                           "<> '' THEN ?3 ELSE last_message END WHERE id = ?4");
+      up.bind(1, static_cast<int64_t>(d.last_at));
+      up.bind(2, static_cast<int64_t>(d.messages));
+      up.bind(3, Clean(d.last_message, 600));
+      up.bind(4, sid);
+      up.exec();
+      a.messages += d.messages;
+    }
+    auto session_of = [&](const std::string& sid) -> const SessionDelta* {
+      auto it = b.sessions.find(sid);
+      return it == b.sessions.end() ? nullptr : &it->second;
+    };
+    auto project_of = [&](const std::string& sid) {
+      auto it = cwd_of.find(sid);
+      return it == cwd_of.end() ? caller_.project_id : ScrubHome(it->second);
+    };
+    for (const auto& h : b.human) {
+      const std::string ref = source + ":" + std::to_string(h.line);
+      LogEntry e;
+      e.session_id = h.session_id;
+      e.at = h.at;
+      e.type = "request";
+      e.entry = Clean(h.text, kMaxRequestBytes);
+      e.agent_id = session_of(h.session_id) ? session_of(h.session_id)->agent : "";
+      e.source_ref = ref;
+      if (e.entry.empty()) continue;
+      AppendLog(db, e);
+      SQLite::Statement title(db,
+                              "UPDATE episodic_sessions SET title = ? WHERE id = ? AND title = ''");
+      title.bind(1, Clean(h.text, 120));
+      title.bind(2, h.session_id);
+      title.exec();
+      for (const auto& stmt : FindDurableStatements(h.text)) {
+        const bool secret = sdk::FindSecret(stmt.text).has_value();
+        LogEntry d = e;
+        d.id.clear();
+        d.type = "decision";
+        d.entry = Clean(stmt.text, kMaxRequestBytes);
+        d.tags = json::array({"statement", stmt.kind});
+        AppendLog(db, d);
+        ++a.statements;
+        if (!suggest || secret) continue;
+        const std::string project = project_of(h.session_id);
+        json payload = {{"text", d.entry},
+                        {"kind", stmt.kind},
+                        {"source", "import"},
+                        {"source_ref", ref + " (" + sdk::FormatRfc3339(h.at) + ")"},
+                        {"tags", json::array({"transcript", FormatName(format)})}};
+        json caller = {{"agent_id", e.agent_id.empty() ? caller_.agent_id : e.agent_id},
+                       {"session_id", h.session_id},
+                       {"project_id", project},
+                       {"project_root", cwd_of.count(h.session_id) ? cwd_of[h.session_id]
+                                                                   : caller_.project_root}};
+        SQLite::Statement ob(db,
+                             "INSERT OR IGNORE INTO episodic_outbox (dedupe_key, tool, payload, "
+                             "caller, created_at) VALUES (?, 'memory_suggest', ?, ?, ?)");
+        ob.bind(1, "suggest:" + project + ":" + NormalizeKey(d.entry));
+        ob.bind(2, sdk::DumpJson(payload));
+        ob.bind(3, sdk::DumpJson(caller));
+        ob.bind(4, static_cast<int64_t>(now));
+        a.suggested += ob.exec();
+      }
+    }
+    json records = json::array();
+    auto flush_records = [&] {
+      if (records.empty()) return;
+      SQLite::Statement ob(db,
+                           "INSERT INTO episodic_outbox (tool, payload, caller, created_at) "
+                           "VALUES ('feedback_record', ?, ?, ?)");
+      ob.bind(1, sdk::DumpJson(json{{"records", records}}));
+      ob.bind(2, sdk::DumpJson(json{{"agent_id", caller_.agent_id},
+                                    {"project_id", caller_.project_id},
+                                    {"project_root", caller_.project_root}}));
+      ob.bind(3, static_cast<int64_t>(now));
+      ob.exec();
+      records = json::array();
+    };
+    for (const auto& o : b.outcomes) {
+      SQLite::Statement ts(db,
+                           "INSERT INTO episodic_tool_stats (session_id, tool, calls, failures) "
+                           "VALUES (?1, ?2, 1, ?3) ON CONFLICT(session_id, tool) DO UPDATE SET "
+                           "calls = calls + 1, failures = failures + ?3");
+      ts.bind(1, o.session_id);
+      ts.bind(2, o.tool);
+      ts.bind(3, o.outcome == "success" ? 0 : 1);
+      ts.exec();
+      ++a.outcomes;
+      const SessionDelta* d = session_of(o.session_id);
+      if (o.outcome != "success") {
+        ++a.failed;
+        LogEntry e;
+        e.session_id = o.session_id;
+        e.at = o.at;
+        e.type = "issue";
+        e.entry = Clean(o.tool + (o.outcome == "rejected" ? " refused" : " failed") +
+                            (o.detail.empty() ? "" : " (" + o.detail + ")") +
+                            (o.error.empty() ? "" : ": " + o.error),
+                        600);
+        e.agent_id = d ? d->agent : "";
+        e.source_ref = source + ":" + std::to_string(o.line);
+        AppendLog(db, e);
+      }
+      if (!feedback) continue;
+      json r = {{"tool", o.tool},
+                {"outcome", o.outcome},
+                {"session_id", o.session_id},
+                {"project_id", project_of(o.session_id)},
+                {"at", sdk::FormatRfc3339(o.at)}};
+      if (d && !d->agent.empty()) r["agent_id"] = d->agent;
+      if (d && !d->model.empty()) r["model"] = d->model;
+      if (o.latency_ms && *o.latency_ms <= 86'400'000) r["latency_ms"] = *o.latency_ms;
+      if (!o.error.empty()) r["error"] = Clean(o.error, 500);
+      if (!o.call_id.empty()) r["source_id"] = sdk::TruncateUtf8(o.call_id, 200);
+      records.push_back(std::move(r));
+      if (records.size() >= kFeedbackBatch) flush_records();
+    }
+    flush_records();
+    for (const auto& f : b.files) {
+      auto cwd = cwd_of.find(f.session_id);
+      const std::string p =
+          StoredPath(f.path, cwd == cwd_of.end() ? std::string_view() : std::string_view(cwd->second));
+      SQLite::Statement q(db,
+                          "INSERT INTO episodic_files (session_id, path, action, count, first_at, "
+                          "last_at) VALUES (?1, ?2, ?3, 1, ?4, ?4) ON CONFLICT(session_id, path, "
+                          "action) DO UPDATE SET count = count + 1, first_at = MIN(first_at, ?4), "
+                          "last_at = MAX(last_at, ?4)");
+      q.bind(1, f.session_id);
+      q.bind(2, p);
+      q.bind(3, f.action);
+      q.bind(4, static_cast<int64_t>(f.at));
+      q.exec();
+      ++a.files;
+    }
+    for (const auto& k : b.seen_keys) {
+      SQLite::Statement q(db, "INSERT OR IGNORE INTO episodic_ingest_seen (key) VALUES (?)");
+      q.bind(1, k);
+      q.exec();
+    }
+    // One transcript summary per session, rebuilt from what is stored.
+    std::set<std::string> touched(b.session_order.begin(), b.session_order.end());
+    for (const auto& o : b.outcomes) touched.insert(o.session_id);
+    for (const auto& sid : touched) {
+      if (!LoadSession(db, sid)) continue;
+      auto s = *LoadSession(db, sid);
+      const std::string text = BuildTranscriptSummary(db, sid);
+      const std::string skey = "transcript:" + sid;
+      SQLite::Statement up(db,
+                           "UPDATE episodic_summaries SET summary = ?, token_count = ?, model = ?, "
+                           "message_count = ?, started_at = ?, ended_at = ? WHERE source_key = ?");
+      up.bind(1, text);
+      up.bind(2, static_cast<int64_t>(sdk::EstimateTokens(text)));
+      up.bind(3, s.model);
+      up.bind(4, static_cast<int64_t>(s.message_count));
+      up.bind(5, static_cast<int64_t>(s.started_at));
+      up.bind(6, static_cast<int64_t>(s.last_activity_at));
+      up.bind(7, skey);
+      if (up.exec() == 0) {
+        Summary sum;
+        sum.session_id = sid;
+        sum.kind = "transcript";
+        sum.text = text;
+        sum.token_count = static_cast<std::int64_t>(sdk::EstimateTokens(text));
+        sum.model = s.model;
+        sum.message_count = s.message_count;
+        sum.started_at = s.started_at;
+        sum.ended_at = s.last_activity_at;
+        sum.created_at = now;
+        sum.agent_id = s.agent_id;
+        sum.method = "extractive";
+        sum.source_key = skey;
+        InsertSummary(db, sum);
+      }
+      CompactSession(db, sid, settings_, now);
+    }
+  };
+
+  std::int64_t skipped_committed = 0;
+  auto commit = [&](std::uint64_t new_offset, std::int64_t new_line_no) {
+    const std::int64_t skipped_delta = report.skipped_lines - skipped_committed;
+    json new_state = state;
+    new_state["parser"] = parser->SaveState();
+    Applied applied;
+    sdk::WithWriteTransaction(db, [&] {
+      applied = Applied{};
+      const std::int64_t now = host_.GetClock().NowMs();
+      if (expected_offset) {
+        SQLite::Statement q(db,
+                            "UPDATE episodic_ingest_files SET format = ?, byte_offset = ?, "
+                            "line_no = ?, head = ?, state = ?, skipped_lines = skipped_lines + ?, "
+                            "updated_at = ? WHERE path = ? AND byte_offset = ?");
+        q.bind(1, FormatName(format));
+        q.bind(2, static_cast<int64_t>(new_offset));
+        q.bind(3, static_cast<int64_t>(new_line_no));
+        q.bind(4, head.data(), static_cast<int>(head.size()));
+        q.bind(5, sdk::DumpJson(new_state));
+        q.bind(6, static_cast<int64_t>(skipped_delta));
+        q.bind(7, static_cast<int64_t>(now));
+        q.bind(8, key);
+        q.bind(9, static_cast<int64_t>(*expected_offset));
+        if (q.exec() != 1) throw ConcurrentIngest();
+      } else {
+        SQLite::Statement q(db,
+                            "INSERT INTO episodic_ingest_files (path, format, byte_offset, line_no, "
+                            "head, state, skipped_lines, updated_at) VALUES (?,?,?,?,?,?,?,?) "
+                            "ON CONFLICT(path) DO NOTHING");
+        q.bind(1, key);
+        q.bind(2, FormatName(format));
+        q.bind(3, static_cast<int64_t>(new_offset));
+        q.bind(4, static_cast<int64_t>(new_line_no));
+        q.bind(5, head.data(), static_cast<int>(head.size()));
+        q.bind(6, sdk::DumpJson(new_state));
+        q.bind(7, static_cast<int64_t>(skipped_delta));
+        q.bind(8, static_cast<int64_t>(now));
+        if (q.exec() != 1) throw ConcurrentIngest();
+      }
+      apply(batch, applied);
+    });
+    expected_offset = new_offset;
+    skipped_committed = report.skipped_lines;
+    report.messages += applied.messages;
+    report.tool_outcomes += applied.outcomes;
+    report.failed_tools += applied.failed;
+    report.files_touched += applied.files;
+    report.statements += applied.statements;
+    report.suggested += applied.suggested;
+    report.duplicates += batch.duplicates;
+    report.bad_timestamps += batch.bad_timestamps;
+    for (const auto& sid : batch.session_order) {
+      if (sessions_seen.insert(sid).second) report.sessions.push_back(sid);
+    }
+    report.bytes += new_offset - batch_start;
+    batch = ParsedBatch{};
+    batch_start = new_offset;
+  };
+
+  auto feed = [&](const std::string& raw) {
+    const std::string text = sdk::IsValidUtf8(raw) ? raw : sdk::SanitizeUtf8(raw);
+    json j = json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object()) {
+      ++report.skipped_lines;
+      return;
+    }
+    if (!parser) {
+      const Format f = DetectLineFormat(j);
+      if (f == Format::kUnknown) {
+        ++report.skipped_lines;
+        return;
+      }
+      format = f;
+      report.format = FormatName(f);
+      parser = MakeParser(format, pctx);
+      parser->LoadState(state.value("parser", json::object()));
+    }
+    if (!parser->Feed(j, line_no, batch)) ++report.skipped_lines;
+  };
+
+  try {
+    std::string line;
+    for (;;) {
+      const auto status = reader.Next(line);
+      if (status == LineReader::Status::kEnd) {
+        // A last line without '\n' is taken only when it is a whole JSON object: a writer
+        // in the middle of a line leaves an unparsable tail that a later read completes.
+        const std::string& tail = reader.Tail();
+        if (!Blank(tail) && json::accept(tail)) {
+          ++line_no;
+          ++report.lines;
+          feed(tail);
+          reader.AcceptTail();
+        }
+        break;
+      }
+      ++line_no;
+      ++report.lines;
+      if (status == LineReader::Status::kOversize) {
+        ++report.oversize_lines;
+        ++report.skipped_lines;
+      } else if (Blank(line)) {
+        ++report.blank_lines;
+      } else {
+        feed(line);
+      }
+      if (parser && reader.Offset() - batch_start >= settings_.batch_bytes) {
+        commit(reader.Offset(), line_no);
+        if (should_stop && should_stop()) {
+          report.stopped = true;
+          return report;
+        }
+      }
+    }
+    if (!parser) {
+      if (report.lines > report.blank_lines) {
+        report.error = "no Claude Code, Codex or {role, content} JSONL line found in " +
+                       report.path + " (" + std::to_string(report.skipped_lines) +
+                       " lines skipped); nothing was recorded";
+      }
+      return report;
+    }
+    commit(reader.Offset(), line_no);
+  } catch (const ConcurrentIngest& e) {
+    report.error = std::string(e.what()) + "; this batch was not recorded, try again";
+  } catch (const std::exception& e) {
+    report.error = std::string("ingest failed: ") + e.what() +
+                   "; nothing of the failing batch was recorded";
+  }
+  return report;
+}
+
+DeliveryReport Ingester::Deliver() {
+  DeliveryReport rep;
+  auto& db = host_.Db();
+  std::int64_t after = 0;
+  for (;;) {
+    struct Row {
+      std::int64_t id;
+      std::string tool, payload, caller;
+    };
+    std::vector<Row> rows;
+    {
+      SQLite::Statement q(db,
+                          "SELECT id, tool, payload, caller FROM episodic_outbox WHERE status = "
+                          "'pending' AND id > ? AND attempts < 5 ORDER BY id LIMIT 50");
+      q.bind(1, static_cast<int64_t>(after));
+      while (q.executeStep()) {
+        rows.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getString(),
+                        q.getColumn(2).getString(), q.getColumn(3).getString()});
+      }
+    }
+    if (rows.empty()) break;
+    for (const auto& r : rows) {
+      after = r.id;
+      if (!host_.HasTool(r.tool)) {
+        ++rep.waiting;
+        continue;
+      }
+      json payload = json::parse(r.payload, nullptr, false);
+      json cj = json::parse(r.caller, nullptr, false);
+      sdk::Caller caller = caller_;
+      if (cj.is_object()) {
+        caller.agent_id = cj.value("agent_id", caller.agent_id);
+        caller.session_id = cj.value("session_id", caller.session_id);
+        caller.project_id = cj.value("project_id", caller.project_id);
+        caller.project_root = cj.value("project_root", caller.project_root);
+      }
+      sdk::ToolResult res = host_.CallTool(r.tool, payload, caller);
+      const std::int64_t now = host_.GetClock().NowMs();
+      sdk::WithWriteTransaction(db, [&] {
+        if (!res.is_error && r.tool == "feedback_record") {
+          SQLite::Statement d(db, "DELETE FROM episodic_outbox WHERE id = ?");
+          d.bind(1, static_cast<int64_t>(r.id));
+          d.exec();
+        } else if (!res.is_error) {
+          SQLite::Statement u(db,
+                              "UPDATE episodic_outbox SET status = 'sent', sent_at = ?, payload = "
+                              "'' WHERE id = ?");
+          u.bind(1, static_cast<int64_t>(now));
+          u.bind(2, static_cast<int64_t>(r.id));
+          u.exec();
+        } else {
+          SQLite::Statement u(db,
+                              "UPDATE episodic_outbox SET attempts = attempts + 1, last_error = ? "
+                              "WHERE id = ?");
+          u.bind(1, sdk::TruncateUtf8(res.text, 500));
+          u.bind(2, static_cast<int64_t>(r.id));
+          u.exec();
+        }
+      });
+      if (res.is_error) {
+        ++rep.failed;
+        if (rep.errors.size() < 5) rep.errors.push_back(r.tool + ": " + sdk::TruncateUtf8(res.text, 200));
+      } else {
+        ++rep.sent;
+      }
+    }
+  }
+  return rep;
+}
+
+}  // namespace kioku::episodic

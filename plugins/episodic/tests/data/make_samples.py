@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Writes the small transcripts the unit tests read (run once; outputs are committed).
+They mirror the real on-disk formats described in shared/samples/transcripts/README.md:
+Claude Code session files, Codex CLI rollout files and generic {role, content} JSONL.
+Everything is invented: user alex, project /home/alex/shop."""
+import json
+
+def dump(o):
+    return json.dumps(o, ensure_ascii=False, separators=(",", ":"))
+
+SID = "11111111-aaaa-4bbb-8ccc-000000000001"
+CWD = "/home/alex/shop"
+n = [0]
+def uid():
+    n[0] += 1
+    return "00000000-0000-4000-8000-%012d" % n[0]
+
+def env(kind, t, extra, side=False, parent=None):
+    d = {"parentUuid": parent, "isSidechain": side, "userType": "external", "cwd": CWD,
+         "sessionId": SID, "version": "2.0.31", "gitBranch": "feat/cart", "type": kind,
+         "uuid": uid(), "timestamp": "2025-11-03T09:%s.000Z" % t}
+    d.update(extra)
+    return d
+
+def user(t, content, **kw):
+    return env("user", t, {"message": {"role": "user", "content": content}, **kw})
+
+def asst(t, block, mid, stop=None, side=False):
+    return env("assistant", t, {"message": {"model": "claude-sonnet-4-5-20250929", "id": mid,
+        "type": "message", "role": "assistant", "content": [block], "stop_reason": stop,
+        "usage": {"input_tokens": 1, "output_tokens": 1}}, "requestId": "req_" + mid}, side=side)
+
+def tool_use(tid, name, inp):
+    return {"type": "tool_use", "id": tid, "name": name, "input": inp}
+
+def result(tid, content, err=False):
+    b = {"type": "tool_result", "tool_use_id": tid, "content": content}
+    if err: b["is_error"] = True
+    return [b]
+
+lines = []
+lines.append(dump({"type": "summary", "summary": "Cart totals rounding", "leafUuid": "x"}))
+lines.append(dump({"type": "file-history-snapshot", "messageId": "m", "snapshot": {"trackedFileBackups": {}}, "isSnapshotUpdate": False}))
+lines.append(dump(user("41:00", "The cart total is off by a cent for some orders. Can you find out why? Look at /home/alex/shop/src/cart/total.ts first.")))
+lines.append(dump(asst("41:02", {"type": "text", "text": "Let me read the total code."}, "msg_a")))
+lines.append(dump(asst("41:03", tool_use("toolu_read1", "Read", {"file_path": CWD + "/src/cart/total.ts"}), "msg_a", "tool_use")))
+lines.append(dump(user("41:04", result("toolu_read1", "     1\u2192export function total() {}\n<system-reminder>Never push to main.</system-reminder>"), toolUseResult={"type": "text"})))
+lines.append(dump(asst("41:06", tool_use("toolu_bash1", "Bash", {"command": "npm test -- cart"}), "msg_b", "tool_use")))
+lines.append(dump(user("41:09", result("toolu_bash1", "Exit code 127\nsh: vitest: not found", True), toolUseResult="Error: Exit code 127")))
+lines.append(dump(asst("41:10", tool_use("toolu_bash2", "Bash", {"command": "npm install"}), "msg_c", "tool_use")))
+lines.append(dump(user("41:12", result("toolu_bash2", "The user doesn't want to proceed with this tool use. The tool use was rejected.", True), toolUseResult="User rejected tool use")))
+lines.append(dump(user("41:12", [{"type": "text", "text": "[Request interrupted by user for tool use]"}])))
+lines.append("")  # blank line
+lines.append(dump(user("41:20", "No. From now on use pnpm, not npm. Should we always run the whole suite, or just cart?")))
+lines.append('{"parentUuid":"cut-off-mid-write","isSidechain":false,"type":"user","mess')  # malformed
+lines.append(dump(asst("41:22", {"type": "text", "text": "Got it, from now on I'll use pnpm."}, "msg_d")))
+lines.append(dump(asst("41:23", tool_use("toolu_edit1", "Edit", {"file_path": CWD + "/src/cart/total.ts", "old_string": "a", "new_string": "b"}), "msg_d", "tool_use")))
+lines.append(dump(user("41:25", result("toolu_edit1", "The file has been updated."), toolUseResult={"filePath": CWD + "/src/cart/total.ts"})))
+lines.append(dump(asst("41:26", tool_use("toolu_task1", "Task", {"description": "find callers", "prompt": "Remember that prod is read-only", "subagent_type": "general"}), "msg_e", "tool_use")))
+side_prompt = env("user", "41:27", {"message": {"role": "user", "content": "Remember that prod is read-only; find callers of total()."}}, side=True)
+lines.append(dump(side_prompt))
+lines.append(dump(asst("41:28", tool_use("toolu_grep1", "Grep", {"pattern": "total\\("}), "msg_s1", "tool_use", side=True)))
+s2 = env("user", "41:29", {"message": {"role": "user", "content": result("toolu_grep1", "src/cart/page.ts")}}, side=True)
+lines.append(dump(s2))
+lines.append(dump(user("41:30", result("toolu_task1", [{"type": "text", "text": "One caller: src/cart/page.ts"}]))))
+dup = user("41:31", [{"type": "text", "text": "<system-reminder>Team rule: always squash-merge.</system-reminder>"},
+                     {"type": "text", "text": "We decided to round with banker's rounding everywhere. I never liked the old helper anyway."}])
+lines.append(dump(dup))
+lines.append(dump(dup))  # the same line written twice (same uuid)
+lines.append(dump(user("41:32", "Caveat: The messages below were generated by the user while running local commands.", isMeta=True)))
+lines.append(dump(user("41:33", "<command-name>/compact</command-name><command-message>compact</command-message>")))
+lines.append(dump(env("system", "41:34", {"subtype": "compact_boundary", "content": "Conversation compacted"})))
+lines.append(dump(user("41:35", "This session is being continued from a previous conversation. The user said: from now on use pnpm. Always run shellcheck.", isCompactSummary=True)))
+bad_time = user("41:36", "Thanks, looks good. Never force-push this branch though, sam is reviewing it right now.")
+bad_time["timestamp"] = "yesterday at noon"
+lines.append(dump(bad_time))
+lines.append(dump(asst("41:40", {"type": "text", "text": "Done: totals now use banker's rounding in src/cart/total.ts."}, "msg_f", "end_turn")))
+open("claude-code/%s.jsonl" % SID, "w").write("\n".join(lines) + "\n")
+
+# ---------------------------------------------------------------- Codex CLI rollout
+CID = "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0001"
+C = []
+def cl(t, typ, payload):
+    C.append(dump({"timestamp": "2025-10-14T09:%s.000Z" % t, "type": typ, "payload": payload}))
+cl("12:03", "session_meta", {"id": CID, "timestamp": "2025-10-14T09:12:03.000Z", "cwd": "/home/alex/kelp", "originator": "codex_cli_rs", "cli_version": "0.46.0", "instructions": "Never commit .env files.", "source": "cli", "git": {"branch": "main"}})
+cl("12:04", "response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "<user_instructions>\nNever commit .env files.\n</user_instructions>"}]})
+cl("12:04", "response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "<environment_context>\n  <cwd>/home/alex/kelp</cwd>\n</environment_context>"}]})
+cl("12:07", "response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Make /readings reject naive timestamps."}]})
+cl("12:07", "event_msg", {"type": "user_message", "message": "Make /readings reject naive timestamps.", "kind": "plain"})
+cl("12:08", "turn_context", {"cwd": "/home/alex/kelp", "approval_policy": "on-request", "model": "gpt-5-codex", "effort": "medium", "summary": "auto"})
+cl("12:09", "response_item", {"type": "reasoning", "summary": [{"type": "summary_text", "text": "thinking"}], "content": None, "encrypted_content": "xx"})
+cl("12:10", "response_item", {"type": "function_call", "name": "shell", "arguments": json.dumps({"command": ["bash", "-lc", "sed -n '1,80p' kelp/api/readings.py"], "workdir": "/home/alex/kelp"}), "call_id": "call_1"})
+cl("12:11", "response_item", {"type": "function_call_output", "call_id": "call_1", "output": json.dumps({"output": "def post(): ...\n", "metadata": {"exit_code": 0, "duration_seconds": 0.1}})})
+cl("12:12", "response_item", {"type": "function_call", "name": "shell", "arguments": json.dumps({"command": ["apply_patch", "*** Begin Patch\n*** Update File: kelp/api/readings.py\n@@\n-a\n+b\n*** End Patch\n"]}), "call_id": "call_2"})
+cl("12:13", "response_item", {"type": "function_call_output", "call_id": "call_2", "output": json.dumps({"output": "Success. Updated the following files:\nM kelp/api/readings.py\n", "metadata": {"exit_code": 0}})})
+cl("12:14", "response_item", {"type": "function_call", "name": "shell", "arguments": json.dumps({"command": ["bash", "-lc", "pytest -q"]}), "call_id": "call_3"})
+cl("12:15", "response_item", {"type": "function_call_output", "call_id": "call_3", "output": json.dumps({"output": "bash: pytest: command not found\n", "metadata": {"exit_code": 127}})})
+C.append("")
+cl("13:00", "response_item", {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Always use `uv run` for Python commands in this repo."}]})
+cl("13:01", "event_msg", {"type": "user_message", "message": "Always use `uv run` for Python commands in this repo.", "kind": "plain"})
+cl("13:02", "response_item", {"type": "function_call", "name": "shell_command", "arguments": json.dumps({"command": "uv run pytest -q", "workdir": "/home/alex/kelp"}), "call_id": "call_4"})
+cl("13:05", "response_item", {"type": "function_call_output", "call_id": "call_4", "output": "Exit code: 1\nWall time: 1.6 seconds\nOutput:\n1 failed"})
+cl("13:06", "response_item", {"type": "custom_tool_call", "status": "completed", "call_id": "call_5", "name": "apply_patch", "input": "*** Begin Patch\n*** Add File: tests/test_tz.py\n+def test(): pass\n*** End Patch\n"})
+cl("13:07", "response_item", {"type": "custom_tool_call_output", "call_id": "call_5", "output": "Exit code: 0\nWall time: 0 seconds\nOutput:\nSuccess. Updated the following files:\nA tests/test_tz.py\n"})
+C.append("this is not json at all \x01\x02")
+cl("13:08", "event_msg", {"type": "agent_message", "message": "From now on I'll prefix commands with uv run."})
+cl("13:08", "response_item", {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": "From now on I'll prefix commands with uv run."}]})
+cl("13:09", "compacted", {"message": "Summary: the user said always use uv run.", "replacement_history": [{"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Always use `uv run` for Python commands in this repo."}]}]})
+cl("13:10", "event_msg", {"type": "user_message", "message": "should we always reject old readings too?", "kind": "plain"})
+cl("13:11", "event_msg", {"type": "turn_aborted", "reason": "interrupted"})
+open("codex/rollout-2025-10-14T09-12-03-%s.jsonl" % CID, "w").write("\n".join(C) + "\n")
+
+# ---------------------------------------------------------------- generic
+G = [
+    {"role": "system", "content": "You are helpful.", "timestamp": "2026-02-01T10:00:00Z"},
+    {"role": "user", "content": "Please add a health endpoint. Going forward, every endpoint needs an OpenAPI entry.", "timestamp": "2026-02-01T10:00:05Z", "model": "llama-3"},
+    {"role": "assistant", "content": [{"type": "text", "text": "Added GET /health in api/health.py."}], "timestamp": "2026-02-01T10:01:00Z", "model": "llama-3"},
+    {"role": "tool", "name": "pytest", "is_error": True, "content": "1 failed", "timestamp": "2026-02-01T10:01:30Z"},
+    {"role": "user", "content": "thanks", "timestamp": "2026-02-01T10:02:00Z"},
+]
+open("generic/chat.jsonl", "w").write("\n".join(dump(g) for g in G) + "\n")
