@@ -131,12 +131,15 @@ std::optional<json> Dispatcher::Handle(const json& message, Session& session) {
     } else if (method == "tools/list") {
       result = ListTools(params, modern);
     } else if (method == "tools/call") {
-      cancel = std::make_shared<std::atomic<bool>>(false);
       {
+        // A cancellation may overtake its request (transports run calls on workers): it
+        // then left a raised flag under this key, and the call is never started.
         std::lock_guard lock(inflight_mutex_);
-        inflight_[RequestKey(session, id)] = cancel;
+        auto& slot = inflight_[RequestKey(session, id)];
+        if (!slot) slot = std::make_shared<std::atomic<bool>>(false);
+        cancel = slot;
       }
-      result = CallTool(id, params, session, modern, cancel);
+      if (!cancel->load()) result = CallTool(id, params, session, modern, cancel);
     } else {
       throw RpcError{kMethodNotFound, "Method not found: " + method};
     }
@@ -280,9 +283,20 @@ json Dispatcher::CallTool(const json& id, const json& params, Session& session, 
 void Dispatcher::Cancel(const json& params, Session& session) {
   if (!params.is_object() || !params.contains("requestId")) return;
   std::lock_guard lock(inflight_mutex_);
-  if (auto it = inflight_.find(RequestKey(session, params["requestId"])); it != inflight_.end()) {
-    it->second->store(true);
+  auto& slot = inflight_[RequestKey(session, params["requestId"])];
+  if (!slot) {
+    // Not started yet (or already finished): remember the cancellation, bounded so stale
+    // entries for finished requests cannot pile up.
+    early_cancels_.push_back(RequestKey(session, params["requestId"]));
+    if (early_cancels_.size() > kMaxEarlyCancels) {
+      auto stale = inflight_.find(early_cancels_.front());
+      if (stale != inflight_.end() && stale->second->load() && stale->second.use_count() == 1) inflight_.erase(stale);
+      early_cancels_.pop_front();
+    }
+    slot = std::make_shared<std::atomic<bool>>(true);
+    return;
   }
+  slot->store(true);
 }
 
 }  // namespace kioku::host::mcp

@@ -12,6 +12,7 @@
 ///     -32602 (missing per-request fields).
 
 #include <atomic>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -103,6 +104,8 @@ class Dispatcher {
   DispatcherOptions options_;
   std::mutex inflight_mutex_;
   std::map<std::string, std::shared_ptr<std::atomic<bool>>> inflight_;  // session|id → flag
+  static constexpr std::size_t kMaxEarlyCancels = 1024;
+  std::deque<std::string> early_cancels_;  // keys of cancellations that arrived first
 };
 
 }  // namespace mcp
