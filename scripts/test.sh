@@ -19,6 +19,12 @@ ctest --preset ci -L unit -j "$jobs"
 echo "== end-to-end tests"
 ctest --preset ci -L e2e
 
+echo "== install smoke test"
+prefix=$(mktemp -d)
+cmake --install build/ci --prefix "$prefix" >/dev/null
+KIOKU_HOME="$prefix/home" "$prefix/bin/kioku" doctor
+rm -rf "$prefix"
+
 if [ "${KIOKU_SKIP_ASAN:-0}" != 1 ]; then
   echo "== ASan+UBSan build and unit tests"
   cmake --preset asan >/dev/null
