@@ -1,6 +1,7 @@
 #include "transcript.hpp"
 
 #include <algorithm>
+#include <cctype>
 
 #include "facets.hpp"
 #include "kioku/sdk/clock.hpp"
@@ -144,12 +145,19 @@ std::vector<std::string> ShellReadPaths(std::string_view script) {
       const bool reader = std::any_of(std::begin(kReaders), std::end(kReaders),
                                       [&](const char* r) { return segment[0] == r; });
       if (reader) {
+        // Every operand of a reader is a file, except sed's script and head/tail counts.
+        bool script_seen = segment[0] != "sed";
         for (std::size_t i = 1; i < segment.size(); ++i) {
           const std::string& a = segment[i];
           if (a.empty() || a[0] == '-' || a.find('*') != std::string::npos) continue;
-          if (LooksLikePath(a) && std::find(out.begin(), out.end(), a) == out.end()) {
-            out.push_back(a);
+          if (!script_seen) {
+            script_seen = true;
+            continue;
           }
+          if (std::all_of(a.begin(), a.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); })) {
+            continue;
+          }
+          if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
         }
       }
     }
