@@ -20,9 +20,8 @@ ScoreParts ScoreMemory(const Memory& m, const std::string& status, double rrf,
   ScoreParts p;
   p.rrf = rrf;
   if (status != "pinned") {
-    const std::int64_t reinforced = std::max(m.updated_at, m.last_recalled_at);
     const double days =
-        static_cast<double>(std::max<std::int64_t>(0, now_ms - reinforced)) / sdk::kMsPerDay;
+        static_cast<double>(std::max<std::int64_t>(0, now_ms - m.updated_at)) / sdk::kMsPerDay;
     const auto it = s.half_life_days.find(m.kind);
     const double half_life = it != s.half_life_days.end() ? it->second : 90.0;
     p.decay = Retrievability(days, half_life, s.decay_exponent);

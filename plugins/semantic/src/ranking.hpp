@@ -11,8 +11,9 @@
 ///             R(t) = (1 + F·t/S)^C,  C = -0.5,  F = 19/81  (so R(S) = 0.9)
 ///           We parameterize by the half-life h (R(h) = 0.5) per kind instead of FSRS's
 ///           stability S: S = F·h / (0.5^(1/C) − 1), which for C = -0.5 is S = F·h/3.
-///           t = days since the memory was last reinforced (captured, reaffirmed, edited or
-///           recalled — a recall is a review in FSRS terms). Pinned memories: R = 1.
+///           t = days since the memory was last stated (captured, reaffirmed or edited).
+///           Recalls do not reset t — they feed `strength` instead — so the memories a
+///           recall happens to return do not stay fresh forever. Pinned memories: R = 1.
 ///           Why power law, not exponential: human and agent memory retention follows a
 ///           power function of time (Wixted & Ebbesen 1991, "On the form of forgetting";
 ///           FSRS-4.5 switched from exponential to power for the same reason). The half-lives

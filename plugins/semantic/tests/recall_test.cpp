@@ -1,0 +1,394 @@
+// memory_recall: hybrid lists, filters, as_of, ranking multipliers, trust labels, budget,
+// FTS-hostile and CJK queries, scope visibility, bad input, and index-only query plans.
+
+#include <sqlite3.h>
+
+#include "kioku/sdk/text.hpp"
+#include "semantic_test_util.hpp"
+
+namespace kioku::semantic::testing {
+namespace {
+
+sdk::Caller ProjectCaller(const std::string& project) {
+  sdk::Caller c;
+  c.agent_id = "agent";
+  c.project_id = project;
+  c.project_root = project;
+  return c;
+}
+
+TEST_F(SemanticTest, FindsByWordsStemsAndSubject) {
+  const std::string a = Remember("Integration tests require Docker running locally", "fact");
+  const std::string b = Remember("We deploy on Fridays only after the release review", "decision");
+  Remember("Lunch is at noon", "event");
+  EXPECT_EQ(RecallIds({{"query", "docker test"}}).front(), a);
+  EXPECT_EQ(RecallIds({{"query", "deployment released"}}).front(), b);  // Porter stems
+  const std::string c = Remember("Keep it", "preference", {{"subject", "indentation"}, {"value", "2 spaces"}});
+  EXPECT_EQ(RecallIds({{"query", "indentation"}}).front(), c);
+}
+
+TEST_F(SemanticTest, TrigramFindsSubstringsOfWords) {
+  const std::string a = Remember("Authentication uses OAuth2 with PKCE", "decision");
+  Remember("Unrelated memory about CSS", "fact");
+  // "thentic" is no word of its own: only the trigram index can find it.
+  EXPECT_EQ(RecallIds({{"query", "thentic"}}), std::vector<std::string>{a});
+}
+
+TEST_F(SemanticTest, EntityListMatchesPathsIdentifiersFlagsAndPackages) {
+  const std::string path = Remember("Session refresh race lives in src/auth/session.ts", "fact");
+  const std::string flag = Remember("Run pytest with --maxfail=1 in CI", "preference");
+  const std::string pkg = Remember("Pinned to pnpm@9.1.0 because of a lockfile bug", "decision");
+  Remember("Some other thing entirely", "fact");
+  Json s = Ok("memory_recall", {{"query", "src/auth/session.ts"}});
+  ASSERT_FALSE(s["memories"].empty());
+  EXPECT_EQ(s["memories"][0]["id"], path);
+  EXPECT_TRUE(s["memories"][0]["ranks"].contains("entity"));
+  EXPECT_EQ(RecallIds({{"query", "--maxfail"}}).front(), flag);
+  Json p = Ok("memory_recall", {{"query", "pnpm"}});
+  EXPECT_EQ(p["memories"][0]["id"], pkg);
+  EXPECT_TRUE(p["memories"][0]["ranks"].contains("entity"));
+}
+
+TEST_F(SemanticTest, FtsHostileQueriesSearchForWhatTheySay) {
+  const std::string cpp = Remember("The engine is written in C++20 with CMake", "fact");
+  const std::string hook = Remember("The pre-commit hook runs clang-format", "fact");
+  const std::string flaky = Remember("It's flaky on macOS, not on Linux", "observation");
+  const std::string foo = Remember("foo is the legacy module name", "fact");
+  for (const char* q : {"C++", "-foo", "AND OR NOT", "pre-commit", "it's", "NEAR(", "a:b",
+                        "^start", "x OR", "(unbalanced", "col:value", "\"quoted phrase\""}) {
+    sdk::ToolResult r = Call("memory_recall", {{"query", q}});
+    EXPECT_FALSE(r.is_error) << q << ": " << r.text;
+  }
+  EXPECT_EQ(RecallIds({{"query", "C++"}}).front(), cpp);
+  EXPECT_EQ(RecallIds({{"query", "-foo"}}).front(), foo);
+  EXPECT_EQ(RecallIds({{"query", "pre-commit"}}).front(), hook);
+  EXPECT_EQ(RecallIds({{"query", "it's"}}).front(), flaky);
+  EXPECT_TRUE(Contains(RecallIds({{"query", "AND OR NOT"}}), flaky));  // "not" as a word
+}
+
+TEST_F(SemanticTest, QueryOfOnlyOperatorsIsAClearError) {
+  Remember("something", "fact");
+  for (const char* q : {"\"", "*", "- + ( ) ^ :", "\"\"\""}) {
+    const std::string msg = Err("memory_recall", {{"query", q}});
+    EXPECT_NE(msg.find("no searchable words"), std::string::npos) << q << ": " << msg;
+  }
+}
+
+TEST_F(SemanticTest, CjkTwoCharacterQueryFindsTheMemory) {
+  const std::string ja = Remember("東京都の設定ファイルは config/tokyo.yaml にある", "fact");
+  const std::string zh = Remember("数据库迁移由后端团队负责", "fact");
+  Remember("Plain English memory", "fact");
+  Remember("大阪の天気", "event");
+  Json s = Ok("memory_recall", {{"query", "設定"}});
+  ASSERT_EQ(s["memories"].size(), 1u) << s.dump();
+  EXPECT_EQ(s["memories"][0]["id"], ja);
+  EXPECT_TRUE(s["memories"][0]["ranks"].contains("cjk"));
+  EXPECT_EQ(RecallIds({{"query", "迁移"}}), std::vector<std::string>{zh});
+  EXPECT_EQ(RecallIds({{"query", "東京都"}}).front(), ja);  // 3 chars: trigram + cjk
+  EXPECT_EQ(RecallIds({{"query", "都"}}), std::vector<std::string>{ja});  // one char: prefix
+  EXPECT_TRUE(RecallIds({{"query", "京大"}}).empty());  // bigram not adjacent anywhere
+}
+
+TEST_F(SemanticTest, EmptyQueryRanksByRecencyAndImportance) {
+  const std::string old_minor = Remember("old minor fact", "fact", {{"importance", 2}});
+  AdvanceDays(30);
+  const std::string new_major = Remember("new major decision", "decision", {{"importance", 9}});
+  Json s = Ok("memory_recall", Json::object());
+  EXPECT_EQ(s["mode"], "recency");
+  ASSERT_EQ(s["memories"].size(), 2u);
+  EXPECT_EQ(s["memories"][0]["id"], new_major);
+  EXPECT_EQ(s["memories"][1]["id"], old_minor);
+}
+
+TEST_F(SemanticTest, EveryFilterNarrowsTheResult) {
+  const std::string d = Remember("build uses ninja", "decision", {{"tags", {"build", "ci"}}});
+  const std::string p = Remember("build output in build/ dir", "preference", {{"tags", {"build"}}, {"scope", "global"}});
+  const std::string f = Remember("build takes ten minutes", "fact",
+                                 {{"subject", "build-time"}, {"value", "10m"}});
+  AdvanceDays(10);
+  const std::string late = Remember("build cache lives in ~/.cache/kioku", "fact", {{"path", "src/cache.cpp"}});
+  auto ids = [&](Json args) {
+    args["query"] = "build";
+    auto v = RecallIds(args);
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  auto sorted = [](std::vector<std::string> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  EXPECT_EQ(ids({{"kinds", {"decision"}}}), sorted({d}));
+  EXPECT_EQ(ids({{"kinds", {"decision", "preference"}}}), sorted({d, p}));
+  EXPECT_EQ(ids({{"tags", {"build"}}}), sorted({d, p}));
+  EXPECT_EQ(ids({{"tags", {"build", "CI"}}}), sorted({d}));
+  EXPECT_EQ(ids({{"subject", "Build Time"}}), sorted({f}));
+  EXPECT_EQ(ids({{"scope", "global"}}), sorted({p}));
+  EXPECT_EQ(ids({{"scope", "path"}}), sorted({late}));
+  EXPECT_EQ(ids({{"scope", "project"}}), sorted({d, f}));
+  const std::string cut = sdk::FormatRfc3339(rt_->clock->NowMs() - sdk::kMsPerDay);
+  EXPECT_EQ(ids({{"since", cut}}), sorted({late}));
+  EXPECT_EQ(ids({{"until", cut}}), sorted({d, p, f}));
+  Ok("memory_pin", {{"id", d}});
+  EXPECT_EQ(ids({{"status", {"pinned"}}}), sorted({d}));
+  // Empty query with filters uses the same filters.
+  EXPECT_EQ(RecallIds({{"kinds", {"preference"}}}), std::vector<std::string>{p});
+}
+
+TEST_F(SemanticTest, ScopeVisibilityFollowsTheCallersProject) {
+  const sdk::Caller a = ProjectCaller("/work/a");
+  const sdk::Caller b = ProjectCaller("/work/b");
+  auto remember = [&](const std::string& text, const sdk::Caller& c, Json extra) {
+    extra["text"] = text;
+    extra["kind"] = "fact";
+    return Ok("memory_remember", extra, c)["results"][0]["id"].get<std::string>();
+  };
+  const std::string global = remember("shared linter rule: no default exports", a, {{"scope", "global"}});
+  const std::string in_a = remember("linter in A is eslint", a, Json::object());
+  const std::string path_a = remember("linter disabled in generated code", a, {{"path", "gen/"}});
+  const std::string in_b = remember("linter in B is biome", b, Json::object());
+  auto seen = [&](const sdk::Caller& c) {
+    std::vector<std::string> ids;
+    sdk::ToolResult r = Call("memory_recall", {{"query", "linter"}}, c);
+    EXPECT_FALSE(r.is_error) << r.text;
+    for (const Json& m : r.structured["memories"]) ids.push_back(m["id"]);
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  };
+  std::vector<std::string> want_a = {global, in_a, path_a};
+  std::sort(want_a.begin(), want_a.end());
+  std::vector<std::string> want_b = {global, in_b};
+  std::sort(want_b.begin(), want_b.end());
+  EXPECT_EQ(seen(a), want_a);
+  EXPECT_EQ(seen(b), want_b);
+  sdk::Caller none;
+  EXPECT_EQ(seen(none), std::vector<std::string>{global});
+}
+
+TEST_F(SemanticTest, AsOfReturnsWhatWasBelievedThen) {
+  const std::int64_t t0 = rt_->clock->NowMs();
+  const std::string npm = Remember("We use npm", "decision", {{"subject", "pm"}, {"value", "npm"}});
+  AdvanceDays(10);
+  const std::int64_t t10 = rt_->clock->NowMs();
+  const std::string pnpm = Remember("We use pnpm", "decision", {{"subject", "pm"}, {"value", "pnpm"}});
+  AdvanceDays(10);
+  const std::string forgotten = Remember("We use turbo for builds", "decision");
+  AdvanceDays(5);
+  Ok("memory_forget", {{"id", forgotten}});
+  Ok("memory_edit", {{"id", pnpm}, {"text", "We use pnpm 9"}});
+  AdvanceDays(1);
+
+  auto at = [&](std::int64_t t) {
+    return Ok("memory_recall", {{"query", "we use"}, {"as_of", sdk::FormatRfc3339(t)}});
+  };
+  Json before = at(t0 + sdk::kMsPerDay);
+  ASSERT_EQ(before["memories"].size(), 1u);
+  EXPECT_EQ(before["memories"][0]["id"], npm);
+  EXPECT_EQ(before["memories"][0]["status"], "active");  // superseded only later
+
+  Json mid = at(t10 + 12 * sdk::kMsPerDay);
+  std::vector<std::string> ids;
+  for (const Json& m : mid["memories"]) ids.push_back(m["id"]);
+  EXPECT_TRUE(Contains(ids, pnpm));
+  EXPECT_TRUE(Contains(ids, forgotten));
+  EXPECT_FALSE(Contains(ids, npm));
+  for (const Json& m : mid["memories"]) {
+    if (m["id"] == pnpm) {
+      EXPECT_EQ(m["text"], "We use pnpm");  // the text before the edit
+    }
+  }
+  // Now: the forgotten memory and the superseded value are gone, the edit is visible.
+  Json now = Ok("memory_recall", {{"query", "we use"}});
+  ASSERT_EQ(now["memories"].size(), 1u);
+  EXPECT_EQ(now["memories"][0]["text"], "We use pnpm 9");
+}
+
+TEST_F(SemanticTest, AsOfMustBeRfc3339) {
+  const std::string before = Snapshot();
+  const std::string msg = Err("memory_recall", {{"query", "x"}, {"as_of", "yesterday"}});
+  EXPECT_NE(msg.find("as_of"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("RFC 3339"), std::string::npos) << msg;
+  EXPECT_NE(Err("memory_recall", {{"since", "2026-13-45"}}).find("since"), std::string::npos);
+  EXPECT_EQ(Snapshot(), before);
+}
+
+TEST_F(SemanticTest, HugeQueryIsRefused) {
+  Remember("x", "fact");
+  const std::string before = Snapshot();
+  const std::string msg = Err("memory_recall", {{"query", std::string(100 * 1024, 'a')}});
+  EXPECT_NE(msg.find("query"), std::string::npos) << msg;
+  EXPECT_EQ(Snapshot(), before);
+}
+
+// Two memories matching the query equally; `change` is applied to the second through the
+// tools, and the test checks the second now ranks first (or last).
+class RankMoves : public SemanticTest {
+ protected:
+  std::pair<std::string, std::string> Pair(const std::string& kind = "fact") {
+    const std::string a = Remember("alpha widget configuration note one", kind);
+    const std::string b = Remember("alpha widget configuration note two", kind);
+    return {a, b};
+  }
+  std::string Top() { return RecallIds({{"query", "alpha widget configuration"}}).front(); }
+};
+
+TEST_F(RankMoves, RecencyDecayPrefersTheFresherMemory) {
+  const std::string a = Remember("alpha widget configuration note one", "fact");
+  AdvanceDays(60);
+  const std::string b = Remember("alpha widget configuration note two", "fact");
+  EXPECT_EQ(Top(), b);
+  Json s = Ok("memory_recall", {{"query", "alpha widget configuration"}});
+  EXPECT_LT(s["memories"][1]["score_parts"]["decay"].get<double>(), 1.0);
+  (void)a;
+}
+
+TEST_F(RankMoves, PinnedIsExemptFromDecay) {
+  const std::string a = Remember("alpha widget configuration note one", "fact");
+  AdvanceDays(200);
+  Remember("alpha widget configuration note two", "fact");
+  Ok("memory_pin", {{"id", a}});
+  EXPECT_EQ(Top(), a);
+}
+
+TEST_F(RankMoves, ImportanceLiftsAMemory) {
+  auto [a, b] = Pair();
+  const std::string first = Top();
+  const std::string other = first == a ? b : a;
+  Ok("memory_edit", {{"id", other}, {"importance", 9}});
+  EXPECT_EQ(Top(), other);
+}
+
+TEST_F(RankMoves, RecallStrengthLiftsAMemory) {
+  auto [a, b] = Pair();
+  const std::string first = Top();
+  const std::string other = first == a ? b : a;
+  // Recall the other one a few times through a query only it matches.
+  for (int i = 0; i < 5; ++i) RecallIds({{"query", first == a ? "two" : "one"}});
+  EXPECT_EQ(Count("semantic_memories", "id = '" + other + "' AND recall_count >= 5"), 1);
+  EXPECT_EQ(Top(), other);
+}
+
+TEST_F(RankMoves, UnconfirmedRanksBelowConfirmedAndIsLabelled) {
+  Json s = Ok("memory_suggest", {{"text", "alpha widget configuration note one"}, {"kind", "fact"}});
+  const std::string pending = s["results"][0]["id"];
+  AdvanceDays(1);  // the pending one is fresher, still loses on trust
+  const std::string confirmed = Remember("alpha widget configuration note two", "fact");
+  Json r = Ok("memory_recall", {{"query", "alpha widget configuration"}});
+  ASSERT_EQ(r["memories"].size(), 2u);
+  EXPECT_EQ(r["memories"][0]["id"], confirmed);
+  EXPECT_EQ(r["memories"][0]["trust"], "confirmed");
+  EXPECT_EQ(r["memories"][1]["trust"], "unconfirmed");
+  sdk::ToolResult t = Call("memory_recall", {{"query", "alpha widget configuration"}});
+  EXPECT_NE(t.text.find("|unconfirmed]"), std::string::npos) << t.text;
+  (void)pending;
+}
+
+TEST_F(RankMoves, DecisionsDecaySlowerThanEvents) {
+  const std::string ev = Remember("alpha widget configuration happened", "event");
+  const std::string de = Remember("alpha widget configuration decided", "decision");
+  AdvanceDays(90);
+  Json s = Ok("memory_recall", {{"query", "alpha widget configuration"}});
+  ASSERT_EQ(s["memories"].size(), 2u);
+  EXPECT_EQ(s["memories"][0]["id"], de);
+  EXPECT_GT(s["memories"][0]["score_parts"]["decay"].get<double>(),
+            s["memories"][1]["score_parts"]["decay"].get<double>());
+  (void)ev;
+}
+
+TEST_F(SemanticTest, UnconfirmedBeyondTheCapAreWithheldAndCounted) {
+  Start({{"recall", {{"max_unconfirmed", 2}}}});
+  for (int i = 0; i < 5; ++i) {
+    Ok("memory_suggest", {{"text", "gamma hint " + std::to_string(i)}, {"kind", "observation"}});
+  }
+  const std::string ok = Remember("gamma confirmed", "fact");
+  sdk::ToolResult r = Call("memory_recall", {{"query", "gamma"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_EQ(r.structured["memories"].size(), 3u);
+  EXPECT_EQ(r.structured["withheld"], 3);
+  EXPECT_NE(r.text.find("3 unconfirmed memories withheld"), std::string::npos) << r.text;
+  // Asking for them explicitly shows them all.
+  EXPECT_EQ(RecallIds({{"query", "gamma"}, {"status", {"pending"}}}).size(), 5u);
+  (void)ok;
+}
+
+TEST_F(SemanticTest, TokenBudgetCutsTheAnswerAndTheFooterSaysSo) {
+  Start({{"recall", {{"token_budget", 60}}}});
+  for (int i = 0; i < 8; ++i) {
+    Remember("delta memory number " + std::to_string(i) + " with some padding text to take room",
+             "fact");
+  }
+  sdk::ToolResult r = Call("memory_recall", {{"query", "delta"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  const int shown = static_cast<int>(r.structured["memories"].size());
+  EXPECT_GE(shown, 1);
+  EXPECT_LT(shown, 8);
+  EXPECT_EQ(r.structured["omitted"], 8 - shown);
+  EXPECT_NE(r.text.find("left out by the 60-token budget"), std::string::npos) << r.text;
+  EXPECT_LE(sdk::EstimateTokens(r.text), 60u + 40u);  // body within budget + footer
+}
+
+TEST_F(SemanticTest, RecallBumpsStrengthOfReturnedMemoriesOnly) {
+  const std::string a = Remember("epsilon one", "fact");
+  const std::string b = Remember("zeta two", "fact");
+  RecallIds({{"query", "epsilon"}});
+  EXPECT_EQ(Count("semantic_memories", "id = '" + a + "' AND recall_count = 1 AND last_recalled_at IS NOT NULL"), 1);
+  EXPECT_EQ(Count("semantic_memories", "id = '" + b + "' AND recall_count = 0"), 1);
+}
+
+TEST_F(SemanticTest, ExpiredMemoriesAreNotRecalled) {
+  Remember("theta until friday", "todo", {{"expires", sdk::FormatRfc3339(rt_->clock->NowMs() + 2 * sdk::kMsPerDay)}});
+  EXPECT_EQ(RecallIds({{"query", "theta"}}).size(), 1u);
+  AdvanceDays(3);
+  EXPECT_TRUE(RecallIds({{"query", "theta"}}).empty());
+}
+
+TEST_F(SemanticTest, LimitIsHonoured) {
+  for (int i = 0; i < 15; ++i) Remember("iota item " + std::to_string(i), "fact");
+  EXPECT_EQ(RecallIds({{"query", "iota"}}).size(), 10u);
+  EXPECT_EQ(RecallIds({{"query", "iota"}, {"limit", 3}}).size(), 3u);
+  EXPECT_TRUE(Call("memory_recall", {{"limit", 101}}).is_error);
+}
+
+// Every SELECT a recall runs is planned through an index or an FTS table: no full scan of
+// semantic_memories per recall.
+std::vector<std::string>* g_trace = nullptr;
+int TraceCb(unsigned, void*, void* p, void*) {
+  char* sql = sqlite3_expanded_sql(static_cast<sqlite3_stmt*>(p));
+  if (sql != nullptr && g_trace != nullptr) g_trace->emplace_back(sql);
+  sqlite3_free(sql);
+  return 0;
+}
+
+TEST_F(SemanticTest, RecallQueriesUseIndexesNotFullScans) {
+  for (int i = 0; i < 30; ++i) {
+    Remember("kappa memory " + std::to_string(i) + " in src/mod" + std::to_string(i) + ".ts",
+             i % 2 ? "fact" : "decision", {{"tags", {"t" + std::to_string(i % 3)}}});
+  }
+  std::vector<std::string> statements;
+  g_trace = &statements;
+  sqlite3* handle = rt_->Db().getHandle();
+  sqlite3_trace_v2(handle, SQLITE_TRACE_STMT, TraceCb, nullptr);
+  for (const Json& args : {Json{{"query", "kappa src/mod3.ts"}}, Json::object(),
+                           Json{{"kinds", {"fact"}}}, Json{{"query", "kappa"}, {"tags", {"t1"}}},
+                           Json{{"query", "kappa"}, {"as_of", "2026-01-01T00:00:00Z"}},
+                           Json{{"query", "記憶"}}}) {
+    Ok("memory_recall", args);
+  }
+  sqlite3_trace_v2(handle, 0, nullptr, nullptr);
+  g_trace = nullptr;
+  int selects = 0;
+  for (const std::string& sql : statements) {
+    if (sql.rfind("SELECT", 0) != 0 && sql.rfind("WITH", 0) != 0) continue;
+    if (sql.find("semantic_memories") == std::string::npos) continue;
+    ++selects;
+    SQLite::Statement plan(rt_->Db(), "EXPLAIN QUERY PLAN " + sql);
+    while (plan.executeStep()) {
+      const std::string detail = plan.getColumn(3).getString();
+      const bool full_scan = (detail == "SCAN m" || detail == "SCAN semantic_memories");
+      EXPECT_FALSE(full_scan) << detail << "\n  in: " << sql;
+    }
+  }
+  EXPECT_GE(selects, 8);
+}
+
+}  // namespace
+}  // namespace kioku::semantic::testing
