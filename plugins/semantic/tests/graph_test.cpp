@@ -1,0 +1,179 @@
+// entity_relate / entity_unrelate / entity_graph: functional vs many-valued relations,
+// as_of on the valid and transaction axes, traversal depth and caps, bad input.
+
+#include "semantic_test_util.hpp"
+
+namespace kioku::semantic::testing {
+namespace {
+
+std::vector<std::string> Targets(const Json& graph, const std::string& from, const std::string& type) {
+  std::vector<std::string> out;
+  for (const Json& r : graph["relations"]) {
+    if (r["from"] == from && r["type"] == type) out.push_back(r["to"]);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+class GraphTest : public SemanticTest {
+ protected:
+  std::string At(double days_from_start) {
+    return sdk::FormatRfc3339(start_ + static_cast<std::int64_t>(days_from_start * sdk::kMsPerDay));
+  }
+  Json GraphOf(const std::string& entity, Json extra = Json::object()) {
+    extra["entity"] = entity;
+    return Ok("entity_graph", extra);
+  }
+  std::int64_t start_ = 0;
+  void SetUp() override {
+    SemanticTest::SetUp();
+    start_ = rt_->clock->NowMs();
+  }
+};
+
+TEST_F(GraphTest, RelateCreatesEntitiesAndIsIdempotent) {
+  Json r = Ok("entity_relate", {{"from", "api-service"}, {"type", "depends_on"}, {"to", "postgres"}});
+  EXPECT_EQ(r["action"], "related");
+  EXPECT_EQ(r["relation"]["from"], "api-service");
+  EXPECT_EQ(r["relation"]["valid_from"], At(0));
+  EXPECT_TRUE(r["relation"]["valid_to"].is_null());
+  EXPECT_TRUE(r["relation"]["expired_at"].is_null());
+  EXPECT_EQ(Count("semantic_entities"), 2);
+  Json again = Ok("entity_relate", {{"from", "API-Service"}, {"type", "Depends On"}, {"to", "postgres"}});
+  EXPECT_EQ(again["action"], "already_known");
+  EXPECT_EQ(Count("semantic_relations"), 1);
+  EXPECT_EQ(Count("semantic_entities"), 2);
+}
+
+TEST_F(GraphTest, SingleValuedTypeClosesThePreviousTarget) {
+  Ok("entity_relate", {{"from", "web"}, {"type", "uses"}, {"to", "webpack"}});
+  AdvanceDays(10);
+  Json r = Ok("entity_relate", {{"from", "web"}, {"type", "uses"}, {"to", "vite"}});
+  ASSERT_EQ(r["closed"].size(), 1u);
+  EXPECT_EQ(r["closed"][0]["to"], "webpack");
+  EXPECT_EQ(r["closed"][0]["valid_to"], At(10));
+  EXPECT_EQ(Targets(GraphOf("web"), "web", "uses"), std::vector<std::string>{"vite"});
+  EXPECT_EQ(Targets(GraphOf("web", {{"as_of", At(5)}}), "web", "uses"),
+            std::vector<std::string>{"webpack"});
+  // History is never deleted: original webpack row (expired), its corrected copy, vite.
+  Json h = GraphOf("web", {{"history", true}});
+  EXPECT_EQ(h["relations"].size(), 3u);
+  EXPECT_EQ(Count("semantic_relations", "expired_at IS NOT NULL"), 1);
+}
+
+TEST_F(GraphTest, ManyValuedTypesAccumulate) {
+  Ok("entity_relate", {{"from", "web"}, {"type", "depends_on"}, {"to", "react"}});
+  AdvanceDays(1);
+  Json r = Ok("entity_relate", {{"from", "web"}, {"type", "depends_on"}, {"to", "zod"}});
+  EXPECT_TRUE(r["closed"].empty());
+  EXPECT_EQ(Targets(GraphOf("web"), "web", "depends_on"), (std::vector<std::string>{"react", "zod"}));
+}
+
+TEST_F(GraphTest, SingleValuedListIsConfigurable) {
+  Start({{"graph", {{"single_valued", {"depends_on"}}}}});
+  start_ = rt_->clock->NowMs();
+  Ok("entity_relate", {{"from", "web"}, {"type", "depends_on"}, {"to", "react"}});
+  AdvanceDays(1);
+  Ok("entity_relate", {{"from", "web"}, {"type", "depends_on"}, {"to", "preact"}});
+  EXPECT_EQ(Targets(GraphOf("web"), "web", "depends_on"), std::vector<std::string>{"preact"});
+  Ok("entity_relate", {{"from", "web"}, {"type", "uses"}, {"to", "a"}});
+  Ok("entity_relate", {{"from", "web"}, {"type", "uses"}, {"to", "b"}});
+  EXPECT_EQ(Targets(GraphOf("web"), "web", "uses"), (std::vector<std::string>{"a", "b"}));
+}
+
+TEST_F(GraphTest, UnrelateEndsValidityWithoutDeleting) {
+  Ok("entity_relate", {{"from", "svc"}, {"type", "depends_on"}, {"to", "redis"}});
+  AdvanceDays(3);
+  Json u = Ok("entity_unrelate", {{"from", "svc"}, {"type", "depends_on"}, {"to", "redis"}});
+  ASSERT_EQ(u["ended"].size(), 1u);
+  EXPECT_EQ(u["ended"][0]["valid_to"], At(3));
+  EXPECT_TRUE(Targets(GraphOf("svc"), "svc", "depends_on").empty());
+  EXPECT_EQ(Targets(GraphOf("svc", {{"as_of", At(1)}}), "svc", "depends_on"),
+            std::vector<std::string>{"redis"});
+  EXPECT_EQ(Count("semantic_relations"), 2);
+  const std::string before = Snapshot();
+  const std::string msg = Err("entity_unrelate", {{"from", "svc"}, {"type", "depends_on"}, {"to", "redis"}});
+  EXPECT_NE(msg.find("not open"), std::string::npos) << msg;
+  EXPECT_NE(Err("entity_unrelate", {{"from", "svc"}, {"type", "uses"}, {"to", "redis"}})
+                .find("no relation"),
+            std::string::npos);
+  EXPECT_EQ(Snapshot(), before);
+}
+
+TEST_F(GraphTest, AsOfOnValidAndTransactionAxesDiffer) {
+  // Day 0: web uses webpack. Day 20 we learn it switched to vite on day 10.
+  Ok("entity_relate", {{"from", "web"}, {"type", "uses"}, {"to", "webpack"}});
+  AdvanceDays(20);
+  Ok("entity_relate", {{"from", "web"}, {"type", "uses"}, {"to", "vite"}, {"valid_from", At(10)}});
+  AdvanceDays(1);
+  // Valid axis (what we now know): on day 15 web used vite.
+  EXPECT_EQ(Targets(GraphOf("web", {{"as_of", At(15)}}), "web", "uses"),
+            std::vector<std::string>{"vite"});
+  // Transaction axis (what kioku believed on day 15): still webpack.
+  EXPECT_EQ(Targets(GraphOf("web", {{"as_of", At(15)}, {"as_of_axis", "transaction"}}), "web", "uses"),
+            std::vector<std::string>{"webpack"});
+  // Before anything was recorded, kioku believed nothing.
+  EXPECT_TRUE(Targets(GraphOf("web", {{"as_of", At(-1)}, {"as_of_axis", "transaction"}}), "web", "uses")
+                  .empty());
+  // Valid axis on day 5: webpack (closed at day 10 in the corrected row).
+  EXPECT_EQ(Targets(GraphOf("web", {{"as_of", At(5)}}), "web", "uses"),
+            std::vector<std::string>{"webpack"});
+}
+
+TEST_F(GraphTest, TraversalHonoursDepthAndCaps) {
+  Ok("entity_relate", {{"from", "a"}, {"type", "calls"}, {"to", "b"}});
+  Ok("entity_relate", {{"from", "b"}, {"type", "calls"}, {"to", "c"}});
+  Ok("entity_relate", {{"from", "c"}, {"type", "calls"}, {"to", "d"}});
+  EXPECT_EQ(GraphOf("a")["relations"].size(), 1u);
+  EXPECT_EQ(GraphOf("a", {{"depth", 2}})["relations"].size(), 2u);
+  EXPECT_EQ(GraphOf("a", {{"depth", 5}})["relations"].size(), 3u);
+  EXPECT_EQ(GraphOf("d", {{"depth", 5}})["entities"].size(), 4u);  // both directions
+  Json capped = GraphOf("a", {{"depth", 5}, {"limit", 2}});
+  EXPECT_EQ(capped["relations"].size(), 2u);
+  EXPECT_TRUE(capped["truncated"]);
+  EXPECT_TRUE(Call("entity_graph", {{"entity", "a"}, {"depth", 6}}).is_error);
+}
+
+TEST_F(GraphTest, SearchFindsEntitiesExtractedFromMemories) {
+  const std::string id = Remember("Token refresh lives in src/auth/session.ts", "fact");
+  Json s = Ok("entity_graph", {{"query", "session"}});
+  ASSERT_GE(s["entities"].size(), 1u);
+  EXPECT_EQ(s["entities"][0]["name"], "src/auth/session.ts");
+  EXPECT_EQ(s["entities"][0]["type"], "file");
+  EXPECT_EQ(s["entities"][0]["memories"], Json::array({id}));
+  EXPECT_EQ(Ok("entity_graph", {{"query", "sr"}})["entities"].size(), 1u);  // short: prefix
+  EXPECT_TRUE(Ok("entity_graph", {{"query", "nothing-like-this"}})["entities"].empty());
+  // Relations can use an extracted entity by name; the type stays "file".
+  Ok("entity_relate", {{"from", "src/auth/session.ts"}, {"type", "depends_on"}, {"to", "jsonwebtoken"}});
+  EXPECT_EQ(Count("semantic_entities", "norm_name = 'src/auth/session.ts'"), 1);
+  Json g = GraphOf("src/auth/session.ts");
+  EXPECT_EQ(Targets(g, "src/auth/session.ts", "depends_on"), std::vector<std::string>{"jsonwebtoken"});
+  // An entity id (or prefix) works wherever a name does.
+  const std::string eid = g["entities"][0]["id"];
+  EXPECT_EQ(GraphOf(eid)["relations"].size(), 1u);
+  EXPECT_NE(Err("entity_graph", {{"entity", eid.substr(0, 24)}}).find("matches several"), std::string::npos);
+}
+
+TEST_F(GraphTest, BadInputIsRefusedAndChangesNothing) {
+  Ok("entity_relate", {{"from", "x"}, {"type", "uses"}, {"to", "y"}});
+  const std::string before = Snapshot();
+  EXPECT_NE(Err("entity_graph", {{"entity", "x"}, {"as_of", "last week"}}).find("RFC 3339"), std::string::npos);
+  EXPECT_NE(Err("entity_graph", {{"entity", "x"}, {"query", "x"}}).find("exactly one"), std::string::npos);
+  EXPECT_NE(Err("entity_graph", Json::object()).find("exactly one"), std::string::npos);
+  EXPECT_NE(Err("entity_graph", {{"entity", "nope"}}).find("unknown entity"), std::string::npos);
+  EXPECT_NE(Err("entity_relate", {{"from", "x"}, {"type", "uses!"}, {"to", "z"}}).find("snake_case"), std::string::npos);
+  EXPECT_NE(Err("entity_relate", {{"from", "x"}, {"type", "uses"}, {"to", "X"}}).find("same entity"), std::string::npos);
+  EXPECT_NE(Err("entity_relate", {{"from", "x"}, {"type", "uses"}, {"to", "z"}, {"valid_from", "2026-02-01"},
+                                  {"valid_to", "2026-01-01"}})
+                .find("valid_to"),
+            std::string::npos);
+  EXPECT_NE(Err("entity_relate", {{"from", "x"}, {"type", "uses"}, {"to", "z"}, {"valid_from", "soon"}})
+                .find("valid_from"),
+            std::string::npos);
+  EXPECT_NE(Err("entity_unrelate", {{"from", "x"}, {"type", "uses"}, {"to", "nope"}}).find("unknown entity"),
+            std::string::npos);
+  EXPECT_EQ(Snapshot(), before);
+}
+
+}  // namespace
+}  // namespace kioku::semantic::testing
