@@ -37,10 +37,11 @@ void AffectivePlugin::Register(sdk::Registrar& registrar) {
 
 void AffectivePlugin::Start() {
   try {
+    recorder_.RebuildDecayIfNeeded();
     recorder_.MaybePrune(kStartPruneChunks);
   } catch (const std::exception& e) {
-    // Retention is housekeeping; a locked database must not stop the server.
-    host_.Log().Warn(std::string("retention pass failed: ") + e.what());
+    // Housekeeping; a locked database must not stop the server.
+    host_.Log().Warn(std::string("start-up housekeeping failed: ") + e.what());
   }
 }
 

@@ -24,7 +24,7 @@ class AffectivePlugin : public sdk::Plugin {
   /// Registers feedback_record/query/route, the `hook` command and (when `capture` is on)
   /// the tool.called subscription.
   void Register(sdk::Registrar& registrar) override;
-  /// Runs a retention pass if one is due.
+  /// Rebuilds decayed totals if half_life_days changed; runs a retention pass if due.
   void Start() override;
 
  private:

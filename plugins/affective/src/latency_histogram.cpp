@@ -44,4 +44,44 @@ std::optional<double> LatencyHistogram::Quantile(double q) const {
   return LatencyBinValue(kLatencyBins - 1);
 }
 
+std::string LatencyHistogram::Encode() const {
+  std::string out;
+  for (std::size_t i = 0; i < counts_.size(); ++i) {
+    std::uint64_t c = counts_[i];
+    if (c == 0) continue;
+    out.push_back(static_cast<char>(i));
+    do {
+      unsigned char byte = c & 0x7f;
+      c >>= 7;
+      if (c != 0) byte |= 0x80;
+      out.push_back(static_cast<char>(byte));
+    } while (c != 0);
+  }
+  return out;
+}
+
+LatencyHistogram LatencyHistogram::Decode(std::string_view bytes) {
+  LatencyHistogram h;
+  std::size_t i = 0;
+  while (i < bytes.size()) {
+    const auto bin = static_cast<unsigned char>(bytes[i++]);
+    if (bin >= kLatencyBins) break;
+    std::uint64_t count = 0;
+    int shift = 0;
+    bool done = false;
+    while (i < bytes.size() && shift < 64) {
+      const auto byte = static_cast<unsigned char>(bytes[i++]);
+      count |= static_cast<std::uint64_t>(byte & 0x7f) << shift;
+      shift += 7;
+      if ((byte & 0x80) == 0) {
+        done = true;
+        break;
+      }
+    }
+    if (!done) break;
+    h.Add(bin, count);
+  }
+  return h;
+}
+
 }  // namespace kioku::affective

@@ -13,6 +13,8 @@
 #include <array>
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <string_view>
 
 namespace kioku::affective {
 
@@ -36,6 +38,13 @@ class LatencyHistogram {
   /// Nearest-rank quantile (q in (0, 1]): the value of the bin holding the
   /// ceil(q × total)-th smallest sample; nullopt when empty.
   std::optional<double> Quantile(double q) const;
+
+  /// Compact storage form (a BLOB column): for each non-empty bin in increasing order, one
+  /// byte with the bin index then its count as an unsigned LEB128 varint. Empty → "".
+  std::string Encode() const;
+  /// Inverse of Encode. Malformed input (truncated varint, bin out of range) stops decoding
+  /// at that point; what was read so far is kept.
+  static LatencyHistogram Decode(std::string_view bytes);
 
  private:
   std::array<std::uint64_t, kLatencyBins> counts_{};

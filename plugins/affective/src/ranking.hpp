@@ -1,19 +1,23 @@
 #pragma once
 /// @file ranking.hpp
-/// feedback_route's ranking, computed from day buckets (never from raw rows).
+/// feedback_route's ranking, computed from aggregates (never from raw rows).
 ///
-/// For each tool, over its buckets b (filtered by agent/model/project):
-///   w_b   = 0.5^((now − t_b) / half_life)       t_b = mean time of the bucket's outcomes
-///   n_eff = Σ w_b · n_b
-///   s_eff = Σ w_b · (success_b + ½ · partial_b)
+/// For each tool, over its outcomes i (filtered by agent/model/project):
+///   wᵢ    = 0.5^((now − tᵢ) / half_life)
+///   n_eff = Σ wᵢ
+///   s_eff = Σ wᵢ · creditᵢ          credit: success 1, partial ½, otherwise 0
 ///   decayed_rate = s_eff / n_eff
 ///   wilson_lower = WilsonLowerBound(s_eff, n_eff, z)            (scoring.hpp)
 ///   score = wilson_lower + (explore ? ExplorationBonus(n_eff, Σ n_eff, weight) : 0)
 ///   confident = n_eff >= min_samples
-/// Day granularity: every outcome of a bucket gets the weight of the bucket's mean time.
-/// All of a bucket's outcomes lie within one day of that mean, so each weight is off by at
-/// most a factor 2^(±1/half_life) (±5.1 % at the default 14 days); equal-time outcomes are
-/// exact. Buckets older than kHorizonHalfLives half-lives (weight < 1e-9) are not read.
+/// Two ways to get n_eff and s_eff:
+///  - half_life equal to the configured one (the usual call): from the forward-decay
+///    accumulators of affective_totals (scoring.hpp ForwardDecay) — exact per-outcome
+///    weights, one row per (tool, agent, model, project) key.
+///  - any other half_life: from day buckets, every outcome of a bucket weighted at the
+///    bucket's mean time. All of a bucket's outcomes lie within one day of that mean, so each
+///    weight is off by at most a factor 2^(±1/half_life) (±5.1 % at 14 days); outcomes
+///    recorded at one instant are exact. Cost grows with days × keys.
 
 #include <cstdint>
 #include <optional>
@@ -25,8 +29,6 @@
 #include "store.hpp"
 
 namespace kioku::affective {
-
-inline constexpr double kHorizonHalfLives = 30;
 
 struct RouteParams {
   Filter filter;  ///< tools / tool_prefix / agent / model / project
@@ -45,8 +47,9 @@ struct RouteEntry {
   double n_effective = 0;
   std::optional<double> decayed_rate;  ///< nullopt when n_effective == 0
   bool confident = false;
-  std::int64_t n = 0;                  ///< Raw outcomes within the horizon.
+  std::int64_t n = 0;                  ///< All outcomes ever recorded (matching the filter).
   std::optional<std::int64_t> last_at_ms;
+  bool from_buckets = false;           ///< True when the day-bucket path was used.
 };
 
 /// Ranks the tools named in `params.filter.tools` (all of them, tried or not) or, when that

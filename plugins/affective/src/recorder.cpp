@@ -31,10 +31,25 @@ WriteStats Recorder::Record(const std::vector<OutcomeRecord>& records) {
   }
   WriteStats stats;
   auto& db = host_.Db();
-  sdk::WithWriteTransaction(db, [&] { stats = WriteOutcomes(db, kept); });
+  sdk::WithWriteTransaction(db, [&] { stats = WriteOutcomes(db, kept, HalfLifeMs()); });
   stats.expired = expired;
   MaybePrune(1);
   return stats;
+}
+
+double Recorder::HalfLifeMs() const {
+  return settings_.half_life_days * static_cast<double>(sdk::kMsPerDay);
+}
+
+std::int64_t Recorder::RebuildDecayIfNeeded() {
+  std::int64_t changed = 0;
+  auto& db = host_.Db();
+  sdk::WithWriteTransaction(db, [&] { changed = RebuildDecay(db, HalfLifeMs()); });
+  if (changed > 0) {
+    host_.Log().Info("half_life_days changed: rebuilt the decayed totals of " +
+                     std::to_string(changed) + " tool/agent keys from day buckets");
+  }
+  return changed;
 }
 
 PruneStats Recorder::MaybePrune(int max_chunks) {

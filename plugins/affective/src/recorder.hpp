@@ -48,6 +48,13 @@ class Recorder {
   /// with a source_id dated before the retention window are skipped (WriteStats::expired).
   WriteStats Record(const std::vector<OutcomeRecord>& records);
 
+  /// The configured half-life in ms (the one the totals' forward decay uses).
+  double HalfLifeMs() const;
+
+  /// Recomputes decayed totals written under another half-life (see store.hpp
+  /// RebuildDecay); returns how many keys changed. Run from Plugin::Start.
+  std::int64_t RebuildDecayIfNeeded();
+
   /// Retention when due (see file comment); `max_chunks` bounds the work of this call.
   PruneStats MaybePrune(int max_chunks);
 

@@ -79,14 +79,21 @@ Json OutputSchema() {
         {"last_at", {{"type", {"string", "null"}}}}}}};
   return {{"type", "object"},
           {"additionalProperties", false},
-          {"required", {"ranking", "total", "half_life_days", "min_samples", "z", "explore"}},
+          {"required",
+           {"ranking", "total", "half_life_days", "min_samples", "z", "explore", "decay_from"}},
           {"properties",
            {{"ranking", {{"type", "array"}, {"items", entry}}},
             {"total", {{"type", "integer"}, {"minimum", 0}}},
             {"half_life_days", {{"type", "number"}}},
             {"min_samples", {{"type", "number"}}},
             {"z", {{"type", "number"}}},
-            {"explore", {{"type", "boolean"}}}}}};
+            {"explore", {{"type", "boolean"}}},
+            {"decay_from",
+             {{"type", "string"},
+              {"enum", {"totals", "day_buckets"}},
+              {"description",
+               "totals: exact per-outcome decay (configured half-life); day_buckets: another "
+               "half-life, each day's outcomes weighted at their mean time."}}}}}};
 }
 
 }  // namespace
@@ -136,6 +143,7 @@ void AddRouteTool(sdk::Registrar& registrar, ToolContext& ctx) {
     if (args.contains("project_id")) p.filter.project_id = args["project_id"].get<std::string>();
 
     std::vector<RouteEntry> ranking = RankTools(ctx.host.Db(), p);
+    const bool from_buckets = !ranking.empty() && ranking.front().from_buckets;
     const std::size_t total = ranking.size();
     if (ranking.size() > static_cast<std::size_t>(limit)) {
       ranking.resize(static_cast<std::size_t>(limit));
@@ -174,7 +182,8 @@ void AddRouteTool(sdk::Registrar& registrar, ToolContext& ctx) {
                                       {"half_life_days", p.half_life_days},
                                       {"min_samples", p.min_samples},
                                       {"z", p.z},
-                                      {"explore", explore}});
+                                      {"explore", explore},
+                                      {"decay_from", from_buckets ? "day_buckets" : "totals"}});
   });
 }
 

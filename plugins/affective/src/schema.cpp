@@ -6,7 +6,7 @@ std::vector<sdk::Migration> AffectiveMigrations() {
   std::vector<sdk::Migration> out;
   sdk::Migration m;
   m.version = 1;
-  m.description = "outcomes, day buckets, latency bins, meta";
+  m.description = "outcomes, day buckets, all-time totals with forward decay, meta";
   // Raw rows use the rowid as key: no tool takes an outcome id, and a ULID column would
   // cost one more index on the busiest table.
   m.sql = R"SQL(
@@ -52,16 +52,35 @@ CREATE TABLE affective_buckets (
   latency_sum_ms REAL    NOT NULL,
   confidence_n   INTEGER NOT NULL,
   confidence_sum REAL    NOT NULL,
+  latency_bins   BLOB    NOT NULL,
   UNIQUE (tool, agent_id, model, project_id, day)
 );
 CREATE INDEX affective_buckets_day ON affective_buckets(day);
 
-CREATE TABLE affective_latency_bins (
-  bucket_id INTEGER NOT NULL REFERENCES affective_buckets(id),
-  bin       INTEGER NOT NULL,
-  count     INTEGER NOT NULL,
-  PRIMARY KEY (bucket_id, bin)
-) WITHOUT ROWID;
+CREATE TABLE affective_totals (
+  id             INTEGER PRIMARY KEY,
+  tool           TEXT    NOT NULL,
+  agent_id       TEXT    NOT NULL,
+  model          TEXT    NOT NULL,
+  project_id     TEXT    NOT NULL,
+  n              INTEGER NOT NULL,
+  success        INTEGER NOT NULL,
+  failure        INTEGER NOT NULL,
+  partial        INTEGER NOT NULL,
+  rejected       INTEGER NOT NULL,
+  timeout        INTEGER NOT NULL,
+  last_at_ms     INTEGER NOT NULL,
+  latency_n      INTEGER NOT NULL,
+  latency_sum_ms REAL    NOT NULL,
+  confidence_n   INTEGER NOT NULL,
+  confidence_sum REAL    NOT NULL,
+  latency_bins   BLOB    NOT NULL,
+  half_life_ms   INTEGER NOT NULL,
+  landmark_ms    INTEGER NOT NULL,
+  decay_n        REAL    NOT NULL,
+  decay_s        REAL    NOT NULL,
+  UNIQUE (tool, agent_id, model, project_id)
+);
 
 CREATE TABLE affective_meta (
   key   TEXT PRIMARY KEY,

@@ -4,12 +4,18 @@
 ///
 /// affective_outcomes      raw outcomes, one row per recorded call; pruned after
 ///                         `retention_days` (see retention in recorder.hpp).
-/// affective_buckets       per (tool, agent, model, project, UTC day) counters, updated in
-///                         the same transaction as each raw insert and never pruned, so
-///                         feedback_query / feedback_route read buckets, not raw rows.
-/// affective_latency_bins  per bucket, the non-empty bins of its latency histogram
-///                         (latency_histogram.hpp).
+/// affective_buckets       per (tool, agent, model, project, UTC day): counters and a
+///                         latency histogram (BLOB, latency_histogram.hpp). Read by
+///                         feedback_query for a time window and by feedback_route for a
+///                         non-default half-life.
+/// affective_totals        per (tool, agent, model, project): all-time counters and
+///                         histogram, plus forward-decay accumulators for the configured
+///                         half-life (ranking.hpp). Read by feedback_query without a window
+///                         and by feedback_route with the default half-life.
 /// affective_meta          small key/value state (last retention pass).
+/// Buckets and totals are updated in the same transaction as each raw insert and are never
+/// pruned, so no read scans raw rows except the partial edge days of a query window and
+/// the few recent failures it lists.
 
 #include <vector>
 

@@ -24,4 +24,29 @@ double ExplorationBonus(double n_tool, double n_total, double weight) {
   return weight * std::sqrt(2 * std::log(n_total) / std::max(n_tool, 1.0));
 }
 
+void ForwardDecay::Add(std::int64_t at_ms, double n_weight, double s_weight) {
+  if (n == 0 && s == 0) landmark_ms = at_ms;
+  const double ahead = static_cast<double>(at_ms - landmark_ms) / half_life_ms;
+  if (ahead > kRebaseHalfLives) {
+    const double scale = std::exp2(-ahead);
+    n *= scale;
+    s *= scale;
+    landmark_ms = at_ms;
+    n += n_weight;
+    s += s_weight;
+    return;
+  }
+  const double w = std::exp2(ahead);
+  n += n_weight * w;
+  s += s_weight * w;
+}
+
+double ForwardDecay::DecayedN(std::int64_t now_ms) const {
+  return n * std::exp2(-static_cast<double>(now_ms - landmark_ms) / half_life_ms);
+}
+
+double ForwardDecay::DecayedS(std::int64_t now_ms) const {
+  return s * std::exp2(-static_cast<double>(now_ms - landmark_ms) / half_life_ms);
+}
+
 }  // namespace kioku::affective

@@ -2,6 +2,8 @@
 /// @file scoring.hpp
 /// The math behind feedback_route. Pure functions, no I/O.
 
+#include <cstdint>
+
 namespace kioku::affective {
 
 /// Recency weight of an outcome `age_days` old: 0.5^(age_days / half_life_days)
@@ -26,5 +28,27 @@ double WilsonLowerBound(double successes, double n, double z);
 /// floored at 1 (an untried tool counts as one trial so its bonus is finite but the
 /// largest). 0 when weight <= 0 or N <= 1.
 double ExplorationBonus(double n_tool, double n_total, double weight);
+
+/// Exponential decay kept incrementally by forward decay (Cormode, Shkapenyuk, Srivastava &
+/// Xu, "Forward decay: a practical time decay model for streaming systems", ICDE 2009) with
+/// g(x) = 2^(x / h): the accumulators hold N = Σ nᵢ·2^((tᵢ − L)/h) and S = Σ sᵢ·2^((tᵢ − L)/h)
+/// for a landmark time L, so at any time `now`
+///   Σ nᵢ · 0.5^((now − tᵢ)/h) = N · 2^(−(now − L)/h)
+/// exactly — the backward-decayed sum of every outcome without visiting any of them.
+/// The landmark moves forward (rescaling N and S) whenever an addition lies more than
+/// kRebaseHalfLives half-lives after it, so values stay far from double overflow.
+struct ForwardDecay {
+  static constexpr double kRebaseHalfLives = 64;
+  double half_life_ms = 0;      ///< h; > 0
+  std::int64_t landmark_ms = 0; ///< L
+  double n = 0;                 ///< N
+  double s = 0;                 ///< S
+
+  /// Adds `n_weight` trials with `s_weight` success credit that happened at `at_ms`.
+  void Add(std::int64_t at_ms, double n_weight, double s_weight);
+  /// N and S decayed to `now_ms`.
+  double DecayedN(std::int64_t now_ms) const;
+  double DecayedS(std::int64_t now_ms) const;
+};
 
 }  // namespace kioku::affective

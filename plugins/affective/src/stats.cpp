@@ -16,17 +16,6 @@ constexpr std::int64_t kMaxI64 = std::numeric_limits<std::int64_t>::max();
 
 using GroupKey = std::tuple<std::string, std::string, std::string, std::string>;
 
-struct Acc {
-  std::array<std::int64_t, kOutcomeKinds> counts{};
-  std::int64_t n = 0;
-  std::int64_t last_at_ms = kMinI64;
-  std::int64_t latency_n = 0;
-  double latency_sum_ms = 0;
-  std::int64_t confidence_n = 0;
-  double confidence_sum = 0;
-  LatencyHistogram histogram;
-};
-
 struct Segment {
   std::int64_t from_ms, to_ms;
 };
@@ -41,7 +30,7 @@ StatsResult QueryStats(SQLite::Database& db, const StatsParams& p) {
     return GroupKey{tool, p.by_agent ? agent : "", p.by_model ? model : "",
                     p.by_project ? project : ""};
   };
-  std::map<GroupKey, Acc> groups;
+  std::map<GroupKey, Counters> groups;
 
   // Whole days from buckets, partial edge days from raw rows.
   std::int64_t first_day = kMinI64;
@@ -77,44 +66,26 @@ StatsResult QueryStats(SQLite::Database& db, const StatsParams& p) {
     }
   }
 
-  auto add_bucket = [&](const BucketRow& b) {
-    auto& a = groups[key_of(b.tool, b.agent_id, b.model, b.project_id)];
-    for (std::size_t k = 0; k < a.counts.size(); ++k) a.counts[k] += b.counts[k];
-    a.n += b.n;
-    a.last_at_ms = std::max(a.last_at_ms, b.last_at_ms);
-    a.latency_n += b.latency_n;
-    a.latency_sum_ms += b.latency_sum_ms;
-    a.confidence_n += b.confidence_n;
-    a.confidence_sum += b.confidence_sum;
-  };
-  auto add_bin = [&](const BucketRow& b, int bin, std::int64_t count) {
-    groups[key_of(b.tool, b.agent_id, b.model, b.project_id)].histogram.Add(
-        bin, static_cast<std::uint64_t>(count));
-  };
   auto read_days = [&](std::int64_t from_day, std::int64_t to_day) {
     if (from_day > to_day) return;
-    ForEachBucket(db, p.filter, from_day, to_day, add_bucket);
-    ForEachBucketLatencyBin(db, p.filter, from_day, to_day, add_bin);
+    ForEachBucket(db, p.filter, from_day, to_day, /*with_latency=*/true, [&](const BucketRow& b) {
+      groups[key_of(b.tool, b.agent_id, b.model, b.project_id)].Merge(b.c);
+    });
   };
-  read_days(first_day, last_day);
+  if (!p.since_ms && !p.until_ms) {
+    // No window: the all-time totals hold exactly what every bucket would add up to.
+    ForEachTotal(db, p.filter, /*with_latency=*/true, [&](const TotalsRow& t) {
+      groups[key_of(t.tool, t.agent_id, t.model, t.project_id)].Merge(t.c);
+    });
+  } else {
+    read_days(first_day, last_day);
+  }
   std::sort(fallback_days.begin(), fallback_days.end());
   fallback_days.erase(std::unique(fallback_days.begin(), fallback_days.end()), fallback_days.end());
   for (auto d : fallback_days) read_days(d, d);
-  for (const auto& s : exact_segments) {
-    ForEachRawOutcome(db, p.filter, s.from_ms, s.to_ms, [&](const OutcomeRecord& r) {
-      auto& a = groups[key_of(r.tool, r.agent_id, r.model, r.project_id)];
-      ++a.counts[static_cast<std::size_t>(r.outcome)];
-      ++a.n;
-      a.last_at_ms = std::max(a.last_at_ms, r.at_ms);
-      if (r.latency_ms) {
-        ++a.latency_n;
-        a.latency_sum_ms += *r.latency_ms;
-        a.histogram.AddValue(*r.latency_ms);
-      }
-      if (r.confidence) {
-        ++a.confidence_n;
-        a.confidence_sum += *r.confidence;
-      }
+  for (const auto& seg : exact_segments) {
+    ForEachRawOutcome(db, p.filter, seg.from_ms, seg.to_ms, [&](const OutcomeRecord& r) {
+      groups[key_of(r.tool, r.agent_id, r.model, r.project_id)].Add(r);
     });
   }
 
@@ -124,12 +95,9 @@ StatsResult QueryStats(SQLite::Database& db, const StatsParams& p) {
     std::tie(t.tool, t.agent_id, t.model, t.project_id) = key;
     t.counts = a.counts;
     t.n = a.n;
-    const auto success = a.counts[static_cast<std::size_t>(OutcomeKind::kSuccess)];
-    const auto partial = a.counts[static_cast<std::size_t>(OutcomeKind::kPartial)];
-    t.success_rate = (static_cast<double>(success) + 0.5 * static_cast<double>(partial)) /
-                     static_cast<double>(a.n);
-    t.latency_p50_ms = a.histogram.Quantile(0.50);
-    t.latency_p95_ms = a.histogram.Quantile(0.95);
+    t.success_rate = a.SuccessCredit() / static_cast<double>(a.n);
+    t.latency_p50_ms = a.latency.Quantile(0.50);
+    t.latency_p95_ms = a.latency.Quantile(0.95);
     if (a.latency_n > 0) t.latency_mean_ms = a.latency_sum_ms / static_cast<double>(a.latency_n);
     if (a.confidence_n > 0) {
       t.avg_confidence = a.confidence_sum / static_cast<double>(a.confidence_n);

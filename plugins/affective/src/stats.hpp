@@ -2,6 +2,7 @@
 /// @file stats.hpp
 /// feedback_query's aggregates, computed from day buckets.
 ///
+/// No window: read from the all-time totals (one row per tool/agent/model/project).
 /// Time window [since, until): whole UTC days inside it are read from buckets; the partial
 /// days at its edges are read from raw rows, so the window is exact — unless an edge day
 /// is older than the retention window, whose raw rows may be gone: then that whole day's

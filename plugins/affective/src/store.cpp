@@ -1,5 +1,6 @@
 #include "store.hpp"
 
+#include <cmath>
 #include <map>
 #include <tuple>
 #include <variant>
@@ -7,7 +8,6 @@
 #include <SQLiteCpp/Statement.h>
 
 #include "kioku/sdk/clock.hpp"
-#include "latency_histogram.hpp"
 
 namespace kioku::affective {
 namespace {
@@ -28,13 +28,10 @@ std::string PrefixUpperBound(std::string prefix) {
   return prefix;
 }
 
-// Appends the filter's conditions (each starting with " AND ") for columns qualified
-// by `alias`.
-void AppendFilter(const Filter& f, const std::string& alias, std::string& sql,
-                  std::vector<Binding>& binds) {
-  const std::string a = alias.empty() ? "" : alias + ".";
+// Appends the filter's conditions (each starting with " AND ").
+void AppendFilter(const Filter& f, std::string& sql, std::vector<Binding>& binds) {
   if (!f.tools.empty()) {
-    sql += " AND " + a + "tool IN (";
+    sql += " AND tool IN (";
     for (std::size_t i = 0; i < f.tools.size(); ++i) {
       sql += i == 0 ? "?" : ",?";
       binds.emplace_back(f.tools[i]);
@@ -42,10 +39,10 @@ void AppendFilter(const Filter& f, const std::string& alias, std::string& sql,
     sql += ")";
   }
   if (!f.tool_prefix.empty()) {
-    sql += " AND " + a + "tool >= ?";
+    sql += " AND tool >= ?";
     binds.emplace_back(f.tool_prefix);
     if (std::string upper = PrefixUpperBound(f.tool_prefix); !upper.empty()) {
-      sql += " AND " + a + "tool < ?";
+      sql += " AND tool < ?";
       binds.emplace_back(std::move(upper));
     }
   }
@@ -53,7 +50,7 @@ void AppendFilter(const Filter& f, const std::string& alias, std::string& sql,
       {"agent_id", &f.agent_id}, {"model", &f.model}, {"project_id", &f.project_id}};
   for (const auto& [column, value] : eq) {
     if (!value->has_value()) continue;
-    sql += " AND " + a + column + " = ?";
+    sql += std::string(" AND ") + column + " = ?";
     binds.emplace_back(**value);
   }
 }
@@ -69,19 +66,98 @@ void BindAll(SQLite::Statement& st, const std::vector<Binding>& binds) {
   }
 }
 
+void BindBlob(SQLite::Statement& st, int index, const std::string& bytes) {
+  // SQLite treats a null pointer as NULL; the column is NOT NULL, so pass a real pointer.
+  static const char kEmpty = 0;
+  st.bind(index, bytes.empty() ? static_cast<const void*>(&kEmpty) : bytes.data(),
+          static_cast<int>(bytes.size()));
+}
+
+std::string_view BlobOf(const SQLite::Column& col) {
+  const int size = col.getBytes();
+  const void* data = col.getBlob();
+  if (size <= 0 || data == nullptr) return {};
+  return {static_cast<const char*>(data), static_cast<std::size_t>(size)};
+}
+
+// Counter columns shared by buckets and totals, in this order.
+constexpr const char* kCounterColumns =
+    "n, success, failure, partial, rejected, timeout, last_at_ms, latency_n, latency_sum_ms, "
+    "confidence_n, confidence_sum";
+constexpr int kCounterColumnCount = 11;
+constexpr const char* kCounterAdd =
+    "n = n + ?, success = success + ?, failure = failure + ?, partial = partial + ?, "
+    "rejected = rejected + ?, timeout = timeout + ?, last_at_ms = max(last_at_ms, ?), "
+    "latency_n = latency_n + ?, latency_sum_ms = latency_sum_ms + ?, "
+    "confidence_n = confidence_n + ?, confidence_sum = confidence_sum + ?";
+
+// Binds kCounterColumnCount values starting at `first`; returns the next index.
+int BindCounters(SQLite::Statement& st, int first, const Counters& c) {
+  int i = first;
+  st.bind(i++, static_cast<int64_t>(c.n));
+  for (auto count : c.counts) st.bind(i++, static_cast<int64_t>(count));
+  st.bind(i++, static_cast<int64_t>(c.last_at_ms));
+  st.bind(i++, static_cast<int64_t>(c.latency_n));
+  st.bind(i++, c.latency_sum_ms);
+  st.bind(i++, static_cast<int64_t>(c.confidence_n));
+  st.bind(i++, c.confidence_sum);
+  return i;
+}
+
+// Reads kCounterColumnCount columns starting at `first`.
+void ReadCounters(SQLite::Statement& q, int first, Counters& c) {
+  int i = first;
+  c.n = q.getColumn(i++).getInt64();
+  for (auto& count : c.counts) count = q.getColumn(i++).getInt64();
+  c.last_at_ms = q.getColumn(i++).getInt64();
+  c.latency_n = q.getColumn(i++).getInt64();
+  c.latency_sum_ms = q.getColumn(i++).getDouble();
+  c.confidence_n = q.getColumn(i++).getInt64();
+  c.confidence_sum = q.getColumn(i++).getDouble();
+}
+
+void BindKey(SQLite::Statement& st, int first, const KeyFields& k) {
+  st.bind(first, k.tool);
+  st.bind(first + 1, k.agent_id);
+  st.bind(first + 2, k.model);
+  st.bind(first + 3, k.project_id);
+}
+
+using Key4 = std::tuple<std::string, std::string, std::string, std::string>;
+using Key5 = std::tuple<std::string, std::string, std::string, std::string, std::int64_t>;
+
+KeyFields ToFields(const Key4& k) {
+  return {std::get<0>(k), std::get<1>(k), std::get<2>(k), std::get<3>(k)};
+}
+
 struct BucketDelta {
-  std::array<std::int64_t, kOutcomeKinds> counts{};
-  std::int64_t n = 0;
+  Counters c;
   std::int64_t offset_sum_ms = 0;
-  std::int64_t last_at_ms = 0;
-  std::int64_t latency_n = 0;
-  double latency_sum_ms = 0;
-  std::int64_t confidence_n = 0;
-  double confidence_sum = 0;
-  std::map<int, std::int64_t> bins;
 };
 
-using BucketKey = std::tuple<std::string, std::string, std::string, std::string, std::int64_t>;
+struct TotalDelta {
+  Counters c;
+  std::vector<std::pair<std::int64_t, double>> events;  // (at_ms, success credit)
+};
+
+// Forward-decay state of one key rebuilt from its buckets (after this batch's updates).
+ForwardDecay DecayFromBuckets(SQLite::Database& db, const KeyFields& key, double half_life_ms) {
+  ForwardDecay fd;
+  fd.half_life_ms = half_life_ms;
+  SQLite::Statement q(db,
+                      "SELECT day, offset_sum_ms, n, success, partial FROM affective_buckets "
+                      "WHERE tool = ? AND agent_id = ? AND model = ? AND project_id = ? "
+                      "ORDER BY day");
+  BindKey(q, 1, key);
+  while (q.executeStep()) {
+    const std::int64_t n = q.getColumn(2).getInt64();
+    if (n <= 0) continue;
+    const std::int64_t at = q.getColumn(0).getInt64() * sdk::kMsPerDay + q.getColumn(1).getInt64() / n;
+    fd.Add(at, static_cast<double>(n),
+           static_cast<double>(q.getColumn(3).getInt64()) + 0.5 * static_cast<double>(q.getColumn(4).getInt64()));
+  }
+  return fd;
+}
 
 OutcomeRecord ReadRaw(SQLite::Statement& q) {
   // Column order of kRawColumns.
@@ -114,13 +190,46 @@ std::int64_t DayOf(std::int64_t at_ms) {
   return day;
 }
 
-double BucketRow::MeanAtMs() const {
-  const double start = static_cast<double>(day) * static_cast<double>(sdk::kMsPerDay);
-  if (n <= 0) return start + sdk::kMsPerDay / 2.0;
-  return start + static_cast<double>(offset_sum_ms) / static_cast<double>(n);
+void Counters::Add(const OutcomeRecord& r) {
+  ++counts[static_cast<std::size_t>(r.outcome)];
+  if (n == 0 || r.at_ms > last_at_ms) last_at_ms = r.at_ms;
+  ++n;
+  if (r.latency_ms) {
+    ++latency_n;
+    latency_sum_ms += *r.latency_ms;
+    latency.AddValue(*r.latency_ms);
+  }
+  if (r.confidence) {
+    ++confidence_n;
+    confidence_sum += *r.confidence;
+  }
 }
 
-WriteStats WriteOutcomes(SQLite::Database& db, const std::vector<OutcomeRecord>& records) {
+void Counters::Merge(const Counters& o) {
+  if (o.n == 0) return;
+  for (std::size_t k = 0; k < counts.size(); ++k) counts[k] += o.counts[k];
+  last_at_ms = n == 0 ? o.last_at_ms : std::max(last_at_ms, o.last_at_ms);
+  n += o.n;
+  latency_n += o.latency_n;
+  latency_sum_ms += o.latency_sum_ms;
+  confidence_n += o.confidence_n;
+  confidence_sum += o.confidence_sum;
+  latency.Merge(o.latency);
+}
+
+double Counters::SuccessCredit() const {
+  return static_cast<double>(Count(OutcomeKind::kSuccess)) +
+         0.5 * static_cast<double>(Count(OutcomeKind::kPartial));
+}
+
+double BucketRow::MeanAtMs() const {
+  const double start = static_cast<double>(day) * static_cast<double>(sdk::kMsPerDay);
+  if (c.n <= 0) return start + sdk::kMsPerDay / 2.0;
+  return start + static_cast<double>(offset_sum_ms) / static_cast<double>(c.n);
+}
+
+WriteStats WriteOutcomes(SQLite::Database& db, const std::vector<OutcomeRecord>& records,
+                         double half_life_ms) {
   WriteStats stats;
   if (records.empty()) return stats;
   SQLite::Statement insert(
@@ -128,7 +237,8 @@ WriteStats WriteOutcomes(SQLite::Database& db, const std::vector<OutcomeRecord>&
       "INSERT INTO affective_outcomes (at_ms, tool, agent_id, model, project_id, session_id, "
       "outcome, latency_ms, confidence, error_class, error, source, source_id) "
       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING");
-  std::map<BucketKey, BucketDelta> deltas;
+  std::map<Key5, BucketDelta> buckets;
+  std::map<Key4, TotalDelta> totals;
   for (const auto& r : records) {
     insert.reset();
     insert.clearBindings();
@@ -151,116 +261,161 @@ WriteStats WriteOutcomes(SQLite::Database& db, const std::vector<OutcomeRecord>&
     }
     ++stats.inserted;
     const std::int64_t day = DayOf(r.at_ms);
-    auto& d = deltas[BucketKey{r.tool, r.agent_id, r.model, r.project_id, day}];
-    ++d.counts[static_cast<std::size_t>(r.outcome)];
-    ++d.n;
-    d.offset_sum_ms += r.at_ms - day * sdk::kMsPerDay;
-    d.last_at_ms = std::max(d.last_at_ms, r.at_ms);
-    if (r.latency_ms) {
-      ++d.latency_n;
-      d.latency_sum_ms += *r.latency_ms;
-      ++d.bins[LatencyBin(*r.latency_ms)];
-    }
-    if (r.confidence) {
-      ++d.confidence_n;
-      d.confidence_sum += *r.confidence;
-    }
+    auto& b = buckets[Key5{r.tool, r.agent_id, r.model, r.project_id, day}];
+    b.c.Add(r);
+    b.offset_sum_ms += r.at_ms - day * sdk::kMsPerDay;
+    auto& t = totals[Key4{r.tool, r.agent_id, r.model, r.project_id}];
+    t.c.Add(r);
+    t.events.emplace_back(r.at_ms, SuccessCredit(r.outcome));
   }
-  if (deltas.empty()) return stats;
+  if (buckets.empty()) return stats;
 
-  SQLite::Statement upsert(
+  // Day buckets: counters add up in SQL; the histogram BLOB is merged here.
+  SQLite::Statement find_bucket(
       db,
-      "INSERT INTO affective_buckets (tool, agent_id, model, project_id, day, n, success, "
-      "failure, partial, rejected, timeout, offset_sum_ms, last_at_ms, latency_n, "
-      "latency_sum_ms, confidence_n, confidence_sum) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?) "
-      "ON CONFLICT (tool, agent_id, model, project_id, day) DO UPDATE SET "
-      "n = n + excluded.n, success = success + excluded.success, "
-      "failure = failure + excluded.failure, partial = partial + excluded.partial, "
-      "rejected = rejected + excluded.rejected, timeout = timeout + excluded.timeout, "
-      "offset_sum_ms = offset_sum_ms + excluded.offset_sum_ms, "
-      "last_at_ms = max(last_at_ms, excluded.last_at_ms), "
-      "latency_n = latency_n + excluded.latency_n, "
-      "latency_sum_ms = latency_sum_ms + excluded.latency_sum_ms, "
-      "confidence_n = confidence_n + excluded.confidence_n, "
-      "confidence_sum = confidence_sum + excluded.confidence_sum "
-      "RETURNING id");
-  SQLite::Statement add_bin(
+      "SELECT id, latency_bins FROM affective_buckets "
+      "WHERE tool = ? AND agent_id = ? AND model = ? AND project_id = ? AND day = ?");
+  SQLite::Statement update_bucket(
+      db, std::string("UPDATE affective_buckets SET ") + kCounterAdd +
+              ", offset_sum_ms = offset_sum_ms + ?, latency_bins = ? WHERE id = ?");
+  SQLite::Statement insert_bucket(
+      db, std::string("INSERT INTO affective_buckets (tool, agent_id, model, project_id, day, ") +
+              kCounterColumns + ", offset_sum_ms, latency_bins) VALUES (?,?,?,?,?," +
+              "?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  for (const auto& [key, d] : buckets) {
+    const KeyFields fields{std::get<0>(key), std::get<1>(key), std::get<2>(key), std::get<3>(key)};
+    find_bucket.reset();
+    BindKey(find_bucket, 1, fields);
+    find_bucket.bind(5, static_cast<int64_t>(std::get<4>(key)));
+    if (find_bucket.executeStep()) {
+      const std::int64_t id = find_bucket.getColumn(0).getInt64();
+      LatencyHistogram h = LatencyHistogram::Decode(BlobOf(find_bucket.getColumn(1)));
+      h.Merge(d.c.latency);
+      update_bucket.reset();
+      int i = BindCounters(update_bucket, 1, d.c);
+      update_bucket.bind(i++, static_cast<int64_t>(d.offset_sum_ms));
+      BindBlob(update_bucket, i++, h.Encode());
+      update_bucket.bind(i++, static_cast<int64_t>(id));
+      update_bucket.exec();
+    } else {
+      insert_bucket.reset();
+      BindKey(insert_bucket, 1, fields);
+      insert_bucket.bind(5, static_cast<int64_t>(std::get<4>(key)));
+      int i = BindCounters(insert_bucket, 6, d.c);
+      insert_bucket.bind(i++, static_cast<int64_t>(d.offset_sum_ms));
+      BindBlob(insert_bucket, i++, d.c.latency.Encode());
+      insert_bucket.exec();
+    }
+    find_bucket.reset();
+  }
+
+  // All-time totals with forward-decay accumulators.
+  SQLite::Statement find_total(
       db,
-      "INSERT INTO affective_latency_bins (bucket_id, bin, count) VALUES (?,?,?) "
-      "ON CONFLICT (bucket_id, bin) DO UPDATE SET count = count + excluded.count");
-  for (const auto& [key, d] : deltas) {
-    upsert.reset();
-    upsert.bind(1, std::get<0>(key));
-    upsert.bind(2, std::get<1>(key));
-    upsert.bind(3, std::get<2>(key));
-    upsert.bind(4, std::get<3>(key));
-    upsert.bind(5, static_cast<int64_t>(std::get<4>(key)));
-    upsert.bind(6, static_cast<int64_t>(d.n));
-    for (int k = 0; k < kOutcomeKinds; ++k) {
-      upsert.bind(7 + k, static_cast<int64_t>(d.counts[static_cast<std::size_t>(k)]));
+      "SELECT id, latency_bins, half_life_ms, landmark_ms, decay_n, decay_s FROM affective_totals "
+      "WHERE tool = ? AND agent_id = ? AND model = ? AND project_id = ?");
+  SQLite::Statement update_total(
+      db, std::string("UPDATE affective_totals SET ") + kCounterAdd +
+              ", latency_bins = ?, half_life_ms = ?, landmark_ms = ?, decay_n = ?, decay_s = ? "
+              "WHERE id = ?");
+  SQLite::Statement insert_total(
+      db, std::string("INSERT INTO affective_totals (tool, agent_id, model, project_id, ") +
+              kCounterColumns +
+              ", latency_bins, half_life_ms, landmark_ms, decay_n, decay_s) VALUES (?,?,?,?," +
+              "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  const auto half_life_key = static_cast<std::int64_t>(std::llround(half_life_ms));
+  for (const auto& [key, d] : totals) {
+    const KeyFields fields = ToFields(key);
+    find_total.reset();
+    BindKey(find_total, 1, fields);
+    ForwardDecay fd;
+    fd.half_life_ms = static_cast<double>(half_life_key);
+    std::optional<std::int64_t> id;
+    LatencyHistogram h = d.c.latency;
+    bool rebuilt = false;
+    if (find_total.executeStep()) {
+      id = find_total.getColumn(0).getInt64();
+      h.Merge(LatencyHistogram::Decode(BlobOf(find_total.getColumn(1))));
+      if (find_total.getColumn(2).getInt64() == half_life_key) {
+        fd.landmark_ms = find_total.getColumn(3).getInt64();
+        fd.n = find_total.getColumn(4).getDouble();
+        fd.s = find_total.getColumn(5).getDouble();
+      } else {
+        // Written under another half-life setting: rebuild from the buckets, which already
+        // include this batch.
+        find_total.reset();
+        fd = DecayFromBuckets(db, fields, fd.half_life_ms);
+        rebuilt = true;
+      }
     }
-    upsert.bind(12, static_cast<int64_t>(d.offset_sum_ms));
-    upsert.bind(13, static_cast<int64_t>(d.last_at_ms));
-    upsert.bind(14, static_cast<int64_t>(d.latency_n));
-    upsert.bind(15, d.latency_sum_ms);
-    upsert.bind(16, static_cast<int64_t>(d.confidence_n));
-    upsert.bind(17, d.confidence_sum);
-    if (!upsert.executeStep()) throw std::runtime_error("bucket upsert returned no id");
-    const std::int64_t bucket_id = upsert.getColumn(0).getInt64();
-    while (upsert.executeStep()) {
+    find_total.reset();
+    if (!rebuilt) {
+      for (const auto& [at, credit] : d.events) fd.Add(at, 1.0, credit);
     }
-    for (const auto& [bin, count] : d.bins) {
-      add_bin.reset();
-      add_bin.bind(1, static_cast<int64_t>(bucket_id));
-      add_bin.bind(2, bin);
-      add_bin.bind(3, static_cast<int64_t>(count));
-      add_bin.exec();
+    const std::string blob = h.Encode();
+    if (id) {
+      update_total.reset();
+      int i = BindCounters(update_total, 1, d.c);
+      BindBlob(update_total, i++, blob);
+      update_total.bind(i++, static_cast<int64_t>(half_life_key));
+      update_total.bind(i++, static_cast<int64_t>(fd.landmark_ms));
+      update_total.bind(i++, fd.n);
+      update_total.bind(i++, fd.s);
+      update_total.bind(i++, static_cast<int64_t>(*id));
+      update_total.exec();
+    } else {
+      insert_total.reset();
+      BindKey(insert_total, 1, fields);
+      int i = BindCounters(insert_total, 5, d.c);
+      BindBlob(insert_total, i++, blob);
+      insert_total.bind(i++, static_cast<int64_t>(half_life_key));
+      insert_total.bind(i++, static_cast<int64_t>(fd.landmark_ms));
+      insert_total.bind(i++, fd.n);
+      insert_total.bind(i++, fd.s);
+      insert_total.exec();
     }
   }
   return stats;
 }
 
-void ForEachBucket(SQLite::Database& db, const Filter& filter, std::int64_t min_day,
-                   std::int64_t max_day, const std::function<void(const BucketRow&)>& fn) {
-  std::string sql =
-      "SELECT id, tool, agent_id, model, project_id, day, n, success, failure, partial, "
-      "rejected, timeout, offset_sum_ms, last_at_ms, latency_n, latency_sum_ms, confidence_n, "
-      "confidence_sum FROM affective_buckets WHERE day >= ? AND day <= ?";
-  std::vector<Binding> binds{min_day, max_day};
-  AppendFilter(filter, "", sql, binds);
-  SQLite::Statement q(db, sql);
-  BindAll(q, binds);
-  BucketRow row;
-  while (q.executeStep()) {
-    row.id = q.getColumn(0).getInt64();
-    row.tool = q.getColumn(1).getString();
-    row.agent_id = q.getColumn(2).getString();
-    row.model = q.getColumn(3).getString();
-    row.project_id = q.getColumn(4).getString();
-    row.day = q.getColumn(5).getInt64();
-    row.n = q.getColumn(6).getInt64();
-    for (int k = 0; k < kOutcomeKinds; ++k) {
-      row.counts[static_cast<std::size_t>(k)] = q.getColumn(7 + k).getInt64();
+std::int64_t RebuildDecay(SQLite::Database& db, double half_life_ms) {
+  const auto half_life_key = static_cast<std::int64_t>(std::llround(half_life_ms));
+  std::vector<std::pair<std::int64_t, KeyFields>> stale;
+  {
+    SQLite::Statement q(db,
+                        "SELECT id, tool, agent_id, model, project_id FROM affective_totals "
+                        "WHERE half_life_ms <> ?");
+    q.bind(1, static_cast<int64_t>(half_life_key));
+    while (q.executeStep()) {
+      stale.push_back({q.getColumn(0).getInt64(),
+                       {q.getColumn(1).getString(), q.getColumn(2).getString(),
+                        q.getColumn(3).getString(), q.getColumn(4).getString()}});
     }
-    row.offset_sum_ms = q.getColumn(12).getInt64();
-    row.last_at_ms = q.getColumn(13).getInt64();
-    row.latency_n = q.getColumn(14).getInt64();
-    row.latency_sum_ms = q.getColumn(15).getDouble();
-    row.confidence_n = q.getColumn(16).getInt64();
-    row.confidence_sum = q.getColumn(17).getDouble();
-    fn(row);
   }
+  SQLite::Statement update(db,
+                           "UPDATE affective_totals SET half_life_ms = ?, landmark_ms = ?, "
+                           "decay_n = ?, decay_s = ? WHERE id = ?");
+  for (const auto& [id, key] : stale) {
+    const ForwardDecay fd = DecayFromBuckets(db, key, static_cast<double>(half_life_key));
+    update.reset();
+    update.bind(1, static_cast<int64_t>(half_life_key));
+    update.bind(2, static_cast<int64_t>(fd.landmark_ms));
+    update.bind(3, fd.n);
+    update.bind(4, fd.s);
+    update.bind(5, static_cast<int64_t>(id));
+    update.exec();
+  }
+  return static_cast<std::int64_t>(stale.size());
 }
 
-void ForEachBucketLatencyBin(
-    SQLite::Database& db, const Filter& filter, std::int64_t min_day, std::int64_t max_day,
-    const std::function<void(const BucketRow&, int bin, std::int64_t count)>& fn) {
-  std::string sql =
-      "SELECT b.tool, b.agent_id, b.model, b.project_id, b.day, h.bin, h.count "
-      "FROM affective_buckets b JOIN affective_latency_bins h ON h.bucket_id = b.id "
-      "WHERE b.day >= ? AND b.day <= ?";
+void ForEachBucket(SQLite::Database& db, const Filter& filter, std::int64_t min_day,
+                   std::int64_t max_day, bool with_latency,
+                   const std::function<void(const BucketRow&)>& fn) {
+  std::string sql = std::string("SELECT tool, agent_id, model, project_id, day, offset_sum_ms, ") +
+                    kCounterColumns + (with_latency ? ", latency_bins" : "") +
+                    " FROM affective_buckets WHERE day >= ? AND day <= ?";
   std::vector<Binding> binds{min_day, max_day};
-  AppendFilter(filter, "b", sql, binds);
+  AppendFilter(filter, sql, binds);
   SQLite::Statement q(db, sql);
   BindAll(q, binds);
   BucketRow row;
@@ -270,7 +425,38 @@ void ForEachBucketLatencyBin(
     row.model = q.getColumn(2).getString();
     row.project_id = q.getColumn(3).getString();
     row.day = q.getColumn(4).getInt64();
-    fn(row, q.getColumn(5).getInt(), q.getColumn(6).getInt64());
+    row.offset_sum_ms = q.getColumn(5).getInt64();
+    ReadCounters(q, 6, row.c);
+    row.c.latency = with_latency ? LatencyHistogram::Decode(BlobOf(q.getColumn(6 + kCounterColumnCount)))
+                                 : LatencyHistogram();
+    fn(row);
+  }
+}
+
+void ForEachTotal(SQLite::Database& db, const Filter& filter, bool with_latency,
+                  const std::function<void(const TotalsRow&)>& fn) {
+  std::string sql = std::string("SELECT tool, agent_id, model, project_id, half_life_ms, "
+                                "landmark_ms, decay_n, decay_s, ") +
+                    kCounterColumns + (with_latency ? ", latency_bins" : "") +
+                    " FROM affective_totals WHERE 1";
+  std::vector<Binding> binds;
+  AppendFilter(filter, sql, binds);
+  SQLite::Statement q(db, sql);
+  BindAll(q, binds);
+  TotalsRow row;
+  while (q.executeStep()) {
+    row.tool = q.getColumn(0).getString();
+    row.agent_id = q.getColumn(1).getString();
+    row.model = q.getColumn(2).getString();
+    row.project_id = q.getColumn(3).getString();
+    row.decay.half_life_ms = static_cast<double>(q.getColumn(4).getInt64());
+    row.decay.landmark_ms = q.getColumn(5).getInt64();
+    row.decay.n = q.getColumn(6).getDouble();
+    row.decay.s = q.getColumn(7).getDouble();
+    ReadCounters(q, 8, row.c);
+    row.c.latency = with_latency ? LatencyHistogram::Decode(BlobOf(q.getColumn(8 + kCounterColumnCount)))
+                                 : LatencyHistogram();
+    fn(row);
   }
 }
 
@@ -279,7 +465,7 @@ void ForEachRawOutcome(SQLite::Database& db, const Filter& filter, std::int64_t 
   std::string sql = std::string("SELECT ") + kRawColumns +
                     " FROM affective_outcomes WHERE at_ms >= ? AND at_ms < ?";
   std::vector<Binding> binds{from_ms, to_ms};
-  AppendFilter(filter, "", sql, binds);
+  AppendFilter(filter, sql, binds);
   SQLite::Statement q(db, sql);
   BindAll(q, binds);
   while (q.executeStep()) fn(ReadRaw(q));
@@ -294,7 +480,7 @@ std::vector<OutcomeRecord> RecentFailures(SQLite::Database& db, const Filter& fi
                     " FROM affective_outcomes WHERE outcome <> 'success' AND at_ms >= ? AND "
                     "at_ms < ?";
   std::vector<Binding> binds{from_ms, to_ms};
-  AppendFilter(filter, "", sql, binds);
+  AppendFilter(filter, sql, binds);
   sql += " ORDER BY at_ms DESC, id DESC LIMIT ?";
   binds.emplace_back(static_cast<std::int64_t>(limit));
   SQLite::Statement q(db, sql);
@@ -310,10 +496,6 @@ std::int64_t DeleteRawBefore(SQLite::Database& db, std::int64_t cutoff_ms, int l
   del.bind(1, static_cast<int64_t>(cutoff_ms));
   del.bind(2, limit);
   return del.exec();
-}
-
-std::int64_t CountRawOutcomes(SQLite::Database& db) {
-  return db.execAndGet("SELECT count(*) FROM affective_outcomes").getInt64();
 }
 
 std::optional<std::int64_t> ReadMeta(SQLite::Database& db, const std::string& key) {

@@ -12,12 +12,32 @@
 
 #include <SQLiteCpp/Database.h>
 
+#include "latency_histogram.hpp"
 #include "outcome.hpp"
+#include "scoring.hpp"
 
 namespace kioku::affective {
 
 /// UTC day number of a Unix ms time (floor division, so times before 1970 work too).
 std::int64_t DayOf(std::int64_t at_ms);
+
+/// Outcome counters kept per bucket and per all-time total.
+struct Counters {
+  std::array<std::int64_t, kOutcomeKinds> counts{};  ///< Indexed by OutcomeKind.
+  std::int64_t n = 0;
+  std::int64_t last_at_ms = 0;
+  std::int64_t latency_n = 0;
+  double latency_sum_ms = 0;
+  std::int64_t confidence_n = 0;
+  double confidence_sum = 0;
+  LatencyHistogram latency;
+
+  void Add(const OutcomeRecord& r);
+  void Merge(const Counters& other);
+  std::int64_t Count(OutcomeKind k) const { return counts[static_cast<std::size_t>(k)]; }
+  /// success + ½ · partial
+  double SuccessCredit() const;
+};
 
 struct WriteStats {
   std::int64_t inserted = 0;
@@ -28,11 +48,18 @@ struct WriteStats {
 };
 
 /// Inserts `records` (already validated and normalized) into affective_outcomes and folds
-/// every inserted one into its (tool, agent, model, project, day) bucket and latency bins.
-/// Records whose non-empty source_id is already stored are skipped (idempotent re-ingest).
-/// Buckets are upserted once per distinct key of the batch. Must run inside a write
-/// transaction so raw rows and buckets never disagree.
-WriteStats WriteOutcomes(SQLite::Database& db, const std::vector<OutcomeRecord>& records);
+/// every inserted one into its day bucket and its all-time total (whose forward-decay
+/// accumulators use `half_life_ms`). Records whose non-empty source_id is already stored
+/// are skipped (idempotent re-ingest). Each distinct bucket/total key of the batch is read
+/// and written once. Must run inside a write transaction so raw rows, buckets and totals
+/// never disagree.
+WriteStats WriteOutcomes(SQLite::Database& db, const std::vector<OutcomeRecord>& records,
+                         double half_life_ms);
+
+/// Recomputes the forward-decay accumulators of every total whose half-life is not
+/// `half_life_ms` from its day buckets (each bucket's outcomes placed at the bucket's mean
+/// time). Used when the configured half-life changes. Returns how many totals changed.
+std::int64_t RebuildDecay(SQLite::Database& db, double half_life_ms);
 
 /// Which rows a read covers. Empty/nullopt fields do not filter. `tools` (exact names) and
 /// `tool_prefix` combine with AND.
@@ -44,34 +71,34 @@ struct Filter {
   std::optional<std::string> project_id;
 };
 
-/// One row of affective_buckets.
-struct BucketRow {
-  std::int64_t id = 0;
+struct KeyFields {
   std::string tool, agent_id, model, project_id;
-  std::int64_t day = 0;
-  std::array<std::int64_t, kOutcomeKinds> counts{};  ///< Indexed by OutcomeKind.
-  std::int64_t n = 0;
-  std::int64_t offset_sum_ms = 0;  ///< Σ (at_ms − day start) over the bucket's rows.
-  std::int64_t last_at_ms = 0;
-  std::int64_t latency_n = 0;
-  double latency_sum_ms = 0;
-  std::int64_t confidence_n = 0;
-  double confidence_sum = 0;
+};
 
+/// One row of affective_buckets.
+struct BucketRow : KeyFields {
+  std::int64_t day = 0;
+  std::int64_t offset_sum_ms = 0;  ///< Σ (at_ms − day start) over the bucket's outcomes.
+  Counters c;
   /// Mean time of the bucket's outcomes (Unix ms): day start + offset_sum / n.
   double MeanAtMs() const;
 };
 
-/// Calls `fn` for every bucket matching `filter` with min_day <= day <= max_day.
-void ForEachBucket(SQLite::Database& db, const Filter& filter, std::int64_t min_day,
-                   std::int64_t max_day, const std::function<void(const BucketRow&)>& fn);
+/// One row of affective_totals.
+struct TotalsRow : KeyFields {
+  Counters c;
+  ForwardDecay decay;
+};
 
-/// Calls `fn(bucket_key_row, bin, count)` for every latency bin of the buckets
-/// ForEachBucket would visit; only the key fields (tool/agent/model/project/day) of the
-/// row are filled.
-void ForEachBucketLatencyBin(
-    SQLite::Database& db, const Filter& filter, std::int64_t min_day, std::int64_t max_day,
-    const std::function<void(const BucketRow&, int bin, std::int64_t count)>& fn);
+/// Calls `fn` for every bucket matching `filter` with min_day <= day <= max_day. The
+/// latency histogram is decoded only when `with_latency`.
+void ForEachBucket(SQLite::Database& db, const Filter& filter, std::int64_t min_day,
+                   std::int64_t max_day, bool with_latency,
+                   const std::function<void(const BucketRow&)>& fn);
+
+/// Calls `fn` for every all-time total matching `filter`.
+void ForEachTotal(SQLite::Database& db, const Filter& filter, bool with_latency,
+                  const std::function<void(const TotalsRow&)>& fn);
 
 /// Calls `fn` for every raw outcome matching `filter` with from_ms <= at_ms < to_ms.
 void ForEachRawOutcome(SQLite::Database& db, const Filter& filter, std::int64_t from_ms,
@@ -82,10 +109,8 @@ std::vector<OutcomeRecord> RecentFailures(SQLite::Database& db, const Filter& fi
                                           std::int64_t from_ms, std::int64_t to_ms, int limit);
 
 /// Deletes up to `limit` raw outcomes with at_ms < cutoff_ms (oldest first); returns how
-/// many. Buckets are untouched.
+/// many. Buckets and totals are untouched.
 std::int64_t DeleteRawBefore(SQLite::Database& db, std::int64_t cutoff_ms, int limit);
-
-std::int64_t CountRawOutcomes(SQLite::Database& db);
 
 std::optional<std::int64_t> ReadMeta(SQLite::Database& db, const std::string& key);
 void WriteMeta(SQLite::Database& db, const std::string& key, std::int64_t value);

@@ -48,7 +48,9 @@ TEST_F(RecordTest, SingleOutcomeIsStoredWithCallerDefaults) {
   EXPECT_EQ(b.getColumn(3).getInt64(), 1);
   EXPECT_EQ(b.getColumn(4).getInt64(), 1);
   EXPECT_EQ(b.getColumn(5).getInt64(), Now() / sdk::kMsPerDay);
-  EXPECT_EQ(Scalar("SELECT count(*) FROM affective_latency_bins"), 1);
+  EXPECT_GT(Scalar("SELECT length(latency_bins) FROM affective_buckets"), 0);
+  // The all-time total follows too.
+  EXPECT_EQ(Scalar("SELECT n FROM affective_totals WHERE tool = 'Bash'"), 1);
 }
 
 TEST_F(RecordTest, BatchFoldsIntoOneBucketPerKey) {
@@ -64,7 +66,9 @@ TEST_F(RecordTest, BatchFoldsIntoOneBucketPerKey) {
   EXPECT_EQ(Scalar("SELECT count(*) FROM affective_buckets"), 2);
   EXPECT_EQ(Scalar("SELECT n FROM affective_buckets WHERE tool = 'Edit'"), 6);
   EXPECT_EQ(Scalar("SELECT partial FROM affective_buckets WHERE tool = 'Edit'"), 3);
-  EXPECT_EQ(Scalar("SELECT sum(count) FROM affective_latency_bins"), 10);
+  EXPECT_EQ(Scalar("SELECT sum(latency_n) FROM affective_buckets"), 10);
+  EXPECT_EQ(Scalar("SELECT count(*) FROM affective_totals"), 2);
+  EXPECT_EQ(Scalar("SELECT sum(n) FROM affective_totals"), 10);
 }
 
 TEST_F(RecordTest, PastTimeGoesToItsDayAndFutureIsRefused) {

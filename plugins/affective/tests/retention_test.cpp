@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "runtime.hpp"
 #include "recorder.hpp"
 #include "store.hpp"
@@ -97,6 +99,39 @@ TEST_F(RetentionTest, StartRunsADuePass) {
   second.Start();
   EXPECT_EQ(RawCount(), 0);
   EXPECT_EQ(BucketN(), 3);
+}
+
+// A changed half_life_days setting: Start rebuilds the decayed totals from the buckets, so
+// the fast path serves the new default; a process still on the old setting falls back to
+// buckets for keys it has not rewritten.
+TEST_F(RetentionTest, HalfLifeChangeRebuildsDecayedTotals) {
+  Record("Bash", "success", 4, DaysAgo(7));
+  Record("Bash", "failure", 4, DaysAgo(0));
+  Record("Edit", "success", 2, DaysAgo(3));
+  host::RuntimeOptions options;
+  options.data_dir = rt.dir;
+  options.clock = rt.clock;
+  host::Runtime second(options);
+  second.AddPlugin(
+      "affective", [](sdk::HostServices& h) { return std::make_unique<AffectivePlugin>(h); },
+      json{{"half_life_days", 7}});
+  second.Start();
+  EXPECT_EQ(Scalar("SELECT count(*) FROM affective_totals WHERE half_life_ms = 604800000"), 2);
+
+  auto r = second.CallTool("feedback_route", {{"tools", {"Bash"}}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_EQ(r.structured["decay_from"], "totals");
+  // 4 successes one half-life old + 4 failures now: n_eff = 2 + 4.
+  EXPECT_NEAR(r.structured["ranking"][0]["n_effective"].get<double>(), 6.0, 1e-9);
+
+  // The first process (half-life 14) now finds totals written under 7 days: buckets.
+  json old = Ok("feedback_route", {{"tools", {"Bash"}}});
+  EXPECT_EQ(old["decay_from"], "day_buckets");
+  EXPECT_NEAR(old["ranking"][0]["n_effective"].get<double>(), 4 * std::exp2(-0.5) + 4, 1e-9);
+  // Its next write rebuilds the key it touches under its own half-life.
+  Record("Bash", "success", 1, DaysAgo(0));
+  EXPECT_EQ(Scalar("SELECT half_life_ms FROM affective_totals WHERE tool = 'Bash'"), 14 * sdk::kMsPerDay);
+  EXPECT_EQ(Scalar("SELECT n FROM affective_totals WHERE tool = 'Bash'"), 9);
 }
 
 }  // namespace

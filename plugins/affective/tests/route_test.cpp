@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "test_helpers.hpp"
 
 namespace kioku::affective::testing {
@@ -54,6 +56,32 @@ TEST_F(RouteTest, ScoreIsWilsonOnDecayedCounts) {
   // A one-week half-life halves the old failures' weight again: n_eff = 12.5.
   json f = Entry(Ok("feedback_route", {{"tools", {"Bash"}}, {"half_life_days", 7}}), "Bash");
   EXPECT_NEAR(f["n_effective"].get<double>(), 12.5, 1e-9);
+}
+
+TEST_F(RouteTest, DefaultHalfLifeUsesExactTotalsOtherUsesBuckets) {
+  // Two outcomes at 06:00 and 18:00 of the same day, 14 days ago: the totals weigh each
+  // exactly; the bucket path weighs both at their mean time (12:00).
+  const std::int64_t day_start = (Now() / sdk::kMsPerDay - 14) * sdk::kMsPerDay;
+  const std::string morning = sdk::FormatRfc3339(day_start + 6 * 3'600'000);
+  const std::string evening = sdk::FormatRfc3339(day_start + 18 * 3'600'000);
+  Ok("feedback_record", {{"records", {{{"tool", "Bash"}, {"outcome", "success"}, {"at", morning}},
+                                      {{"tool", "Bash"}, {"outcome", "failure"}, {"at", evening}}}}});
+  auto age = [&](std::int64_t at) { return static_cast<double>(Now() - at) / sdk::kMsPerDay; };
+  const double w_morning = std::exp2(-age(day_start + 6 * 3'600'000) / 14);
+  const double w_evening = std::exp2(-age(day_start + 18 * 3'600'000) / 14);
+
+  json exact = Ok("feedback_route", json::object());
+  EXPECT_EQ(exact["decay_from"], "totals");
+  const json e = Entry(exact, "Bash");
+  EXPECT_NEAR(e["n_effective"].get<double>(), w_morning + w_evening, 1e-12);
+  EXPECT_NEAR(e["decayed_rate"].get<double>(), w_morning / (w_morning + w_evening), 1e-12);
+
+  json approx = Ok("feedback_route", {{"half_life_days", 14.5}});
+  EXPECT_EQ(approx["decay_from"], "day_buckets");
+  const json b = Entry(approx, "Bash");
+  const double w_mean = std::exp2(-age(day_start + 12 * 3'600'000) / 14.5);
+  EXPECT_NEAR(b["n_effective"].get<double>(), 2 * w_mean, 1e-12);
+  EXPECT_NEAR(b["decayed_rate"].get<double>(), 0.5, 1e-12);
 }
 
 TEST_F(RouteTest, PartialCountsAsHalfASuccess) {

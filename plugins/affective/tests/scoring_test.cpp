@@ -85,5 +85,45 @@ TEST(LatencyHistogram, QuantilesWithinDocumentedBound) {
   EXPECT_FALSE(LatencyHistogram().Quantile(0.5));
 }
 
+TEST(LatencyHistogram, EncodeDecodeRoundTrip) {
+  LatencyHistogram h;
+  h.Add(0, 3);
+  h.Add(17, 300);            // two-byte varint
+  h.Add(kLatencyBins - 1, 1ull << 40);
+  const std::string bytes = h.Encode();
+  const LatencyHistogram back = LatencyHistogram::Decode(bytes);
+  EXPECT_EQ(back.Total(), h.Total());
+  EXPECT_EQ(back.Encode(), bytes);
+  EXPECT_EQ(LatencyHistogram().Encode(), "");
+  // Malformed: a truncated varint and an out-of-range bin keep what was read before.
+  std::string truncated = bytes.substr(0, 4);
+  EXPECT_EQ(LatencyHistogram::Decode(truncated).Total(), 3u);
+  EXPECT_EQ(LatencyHistogram::Decode(std::string("\xff\x01", 2)).Total(), 0u);
+}
+
+// Forward decay (Cormode et al. 2009) must equal direct backward decay, also across a
+// landmark rebase.
+TEST(ForwardDecay, EqualsDirectDecayAcrossRebase) {
+  const double h = 14.0 * 86'400'000;
+  ForwardDecay fd;
+  fd.half_life_ms = h;
+  const std::int64_t t0 = 1'700'000'000'000;
+  const std::vector<std::pair<std::int64_t, double>> events = {
+      {t0, 1.0}, {t0 + 86'400'000, 0.0}, {t0 - 3 * 86'400'000, 0.5},
+      {t0 + static_cast<std::int64_t>(100 * h), 1.0},  // > 64 half-lives later: rebase
+      {t0 + static_cast<std::int64_t>(100.5 * h), 0.0}};
+  for (const auto& [at, credit] : events) fd.Add(at, 1.0, credit);
+  const std::int64_t now = t0 + static_cast<std::int64_t>(101 * h);
+  double n = 0, s = 0;
+  for (const auto& [at, credit] : events) {
+    const double w = std::exp2(-static_cast<double>(now - at) / h);
+    n += w;
+    s += w * credit;
+  }
+  EXPECT_NEAR(fd.DecayedN(now), n, 1e-12 * n);
+  EXPECT_NEAR(fd.DecayedS(now), s, 1e-12 * n);
+  EXPECT_NEAR(fd.DecayedN(now), std::exp2(-1.0) + std::exp2(-0.5), 1e-12);
+}
+
 }  // namespace
 }  // namespace kioku::affective
