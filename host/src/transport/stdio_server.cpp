@@ -66,6 +66,12 @@ void RunStdio(mcp::Dispatcher& dispatcher, mcp::Session& session, const StdioOpt
 
   std::string buffer;
   bool oversized = false;  // discarding the rest of a too-long line
+  auto refuse = [&] {
+    writer.Send(sdk::DumpJson(mcp::Dispatcher::ErrorResponse(
+        nullptr, mcp::kInvalidRequest,
+        "Invalid Request: message longer than " + std::to_string(options.max_message_bytes) +
+            " bytes; it was discarded")));
+  };
   char chunk[65536];
   for (;;) {
     pollfd fds[2] = {{options.in_fd, POLLIN, 0}, {options.wake_fd, POLLIN, 0}};
@@ -82,8 +88,12 @@ void RunStdio(mcp::Dispatcher& dispatcher, mcp::Session& session, const StdioOpt
     std::size_t start = 0;
     for (std::size_t i = 0; i < static_cast<std::size_t>(got); ++i) {
       if (chunk[i] != '\n') continue;
+      // A line that ends inside this chunk is measured too, not only one still open at the
+      // end of a read: otherwise the limit leaks by up to a chunk.
       if (oversized) {
         oversized = false;
+      } else if (buffer.size() + (i - start) > options.max_message_bytes) {
+        refuse();
       } else {
         buffer.append(chunk + start, i - start);
         handle_line(std::move(buffer));
@@ -91,15 +101,15 @@ void RunStdio(mcp::Dispatcher& dispatcher, mcp::Session& session, const StdioOpt
       buffer.clear();
       start = i + 1;
     }
-    if (!oversized) buffer.append(chunk + start, static_cast<std::size_t>(got) - start);
-    if (!oversized && buffer.size() > options.max_message_bytes) {
-      writer.Send(sdk::DumpJson(mcp::Dispatcher::ErrorResponse(
-          nullptr, mcp::kInvalidRequest,
-          "Invalid Request: message longer than " + std::to_string(options.max_message_bytes) +
-              " bytes; it was discarded")));
+    const std::size_t rest = static_cast<std::size_t>(got) - start;
+    if (oversized) continue;
+    if (buffer.size() + rest > options.max_message_bytes) {
+      refuse();
       buffer.clear();
       buffer.shrink_to_fit();
       oversized = true;
+    } else {
+      buffer.append(chunk + start, rest);
     }
   }
   if (!oversized && !buffer.empty()) handle_line(std::move(buffer));
