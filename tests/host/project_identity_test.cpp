@@ -1,0 +1,146 @@
+// Project identity: normalized git remote plus the path inside the repository, read from
+// hand-made .git layouts (no git process).
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "host_test_util.hpp"
+#include "project_identity.hpp"
+
+namespace kioku::host {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::TempDir;
+
+TEST(NormalizeGitRemoteTest, HttpsWithDotGit) {
+  EXPECT_EQ(NormalizeGitRemote("https://github.com/acme/app.git"), "github.com/acme/app");
+  EXPECT_EQ(NormalizeGitRemote("https://github.com/acme/app"), "github.com/acme/app");
+}
+
+TEST(NormalizeGitRemoteTest, ScpStyle) {
+  EXPECT_EQ(NormalizeGitRemote("git@github.com:acme/app.git"), "github.com/acme/app");
+  EXPECT_EQ(NormalizeGitRemote("github.com:acme/app"), "github.com/acme/app");
+}
+
+TEST(NormalizeGitRemoteTest, SshUrlWithUserAndPort) {
+  EXPECT_EQ(NormalizeGitRemote("ssh://user@host.example:22/x"), "host.example/x");
+  EXPECT_EQ(NormalizeGitRemote("ssh://git@github.com:22/acme/app.git"), "github.com/acme/app");
+  EXPECT_EQ(NormalizeGitRemote("ssh://git@github.com/acme/app.git"), "github.com/acme/app");
+}
+
+TEST(NormalizeGitRemoteTest, TrailingSlash) {
+  EXPECT_EQ(NormalizeGitRemote("https://github.com/acme/app/"), "github.com/acme/app");
+  EXPECT_EQ(NormalizeGitRemote("https://github.com/acme/app.git/"), "github.com/acme/app");
+}
+
+TEST(NormalizeGitRemoteTest, UpperCaseHostLowered) {
+  EXPECT_EQ(NormalizeGitRemote("https://GitHub.COM/acme/App.git"), "github.com/acme/App");
+  EXPECT_EQ(NormalizeGitRemote("git@GITLAB.example.org:Team/Repo.git"), "gitlab.example.org/Team/Repo");
+}
+
+TEST(NormalizeGitRemoteTest, CredentialsAndWhitespaceDropped) {
+  EXPECT_EQ(NormalizeGitRemote("  https://bob:s3cret@github.com/acme/app.git \n"), "github.com/acme/app");
+}
+
+TEST(NormalizeGitRemoteTest, AllFormsOfOneRepoAgree) {
+  const std::string expected = NormalizeGitRemote("https://github.com/acme/app.git");
+  for (const char* url : {"git@github.com:acme/app.git", "ssh://git@github.com:22/acme/app", "https://github.com/acme/app/",
+                          "git://github.com/acme/app.git", "http://GITHUB.com/acme/app"}) {
+    EXPECT_EQ(NormalizeGitRemote(url), expected) << url;
+  }
+}
+
+TEST(NormalizeGitRemoteTest, LocalPathRemoteStaysAPath) {
+  EXPECT_EQ(NormalizeGitRemote("/srv/git/../git/app.git"), "/srv/git/app.git");
+}
+
+// A hand-made repository: <root>/.git/config with the given remote sections.
+fs::path MakeRepo(const TempDir& dir, const std::string& name, const std::string& remotes) {
+  dir.Write(fs::path(name) / ".git" / "config",
+            "[core]\n\trepositoryformatversion = 0\n\tbare = false\n" + remotes);
+  dir.Write(fs::path(name) / ".git" / "HEAD", "ref: refs/heads/main\n");
+  return fs::canonical(dir.path() / name);
+}
+
+const std::string kOrigin = "[remote \"origin\"]\n\turl = git@github.com:acme/app.git\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n";
+
+TEST(ProjectIdentityTest, RepoRootIsTheNormalizedRemote) {
+  TempDir dir;
+  auto repo = MakeRepo(dir, "app", kOrigin);
+  EXPECT_EQ(ProjectIdentity(repo), "github.com/acme/app");
+}
+
+TEST(ProjectIdentityTest, SubfolderAddsPathInsideRepo) {
+  TempDir dir;
+  auto repo = MakeRepo(dir, "app", kOrigin);
+  fs::create_directories(repo / "packages" / "api");
+  EXPECT_EQ(ProjectIdentity(repo / "packages" / "api"), "github.com/acme/app//packages/api");
+  EXPECT_EQ(ProjectIdentity(repo / "packages" / "api" / ".." / "."), "github.com/acme/app//packages");
+}
+
+TEST(ProjectIdentityTest, TwoClonesAreOneProject) {
+  TempDir dir;
+  auto a = MakeRepo(dir, "clone-a", kOrigin);
+  auto b = MakeRepo(dir, "clone-b", "[remote \"origin\"]\n  url = https://github.com/acme/app\n");
+  EXPECT_EQ(ProjectIdentity(a), ProjectIdentity(b));
+}
+
+TEST(ProjectIdentityTest, OriginPreferredOverOtherRemotes) {
+  TempDir dir;
+  auto repo = MakeRepo(dir, "fork", "[remote \"upstream\"]\n\turl = https://github.com/big/app.git\n" + kOrigin);
+  EXPECT_EQ(ProjectIdentity(repo), "github.com/acme/app");
+  auto only_upstream = MakeRepo(dir, "up", "[remote \"upstream\"]\n\turl = https://github.com/big/app.git\n");
+  EXPECT_EQ(ProjectIdentity(only_upstream), "github.com/big/app");
+}
+
+TEST(ProjectIdentityTest, WorktreeFileWithGitdirAndCommondir) {
+  TempDir dir;
+  auto repo = MakeRepo(dir, "app", kOrigin);
+  dir.Write("app/.git/worktrees/feature/commondir", "../..\n");
+  dir.Write("app/.git/worktrees/feature/HEAD", "ref: refs/heads/feature\n");
+  dir.Write("wt/.git", "gitdir: " + (repo / ".git" / "worktrees" / "feature").string() + "\n");
+  fs::create_directories(dir.path() / "wt" / "src");
+  EXPECT_EQ(ProjectIdentity(dir.path() / "wt"), "github.com/acme/app");
+  EXPECT_EQ(ProjectIdentity(dir.path() / "wt" / "src"), "github.com/acme/app//src");
+}
+
+TEST(ProjectIdentityTest, WorktreeWithRelativeGitdir) {
+  TempDir dir;
+  MakeRepo(dir, "app", kOrigin);
+  dir.Write("app/.git/worktrees/rel/commondir", "../..\n");
+  dir.Write("wt2/.git", "gitdir: ../app/.git/worktrees/rel\n");
+  EXPECT_EQ(ProjectIdentity(dir.path() / "wt2"), "github.com/acme/app");
+}
+
+TEST(ProjectIdentityTest, SubmoduleStyleGitdirWithoutCommondir) {
+  TempDir dir;
+  dir.Write("super/.git/modules/lib/config", "[remote \"origin\"]\n\turl = https://github.com/acme/lib.git\n");
+  dir.Write("super/lib/.git", "gitdir: ../.git/modules/lib\n");
+  EXPECT_EQ(ProjectIdentity(dir.path() / "super" / "lib"), "github.com/acme/lib");
+}
+
+TEST(ProjectIdentityTest, NoRemoteUsesRepoPath) {
+  TempDir dir;
+  auto repo = MakeRepo(dir, "local", "");
+  fs::create_directories(repo / "sub");
+  EXPECT_EQ(ProjectIdentity(repo), repo.generic_string());
+  EXPECT_EQ(ProjectIdentity(repo / "sub"), repo.generic_string() + "//sub");
+}
+
+TEST(ProjectIdentityTest, BrokenDotGitFileFallsBackToRepoPath) {
+  TempDir dir;
+  dir.Write("odd/.git", "not a gitdir line\n");
+  auto root = fs::canonical(dir.path() / "odd");
+  EXPECT_EQ(ProjectIdentity(root), root.generic_string());
+}
+
+TEST(ProjectIdentityTest, OutsideAnyRepoIsThePath) {
+  TempDir dir;
+  fs::create_directories(dir.path() / "plain" / "dir");
+  auto root = fs::canonical(dir.path() / "plain" / "dir");
+  EXPECT_EQ(ProjectIdentity(root), root.generic_string());
+  EXPECT_EQ(ProjectIdentity(dir.path() / "plain" / "dir" / ".." / "dir"), root.generic_string());
+}
+
+}  // namespace
+}  // namespace kioku::host
