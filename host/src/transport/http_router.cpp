@@ -331,7 +331,7 @@ HttpRoute HttpRouter::RouteChecked(const HttpRequest& request, const std::string
     return Now(std::move(r));
   }
   if (path == "/healthz") {
-    if (request.method != "GET" && request.method != "HEAD") return Now(MethodNotAllowed("GET", "use GET /healthz"));
+    if (request.method != "GET") return Now(MethodNotAllowed("GET", "use GET /healthz"));
     return Now(Healthz());
   }
 
