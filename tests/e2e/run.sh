@@ -25,4 +25,14 @@ for arg in "$@"; do
   if [[ $arg == *.mjs ]]; then files+=("$arg"); else options+=("$arg"); fi
 done
 (( ${#files[@]} )) || files=(./*.e2e.test.mjs)
-exec node --test --test-reporter=spec --test-concurrency=2 "${options[@]}" "${files[@]}"
+# The spec reporter lists failed `todo` tests after its summary; repeat the summary last so
+# the output ends with it.
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+set +e
+node --test --test-reporter=spec --test-concurrency=2 "${options[@]}" "${files[@]}" 2>&1 | tee "$log"
+rc=${PIPESTATUS[0]}
+set -e
+echo
+grep -E '^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) ' "$log" | tail -n 8
+exit "$rc"
