@@ -83,6 +83,9 @@ int Run(int argc, char** argv, int proto_out_fd) {
     CLI::App app{"kioku — a memory server for coding agents (MCP over stdio and HTTP)", "kioku"};
     app.set_version_flag("--version", KIOKU_VERSION);
     app.require_subcommand(0, 1);
+    // Global options may also follow the command (`kioku serve --config F`), as agent
+    // configs write them: subcommands hand options they do not know to the app.
+    app.fallthrough();
     app.add_option("--config", global.config_path, "YAML config file (else $KIOKU_CONFIG, else the embedded default)");
     app.add_option("--plugin-dir", global.plugin_dirs, "Extra directory to search for kioku-<name>.so (repeatable)");
 

@@ -1,11 +1,37 @@
-#include <stdexcept>
+#include <poll.h>
+#include <thread>
 
 #include "cli/commands.hpp"
+#include "transport/http_server.hpp"
 
 namespace kioku::host::cli {
 
-int ServeHttp(Loaded&, mcp::Dispatcher&, const std::string& listen, int) {
-  throw std::runtime_error("HTTP transport for " + listen + " is not built into this binary yet");
+int ServeHttp(Loaded& loaded, mcp::Dispatcher& dispatcher, const std::string& listen, int wake_fd) {
+  const auto& http = loaded.config.http;
+  HttpServerOptions options;
+  ParseListenAddress(listen, options);
+  options.tokens = http.tokens;
+  options.allowed_origins = http.allowed_origins;
+  options.max_body_bytes = http.max_body_bytes;
+  options.read_timeout_ms = http.read_timeout_ms;
+  options.write_timeout_ms = http.write_timeout_ms;
+  options.worker_threads = http.workers;
+  options.base_caller = LocalCaller("");
+
+  HttpServer server(*loaded.runtime, dispatcher, options);
+  server.Start();
+  // SIGTERM/SIGINT write to the wake pipe; Stop() drains in-flight requests.
+  std::thread waiter([&] {
+    pollfd fd{wake_fd, POLLIN, 0};
+    while (::poll(&fd, 1, -1) < 0 && errno == EINTR) {
+    }
+    dispatcher.CancelAll();
+    server.Stop();
+  });
+  server.Wait();
+  waiter.join();
+  loaded.runtime->Stop();
+  return 0;
 }
 
 }  // namespace kioku::host::cli

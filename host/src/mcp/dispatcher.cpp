@@ -75,15 +75,45 @@ bool Dispatcher::IsToolCall(const json& message) {
   return message.is_object() && message.contains("id") && message.value("method", json()) == "tools/call";
 }
 
-std::string Dispatcher::HandleText(std::string_view text, Session& session) {
-  json message;
-  try {
-    message = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    return sdk::DumpJson(ErrorResponse(nullptr, kParseError, std::string("Parse error: ") + e.what()));
+std::optional<json> Dispatcher::ParseMessage(std::string_view text, json& error_response) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) escaped = false;
+      else if (c == '\\') escaped = true;
+      else if (c == '"') in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > kMaxDepth) {
+        error_response = ErrorResponse(nullptr, kParseError,
+                                       "Parse error: nesting deeper than " + std::to_string(kMaxDepth) + " levels");
+        return std::nullopt;
+      }
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
   }
-  auto response = Handle(message, session);
+  try {
+    return json::parse(text.begin(), text.end());
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e400
+    error_response = ErrorResponse(nullptr, kParseError, std::string("Parse error: ") + e.what());
+    return std::nullopt;
+  }
+}
+
+std::string Dispatcher::HandleText(std::string_view text, Session& session) {
+  json error;
+  auto message = ParseMessage(text, error);
+  if (!message) return sdk::DumpJson(error);
+  auto response = Handle(*message, session);
   return response ? sdk::DumpJson(*response) : std::string();
+}
+
+void Dispatcher::CancelAll() {
+  std::lock_guard lock(inflight_mutex_);
+  for (auto& [key, flag] : inflight_) flag->store(true);
 }
 
 std::optional<json> Dispatcher::Handle(const json& message, Session& session) {

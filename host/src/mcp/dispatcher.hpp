@@ -82,6 +82,16 @@ class Dispatcher {
   /// response. Returns the serialized response line (no newline) or "" when none is due.
   std::string HandleText(std::string_view text, Session& session);
 
+  /// Parses one message. Refuses (returns nullopt and fills `error_response` with a -32700
+  /// response) text that is not JSON, numbers beyond double range, and nesting deeper than
+  /// kMaxDepth — checked on the raw text first, because nlohmann copies recursively and a
+  /// 100,000-deep array would overflow the stack.
+  static std::optional<nlohmann::json> ParseMessage(std::string_view text, nlohmann::json& error_response);
+  static constexpr int kMaxDepth = 64;
+
+  /// Cancels every in-flight call (shutdown): their handlers see Cancelled().
+  void CancelAll();
+
   /// True when `message` is a `tools/call` request (transports run those on workers).
   static bool IsToolCall(const nlohmann::json& message);
 

@@ -47,14 +47,13 @@ void RunStdio(mcp::Dispatcher& dispatcher, mcp::Session& session, const StdioOpt
   auto handle_line = [&](std::string line) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.find_first_not_of(" \t") == std::string::npos) return;
-    nlohmann::json message;
-    try {
-      message = nlohmann::json::parse(line);
-    } catch (const nlohmann::json::parse_error& e) {
-      writer.Send(sdk::DumpJson(mcp::Dispatcher::ErrorResponse(nullptr, mcp::kParseError,
-                                                               std::string("Parse error: ") + e.what())));
+    nlohmann::json error;
+    auto parsed = mcp::Dispatcher::ParseMessage(line, error);
+    if (!parsed) {
+      writer.Send(sdk::DumpJson(error));
       return;
     }
+    nlohmann::json message = std::move(*parsed);
     if (mcp::Dispatcher::IsToolCall(message)) {
       boost::asio::post(pool, [&dispatcher, &session, &writer, message = std::move(message)] {
         if (auto r = dispatcher.Handle(message, session)) writer.Send(sdk::DumpJson(*r));
@@ -80,7 +79,10 @@ void RunStdio(mcp::Dispatcher& dispatcher, mcp::Session& session, const StdioOpt
       if (errno == EINTR) continue;
       break;
     }
-    if (options.wake_fd >= 0 && (fds[1].revents & POLLIN)) break;
+    if (options.wake_fd >= 0 && (fds[1].revents & POLLIN)) {
+      dispatcher.CancelAll();  // SIGTERM: running calls stop at their next check
+      break;
+    }
     if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
     ssize_t got = ::read(options.in_fd, chunk, sizeof chunk);
     if (got < 0 && errno == EINTR) continue;
