@@ -209,7 +209,6 @@ describe('bad input over stdio', () => {
 });
 
 // Hostile but small JSON, each against a fresh server (a crash must not hide other results).
-// Both crash the host today, so they are `todo` until it bounds them; see tests/e2e/README.md.
 const HOSTILE = [
   [
     'a number beyond double range (1e400)',
@@ -226,8 +225,8 @@ const HOSTILE = [
 ];
 
 describe('hostile JSON over stdio', () => {
-  for (const [what, line, bug] of HOSTILE) {
-    test(`${what} → an error answer, and the server still serves`, { todo: bug }, async () => {
+  for (const [what, line] of HOSTILE) {
+    test(`${what} → an error answer, and the server still serves`, async () => {
       const sandbox = makeSandbox();
       const server = new RawStdioServer(sandbox);
       try {
@@ -360,11 +359,6 @@ describe('stdio lifecycle', () => {
 
   test(
     'SIGTERM cancels a running call instead of waiting for it',
-    {
-      todo:
-        'host: on SIGTERM the stdio server joins its worker pool without cancelling in-flight calls, so ' +
-        'echo_wait runs to its end and answers "waited" (exit is delayed by the call)',
-    },
     async () => {
       const server = new RawStdioServer(sandbox);
       try {
@@ -463,11 +457,6 @@ describe('config selects the layers', () => {
 
   test(
     'kioku serve --config F --plugin-dir D (options after the subcommand) serves',
-    {
-      todo:
-        'host bug: CLI11 rejects global options after `serve` ("The following arguments were not expected"), ' +
-        'exit 109; agent configs write `kioku serve --config F`',
-    },
     async () => {
       const sandbox = makeSandbox();
       try {
