@@ -24,7 +24,7 @@ ScoreParts ScoreMemory(const Memory& m, const std::string& status, double rrf,
         static_cast<double>(std::max<std::int64_t>(0, now_ms - m.updated_at)) / sdk::kMsPerDay;
     const auto it = s.half_life_days.find(m.kind);
     const double half_life = it != s.half_life_days.end() ? it->second : 90.0;
-    p.decay = Retrievability(days, half_life, s.decay_exponent);
+    p.decay = s.decay_floor + (1.0 - s.decay_floor) * Retrievability(days, half_life, s.decay_exponent);
   }
   p.importance = 1.0 + s.importance_weight * (m.importance - 5) / 5.0;
   p.strength = 1.0 + s.strength_weight * std::log1p(m.recall_count + m.reaffirm_count);

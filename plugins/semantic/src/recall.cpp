@@ -162,6 +162,22 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
   return RunList(env.db, name, weight, sql, binds, as_of);
 }
 
+// Word query for the BM25 list: every token quoted (sdk::FtsTokens/QuoteFtsToken, never raw
+// MATCH), OR-joined, function words dropped unless nothing else is left ("what is it").
+std::optional<std::string> WordQuery(std::string_view query) {
+  const std::vector<std::string> tokens = sdk::FtsTokens(query);
+  if (tokens.empty()) return std::nullopt;
+  const bool all_stop = std::all_of(tokens.begin(), tokens.end(),
+                                    [](const std::string& t) { return IsStopword(t); });
+  std::string expr;
+  for (const std::string& tok : tokens) {
+    if (!all_stop && IsStopword(tok)) continue;
+    if (!expr.empty()) expr += " OR ";
+    expr += sdk::QuoteFtsToken(tok);
+  }
+  return expr;
+}
+
 // Query words worth a trigram match: >= 3 characters and not a function word.
 std::optional<std::string> TrigramQuery(std::string_view query) {
   sdk::FtsQueryOptions opt;
@@ -281,6 +297,8 @@ void RestoreTextAsOf(SQLite::Database& db, Memory& m, std::int64_t as_of) {
 
 }  // namespace
 
+bool IsStopword(const std::string& w) { return IsStopword(std::string_view(w)); }
+
 bool IsStopword(std::string_view w) {
   static const std::set<std::string, std::less<>> kStop = {
       "a",     "about", "after", "all",   "also",  "am",    "an",    "and",   "any",   "are",
@@ -311,7 +329,7 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
   std::vector<ListResult> lists;
   const std::string_view query = Trim(r.query);
   if (!query.empty()) {
-    const std::optional<std::string> words = sdk::BuildFtsQuery(query);
+    const std::optional<std::string> words = WordQuery(query);
     if (!words) {
       throw sdk::ToolError(
           "query has no searchable words (only operators or punctuation); send words, "

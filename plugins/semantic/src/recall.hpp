@@ -65,5 +65,6 @@ std::string TrustLabel(const std::string& status);
 /// True for small English function words that carry no search signal (used to keep the
 /// trigram and entity lists from matching half the store).
 bool IsStopword(std::string_view lower_word);
+bool IsStopword(const std::string& lower_word);
 
 }  // namespace kioku::semantic

@@ -61,7 +61,7 @@ Json SettingsSchema() {
            {"default_limit", Int(1, 100, 10, "Results when the call gives no limit.")},
            {"token_budget", Int(50, 100000, 2000, "Estimated tokens the answer text may use.")},
            {"candidates_per_list", Int(10, 5000, 200, "Rows each rank list contributes.")},
-           {"rrf_k", Num(1, 1000, 60, "Reciprocal Rank Fusion constant k.")},
+           {"rrf_k", Num(0.5, 1000, 5, "Reciprocal Rank Fusion constant k.")},
            {"show_unconfirmed", Bool(true, "Show pending/contested memories, labelled.")},
            {"max_unconfirmed", Int(0, 100, 3, "Labelled unconfirmed memories per answer.")},
            {"track_recalls", Bool(true, "Count recalls (memory strength).")},
@@ -78,6 +78,7 @@ Json SettingsSchema() {
       {"multipliers",
        Object({
            {"decay_exponent", Num(-5, -0.01, -0.5, "FSRS power-law exponent C.")},
+           {"decay_floor", Num(0, 1, 0.5, "Share of the score that never decays.")},
            {"half_life_days", Object(half_life)},
            {"importance_weight", Num(0, 1, 0.3, "Importance multiplier strength.")},
            {"strength_weight", Num(0, 2, 0.15, "Recall-strength multiplier strength.")},
@@ -122,6 +123,7 @@ Settings ParseSettings(const Json& section) {
   if (section.contains("multipliers")) {
     const Json& m = section.at("multipliers");
     Read(m, "decay_exponent", s.multipliers.decay_exponent);
+    Read(m, "decay_floor", s.multipliers.decay_floor);
     Read(m, "importance_weight", s.multipliers.importance_weight);
     Read(m, "strength_weight", s.multipliers.strength_weight);
     if (m.contains("half_life_days")) {

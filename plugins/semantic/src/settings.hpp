@@ -16,7 +16,7 @@ struct RecallSettings {
   int default_limit = 10;          ///< memory_recall `limit` when absent (max 100).
   int token_budget = 2000;         ///< Estimated tokens the result text may use.
   int candidates_per_list = 200;   ///< Rows each rank list may contribute (bounded cost).
-  double rrf_k = 60.0;             ///< RRF constant k (Cormack et al. 2009 use 60).
+  double rrf_k = 5.0;              ///< RRF constant k (see README "Ranking": tuned).
   bool show_unconfirmed = true;    ///< Show pending/contested (labelled) at all.
   int max_unconfirmed = 3;         ///< At most this many labelled unconfirmed per answer.
   bool track_recalls = true;       ///< Bump recall_count/last_recalled of returned rows.
@@ -36,6 +36,9 @@ struct ListWeights {
 struct MultiplierSettings {
   /// Power-law forgetting exponent C in R(t) = (1 + F·t/S)^C (FSRS-4.5: C = -0.5).
   double decay_exponent = -0.5;
+  /// Share of the score that never decays: m_decay = floor + (1 − floor)·R(t). Durable
+  /// knowledge stays findable; recency still orders near-equal matches.
+  double decay_floor = 0.5;
   /// Days until R falls to 0.5, per kind; pinned memories never decay.
   std::map<std::string, double> half_life_days = {
       {"decision", 180}, {"preference", 180}, {"correction", 120}, {"lesson", 120},
