@@ -68,13 +68,16 @@ struct World {
         r.source = "bench";
         batch.push_back(std::move(r));
       }
-      sdk::WithWriteTransaction(db, [&] { WriteOutcomes(db, batch); });
+      sdk::WithWriteTransaction(db, [&] { WriteOutcomes(db, batch, 14.0 * sdk::kMsPerDay); });
     }
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const auto buckets = db.execAndGet("SELECT count(*) FROM affective_buckets").getInt64();
-    std::fprintf(stderr, "setup: %lld outcomes in %.1f s (%.0f rows/s, 10k per transaction), %lld buckets\n",
+    const auto totals = db.execAndGet("SELECT count(*) FROM affective_totals").getInt64();
+    std::fprintf(stderr,
+                 "setup: %lld outcomes in %.1f s wall (%.0f rows/s, 10k per transaction), "
+                 "%lld buckets, %lld totals\n",
                  static_cast<long long>(kRows), s, static_cast<double>(kRows) / s,
-                 static_cast<long long>(buckets));
+                 static_cast<long long>(buckets), static_cast<long long>(totals));
   }
 };
 
@@ -117,6 +120,17 @@ void BM_RouteAllTools(benchmark::State& state) {
   });
 }
 BENCHMARK(BM_RouteAllTools)->Unit(benchmark::kMillisecond);
+
+// A half-life other than the configured one: the day-bucket path (72,000 buckets).
+void BM_RouteAllToolsOtherHalfLife(benchmark::State& state) {
+  auto& w = TheWorld();
+  Timed(state, [&] {
+    auto r = w.rt.Call("feedback_route", {{"limit", 500}, {"half_life_days", 7}});
+    CheckOk(r);
+    benchmark::DoNotOptimize(r);
+  });
+}
+BENCHMARK(BM_RouteAllToolsOtherHalfLife)->Unit(benchmark::kMillisecond);
 
 void BM_RouteTenCandidates(benchmark::State& state) {
   auto& w = TheWorld();
