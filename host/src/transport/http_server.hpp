@@ -30,8 +30,17 @@
 /// /healthz (401 with `WWW-Authenticate: Bearer`) and name the caller's agent id; a
 /// non-loopback bind without tokens is refused at Start().
 ///
+/// Other answers: a body that is not JSON 400 with -32700, a batch or non-object 400 with
+/// -32600 (JSON-RPC errors about the exchange itself carry no "id": the MCP schema allows no
+/// null id); Content-Type other than JSON 415; an Accept that excludes application/json 406;
+/// a legacy request cancelled by notifications/cancelled 202 with no body; allowed browser
+/// origins get CORS headers (Mcp-Session-Id exposed) and OPTIONS preflights 204.
+///
 /// Tool calls run on a worker pool so a slow tool never blocks the I/O thread; every other
-/// method is answered inline. Connections are kept alive; Stop() drains.
+/// method is answered inline. A connection has at most one request in flight (no
+/// pipelining), so queued calls are bounded by max_connections. Connections are kept alive;
+/// Stop() drains. Not done: cancelling a call when its client disconnects, SSE responses,
+/// Mcp-Param-* validation (no kioku tool declares x-mcp-header).
 
 #include <atomic>
 #include <cstddef>
