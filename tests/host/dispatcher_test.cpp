@@ -249,6 +249,29 @@ TEST_F(DispatcherTest, HandleTextParseErrors) {
             json::object());
 }
 
+TEST_F(DispatcherTest, DeepNestingIsParseErrorNotACrash) {
+  const std::string deep = R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo_say","arguments":{"text":)" +
+                           std::string(1'000'000, '[') + std::string(1'000'000, ']') + "}}}";
+  auto r = json::parse(dispatcher_->HandleText(deep, session_));
+  EXPECT_EQ(Code(r), kParseError);
+  EXPECT_THAT(r["error"]["message"].get<std::string>(), HasSubstr("nesting deeper than"));
+  // Brackets inside strings do not count.
+  auto in_string = json::parse(dispatcher_->HandleText(
+      Request("tools/call", {{"name", "echo_say"}, {"arguments", {{"text", std::string(500, '[')}}}}).dump(), session_));
+  EXPECT_EQ(in_string["result"]["structuredContent"]["echo"], std::string(500, '['));
+  // Moderate nesting is fine and reaches the schema check.
+  json nested = "x";
+  for (int i = 0; i < 40; ++i) nested = json::array({nested});
+  auto moderate = json::parse(dispatcher_->HandleText(
+      Request("tools/call", {{"name", "echo_say"}, {"arguments", {{"text", nested}}}}).dump(), session_));
+  EXPECT_EQ(moderate["result"]["isError"], true);
+}
+
+TEST_F(DispatcherTest, NumberOutOfRangeIsParseError) {
+  auto r = json::parse(dispatcher_->HandleText(R"({"jsonrpc":"2.0","id":1e400,"method":"ping"})", session_));
+  EXPECT_EQ(Code(r), kParseError);
+}
+
 // --- tools/list --------------------------------------------------------------------------
 
 std::vector<std::string> Names(const json& list_result) {
@@ -527,6 +550,17 @@ TEST_F(DispatcherTest, CancelledCallReturnsNoResponseAndHandlerSeesIt) {
   std::lock_guard lock(mutex_);
   ASSERT_EQ(events_.size(), 1u);
   EXPECT_EQ(events_[0].outcome, "timeout");
+}
+
+TEST_F(DispatcherTest, CancelAllStopsRunningCalls) {
+  auto started = gate_.started.get_future();
+  auto pending = std::async(std::launch::async, [&] {
+    return dispatcher_->Handle(Request("tools/call", {{"name", "gate_wait"}}, 43), session_);
+  });
+  started.wait();
+  dispatcher_->CancelAll();
+  EXPECT_EQ(pending.get(), std::nullopt);
+  EXPECT_TRUE(gate_.saw_cancel.load());
 }
 
 TEST_F(DispatcherTest, CancelOfFixtureEchoWait) {

@@ -187,6 +187,18 @@ TEST_F(StdioTest, InvalidUtf8LineIsParseErrorAndServerContinues) {
   EXPECT_EQ(by_id.count("2"), 1u);
 }
 
+TEST_F(StdioTest, HostileJsonAnsweredAndServerContinues) {
+  // A million-deep array (2 MB, under the limit) would overflow the stack if copied.
+  auto lines = Serve({std::string(1'000'000, '[') + std::string(1'000'000, ']') + "\n",
+                      R"({"jsonrpc":"2.0","id":1e999,"method":"ping"})" "\n", Line(Req(2, "ping"))});
+  auto by_id = ById(lines);
+  ASSERT_EQ(by_id.count("null"), 2u);
+  for (auto [it, end] = by_id.equal_range("null"); it != end; ++it) {
+    EXPECT_EQ(it->second["error"]["code"], mcp::kParseError);
+  }
+  EXPECT_EQ(by_id.count("2"), 1u);
+}
+
 TEST_F(StdioTest, JsonArrayIsInvalidRequest) {
   auto lines = Serve({"[" + Req(1, "ping").dump() + "]\n", Line(Req(2, "ping"))});
   auto by_id = ById(lines);
