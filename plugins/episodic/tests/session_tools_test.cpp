@@ -1,3 +1,6 @@
+#include <atomic>
+#include <thread>
+
 #include "test_util.hpp"
 
 namespace kioku::episodic::testing {
@@ -50,6 +53,26 @@ TEST_F(EpisodicTest, LogDefaultsToCallersSessionAndCreatesItOnFirstUse) {
   EXPECT_FALSE(r2.structured["created_session"].get<bool>());
   EXPECT_EQ(Count("episodic_log", "session_id = 'test-session'"), 2);
   EXPECT_EQ(Count("episodic_log", "tags = '[\"auth\"]' AND type = 'decision'"), 1);
+}
+
+TEST_F(EpisodicTest, ConcurrentWritersGetDistinctSequenceNumbers) {
+  CallOk("session_start", {{"session_id", "shared"}});
+  std::vector<std::thread> writers;
+  std::atomic<int> errors{0};
+  for (int t = 0; t < 4; ++t) {
+    writers.emplace_back([&, t] {
+      for (int i = 0; i < 20; ++i) {
+        auto r = Call("session_log", {{"session_id", "shared"},
+                                      {"entry", "writer " + std::to_string(t) + " #" +
+                                                    std::to_string(i)}});
+        if (r.is_error) ++errors;
+      }
+    });
+  }
+  for (auto& w : writers) w.join();
+  EXPECT_EQ(errors.load(), 0);
+  EXPECT_EQ(Count("episodic_log", "session_id = 'shared'"), 80);
+  EXPECT_EQ(Count("episodic_log", "session_id = 'shared' AND seq BETWEEN 1 AND 80"), 80);
 }
 
 TEST_F(EpisodicTest, LogToUnknownExplicitSessionFailsAndStoresNothing) {
