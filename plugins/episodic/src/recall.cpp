@@ -180,20 +180,24 @@ RecallResult RunRecall(SQLite::Database& db, const RecallQuery& q) {
   RecallResult r;
   r.mode = "text";
   const Filter sf = SummaryFilter(q);
-  std::map<std::string, RecallItem> items;  // key: summary id or "log:<session>"
+  // Rank lists carry ids and times only; full rows are read for the returned items.
+  std::map<std::string, std::int64_t> time_of;  // key: summary id or "log:<session>"
+  std::map<std::string, RecallItem> log_items;
 
   auto summary_list = [&](const std::string& fts_table, const std::string& match) {
     sdk::RankList list;
-    SQLite::Statement st(db, std::string(kSummarySelect) + " JOIN " + fts_table + " ON " +
-                                 fts_table + ".rowid = s.rowid WHERE " + fts_table +
-                                 " MATCH ? AND s.status = 'active'" + sf.sql + " ORDER BY bm25(" +
-                                 fts_table + ") LIMIT " + std::to_string(kListDepth));
+    SQLite::Statement st(db, "SELECT s.id, s.ended_at FROM " + fts_table +
+                                 " JOIN episodic_summaries s ON s.rowid = " + fts_table +
+                                 ".rowid JOIN episodic_sessions se ON se.id = s.session_id WHERE " +
+                                 fts_table + " MATCH ? AND s.status = 'active'" + sf.sql +
+                                 " ORDER BY bm25(" + fts_table + ") LIMIT " +
+                                 std::to_string(kListDepth));
     st.bind(1, match);
     BindAll(st, sf.binds, 2);
     while (st.executeStep()) {
-      RecallItem it = ReadSummaryItem(st);
-      list.ids.push_back(it.summary_id);
-      items.emplace(it.summary_id, std::move(it));
+      std::string id = st.getColumn(0).getString();
+      time_of[id] = st.getColumn(1).getInt64();
+      list.ids.push_back(std::move(id));
     }
     return list;
   };
@@ -238,18 +242,19 @@ RecallResult RunRecall(SQLite::Database& db, const RecallQuery& q) {
     sdk::RankList l;
     l.name = "log";
     l.weight = 0.7;
-    SQLite::Statement newest(db, std::string(kSummarySelect) +
-                                     " WHERE s.status = 'active' AND s.session_id = ?" + sf.sql +
-                                     " ORDER BY s.ended_at DESC, s.id DESC LIMIT 1");
+    SQLite::Statement newest(db, "SELECT s.id, s.ended_at FROM episodic_summaries s JOIN "
+                                 "episodic_sessions se ON se.id = s.session_id WHERE s.status = "
+                                 "'active' AND s.session_id = ?" +
+                                     sf.sql + " ORDER BY s.ended_at DESC, s.id DESC LIMIT 1");
     for (const auto& sid : sessions) {
       newest.reset();
       newest.clearBindings();
       newest.bind(1, sid);
       BindAll(newest, sf.binds, 2);
       if (newest.executeStep()) {
-        RecallItem it = ReadSummaryItem(newest);
-        l.ids.push_back(it.summary_id);
-        items.emplace(it.summary_id, std::move(it));
+        std::string id = newest.getColumn(0).getString();
+        time_of[id] = newest.getColumn(1).getInt64();
+        l.ids.push_back(std::move(id));
         continue;
       }
       // No active summary matching the filters: only a summary-less session qualifies.
@@ -263,7 +268,8 @@ RecallResult RunRecall(SQLite::Database& db, const RecallQuery& q) {
       if (q.until && it.started_at >= *q.until) continue;
       const std::string key = kLogPrefix + sid;
       l.ids.push_back(key);
-      items.emplace(key, std::move(it));
+      time_of[key] = it.time;
+      log_items.emplace(key, std::move(it));
     }
     lists.push_back(std::move(l));
   }
@@ -271,7 +277,7 @@ RecallResult RunRecall(SQLite::Database& db, const RecallQuery& q) {
   // Recency as a weak tie-breaker among the text matches only.
   {
     std::vector<std::pair<std::int64_t, std::string>> by_time;
-    for (auto& [key, it] : items) by_time.emplace_back(it.time, key);
+    for (auto& [key, t] : time_of) by_time.emplace_back(t, key);
     std::sort(by_time.begin(), by_time.end(), [](auto& a, auto& b) {
       return a.first != b.first ? a.first > b.first : a.second > b.second;
     });
@@ -284,11 +290,18 @@ RecallResult RunRecall(SQLite::Database& db, const RecallQuery& q) {
 
   auto fused = sdk::ReciprocalRankFusion(lists);
   r.matched = fused.size();
+  SQLite::Statement row(db, std::string(kSummarySelect) + " WHERE s.id = ?");
   for (const auto& f : fused) {
     if (r.items.size() >= static_cast<std::size_t>(q.limit)) break;
-    auto it = items.find(f.id);
-    if (it == items.end()) continue;
-    RecallItem item = it->second;
+    RecallItem item;
+    if (auto it = log_items.find(f.id); it != log_items.end()) {
+      item = it->second;
+    } else {
+      row.reset();
+      row.bind(1, f.id);
+      if (!row.executeStep()) continue;
+      item = ReadSummaryItem(row);
+    }
     item.score = f.score;
     r.items.push_back(std::move(item));
   }
