@@ -190,10 +190,14 @@ export class RawStdioServer {
     return answer;
   }
 
-  /** Sends `data` and resolves with the next message answered with id null (parse/invalid request). */
-  async sendExpectingNullId(data, what) {
+  /**
+   * Sends `data` and resolves with the next error that carries no id (parse error or invalid
+   * request whose id could not be read): the MCP schemas make an error's id optional but never
+   * null, so kioku omits it.
+   */
+  async sendExpectingNoId(data, what) {
     const from = this.lines.length;
-    const answer = this.waitFor((m) => m.id === null && 'error' in m, `an id-null answer to ${what}`, from);
+    const answer = this.waitFor((m) => !('id' in m) && 'error' in m, `an answer without id to ${what}`, from);
     await this._send(data, answer);
     return answer;
   }

@@ -68,7 +68,11 @@ Dispatcher::Dispatcher(Runtime& runtime, DispatcherOptions options)
 json Dispatcher::ErrorResponse(const json& id, int code, std::string message, json data) {
   json error{{"code", code}, {"message", std::move(message)}};
   if (!data.is_null()) error["data"] = std::move(data);
-  return json{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(error)}};
+  // The MCP schemas make the id of an error optional but never null: a fault whose request
+  // id could not be read carries no id at all.
+  json response{{"jsonrpc", "2.0"}, {"error", std::move(error)}};
+  if (!id.is_null()) response["id"] = id;
+  return response;
 }
 
 bool Dispatcher::IsToolCall(const json& message) {

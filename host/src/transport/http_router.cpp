@@ -40,24 +40,15 @@ HttpResponse JsonResponse(unsigned status, const json& body) {
   return r;
 }
 
-// JSON-RPC error without "id": the MCP schema makes id optional but forbids null, and the
-// transport specs say an error about the HTTP exchange itself "has no id".
+// JSON-RPC errors of the HTTP exchange itself carry no id; those about a request echo its
+// id when it is a valid one (string or integer).
 json RpcError(int code, std::string message, json data = nullptr) {
-  json error{{"code", code}, {"message", std::move(message)}};
-  if (!data.is_null()) error["data"] = std::move(data);
-  return json{{"jsonrpc", "2.0"}, {"error", std::move(error)}};
+  return mcp::Dispatcher::ErrorResponse(nullptr, code, std::move(message), std::move(data));
 }
 
 json RpcError(const json& id, int code, std::string message, json data = nullptr) {
-  json response = RpcError(code, std::move(message), std::move(data));
-  if (id.is_string() || id.is_number_integer()) response["id"] = id;
-  return response;
-}
-
-// The dispatcher answers un-addressable faults with "id": null; drop it (see RpcError).
-json& StripNullId(json& response) {
-  if (auto it = response.find("id"); it != response.end() && it->is_null()) response.erase(it);
-  return response;
+  const bool valid = id.is_string() || id.is_number_integer();
+  return mcp::Dispatcher::ErrorResponse(valid ? id : json(nullptr), code, std::move(message), std::move(data));
 }
 
 HttpResponse ApiError(unsigned status, std::string message) {
@@ -388,12 +379,10 @@ HttpRoute HttpRouter::PostMcp(const HttpRequest& request, const std::string& age
                                           "Not Acceptable: this server answers application/json; send Accept: "
                                           "application/json, text/event-stream")));
   }
-  json message;
-  try {
-    message = json::parse(request.body);
-  } catch (const json::parse_error& e) {
-    return Now(JsonResponse(400, RpcError(mcp::kParseError, std::string("Parse error: ") + e.what())));
-  }
+  json parse_error;
+  auto parsed = mcp::Dispatcher::ParseMessage(request.body, parse_error);
+  if (!parsed) return Now(JsonResponse(400, parse_error));
+  json message = std::move(*parsed);
   if (!message.is_object()) {
     return Now(JsonResponse(400, RpcError(mcp::kInvalidRequest,
                                           message.is_array()
@@ -457,7 +446,7 @@ HttpRoute HttpRouter::PostModern(const HttpRequest& request, const json& message
   auto answer = [this, message, session]() {
     auto response = dispatcher_.Handle(message, *session);
     if (!response) return Empty(202);  // cancelled: nothing more is due for it
-    return JsonResponse(ModernStatus(*response), StripNullId(*response));
+    return JsonResponse(ModernStatus(*response), *response);
   };
   if (mcp::Dispatcher::IsToolCall(message)) return HttpRoute{{}, std::move(answer)};
   return Now(answer());
@@ -471,7 +460,7 @@ HttpRoute HttpRouter::PostLegacy(const HttpRequest& request, const json& message
   if (!has_method && !is_client_response) {
     auto session = TempSession(agent_id);
     json response = dispatcher_.Handle(message, *session).value_or(RpcError(mcp::kInvalidRequest, "Invalid Request"));
-    return Now(JsonResponse(400, StripNullId(response)));
+    return Now(JsonResponse(400, response));
   }
   if (request.Count("mcp-protocol-version") > 1 || request.Count("mcp-session-id") > 1) {
     return Now(JsonResponse(400, RpcError(id, mcp::kInvalidRequest,
@@ -497,7 +486,7 @@ HttpRoute HttpRouter::PostLegacy(const HttpRequest& request, const json& message
     auto session = sessions_.Make(TempSession(agent_id)->base_caller);
     auto response = dispatcher_.Handle(message, *session);
     if (!response) return Now(Empty(202));
-    HttpResponse r = JsonResponse(LegacyStatus(*response), StripNullId(*response));
+    HttpResponse r = JsonResponse(LegacyStatus(*response), *response);
     if (response->contains("result")) {
       r.headers.emplace_back("Mcp-Session-Id", session->id);
       sessions_.Insert(std::move(session));
@@ -533,7 +522,7 @@ HttpRoute HttpRouter::PostLegacy(const HttpRequest& request, const json& message
   auto answer = [this, message, session]() {
     auto response = dispatcher_.Handle(message, *session);
     if (!response) return Empty(202);  // cancelled by notifications/cancelled
-    return JsonResponse(LegacyStatus(*response), StripNullId(*response));
+    return JsonResponse(LegacyStatus(*response), *response);
   };
   if (mcp::Dispatcher::IsToolCall(message)) return HttpRoute{{}, std::move(answer)};
   return Now(answer());
@@ -577,12 +566,13 @@ HttpRoute HttpRouter::CallToolApi(const HttpRequest& request, const std::string&
   }
   json args = json::object();
   if (!Trim(request.body).empty()) {
-    try {
-      args = json::parse(request.body);
-    } catch (const json::parse_error& e) {
-      return Now(ApiError(400, std::string("the body is not valid JSON (") + e.what() +
-                                   "); send the tool's arguments as a JSON object"));
+    json parse_error;
+    auto parsed = mcp::Dispatcher::ParseMessage(request.body, parse_error);
+    if (!parsed) {
+      return Now(ApiError(400, parse_error["error"]["message"].get<std::string>() +
+                                   "; send the tool's arguments as a JSON object"));
     }
+    args = std::move(*parsed);
   }
   if (!args.is_object()) return Now(ApiError(400, "the body must be a JSON object of the tool's arguments"));
   if (runtime_.FindTool(name) == nullptr) {
