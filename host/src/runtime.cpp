@@ -20,6 +20,7 @@ namespace kioku::host {
 namespace {
 
 constexpr std::size_t kMaxToolNameLength = 48;
+constexpr int kMaxNestedCalls = 8;  // HostServices::CallTool depth per thread
 
 void CheckToolName(const std::string& name) {
   static const std::regex kPattern("^[a-z][a-z0-9_]*$");
@@ -79,6 +80,17 @@ class ServicesImpl final : public sdk::HostServices {
     if (!HasTool(name)) {
       return sdk::ToolResult::Error("tool '" + std::string(name) + "' is not available (its layer is not enabled)");
     }
+    // Plugin-to-plugin calls run on the caller's thread; a cycle (A calls B calls A ...)
+    // would otherwise recurse until the stack overflows.
+    thread_local int depth = 0;
+    if (depth >= kMaxNestedCalls) {
+      return sdk::ToolResult::Error("tool '" + std::string(name) + "' not called: tool calls nested deeper than " +
+                                    std::to_string(kMaxNestedCalls) + " levels (a plugin calls itself in a cycle)");
+    }
+    ++depth;
+    struct Unwind {
+      ~Unwind() { --depth; }
+    } unwind;
     return runtime_.Call(name, args, caller).result;
   }
   bool HasTool(std::string_view name) const override {

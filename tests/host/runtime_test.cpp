@@ -512,6 +512,70 @@ TEST_F(RuntimeTest, FixtureModuleThroughLoadPlugin) {
             "inputSchema (tools/list) for the expected shape.");
 }
 
+// A tool that calls itself through HostServices::CallTool.
+class LoopPlugin final : public sdk::Plugin {
+ public:
+  explicit LoopPlugin(sdk::HostServices& host) : host_(host) {}
+  void Register(sdk::Registrar& r) override {
+    sdk::ToolSpec loop;
+    loop.name = "loop_call";
+    loop.description = "Calls itself.";
+    r.AddTool(loop, [this](const json&, const sdk::CallContext& ctx) {
+      ++runs;
+      auto inner = host_.CallTool("loop_call", json::object(), ctx.caller);
+      return inner.is_error ? sdk::ToolResult::Error(inner.text) : inner;
+    });
+  }
+  static inline std::atomic<int> runs{0};
+
+ private:
+  sdk::HostServices& host_;
+};
+
+TEST_F(RuntimeTest, CallCycleThroughHostIsCutOff) {
+  RuntimeOptions o;
+  o.data_dir = dir_.path();
+  Runtime rt(o);
+  rt.AddPlugin("loop", [](sdk::HostServices& h) { return std::make_unique<LoopPlugin>(h); });
+  rt.Start();
+  LoopPlugin::runs = 0;
+  auto r = rt.CallTool("loop_call", json::object());
+  EXPECT_TRUE(r.is_error);
+  EXPECT_THAT(r.text, HasSubstr("tool calls nested deeper than 8 levels"));
+  EXPECT_EQ(LoopPlugin::runs.load(), 9);
+  // The depth unwinds: a second call gets just as far.
+  LoopPlugin::runs = 0;
+  rt.CallTool("loop_call", json::object());
+  EXPECT_EQ(LoopPlugin::runs.load(), 9);
+}
+
+TEST_F(RuntimeTest, ThrowingSubscriberDoesNotAffectTheCall) {
+  auto rt = Make(true);
+  rt->Start();
+  rt->Events().Subscribe(sdk::kToolCalledTopic, [](const sdk::Event&) { throw std::runtime_error("subscriber bug"); });
+  auto& events = Capture(*rt);
+  auto r = rt->CallTool("ping_pong", json::object(), Agent());
+  EXPECT_EQ(r.text, "pong for agent-7");
+  EXPECT_EQ(events.size(), 1u);  // later subscribers still run
+}
+
+TEST_F(RuntimeTest, SubscriberMayCallToolsAndSubscribe) {
+  auto rt = Make(true);
+  rt->Start();
+  std::vector<std::string> seen;
+  Runtime* raw = rt.get();
+  rt->Events().Subscribe("*", [&seen, raw](const sdk::Event& e) {
+    auto tool = e.payload.value("tool", std::string());
+    seen.push_back(tool);
+    if (tool == "note_watch") {
+      raw->CallTool("ping_pong", json::object());  // publishes again from inside a handler
+      raw->Events().Subscribe("other", [](const sdk::Event&) {});
+    }
+  });
+  rt->CallTool("note_watch", json::object(), Agent());
+  EXPECT_THAT(seen, ElementsAre("note_watch", "ping_pong"));
+}
+
 TEST(RuntimeOptionsTest, DataDirCreatedPrivate) {
   TempDir dir;
   RuntimeOptions o;
