@@ -23,6 +23,8 @@ using Json = nlohmann::json;
 /// What tool handlers need from the plugin. Immutable after registration, so handlers on
 /// many threads share it without locking; all mutable state lives in the database.
 struct Env {
+  Env(sdk::HostServices& h, Settings s) : host(h), settings(s) {}
+
   sdk::HostServices& host;
   Settings settings;
 

@@ -192,7 +192,7 @@ sdk::ToolResult FileClaim(const Env& env, const Json& args, const sdk::CallConte
   } else {
     text = "not claimed: " + std::to_string(conflicts.size()) + " of " +
            std::to_string(paths.size()) +
-           " path(s) are held by other live agents, so nothing was claimed (all-or-nothing)";
+           " path(s) are held by other agents, so nothing was claimed (all-or-nothing)";
     for (const auto& c : conflicts) {
       text += "\n- " + c["path"].get<std::string>() + ": " + c["holder"].get<std::string>();
       if (!c["intent"].get<std::string>().empty()) {
@@ -297,7 +297,15 @@ sdk::ToolResult ClaimList(const Env& env, const Json& args, const sdk::CallConte
   std::optional<std::string> prefix;
   if (args.contains("path_prefix") && !args.at("path_prefix").is_null()) {
     const std::string raw = args.at("path_prefix").get<std::string>();
-    if (!raw.empty() && raw != "." && raw != "./" && raw != "/") {
+    // A prefix naming the project root itself ("", ".", "/abs/root/") means no filter.
+    std::string probe;
+    try {
+      probe = NormalizeClaimPath(raw + "/x", actor.project_root);
+    } catch (const sdk::ToolError&) {
+      // reported below with the caller's own spelling
+    }
+    const bool is_root = raw.empty() || probe == "x";
+    if (!is_root) {
       prefix = NormalizeClaimPath(raw, actor.project_root);
       if (raw.back() == '/') *prefix += '/';
     }

@@ -22,7 +22,7 @@ std::vector<sdk::Migration> WorkingPlugin::Migrations() const {
 }
 
 void WorkingPlugin::Register(sdk::Registrar& registrar) {
-  env_ = std::make_unique<Env>(Env{host_, ParseSettings(host_.Settings())});
+  env_ = std::make_unique<Env>(host_, ParseSettings(host_.Settings()));
   RegisterWorkspaceTools(registrar, *env_);
   RegisterFocusTools(registrar, *env_);
   RegisterBlockTools(registrar, *env_);

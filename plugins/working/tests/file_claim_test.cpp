@@ -190,6 +190,10 @@ TEST_F(FileClaimTest, ClaimListFiltersByPrefixAndExpiry) {
   EXPECT_EQ(r["claims"][0]["path"], "src/a.cc");
   EXPECT_TRUE(r["claims"][0]["mine"].get<bool>());
   EXPECT_EQ(Ok("claim_list", {{"path_prefix", "./src"}})["claims"].size(), 3u);
+  EXPECT_EQ(Ok("claim_list", {{"path_prefix", "/tmp/project/"}})["claims"].size(), 4u);
+  EXPECT_EQ(Ok("claim_list", {{"path_prefix", "."}})["claims"].size(), 4u);
+  EXPECT_NE(Err("claim_list", {{"path_prefix", "../elsewhere"}}).find("outside"),
+            std::string::npos);
   AdvanceSeconds(61);
   EXPECT_EQ(Ok("claim_list", Json::object())["claims"].size(), 1u);
   auto all = Ok("claim_list", {{"include_expired", true}});
