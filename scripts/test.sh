@@ -6,6 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=${KIOKU_JOBS:-$(nproc)}
+# ccache hits across clones in other folders (CI builds a fresh clone).
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 
 bash scripts/install-deps.sh
 
