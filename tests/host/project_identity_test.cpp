@@ -4,9 +4,9 @@
 #include <gtest/gtest.h>
 
 #include "host_test_util.hpp"
-#include "project_identity.hpp"
+#include "kioku/sdk/project_identity.hpp"
 
-namespace kioku::host {
+namespace kioku::sdk {
 namespace {
 
 namespace fs = std::filesystem;
@@ -143,4 +143,4 @@ TEST(ProjectIdentityTest, OutsideAnyRepoIsThePath) {
 }
 
 }  // namespace
-}  // namespace kioku::host
+}  // namespace kioku::sdk

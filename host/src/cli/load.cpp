@@ -6,7 +6,7 @@
 
 #include "logging.hpp"
 #include "plugin_loader.hpp"
-#include "project_identity.hpp"
+#include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/ids.hpp"
 
 #ifndef KIOKU_VERSION
@@ -65,7 +65,7 @@ sdk::Caller LocalCaller(const std::string& default_agent) {
   std::error_code ec;
   std::filesystem::path project = (root && *root) ? std::filesystem::path(root) : std::filesystem::current_path(ec);
   caller.project_root = std::filesystem::absolute(project, ec).lexically_normal().string();
-  caller.project_id = ProjectIdentity(caller.project_root);
+  caller.project_id = sdk::ProjectIdentity(caller.project_root);
   return caller;
 }
 

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/text.hpp"
 
 namespace kioku::affective {
@@ -160,7 +161,9 @@ HookParse ParseHookEnvelope(std::string_view text, const std::string& agent_id,
   }
   r.agent_id = agent_id;
   r.session_id = sdk::TruncateUtf8(sdk::SanitizeUtf8(StringField(env, "session_id")), 200, "");
-  r.project_id = sdk::TruncateUtf8(sdk::SanitizeUtf8(StringField(env, "cwd")), 1000, "");
+  // The same project identity the server gives its callers (normalized git remote + path).
+  const std::string cwd = sdk::SanitizeUtf8(StringField(env, "cwd"));
+  r.project_id = sdk::TruncateUtf8(cwd.empty() || cwd[0] != '/' ? cwd : sdk::ProjectIdentity(cwd), 1000, "");
   r.source_id = sdk::TruncateUtf8(sdk::SanitizeUtf8(StringField(env, "tool_use_id")), 200, "");
   r.error = recorder.CleanError(error);
   r.at_ms = now_ms;

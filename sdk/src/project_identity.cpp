@@ -1,10 +1,10 @@
-#include "project_identity.hpp"
+#include "kioku/sdk/project_identity.hpp"
 
 #include <algorithm>
 #include <fstream>
 #include <sstream>
 
-namespace kioku::host {
+namespace kioku::sdk {
 namespace {
 
 namespace fs = std::filesystem;
@@ -101,4 +101,4 @@ std::string ProjectIdentity(const fs::path& root_in) {
   return root.generic_string();
 }
 
-}  // namespace kioku::host
+}  // namespace kioku::sdk

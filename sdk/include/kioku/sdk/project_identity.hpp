@@ -7,7 +7,7 @@
 #include <filesystem>
 #include <string>
 
-namespace kioku::host {
+namespace kioku::sdk {
 
 /// Normalizes a git remote URL to "host/owner/repo": drops the scheme, user info, port and
 /// a trailing ".git" or "/", turns scp-style "git@host:owner/repo" into "host/owner/repo",
@@ -23,4 +23,4 @@ std::string NormalizeGitRemote(const std::string& url);
 /// and the repository `config` directly — no `git` process.
 std::string ProjectIdentity(const std::filesystem::path& root);
 
-}  // namespace kioku::host
+}  // namespace kioku::sdk
