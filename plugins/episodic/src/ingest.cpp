@@ -8,6 +8,7 @@
 #include <SQLiteCpp/Statement.h>
 
 #include "compaction.hpp"
+#include "facets.hpp"
 #include "env.hpp"
 #include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/db.hpp"
@@ -126,26 +127,34 @@ std::string BuildTranscriptSummary(SQLite::Database& db, const std::string& sess
     q.executeStep();
     return q.getColumn(0).getInt64();
   };
-  // Requests: the first three and the last three.
+  // Most useful first (recall shows the start of a summary): what was asked, what was
+  // decided, which files changed, what broke; then the other requests.
+  auto first_sentence = [](const std::string& text, std::size_t max) {
+    const auto sentences = SplitSentences(text);
+    return sdk::TruncateUtf8(sentences.empty() ? text : sentences.front(), max);
+  };
   const std::int64_t n_requests = count("request");
-  if (n_requests > 0) {
-    out += "\nRequests:";
-    std::vector<std::string> first = entries("request", 3, false);
-    std::vector<std::string> last = n_requests > 3 ? entries("request", std::min<std::int64_t>(3, n_requests - 3), true)
-                                                   : std::vector<std::string>{};
-    for (auto& r : first) out += "\n- " + sdk::TruncateUtf8(r, 240);
-    if (n_requests > 6) out += "\n- (" + std::to_string(n_requests - 6) + " more requests)";
-    for (auto& r : last) out += "\n- " + sdk::TruncateUtf8(r, 240);
-  }
+  std::vector<std::string> first = entries("request", 4, false);
+  if (!first.empty()) out += "\nAsked: " + sdk::TruncateUtf8(first.front(), 300);
   auto decisions = entries("decision", 40, false);
   if (!decisions.empty()) {
     out += "\nDecisions:";
     for (auto& d : decisions) out += "\n- " + sdk::TruncateUtf8(d, 400);
   }
-  auto issues = entries("issue", 8, true);
+  for (const char* action : {"modified", "read"}) {
+    SQLite::Statement q(db,
+                        "SELECT path FROM episodic_files WHERE session_id = ? AND action = ? "
+                        "ORDER BY count DESC, path LIMIT 40");
+    q.bind(1, session_id);
+    q.bind(2, action);
+    std::string list;
+    while (q.executeStep()) list += (list.empty() ? "" : ", ") + q.getColumn(0).getString();
+    if (!list.empty()) out += std::string("\nFiles ") + action + ": " + list;
+  }
+  auto issues = entries("issue", 5, true);
   if (!issues.empty()) {
     out += "\nProblems hit:";
-    for (auto& i : issues) out += "\n- " + sdk::TruncateUtf8(i, 240);
+    for (auto& i : issues) out += "\n- " + sdk::TruncateUtf8(i, 200);
   }
   {
     SQLite::Statement q(db,
@@ -166,15 +175,14 @@ std::string BuildTranscriptSummary(SQLite::Database& db, const std::string& sess
              " failed) — " + list;
     }
   }
-  for (const char* action : {"modified", "read"}) {
-    SQLite::Statement q(db,
-                        "SELECT path FROM episodic_files WHERE session_id = ? AND action = ? "
-                        "ORDER BY count DESC, path LIMIT 40");
-    q.bind(1, session_id);
-    q.bind(2, action);
-    std::string list;
-    while (q.executeStep()) list += (list.empty() ? "" : ", ") + q.getColumn(0).getString();
-    if (!list.empty()) out += std::string("\nFiles ") + action + ": " + list;
+  if (n_requests > 1) {
+    out += "\nOther requests:";
+    for (std::size_t i = 1; i < first.size(); ++i) out += "\n- " + first_sentence(first[i], 160);
+    if (n_requests > 4) {
+      std::vector<std::string> last = entries("request", std::min<std::int64_t>(3, n_requests - 4), true);
+      if (n_requests > 7) out += "\n- (" + std::to_string(n_requests - 7) + " more requests)";
+      for (auto& r : last) out += "\n- " + first_sentence(r, 160);
+    }
   }
   SQLite::Statement lm(db, "SELECT last_message FROM episodic_sessions WHERE id = ?");
   lm.bind(1, session_id);
@@ -368,8 +376,15 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
         e.session_id = o.session_id;
         e.at = o.at;
         e.type = "issue";
+        // A file argument reads better relative to the project (privacy.hpp).
+        std::string detail = o.detail;
+        if (!detail.empty() && detail.find(' ') == std::string::npos) {
+          auto cwd = cwd_of.find(o.session_id);
+          detail = StoredPath(detail, cwd == cwd_of.end() ? std::string_view()
+                                                          : std::string_view(cwd->second));
+        }
         e.entry = Clean(o.tool + (o.outcome == "rejected" ? " refused" : " failed") +
-                            (o.detail.empty() ? "" : " (" + o.detail + ")") +
+                            (detail.empty() ? "" : " (" + detail + ")") +
                             (o.error.empty() ? "" : ": " + o.error),
                         600);
         e.agent_id = d ? d->agent : "";

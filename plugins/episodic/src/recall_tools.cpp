@@ -13,6 +13,21 @@ namespace {
 
 using sdk::Json;
 
+// Summary text for the compact output: each line whitespace-collapsed, blank lines
+// dropped, continuation lines indented under the header.
+std::string Indented(const std::string& text) {
+  std::string out;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    if (nl == std::string::npos) nl = text.size();
+    std::string line = sdk::CollapseWhitespace(std::string_view(text).substr(pos, nl - pos));
+    if (!line.empty()) out += (out.empty() ? "" : "\n  ") + line;
+    pos = nl + 1;
+  }
+  return out;
+}
+
 void AddRecall(sdk::Registrar& reg, Env& env) {
   sdk::ToolSpec spec;
   spec.name = "session_recall";
@@ -78,7 +93,7 @@ void AddRecall(sdk::Registrar& reg, Env& env) {
                          " model=" + (it.model.empty() ? "?" : it.model) +
                          " msgs=" + std::to_string(it.message_count);
       if (it.kind == "consolidated") head += " (consolidated)";
-      std::string body = sdk::CollapseWhitespace(it.text);
+      std::string body = Indented(it.text);
       std::string shown = sdk::TruncateUtf8(body, env.settings.recall_summary_chars);
       std::size_t cost = sdk::EstimateTokens(head) + sdk::EstimateTokens(shown) + 1;
       if (used + cost > budget) {

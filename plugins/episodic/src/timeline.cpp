@@ -113,12 +113,17 @@ Json BuildTimeline(SQLite::Database& db, const TimelineQuery& q) {
       } else {
         for (auto& o : ExtractFacets(entry).open_items) open_items.Add(sid, at, o);
       }
-      for (auto& p : ExtractPaths(entry)) files[p].first.insert(sid);
+      // Issue texts quote tool output full of incidental paths; files of imported
+      // sessions come from episodic_files below.
+      if (type != "issue") {
+        for (auto& p : ExtractPaths(entry)) files[p].first.insert(sid);
+      }
     }
   }
   {
     SQLite::Statement st(db,
-                         "SELECT s.session_id, s.ended_at, s.summary FROM episodic_summaries s "
+                         "SELECT s.session_id, s.ended_at, s.summary, s.kind FROM "
+                         "episodic_summaries s "
                          "JOIN episodic_sessions se ON se.id = s.session_id WHERE s.status = "
                          "'active' AND s.ended_at >= :since AND s.started_at < :until" +
                              scope + " ORDER BY s.ended_at LIMIT " + std::to_string(kScanRows));
@@ -129,7 +134,10 @@ Json BuildTimeline(SQLite::Database& db, const TimelineQuery& q) {
       Facets f = ExtractFacets(st.getColumn(2).getString());
       for (auto& d : f.decisions) decisions.Add(sid, at, d);
       for (auto& o : f.open_items) open_items.Add(sid, at, o);
-      for (auto& p : f.files) files[p].first.insert(sid);
+      // Transcript summaries restate episodic_files (plus paths quoted in errors).
+      if (st.getColumn(3).getString() != "transcript") {
+        for (auto& p : f.files) files[p].first.insert(sid);
+      }
     }
   }
   {
