@@ -10,7 +10,7 @@ namespace kioku::sdk {
 namespace {
 
 namespace fs = std::filesystem;
-using testing::TempDir;
+using kioku::host::testing::TempDir;
 
 TEST(NormalizeGitRemoteTest, HttpsWithDotGit) {
   EXPECT_EQ(NormalizeGitRemote("https://github.com/acme/app.git"), "github.com/acme/app");
