@@ -656,6 +656,10 @@ DeliveryReport Ingester::Deliver() {
           u.exec();
         }
       });
+      if (!res.is_error && r.tool == "feedback_record" && res.structured.is_object() &&
+          res.structured.contains("expired") && res.structured["expired"].is_number_integer()) {
+        rep.expired_outcomes += res.structured["expired"].get<std::int64_t>();
+      }
       if (res.is_error) {
         ++rep.failed;
         if (rep.errors.size() < 5) rep.errors.push_back(r.tool + ": " + sdk::TruncateUtf8(res.text, 200));

@@ -70,6 +70,8 @@ struct DeliveryReport {
   std::int64_t sent = 0;
   std::int64_t failed = 0;
   std::int64_t waiting = 0;  ///< pending rows whose layer is not loaded
+  /// Outcomes feedback_record reported as "expired" (older than its retention window).
+  std::int64_t expired_outcomes = 0;
   std::vector<std::string> errors;
 };
 

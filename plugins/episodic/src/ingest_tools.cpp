@@ -101,6 +101,11 @@ std::vector<std::string> LayerNotes(sdk::HostServices& host, const Settings& s,
     notes.push_back("semantic layer disabled: durable statements were logged but not filed as "
                     "memories");
   }
+  if (d.expired_outcomes > 0) {
+    notes.push_back(std::to_string(d.expired_outcomes) +
+                    " tool outcomes are older than the affective layer's retention window and "
+                    "were not kept there (they stay in this layer's tool stats)");
+  }
   if (d.failed > 0) {
     notes.push_back(std::to_string(d.failed) + " cross-layer deliveries failed (kept, retried on "
                                                "the next ingest): " +
