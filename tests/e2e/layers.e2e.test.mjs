@@ -1,0 +1,366 @@
+// The memory layers end to end: the official MCP TypeScript SDK client drives the real
+// `kioku serve` over stdio with the real plugin modules (found next to the binary), one
+// hermetic sandbox per test, enabling only the layers under test.
+//
+// - semantic: remember → recall → reaffirm → supersede → edit (history) → forget → purge,
+//   and bad input (unknown kind, over-long text, FTS-hostile query) is isError / harmless.
+// - episodic: session_start → session_log (decision) → session_summary_add → session_recall
+//   and session_timeline; session_ingest of a small Claude Code transcript.
+// - working with 8 real `kioku serve` processes on one KIOKU_HOME: 25 rounds of a concurrent
+//   file_claim on a fresh path (exactly one winner, the others told who), and a handoff
+//   claimed by all 8 at once (exactly one winner); no "locked"/"busy" error reaches a caller.
+// - cross-layer: workspace_dump (working) writes an episodic summary session_recall finds.
+//
+// Nothing sleeps: every wait is a request/response with the SDK, under a safety timeout.
+
+import assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+import { KIOKU_BIN, makeSandbox, withTimeout } from './helpers.mjs';
+
+if (!existsSync(KIOKU_BIN)) throw new Error(`e2e prerequisites missing: kioku binary ${KIOKU_BIN} (set KIOKU_BIN)`);
+
+/** Starts `kioku serve` (stdio) for `sandbox` and connects an SDK client; cwd = sandbox dir. */
+async function connect(sandbox, { agent = 'e2e-layers-agent', name = 'kioku-e2e-layers' } = {}) {
+  const env = sandbox.env({ KIOKU_AGENT_ID: agent });
+  const keep = ['KIOKU_HOME', 'KIOKU_AGENT_ID', 'ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'LD_LIBRARY_PATH', 'HOME', 'PATH'];
+  const client = new Client({ name, version: '1.0.0' }, { capabilities: {} });
+  const transport = new StdioClientTransport({
+    command: KIOKU_BIN,
+    args: ['--config', sandbox.config, 'serve'],
+    env: Object.fromEntries(keep.filter((k) => env[k] !== undefined).map((k) => [k, env[k]])),
+    cwd: sandbox.dir,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d) => {
+    stderr += d;
+  });
+  try {
+    await withTimeout(client.connect(transport), `initialize over stdio (agent ${agent})`);
+  } catch (e) {
+    throw new Error(`${e.message}; stderr:\n${stderr}`);
+  }
+  await withTimeout(client.listTools(), 'tools/list'); // the SDK caches outputSchema validators
+  return { client, stderr: () => stderr };
+}
+
+/** tools/call with a safety timeout. */
+function call(client, name, args = {}) {
+  return withTimeout(client.callTool({ name, arguments: args }), `tools/call ${name}`);
+}
+
+/** tools/call that must succeed; returns structuredContent. */
+async function ok(client, name, args = {}) {
+  const r = await call(client, name, args);
+  assert.notEqual(r.isError, true, `${name} ${JSON.stringify(args)} failed: ${JSON.stringify(r.content)}`);
+  assert.ok(r.structuredContent, `${name} returned structuredContent`);
+  return r.structuredContent;
+}
+
+const textOf = (r) => (r.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+
+describe('semantic layer through kioku serve', () => {
+  let sandbox;
+  let session;
+  before(async () => {
+    sandbox = makeSandbox({ enabled: ['semantic'] });
+    session = await connect(sandbox);
+  });
+  after(async () => {
+    await session?.client.close();
+    sandbox?.cleanup();
+  });
+
+  test('remember → recall → reaffirm → supersede → edit/history → forget → purge', async () => {
+    const { client } = session;
+    const { tools } = await client.listTools();
+    for (const t of ['memory_remember', 'memory_recall', 'memory_edit', 'memory_get', 'memory_forget']) {
+      assert.ok(tools.some((x) => x.name === t), `${t} listed`);
+    }
+
+    const pnpm = {
+      text: 'We decided to use pnpm as the package manager for the monorepo.',
+      kind: 'decision',
+      subject: 'package-manager',
+      value: 'pnpm',
+    };
+    const first = await ok(client, 'memory_remember', pnpm);
+    assert.equal(first.results.length, 1);
+    assert.equal(first.results[0].action, 'remembered');
+    assert.equal(first.results[0].status, 'active');
+    const idA = first.results[0].id;
+
+    const found = await ok(client, 'memory_recall', { query: 'package manager pnpm' });
+    assert.ok(found.memories.length >= 1, JSON.stringify(found));
+    assert.equal(found.memories[0].id, idA);
+    assert.equal(found.memories[0].text, pnpm.text);
+
+    const again = await ok(client, 'memory_remember', pnpm);
+    assert.equal(again.results[0].action, 'reaffirmed');
+    assert.equal(again.results[0].id, idA);
+
+    const bun = { text: 'We switched the package manager to bun.', kind: 'decision', subject: 'package-manager', value: 'bun' };
+    const sup = await ok(client, 'memory_remember', bun);
+    const idB = sup.results[0].id;
+    assert.notEqual(idB, idA);
+    assert.equal(sup.results[0].action, 'superseded');
+    assert.deepEqual(sup.results[0].replaced, [idA]);
+
+    const afterSup = await ok(client, 'memory_recall', { query: 'package manager' });
+    const ids = afterSup.memories.map((m) => m.id);
+    assert.ok(ids.includes(idB), `new value recalled: ${JSON.stringify(ids)}`);
+    assert.ok(!ids.includes(idA), `superseded value not recalled: ${JSON.stringify(ids)}`);
+
+    const newText = 'We switched the package manager to bun for faster installs.';
+    const edit = await ok(client, 'memory_edit', { id: idB, text: newText });
+    assert.equal(edit.memory.text, newText);
+    assert.ok(edit.changed.includes('text'), JSON.stringify(edit.changed));
+
+    const got = await ok(client, 'memory_get', { id: idB });
+    assert.equal(got.memory.text, newText);
+    const edited = got.memory.history.find((h) => h.action === 'edited');
+    assert.ok(edited, `history has the edit: ${JSON.stringify(got.memory.history)}`);
+    assert.equal(edited.previous?.text, bun.text, 'history keeps the previous text');
+    assert.deepEqual(got.memory.supersedes, [idA]);
+
+    const forgot = await ok(client, 'memory_forget', { id: idB });
+    assert.deepEqual(forgot, { id: idB, action: 'forgotten' });
+    const afterForget = await ok(client, 'memory_recall', { query: 'bun package manager' });
+    assert.ok(!afterForget.memories.some((m) => m.id === idB), JSON.stringify(afterForget.memories.map((m) => m.id)));
+    const stillThere = await ok(client, 'memory_get', { id: idB });
+    assert.equal(stillThere.memory.status, 'superseded');
+
+    const purged = await ok(client, 'memory_forget', { id: idB, purge: true });
+    assert.deepEqual(purged, { id: idB, action: 'purged' });
+    const gone = await call(client, 'memory_get', { id: idB });
+    assert.equal(gone.isError, true, `memory_get after purge: ${JSON.stringify(gone)}`);
+  });
+
+  test('bad input is an isError result and the server keeps serving', async () => {
+    const { client } = session;
+    const kind = await call(client, 'memory_remember', { text: 'something', kind: 'rumour' });
+    assert.equal(kind.isError, true, JSON.stringify(kind));
+    assert.match(textOf(kind), /kind/);
+
+    const long = await call(client, 'memory_remember', { text: 'x'.repeat(4001), kind: 'fact' });
+    assert.equal(long.isError, true, `4001-character text: ${JSON.stringify(long).slice(0, 300)}`);
+    assert.match(textOf(long), /text|4000/);
+
+    const neither = await call(client, 'memory_remember', { kind: 'fact' });
+    assert.equal(neither.isError, true);
+
+    for (const query of ['C++ "AND -foo*', '"', 'NEAR(a b) OR ^x*', ')(*']) {
+      const r = await call(client, 'memory_recall', { query });
+      assert.notEqual(r.isError, true, `query ${JSON.stringify(query)}: ${textOf(r)}`);
+      assert.ok(Array.isArray(r.structuredContent.memories));
+    }
+    const cpp = await ok(client, 'memory_remember', { text: 'The engine is written in C++ with "AND" parsing.', kind: 'fact' });
+    const r = await ok(client, 'memory_recall', { query: 'C++ "AND -foo*' });
+    assert.ok(Array.isArray(r.memories));
+    // Still serving normally.
+    const g = await ok(client, 'memory_get', { id: cpp.results[0].id });
+    assert.match(g.memory.text, /C\+\+/);
+  });
+});
+
+describe('episodic layer through kioku serve', () => {
+  let sandbox;
+  let session;
+  before(async () => {
+    sandbox = makeSandbox({ enabled: ['episodic'], extraYaml: 'episodic:\n  ingest:\n    allowed_roots: ["*"]' });
+    session = await connect(sandbox);
+  });
+  after(async () => {
+    await session?.client.close();
+    sandbox?.cleanup();
+  });
+
+  test('session_start → log decision → summary → recall and timeline', async () => {
+    const { client } = session;
+    const start = await ok(client, 'session_start', { session_id: 'e2e-episodic-1', title: 'Billing refactor' });
+    assert.equal(start.session_id, 'e2e-episodic-1');
+    assert.equal(start.created, true);
+
+    const log = await ok(client, 'session_log', {
+      session_id: 'e2e-episodic-1',
+      entry: 'Decided to round invoice totals with banker rounding in billing/total.ts',
+      type: 'decision',
+    });
+    assert.equal(log.session_id, 'e2e-episodic-1');
+    assert.equal(log.type, 'decision');
+
+    const summary = 'Refactored the billing module; invoice totals now use banker rounding. Zeppelin checkout still flaky.';
+    const add = await ok(client, 'session_summary_add', { session_id: 'e2e-episodic-1', summary });
+    assert.equal(add.session_id, 'e2e-episodic-1');
+    assert.equal(typeof add.summary_id, 'string');
+
+    const rec = await ok(client, 'session_recall', { query: 'zeppelin checkout' });
+    assert.ok(rec.summaries.length >= 1, JSON.stringify(rec));
+    assert.equal(rec.summaries[0].session_id, 'e2e-episodic-1');
+    assert.equal(rec.summaries[0].summary_id, add.summary_id);
+    assert.match(rec.summaries[0].summary, /Zeppelin/);
+
+    const none = await ok(client, 'session_recall', { query: 'C++ "AND -foo*' });
+    assert.ok(Array.isArray(none.summaries));
+
+    const tl = await ok(client, 'session_timeline', {});
+    assert.ok(tl.sessions.some((s) => JSON.stringify(s).includes('e2e-episodic-1')), JSON.stringify(tl.sessions));
+    assert.ok(
+      tl.decisions.some((d) => JSON.stringify(d).includes('banker rounding')),
+      `timeline decisions: ${JSON.stringify(tl.decisions)}`,
+    );
+  });
+
+  test('session_ingest reads a Claude Code transcript from the sandbox', async () => {
+    const { client } = session;
+    const sid = '22222222-aaaa-4bbb-8ccc-000000000002';
+    const base = { isSidechain: false, userType: 'external', cwd: '/home/alex/shop', sessionId: sid, version: '2.0.31', gitBranch: 'main' };
+    const lines = [
+      { type: 'summary', summary: 'Fix the flaky login test', leafUuid: 'x' },
+      {
+        ...base,
+        parentUuid: null,
+        type: 'user',
+        uuid: '00000000-0000-4000-8000-0000000000a1',
+        timestamp: '2025-11-03T09:41:00.000Z',
+        message: { role: 'user', content: 'The login test fails one run in ten. Can you find out why?' },
+      },
+      {
+        ...base,
+        parentUuid: '00000000-0000-4000-8000-0000000000a1',
+        type: 'assistant',
+        uuid: '00000000-0000-4000-8000-0000000000a2',
+        timestamp: '2025-11-03T09:41:05.000Z',
+        message: {
+          model: 'claude-sonnet-4-5-20250929',
+          id: 'msg_e2e_1',
+          type: 'message',
+          role: 'assistant',
+          content: [{ type: 'text', text: 'The test races the session cookie; I will await it.' }],
+          stop_reason: 'end_turn',
+          usage: { input_tokens: 1, output_tokens: 1 },
+        },
+      },
+    ];
+    const file = path.join(sandbox.dir, `${sid}.jsonl`);
+    writeFileSync(file, lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
+
+    const r = await ok(client, 'session_ingest', { path: file, format: 'claude-code' });
+    assert.equal(r.sessions, 1, JSON.stringify(r));
+    assert.equal(r.messages, 2, JSON.stringify(r));
+    assert.equal(r.skipped_lines, 0, JSON.stringify(r));
+
+    const again = await ok(client, 'session_ingest', { path: file });
+    assert.equal(again.messages, 0, `re-ingest reads only new lines: ${JSON.stringify(again)}`);
+
+    const rec = await ok(client, 'session_recall', { query: 'login test', project: '*' });
+    assert.ok(rec.summaries.some((s) => s.session_id === sid), JSON.stringify(rec.summaries.map((s) => s.session_id)));
+
+    const missing = await call(client, 'session_ingest', { path: path.join(sandbox.dir, 'nope.jsonl') });
+    assert.equal(missing.isError, true);
+  });
+});
+
+describe('working layer: 8 kioku serve processes on one KIOKU_HOME', () => {
+  const N = 8;
+  const ROUNDS = 25;
+  let sandbox;
+  let sessions = [];
+  before(async () => {
+    sandbox = makeSandbox({ enabled: ['working'] });
+    // The first process creates the database; the others then start together.
+    sessions.push(await connect(sandbox, { agent: 'agent-0', name: 'kioku-e2e-working-0' }));
+    sessions.push(
+      ...(await Promise.all(
+        Array.from({ length: N - 1 }, (_, i) => connect(sandbox, { agent: `agent-${i + 1}`, name: `kioku-e2e-working-${i + 1}` })),
+      )),
+    );
+  });
+  after(async () => {
+    await Promise.all(sessions.map((s) => s.client.close()));
+    sandbox?.cleanup();
+  });
+
+  const noLockErrors = (r, what) => {
+    if (r.isError) assert.doesNotMatch(textOf(r), /locked|busy/i, `${what}: ${textOf(r)}`);
+  };
+
+  test(`file_claim raced by ${N} processes, ${ROUNDS} rounds: exactly one winner per round`, async () => {
+    const wins = new Map();
+    for (let round = 0; round < ROUNDS; round++) {
+      const p = `src/race/round-${round}.ts`;
+      const results = await Promise.all(sessions.map((s) => call(s.client, 'file_claim', { paths: [p], intent: `round ${round}` })));
+      results.forEach((r, i) => noLockErrors(r, `round ${round} agent-${i}`));
+      results.forEach((r, i) => assert.notEqual(r.isError, true, `round ${round} agent-${i}: ${textOf(r)}`));
+      const winners = results.map((r, i) => [r.structuredContent, i]).filter(([s]) => s.acquired === true);
+      assert.equal(winners.length, 1, `round ${round}: ${JSON.stringify(results.map((r) => r.structuredContent))}`);
+      const [win, wi] = winners[0];
+      const winner = `agent-${wi}`;
+      assert.equal(win.claims[0].path, p);
+      assert.equal(win.claims[0].holder, winner);
+      results.forEach((r, i) => {
+        if (i === wi) return;
+        const s = r.structuredContent;
+        assert.equal(s.acquired, false);
+        assert.equal(s.conflicts.length, 1, JSON.stringify(s));
+        assert.equal(s.conflicts[0].path, p);
+        assert.equal(s.conflicts[0].holder, winner, `round ${round} agent-${i} told the winner`);
+      });
+      wins.set(winner, (wins.get(winner) ?? 0) + 1);
+    }
+    const list = await ok(sessions[0].client, 'claim_list', { path_prefix: 'src/race', limit: 100 });
+    assert.equal(list.claims.length, ROUNDS, 'one stored claim per round');
+  });
+
+  test(`handoff_claim raced by ${N} processes: exactly one winner`, async () => {
+    const w = await ok(sessions[0].client, 'handoff_write', { summary: 'Finish the race test', open_items: ['assert the winner'] });
+    const results = await Promise.all(sessions.map((s) => call(s.client, 'handoff_claim', { handoff_id: w.handoff_id })));
+    results.forEach((r, i) => noLockErrors(r, `agent-${i}`));
+    const winners = results.map((r, i) => [r, i]).filter(([r]) => r.isError !== true);
+    assert.equal(winners.length, 1, JSON.stringify(results.map((r) => [r.isError, textOf(r)])));
+    const [win, wi] = winners[0];
+    assert.equal(win.structuredContent.claimed_by, `agent-${wi}`);
+    assert.equal(win.structuredContent.handoff_id, w.handoff_id);
+    results.forEach((r, i) => {
+      if (i !== wi) assert.match(textOf(r), new RegExp(`already claimed by agent-${wi}\\b`), `agent-${i}: ${textOf(r)}`);
+    });
+  });
+});
+
+describe('cross-layer: workspace_dump writes an episodic summary', () => {
+  let sandbox;
+  let session;
+  before(async () => {
+    sandbox = makeSandbox({ enabled: ['working', 'episodic'] });
+    session = await connect(sandbox, { agent: 'dump-agent' });
+  });
+  after(async () => {
+    await session?.client.close();
+    sandbox?.cleanup();
+  });
+
+  test('workspace_dump → session_recall finds the dump', async () => {
+    const { client } = session;
+    await ok(client, 'workspace_claim', { task: 'Migrate the quokka importer to streaming' });
+    await ok(client, 'focus_update', { section: 'next_steps', content: 'Benchmark the quokka importer on the big fixture' });
+    await ok(client, 'file_claim', { paths: ['src/importer/quokka.ts'] });
+    const dump = await ok(client, 'workspace_dump', { reason: 'end of e2e session', release: true });
+    assert.equal(dump.episodic, 'written', JSON.stringify(dump));
+    assert.equal(typeof dump.session_id, 'string');
+    assert.match(dump.summary, /quokka/);
+
+    const rec = await ok(client, 'session_recall', { query: 'quokka importer' });
+    assert.ok(rec.summaries.length >= 1, JSON.stringify(rec));
+    assert.equal(rec.summaries[0].session_id, dump.session_id);
+    assert.match(rec.summaries[0].summary, /quokka/);
+
+    const claims = await ok(client, 'claim_list', {});
+    assert.equal(claims.claims.length, 0, 'release: true released the file claims');
+  });
+});
