@@ -4,32 +4,30 @@
 
 namespace kioku::semantic {
 
-EntityUpserter::EntityUpserter(SQLite::Database& db)
-    : db_(db),
-      select_(db, "SELECT seq FROM semantic_entities WHERE norm_name = ? AND type = ?"),
-      insert_(db,
-              "INSERT INTO semantic_entities(id, type, name, norm_name, created_at) "
-              "VALUES (?, ?, ?, ?, ?)") {}
-
-std::int64_t EntityUpserter::Ensure(const std::string& type, const std::string& name,
-                                    const std::string& norm, std::int64_t now_ms) {
-  select_.reset();
-  select_.bind(1, norm);
-  select_.bind(2, type);
-  if (select_.executeStep()) {
-    const std::int64_t seq = select_.getColumn(0).getInt64();
-    select_.reset();
-    return seq;
+std::int64_t EnsureEntity(const Env& env, const std::string& type, const std::string& name,
+                          const std::string& norm, std::int64_t now_ms) {
+  {
+    SQLite::Statement& q =
+        env.Stmt("SELECT seq FROM semantic_entities WHERE norm_name = ? AND type = ?");
+    q.bind(1, norm);
+    q.bind(2, type);
+    if (q.executeStep()) {
+      const std::int64_t seq = q.getColumn(0).getInt64();
+      q.reset();
+      return seq;
+    }
+    q.reset();
   }
-  select_.reset();
-  insert_.reset();
-  insert_.bind(1, sdk::NewId(now_ms));
-  insert_.bind(2, type);
-  insert_.bind(3, name);
-  insert_.bind(4, norm);
-  insert_.bind(5, now_ms);
-  insert_.exec();
-  return db_.getLastInsertRowid();
+  SQLite::Statement& ins = env.Stmt(
+      "INSERT INTO semantic_entities(id, type, name, norm_name, created_at) "
+      "VALUES (?, ?, ?, ?, ?)");
+  ins.bind(1, sdk::NewId(now_ms));
+  ins.bind(2, type);
+  ins.bind(3, name);
+  ins.bind(4, norm);
+  ins.bind(5, now_ms);
+  ins.exec();
+  return env.db.getLastInsertRowid();
 }
 
 std::optional<Entity> LoadEntity(SQLite::Database& db, std::int64_t seq) {

@@ -1,7 +1,6 @@
 #pragma once
 /// @file entity_store.hpp
-/// Get-or-create of entities by (normalized name, type), with prepared statements kept for
-/// the life of the object (one transaction or one batch).
+/// Get-or-create of entities by (normalized name, type).
 
 #include <cstdint>
 #include <optional>
@@ -9,6 +8,8 @@
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
+
+#include "memory.hpp"
 
 namespace kioku::semantic {
 
@@ -21,19 +22,10 @@ struct Entity {
   std::int64_t created_at = 0;
 };
 
-class EntityUpserter {
- public:
-  explicit EntityUpserter(SQLite::Database& db);
-  /// Returns the seq of (norm, type), creating the entity (ULID id, display `name`) when
-  /// missing. Must run inside a write transaction.
-  std::int64_t Ensure(const std::string& type, const std::string& name, const std::string& norm,
-                      std::int64_t now_ms);
-
- private:
-  SQLite::Database& db_;
-  SQLite::Statement select_;
-  SQLite::Statement insert_;
-};
+/// Returns the seq of (norm, type), creating the entity (ULID id, display `name`) when
+/// missing. Must run inside a write transaction.
+std::int64_t EnsureEntity(const Env& env, const std::string& type, const std::string& name,
+                          const std::string& norm, std::int64_t now_ms);
 
 /// Loads an entity by seq; nullopt when absent.
 std::optional<Entity> LoadEntity(SQLite::Database& db, std::int64_t seq);

@@ -79,7 +79,8 @@ EvalReport RunGoldenSet(std::istream& in, const Settings& settings_in) {
   SQLite::Database db = sdk::OpenDatabase(":memory:");
   ApplyMigrations(db);
   sdk::ManualClock clock(kEvalNow);
-  Env env{db, clock, settings};
+  StatementCache statements;  // after db: its statements must be finalized first
+  Env env{db, clock, settings, statements};
 
   // Oldest first, so later values supersede earlier ones as they would have in real use.
   std::stable_sort(memories.begin(), memories.end(),

@@ -142,8 +142,9 @@ std::optional<Entity> FindEntity(SQLite::Database& db, const std::string& name_o
   return LoadEntity(db, q.getColumn(0).getInt64());
 }
 
-Entity EnsureNamedEntity(SQLite::Database& db, const std::string& name, const std::string& type,
+Entity EnsureNamedEntity(const Env& env, const std::string& name, const std::string& type,
                          std::int64_t now_ms) {
+  SQLite::Database& db = env.db;
   const std::string_view trimmed = Trim(name);
   if (trimmed.empty()) throw sdk::ToolError("entity name is empty");
   if (std::optional<Entity> found = FindEntity(db, std::string(trimmed), type)) {
@@ -151,8 +152,8 @@ Entity EnsureNamedEntity(SQLite::Database& db, const std::string& name, const st
     return *found;
   }
   const std::string t = type.empty() ? ClassifyEntityName(trimmed) : type;
-  EntityUpserter up(db);
-  const std::int64_t seq = up.Ensure(t, std::string(trimmed), NormalizeEntityName(trimmed), now_ms);
+  const std::int64_t seq =
+      EnsureEntity(env, t, std::string(trimmed), NormalizeEntityName(trimmed), now_ms);
   return *LoadEntity(db, seq);
 }
 

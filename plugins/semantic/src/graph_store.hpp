@@ -57,7 +57,7 @@ std::optional<Entity> FindEntity(SQLite::Database& db, const std::string& name_o
                                  const std::string& type = "");
 
 /// FindEntity or create it (type = `type`, else ClassifyEntityName). In a write transaction.
-Entity EnsureNamedEntity(SQLite::Database& db, const std::string& name, const std::string& type,
+Entity EnsureNamedEntity(const Env& env, const std::string& name, const std::string& type,
                          std::int64_t now_ms);
 
 /// Asserts from -type-> to valid over [valid_from, valid_to). In a write transaction.

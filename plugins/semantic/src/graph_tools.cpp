@@ -314,8 +314,8 @@ void RegisterGraphTools(sdk::Registrar& registrar, PluginContext& ctx) {
       }
       RelateOutcome outcome;
       sdk::WithWriteTransaction(env.db, [&] {
-        const Entity from = EnsureNamedEntity(env.db, args.at("from").get<std::string>(), from_type, now);
-        const Entity to = EnsureNamedEntity(env.db, args.at("to").get<std::string>(), to_type, now);
+        const Entity from = EnsureNamedEntity(env, args.at("from").get<std::string>(), from_type, now);
+        const Entity to = EnsureNamedEntity(env, args.at("to").get<std::string>(), to_type, now);
         outcome = Relate(env, from, type, to, valid_from, valid_to, call.caller.agent_id);
       });
       EntityNames names(env.db);

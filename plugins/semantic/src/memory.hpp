@@ -14,6 +14,7 @@
 #include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/tool.hpp"
 #include "settings.hpp"
+#include "statement_cache.hpp"
 
 namespace kioku::semantic {
 
@@ -24,6 +25,10 @@ struct Env {
   SQLite::Database& db;
   const sdk::Clock& clock;
   const Settings& settings;
+  StatementCache& statements;
+
+  /// A cached prepared statement on this env's connection (see StatementCache).
+  SQLite::Statement& Stmt(const std::string& sql) const { return statements.Get(db, sql); }
 };
 
 /// Where a memory applies (ARCHITECTURE.md "Identity and scope"). `project_id` is empty for

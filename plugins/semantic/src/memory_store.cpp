@@ -12,12 +12,6 @@ namespace {
 
 constexpr const char* kLiveStatuses = "('active','pinned','pending','contested')";
 
-SQLite::Statement& Fresh(SQLite::Statement& q) {
-  q.reset();
-  q.clearBindings();
-  return q;
-}
-
 bool SameKey(const Memory& m, const MemoryDraft& d) {
   return m.kind == d.kind && m.scope.kind == d.scope.kind &&
          m.scope.project_id == d.scope.project_id && m.scope.path == d.scope.path &&
@@ -34,49 +28,37 @@ std::int64_t DedupHash(const std::string& kind, const Scope& scope, const std::s
   return KeyHash({kind, scope.kind, scope.project_id, scope.path, subject, nv, nt});
 }
 
-struct MemoryWriter::Statements {
-  explicit Statements(SQLite::Database& db)
-      : insert(db,
-               "INSERT INTO semantic_memories(id, kind, text, subject, value, tags, cjk, "
-               "importance, confidence, status, source, source_ref, scope, project_id, path, "
-               "anchor, expires_at, agent_id, session_id, captured_at, updated_at, dedup_hash) "
-               "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)"),
-        find_same(db, std::string("SELECT ") + kMemoryColumns +
-                          " FROM semantic_memories m WHERE m.dedup_hash = ? AND m.status IN " +
-                          kLiveStatuses + " ORDER BY (m.status = 'pending'), m.seq"),
-        rivals(db, std::string("SELECT ") + kMemoryColumns +
-                       " FROM semantic_memories m WHERE m.subject <> '' AND m.subject = ? AND "
-                       "m.scope = ? AND m.project_id = ? AND m.path = ? AND m.seq <> ? AND "
-                       "m.status IN " + kLiveStatuses),
-        supersede(db,
-                  "UPDATE semantic_memories SET prior_status = status, status = 'superseded', "
-                  "superseded_at = ?, superseded_by = ? WHERE seq = ?"),
-        history(db,
-                "INSERT INTO semantic_memory_history(memory_id, action, at, agent_id, detail, "
-                "snapshot) VALUES (?,?,?,?,?,?)"),
-        link(db,
-             "INSERT OR IGNORE INTO semantic_memory_entities(memory_seq, entity_seq) "
-             "VALUES (?, ?)"),
-        tag(db, "INSERT OR IGNORE INTO semantic_memory_tags(tag, memory_seq) VALUES (?, ?)"),
-        entities(db) {}
+const std::string kInsertSql =
+    "INSERT INTO semantic_memories(id, kind, text, subject, value, tags, cjk, importance, "
+    "confidence, status, source, source_ref, scope, project_id, path, anchor, expires_at, "
+    "agent_id, session_id, captured_at, updated_at, dedup_hash) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+const std::string kFindSameSql = std::string("SELECT ") + kMemoryColumns +
+                                 " FROM semantic_memories m WHERE m.dedup_hash = ? AND "
+                                 "m.status IN " + kLiveStatuses +
+                                 " ORDER BY (m.status = 'pending'), m.seq";
+const std::string kRivalsSql = std::string("SELECT ") + kMemoryColumns +
+                               " FROM semantic_memories m WHERE m.subject <> '' AND "
+                               "m.subject = ? AND m.scope = ? AND m.project_id = ? AND "
+                               "m.path = ? AND m.seq <> ? AND m.status IN " + kLiveStatuses;
+const std::string kSupersedeSql =
+    "UPDATE semantic_memories SET prior_status = status, status = 'superseded', "
+    "superseded_at = ?, superseded_by = ? WHERE seq = ?";
+const std::string kHistorySql =
+    "INSERT INTO semantic_memory_history(memory_id, action, at, agent_id, detail, snapshot) "
+    "VALUES (?,?,?,?,?,?)";
+const std::string kLinkSql =
+    "INSERT OR IGNORE INTO semantic_memory_entities(memory_seq, entity_seq) VALUES (?, ?)";
+const std::string kTagSql =
+    "INSERT OR IGNORE INTO semantic_memory_tags(tag, memory_seq) VALUES (?, ?)";
 
-  SQLite::Statement insert;
-  SQLite::Statement find_same;
-  SQLite::Statement rivals;
-  SQLite::Statement supersede;
-  SQLite::Statement history;
-  SQLite::Statement link;
-  SQLite::Statement tag;
-  EntityUpserter entities;
-};
-
-MemoryWriter::MemoryWriter(Env env) : env_(env), st_(std::make_unique<Statements>(env.db)) {}
+MemoryWriter::MemoryWriter(Env env) : env_(env) {}
 MemoryWriter::~MemoryWriter() = default;
 
 void MemoryWriter::History(const std::string& memory_id, const std::string& action,
                            const Author& author, const std::string& detail,
                            const std::string* snapshot) {
-  auto& q = Fresh(st_->history);
+  SQLite::Statement& q = env_.Stmt(kHistorySql);
   q.bind(1, memory_id);
   q.bind(2, action);
   q.bind(3, env_.clock.NowMs());
@@ -93,8 +75,8 @@ void MemoryWriter::History(const std::string& memory_id, const std::string& acti
 void MemoryWriter::LinkEntities(std::int64_t seq, const std::string& text) {
   const std::int64_t now = env_.clock.NowMs();
   for (const EntityMention& e : ExtractEntities(text)) {
-    const std::int64_t entity = st_->entities.Ensure(e.type, e.name, e.norm, now);
-    auto& q = Fresh(st_->link);
+    const std::int64_t entity = EnsureEntity(env_, e.type, e.name, e.norm, now);
+    SQLite::Statement& q = env_.Stmt(kLinkSql);
     q.bind(1, seq);
     q.bind(2, entity);
     q.exec();
@@ -103,7 +85,7 @@ void MemoryWriter::LinkEntities(std::int64_t seq, const std::string& text) {
 
 void MemoryWriter::WriteTags(std::int64_t seq, const std::vector<std::string>& tags) {
   for (const std::string& t : tags) {
-    auto& q = Fresh(st_->tag);
+    SQLite::Statement& q = env_.Stmt(kTagSql);
     q.bind(1, t);
     q.bind(2, seq);
     q.exec();
@@ -111,7 +93,7 @@ void MemoryWriter::WriteTags(std::int64_t seq, const std::vector<std::string>& t
 }
 
 std::optional<Memory> MemoryWriter::FindSame(const MemoryDraft& d, std::int64_t hash) {
-  auto& q = Fresh(st_->find_same);
+  SQLite::Statement& q = env_.Stmt(kFindSameSql);
   q.bind(1, hash);
   std::optional<Memory> found;
   while (q.executeStep()) {
@@ -131,7 +113,7 @@ void MemoryWriter::ResolveSubject(Memory& m, const Author& author, bool force,
   if (m.subject.empty()) return;
   std::vector<Memory> rivals;
   {
-    auto& q = Fresh(st_->rivals);
+    SQLite::Statement& q = env_.Stmt(kRivalsSql);
     q.bind(1, m.subject);
     q.bind(2, m.scope.kind);
     q.bind(3, m.scope.project_id);
@@ -165,7 +147,7 @@ void MemoryWriter::ResolveSubject(Memory& m, const Author& author, bool force,
   }
   const std::int64_t now = env_.clock.NowMs();
   for (const Memory& r : rivals) {
-    auto& q = Fresh(st_->supersede);
+    SQLite::Statement& q = env_.Stmt(kSupersedeSql);
     q.bind(1, now);
     q.bind(2, m.id);
     q.bind(3, r.seq);
@@ -238,7 +220,7 @@ WriteResult MemoryWriter::Remember(const MemoryDraft& d, const Author& author) {
   m.captured_at = now;
   m.updated_at = now;
 
-  auto& q = Fresh(st_->insert);
+  SQLite::Statement& q = env_.Stmt(kInsertSql);
   q.bind(1, m.id);
   q.bind(2, m.kind);
   q.bind(3, m.text);

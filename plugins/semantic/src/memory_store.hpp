@@ -79,7 +79,7 @@ struct EditResult {
 std::int64_t DedupHash(const std::string& kind, const Scope& scope, const std::string& subject,
                        const std::string& value, const std::string& text);
 
-/// Writer bound to one transaction; keeps its prepared statements for the batch.
+/// Writer used inside one write transaction (statements come from the env's cache).
 class MemoryWriter {
  public:
   explicit MemoryWriter(Env env);
@@ -110,7 +110,6 @@ class MemoryWriter {
   void MarkRecalled(const std::vector<std::int64_t>& seqs);
 
  private:
-  struct Statements;
   void History(const std::string& memory_id, const std::string& action, const Author& author,
                const std::string& detail, const std::string* snapshot = nullptr);
   void LinkEntities(std::int64_t seq, const std::string& text);
@@ -122,7 +121,6 @@ class MemoryWriter {
   std::optional<Memory> FindSame(const MemoryDraft& d, std::int64_t hash);
 
   Env env_;
-  std::unique_ptr<Statements> st_;
 };
 
 }  // namespace kioku::semantic

@@ -17,6 +17,13 @@ double Retrievability(double elapsed_days, double half_life_days, double c) {
 
 ScoreParts ScoreMemory(const Memory& m, const std::string& status, double rrf,
                        std::int64_t now_ms, const MultiplierSettings& s) {
+  return Score(ScoreInput{m.kind, m.importance, m.confidence, m.updated_at, m.recall_count,
+                          m.reaffirm_count},
+               status, rrf, now_ms, s);
+}
+
+ScoreParts Score(const ScoreInput& m, const std::string& status, double rrf,
+                 std::int64_t now_ms, const MultiplierSettings& s) {
   ScoreParts p;
   p.rrf = rrf;
   if (status != "pinned") {

@@ -55,8 +55,22 @@ struct ScoreParts {
   double total = 0;
 };
 
-/// Computes the multipliers for `m` at time `now_ms`, given `status` (the status the memory
-/// had at the time asked about; may differ from m.status for as_of queries).
+/// The fields of a memory the multipliers read.
+struct ScoreInput {
+  std::string kind;
+  int importance = 5;
+  double confidence = 1.0;
+  std::int64_t updated_at = 0;
+  int recall_count = 0;
+  int reaffirm_count = 0;
+};
+
+/// Computes the multipliers at time `now_ms`, given `status` (the status the memory had at
+/// the time asked about; may differ from the stored one for as_of queries).
+ScoreParts Score(const ScoreInput& in, const std::string& status, double rrf,
+                 std::int64_t now_ms, const MultiplierSettings& s);
+
+/// Score() over a full memory.
 ScoreParts ScoreMemory(const Memory& m, const std::string& status, double rrf,
                        std::int64_t now_ms, const MultiplierSettings& s);
 

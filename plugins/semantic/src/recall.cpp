@@ -1,6 +1,7 @@
 #include "recall.hpp"
 
 #include <algorithm>
+#include <map>
 #include <set>
 #include <unordered_map>
 #include <variant>
@@ -46,28 +47,26 @@ constexpr const char* kCandidateColumns =
     "m.updated_at, m.last_recalled_at, m.recall_count, m.reaffirm_count";
 
 struct Candidate {
-  Memory light;        // only the kCandidateColumns fields are set
+  std::int64_t seq = 0;
+  ScoreInput in;       // what the multipliers read
   std::string status;  // status at as_of (or now)
 };
 
 Candidate ReadCandidate(SQLite::Statement& q, const std::optional<std::int64_t>& as_of) {
   Candidate c;
-  Memory& m = c.light;
-  m.seq = q.getColumn(0).getInt64();
-  m.kind = q.getColumn(1).getString();
-  m.importance = q.getColumn(2).getInt();
-  m.confidence = q.getColumn(3).getDouble();
-  m.status = q.getColumn(4).getString();
-  m.prior_status = q.getColumn(5).getString();
-  m.superseded_at = q.getColumn(6).isNull() ? 0 : q.getColumn(6).getInt64();
-  m.updated_at = q.getColumn(7).getInt64();
-  m.last_recalled_at = q.getColumn(8).isNull() ? 0 : q.getColumn(8).getInt64();
-  m.recall_count = q.getColumn(9).getInt();
-  m.reaffirm_count = q.getColumn(10).getInt();
-  c.status = m.status;
-  if (as_of && m.status == "superseded" && m.superseded_at > *as_of && !m.prior_status.empty()) {
-    c.status = m.prior_status;
+  c.seq = q.getColumn(0).getInt64();
+  c.in.kind = q.getColumn(1).getString();
+  c.in.importance = q.getColumn(2).getInt();
+  c.in.confidence = q.getColumn(3).getDouble();
+  c.status = q.getColumn(4).getString();
+  if (as_of && c.status == "superseded") {
+    const std::int64_t superseded_at = q.getColumn(6).isNull() ? 0 : q.getColumn(6).getInt64();
+    const std::string prior = q.getColumn(5).getString();
+    if (superseded_at > *as_of && !prior.empty()) c.status = prior;
   }
+  c.in.updated_at = q.getColumn(7).getInt64();
+  c.in.recall_count = q.getColumn(9).getInt();
+  c.in.reaffirm_count = q.getColumn(10).getInt();
   return c;
 }
 
@@ -129,79 +128,146 @@ Sql FilterSql(const RecallRequest& r, const Viewer& v, std::int64_t now) {
 struct ListResult {
   sdk::RankList list;
   std::vector<Candidate> rows;
+  std::vector<double> scores;  // the query's extra "score" column, when it has one
 };
 
-ListResult RunList(SQLite::Database& db, const std::string& name, double weight,
+ListResult RunList(const Env& env, const std::string& name, double weight,
                    const std::string& sql, const std::vector<Bind>& binds,
                    const std::optional<std::int64_t>& as_of) {
   ListResult out;
   out.list.name = name;
   out.list.weight = weight;
-  SQLite::Statement q(db, sql);
+  SQLite::Statement& q = env.Stmt(sql);
   BindAll(q, binds);
+  const int score_col = q.getColumnCount() > 11 ? 11 : -1;
   while (q.executeStep()) {
     Candidate c = ReadCandidate(q, as_of);
-    out.list.ids.push_back(std::to_string(c.light.seq));
+    if (score_col >= 0) out.scores.push_back(q.getColumn(score_col).getDouble());
+    out.list.ids.push_back(std::to_string(c.seq));
     out.rows.push_back(std::move(c));
   }
   return out;
 }
 
-// FTS list: MATCH on `table`, joined to the memories by rowid with the filters applied.
+std::string JoinOr(const std::vector<std::string>& terms) {
+  std::string expr;
+  for (const std::string& t : terms) expr += (expr.empty() ? "" : " OR ") + t;
+  return expr;
+}
+
+// FTS list over `table` for the query `terms` (each one FTS5 expression: a quoted token or
+// a bigram phrase), joined to the memories by rowid with the filters applied.
+//
+// Bounded work: BM25 needs every matching row scored, which for a term in most rows costs
+// O(rows). So each term's document frequency is first counted up to `scan_limit`
+// (LIMIT inside the count). Rare terms (df <= scan_limit) are ranked exactly by BM25,
+// with the common terms still contributing to the score of those rows
+// ("(rare…) AND (rare… OR common…)"). Only when that yields fewer than the list size do
+// the common terms add candidates: their newest matches (rowid order, which FTS5 streams
+// without sorting), BM25-scored and sorted in memory.
 ListResult FtsList(const Env& env, const std::string& name, double weight,
                    const std::string& table, const std::string& rank_expr,
-                   const std::string& match, const Sql& filter,
-                   const std::optional<std::int64_t>& as_of) {
-  const std::string sql = std::string("SELECT ") + kCandidateColumns + " FROM " + table +
-                          " f JOIN semantic_memories m ON m.seq = f.rowid WHERE " + table +
-                          " MATCH ? AND " + filter.text + " ORDER BY " + rank_expr +
-                          " LIMIT " + std::to_string(env.settings.recall.candidates_per_list);
-  std::vector<Bind> binds;
-  binds.emplace_back(match);
-  binds.insert(binds.end(), filter.binds.begin(), filter.binds.end());
-  return RunList(env.db, name, weight, sql, binds, as_of);
+                   const std::vector<std::string>& terms, const Sql& filter,
+                   const std::optional<std::int64_t>& as_of,
+                   int n, std::map<std::string, int>* dfs = nullptr) {
+  const int scan = env.settings.recall.scan_limit;
+  std::vector<std::string> rare, common;
+  {
+    SQLite::Statement& df = env.Stmt(
+        "SELECT count(*) FROM (SELECT 1 FROM " + table + " WHERE " + table +
+                    " MATCH ? LIMIT ?)");
+    for (const std::string& t : terms) {
+      df.reset();
+      df.bind(1, t);
+      df.bind(2, scan + 1);
+      df.executeStep();
+      const int count = df.getColumn(0).getInt();
+      if (dfs != nullptr) (*dfs)[t] = count;
+      (count <= scan ? rare : common).push_back(t);
+    }
+  }
+  const std::string select = std::string("SELECT ") + kCandidateColumns + ", " + rank_expr +
+                             " AS score FROM " + table +
+                             " f JOIN semantic_memories m ON m.seq = f.rowid WHERE " + table +
+                             " MATCH ? AND " + filter.text;
+  const auto binds_for = [&](const std::string& match) {
+    std::vector<Bind> b;
+    b.emplace_back(match);
+    b.insert(b.end(), filter.binds.begin(), filter.binds.end());
+    return b;
+  };
+  ListResult out;
+  if (!rare.empty()) {
+    std::string match = "(" + JoinOr(rare) + ")";
+    if (!common.empty()) match += " AND (" + JoinOr(terms) + ")";
+    out = RunList(env, name, weight, select + " ORDER BY score LIMIT " + std::to_string(n),
+                  binds_for(match), as_of);
+  } else {
+    out.list.name = name;
+    out.list.weight = weight;
+  }
+  if (static_cast<int>(out.rows.size()) < n && !common.empty()) {
+    ListResult newest = RunList(env, name, weight,
+                                select + " ORDER BY f.rowid DESC LIMIT " + std::to_string(n),
+                                binds_for(JoinOr(common)), as_of);
+    std::vector<std::size_t> order(newest.rows.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return newest.scores[a] < newest.scores[b];  // bm25: lower is better
+    });
+    std::set<std::string> have(out.list.ids.begin(), out.list.ids.end());
+    for (std::size_t i : order) {
+      if (static_cast<int>(out.rows.size()) >= n) break;
+      if (!have.insert(newest.list.ids[i]).second) continue;
+      out.list.ids.push_back(newest.list.ids[i]);
+      out.rows.push_back(std::move(newest.rows[i]));
+    }
+  }
+  return out;
 }
 
-// Word query for the BM25 list: every token quoted (sdk::FtsTokens/QuoteFtsToken, never raw
-// MATCH), OR-joined, function words dropped unless nothing else is left ("what is it").
-std::optional<std::string> WordQuery(std::string_view query) {
+// Word terms for the BM25 list: every token quoted (sdk::FtsTokens/QuoteFtsToken, never raw
+// MATCH), function words dropped unless nothing else is left ("what is it").
+std::vector<std::string> WordTerms(std::string_view query) {
   const std::vector<std::string> tokens = sdk::FtsTokens(query);
-  if (tokens.empty()) return std::nullopt;
   const bool all_stop = std::all_of(tokens.begin(), tokens.end(),
                                     [](const std::string& t) { return IsStopword(t); });
-  std::string expr;
+  std::vector<std::string> out;
   for (const std::string& tok : tokens) {
     if (!all_stop && IsStopword(tok)) continue;
-    if (!expr.empty()) expr += " OR ";
-    expr += sdk::QuoteFtsToken(tok);
+    out.push_back(sdk::QuoteFtsToken(tok));
   }
-  return expr;
+  return out;
 }
 
-// Query words worth a trigram match: >= 3 characters and not a function word.
-std::optional<std::string> TrigramQuery(std::string_view query) {
+// Terms for the trigram (substring) list: >= 3 characters, not a function word, and not
+// found as a word by the word index (`word_df` = 0): partial words ("thentic"), CJK
+// substrings, fragments of identifiers. Words the word index already finds add no recall
+// there but cost the most (common trigrams have the longest doclists), and on the golden
+// set skipping them changed nothing (README "Ranking").
+std::vector<std::string> TrigramTerms(std::string_view query,
+                                      const std::map<std::string, int>& word_df) {
   sdk::FtsQueryOptions opt;
   opt.min_token_chars = 3;
-  std::string expr;
+  std::vector<std::string> out;
   for (const std::string& tok : sdk::FtsTokens(query, opt)) {
     if (IsStopword(tok)) continue;
-    if (!expr.empty()) expr += " OR ";
-    expr += sdk::QuoteFtsToken(tok);
+    const std::string quoted = sdk::QuoteFtsToken(tok);
+    const auto it = word_df.find(quoted);
+    if (it == word_df.end() || it->second == 0) out.push_back(quoted);
   }
-  if (expr.empty()) return std::nullopt;
-  return expr;
+  return out;
 }
 
 // One phrase of adjacent bigrams per CJK run ("東京都" → "東京" + "京都"), which matches
 // exactly the runs containing that substring; a lone character is a prefix query.
-std::optional<std::string> CjkQuery(std::string_view query) {
-  std::string expr;
-  int runs = 0;
+std::vector<std::string> CjkTerms(std::string_view query) {
+  std::vector<std::string> out;
   for (const std::string& run : CjkRuns(query.substr(0, 4096))) {
-    if (++runs > 16) break;
+    if (out.size() >= 16) break;
     const std::vector<std::string> grams = CjkBigrams(run);
     std::string phrase;
-    if (grams.size() == 1 && grams.front() == run) {
+    if (grams.size() == 1 && grams.front() == run && run.size() <= 4) {
       phrase = sdk::QuoteFtsToken(run) + "*";
     } else {
       for (const std::string& g : grams) {
@@ -209,16 +275,14 @@ std::optional<std::string> CjkQuery(std::string_view query) {
         phrase += sdk::QuoteFtsToken(g);
       }
     }
-    if (!expr.empty()) expr += " OR ";
-    expr += phrase;
+    out.push_back(phrase);
   }
-  if (expr.empty()) return std::nullopt;
-  return expr;
+  return out;
 }
 
 // Entity seqs named by the query: extracted mentions plus plain words that happen to be
 // entity names ("pnpm", "redis"), each an index probe on norm_name.
-std::vector<std::int64_t> QueryEntities(SQLite::Database& db, std::string_view query) {
+std::vector<std::int64_t> QueryEntities(const Env& env, std::string_view query) {
   std::vector<std::string> names;
   std::set<std::string> seen;
   for (const EntityMention& e : ExtractEntities(query, 16)) {
@@ -244,8 +308,8 @@ std::vector<std::int64_t> QueryEntities(SQLite::Database& db, std::string_view q
     pos = end;
   }
   if (names.empty()) return {};
-  SQLite::Statement q(db, "SELECT seq FROM semantic_entities WHERE norm_name IN (" +
-                              Placeholders(names.size()) + ") LIMIT 32");
+  SQLite::Statement& q = env.Stmt("SELECT seq FROM semantic_entities WHERE norm_name IN (" +
+                                  Placeholders(names.size()) + ") LIMIT 32");
   for (std::size_t i = 0; i < names.size(); ++i) q.bind(static_cast<int>(i + 1), names[i]);
   std::vector<std::int64_t> out;
   while (q.executeStep()) out.push_back(q.getColumn(0).getInt64());
@@ -253,8 +317,7 @@ std::vector<std::int64_t> QueryEntities(SQLite::Database& db, std::string_view q
 }
 
 ListResult EntityList(const Env& env, const std::vector<std::int64_t>& entities,
-                      const Sql& filter, const std::optional<std::int64_t>& as_of) {
-  const int n = env.settings.recall.candidates_per_list;
+                      const Sql& filter, const std::optional<std::int64_t>& as_of, int n) {
   // Each entity contributes its newest links only, so a hub entity cannot make the
   // query walk thousands of rows.
   std::string cte;
@@ -272,7 +335,7 @@ ListResult EntityList(const Env& env, const std::vector<std::int64_t>& entities,
   std::vector<Bind> binds;
   for (std::int64_t e : entities) binds.emplace_back(e);
   binds.insert(binds.end(), filter.binds.begin(), filter.binds.end());
-  return RunList(env.db, "entity", env.settings.weights.entity, sql, binds, as_of);
+  return RunList(env, "entity", env.settings.weights.entity, sql, binds, as_of);
 }
 
 // The text a memory had at `as_of`: the snapshot saved by the first edit after it.
@@ -323,43 +386,47 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
   const std::int64_t score_time = r.as_of.value_or(now);
   const Sql filter = FilterSql(r, viewer, now);
   const ListWeights& w = env.settings.weights;
-  const int n = env.settings.recall.candidates_per_list;
+  // Each list contributes at least twice the answer size, so withheld and filtered rows
+  // still leave enough candidates.
+  const int n = std::max(env.settings.recall.candidates_per_list, 2 * r.limit);
   RecallOutcome out;
 
   std::vector<ListResult> lists;
   const std::string_view query = Trim(r.query);
   if (!query.empty()) {
-    const std::optional<std::string> words = WordQuery(query);
-    if (!words) {
+    const std::vector<std::string> words = WordTerms(query);
+    if (words.empty()) {
       throw sdk::ToolError(
           "query has no searchable words (only operators or punctuation); send words, "
           "identifiers or paths, or omit query to list by recency and importance");
     }
     out.text_query = true;
     // Column weights: a hit in subject/value/tags says more than one in running text.
+    std::map<std::string, int> word_df;
     lists.push_back(FtsList(env, "bm25", w.bm25, "semantic_fts",
-                            "bm25(semantic_fts, 1.0, 2.0, 2.0, 1.5)", *words, filter, r.as_of));
-    if (const auto tri = TrigramQuery(query); tri && w.trigram > 0) {
-      lists.push_back(FtsList(env, "trigram", w.trigram, "semantic_fts_trigram", "f.rank", *tri,
-                              filter, r.as_of));
+                            "bm25(semantic_fts, 1.0, 2.0, 2.0, 1.5)", words, filter, r.as_of,
+                            n, &word_df));
+    if (const auto tri = TrigramTerms(query, word_df); !tri.empty() && w.trigram > 0) {
+      lists.push_back(FtsList(env, "trigram", w.trigram, "semantic_fts_trigram",
+                              "bm25(semantic_fts_trigram)", tri, filter, r.as_of, n));
     }
-    if (const auto cjk = CjkQuery(query); cjk && w.cjk > 0) {
-      lists.push_back(
-          FtsList(env, "cjk", w.cjk, "semantic_fts_cjk", "f.rank", *cjk, filter, r.as_of));
+    if (const auto cjk = CjkTerms(query); !cjk.empty() && w.cjk > 0) {
+      lists.push_back(FtsList(env, "cjk", w.cjk, "semantic_fts_cjk", "bm25(semantic_fts_cjk)",
+                              cjk, filter, r.as_of, n));
     }
     if (w.entity > 0) {
-      const std::vector<std::int64_t> entities = QueryEntities(env.db, query);
-      if (!entities.empty()) lists.push_back(EntityList(env, entities, filter, r.as_of));
+      const std::vector<std::int64_t> entities = QueryEntities(env, query);
+      if (!entities.empty()) lists.push_back(EntityList(env, entities, filter, r.as_of, n));
     }
   } else {
     // No text: newest and most important first, straight from their indexes.
     const char* time_col = r.as_of ? "m.captured_at" : "m.updated_at";
-    lists.push_back(RunList(env.db, "recency", w.recency,
+    lists.push_back(RunList(env, "recency", w.recency,
                             std::string("SELECT ") + kCandidateColumns +
                                 " FROM semantic_memories m WHERE " + filter.text + " ORDER BY " +
                                 time_col + " DESC LIMIT " + std::to_string(n),
                             filter.binds, r.as_of));
-    lists.push_back(RunList(env.db, "importance", w.importance,
+    lists.push_back(RunList(env, "importance", w.importance,
                             std::string("SELECT ") + kCandidateColumns +
                                 " FROM semantic_memories m WHERE " + filter.text +
                                 " ORDER BY m.importance DESC, m.updated_at DESC LIMIT " +
@@ -370,7 +437,7 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
   std::unordered_map<std::int64_t, Candidate> by_seq;
   std::vector<sdk::RankList> rank_lists;
   for (ListResult& l : lists) {
-    for (Candidate& c : l.rows) by_seq.emplace(c.light.seq, std::move(c));
+    for (Candidate& c : l.rows) by_seq.emplace(c.seq, std::move(c));
     rank_lists.push_back(std::move(l.list));
   }
   out.candidates = static_cast<int>(by_seq.size());
@@ -389,8 +456,8 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
     const auto it = by_seq.find(std::stoll(item.id));
     if (it == by_seq.end()) continue;
     scored.push_back({&item, &it->second,
-                      ScoreMemory(it->second.light, it->second.status, item.score, score_time,
-                                  env.settings.multipliers)});
+                      Score(it->second.in, it->second.status, item.score, score_time,
+                            env.settings.multipliers)});
   }
   std::stable_sort(scored.begin(), scored.end(), [](const Scored& a, const Scored& b) {
     return a.parts.total > b.parts.total;
@@ -415,12 +482,26 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
     chosen.push_back(&s);
   }
 
+  // Full rows for the winners only, in one statement.
+  std::unordered_map<std::int64_t, Memory> rows;
+  if (!chosen.empty()) {
+    SQLite::Statement& q = env.Stmt(
+        std::string("SELECT ") + kMemoryColumns +
+                    " FROM semantic_memories m WHERE m.seq IN (" + Placeholders(chosen.size()) + ")");
+    int i = 1;
+    for (const Scored* s : chosen) q.bind(i++, s->cand->seq);
+    while (q.executeStep()) {
+      Memory m = ReadMemory(q);
+      const std::int64_t seq = m.seq;
+      rows.emplace(seq, std::move(m));
+    }
+  }
   for (const Scored* s : chosen) {
-    std::optional<Memory> full = LoadMemoryBySeq(env.db, s->cand->light.seq);
-    if (!full) continue;
-    if (r.as_of) RestoreTextAsOf(env.db, *full, *r.as_of);
+    auto full = rows.find(s->cand->seq);
+    if (full == rows.end()) continue;
+    if (r.as_of) RestoreTextAsOf(env.db, full->second, *r.as_of);
     RecalledMemory rm;
-    rm.memory = std::move(*full);
+    rm.memory = std::move(full->second);
     rm.status = s->cand->status;
     rm.trust = TrustLabel(rm.status);
     rm.score = s->parts;

@@ -25,7 +25,7 @@ std::vector<sdk::Migration> SemanticPlugin::Migrations() const { return Semantic
 
 void SemanticPlugin::Register(sdk::Registrar& registrar) {
   // Settings are validated by the host before Register; read them once here.
-  ctx_ = std::make_unique<PluginContext>(PluginContext{host_, ParseSettings(host_.Settings())});
+  ctx_ = std::make_unique<PluginContext>(host_, ParseSettings(host_.Settings()));
   RegisterWriteTools(registrar, *ctx_);
   RegisterRecallTool(registrar, *ctx_);
   RegisterManageTools(registrar, *ctx_);

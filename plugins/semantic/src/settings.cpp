@@ -60,7 +60,8 @@ Json SettingsSchema() {
        Object({
            {"default_limit", Int(1, 100, 10, "Results when the call gives no limit.")},
            {"token_budget", Int(50, 100000, 2000, "Estimated tokens the answer text may use.")},
-           {"candidates_per_list", Int(10, 5000, 200, "Rows each rank list contributes.")},
+           {"candidates_per_list", Int(10, 5000, 100, "Rows each rank list contributes (at least 2x limit).")},
+           {"scan_limit", Int(50, 100000, 1000, "Matches above which a term counts as common.")},
            {"rrf_k", Num(0.5, 1000, 5, "Reciprocal Rank Fusion constant k.")},
            {"show_unconfirmed", Bool(true, "Show pending/contested memories, labelled.")},
            {"max_unconfirmed", Int(0, 100, 3, "Labelled unconfirmed memories per answer.")},
@@ -106,6 +107,7 @@ Settings ParseSettings(const Json& section) {
     Read(r, "default_limit", s.recall.default_limit);
     Read(r, "token_budget", s.recall.token_budget);
     Read(r, "candidates_per_list", s.recall.candidates_per_list);
+    Read(r, "scan_limit", s.recall.scan_limit);
     Read(r, "rrf_k", s.recall.rrf_k);
     Read(r, "show_unconfirmed", s.recall.show_unconfirmed);
     Read(r, "max_unconfirmed", s.recall.max_unconfirmed);

@@ -15,7 +15,11 @@ namespace kioku::semantic {
 struct RecallSettings {
   int default_limit = 10;          ///< memory_recall `limit` when absent (max 100).
   int token_budget = 2000;         ///< Estimated tokens the result text may use.
-  int candidates_per_list = 200;   ///< Rows each rank list may contribute (bounded cost).
+  int candidates_per_list = 100;   ///< Rows each rank list contributes (at least 2×limit).
+  /// A query term matching more rows than this is "common": it no longer selects
+  /// candidates by itself (only its newest matches are scored), so no recall scores
+  /// every row of a frequent term.
+  int scan_limit = 1000;
   double rrf_k = 5.0;              ///< RRF constant k (see README "Ranking": tuned).
   bool show_unconfirmed = true;    ///< Show pending/contested (labelled) at all.
   int max_unconfirmed = 3;         ///< At most this many labelled unconfirmed per answer.

@@ -23,10 +23,12 @@ using Json = nlohmann::json;
 
 /// What every handler needs; owned by the plugin, outlives the registered handlers.
 struct PluginContext {
+  PluginContext(sdk::HostServices& h, Settings s) : host(h), settings(std::move(s)) {}
   sdk::HostServices& host;
   Settings settings;
+  StatementCache statements;
 
-  Env MakeEnv() { return Env{host.Db(), host.GetClock(), settings}; }
+  Env MakeEnv() { return Env{host.Db(), host.GetClock(), settings, statements}; }
 };
 
 /// Hard limits (also in the input schemas).
