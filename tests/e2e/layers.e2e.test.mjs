@@ -82,10 +82,10 @@ describe('semantic layer through kioku serve', () => {
     'remember → recall → reaffirm → supersede → edit/history → forget → purge',
     {
       todo:
-        'flaky, same StatementCache bug as the test below (depends on which worker thread runs each call): after ' +
+        'same StatementCache bug as the test below (which worker thread runs each call decides it): after ' +
         'memory_remember {text:"We switched the package manager to bun.",kind:"decision",subject:"package-manager",value:"bun"} ' +
         '→ {results:[{id:B,action:"superseded",replaced:[A]}]}, memory_edit {id:B,text:"We switched the package manager to bun ' +
-        'for faster installs."} → isError "internal error in memory_edit: database is locked" (2 of 3 runs)',
+        'for faster installs."} → isError "internal error in memory_edit: database is locked" (every run with the release build)',
     },
     async () => {
     const { client } = session;
@@ -188,7 +188,7 @@ describe('semantic layer through kioku serve', () => {
     {
       todo:
         'semantic StatementCache resets a cached statement only on its next Get, so a SELECT stepped once ' +
-        '(e.g. by memory_recall) keeps a read transaction open on that worker thread\'s connection: ' +
+        '(e.g. recall.cpp\'s df count(*) statement in memory_recall, stepped to its one row and never reset) keeps a read transaction open on that worker thread\'s connection: ' +
         'memory_remember {text:"The engine is written in C++.",kind:"fact"} → {results:[{id:X,action:"remembered"}]}, ' +
         'then memory_get {id:X} → isError "unknown memory id \'X\'; send an id from memory_recall or memory_list" (stale snapshot) ' +
         'and memory_edit {id:X,text:...} → isError "internal error in memory_edit: database is locked" (SQLITE_BUSY_SNAPSHOT)',
