@@ -13,6 +13,8 @@
 #include "migrations.hpp"
 #include "plugin_loader.hpp"
 
+#include <sqlite3.h>
+
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/text.hpp"
 
@@ -27,6 +29,30 @@ void CheckToolName(const std::string& name) {
   if (name.size() > kMaxToolNameLength || !std::regex_match(name, kPattern)) {
     throw std::runtime_error("tool name '" + name +
                              "' is invalid: use snake_case matching ^[a-z][a-z0-9_]*$, at most 48 characters");
+  }
+}
+
+// Counts Runtime::Call frames on this thread, so cleanup runs only when the outermost call
+// ends (a nested CallTool must not disturb the statements of the call that made it).
+thread_local int active_calls = 0;
+struct CallFrame {
+  CallFrame() { ++active_calls; }
+  ~CallFrame() { --active_calls; }
+  bool Outermost() const { return active_calls == 1; }
+};
+
+// A connection goes back to its thread clean after every tool call: a statement a plugin
+// stepped but never reset keeps a read transaction open (stale snapshot for later reads,
+// SQLITE_BUSY_SNAPSHOT for later writes), and a transaction left open would block every
+// writer. Both are plugin bugs; this is the safety net, and it says so in the log.
+void ReturnConnectionClean(SQLite::Database& db, sdk::Logger& log, const std::string& tool) {
+  sqlite3* handle = db.getHandle();
+  for (sqlite3_stmt* stmt = sqlite3_next_stmt(handle, nullptr); stmt; stmt = sqlite3_next_stmt(handle, stmt)) {
+    if (sqlite3_stmt_busy(stmt)) sqlite3_reset(stmt);
+  }
+  if (!sqlite3_get_autocommit(handle)) {
+    log.Error("tool '" + tool + "' left a transaction open; rolled back");
+    sqlite3_exec(handle, "ROLLBACK", nullptr, nullptr, nullptr);
   }
 }
 
@@ -244,6 +270,7 @@ CallOutcome Runtime::Call(std::string_view name, const nlohmann::json& args, con
     ctx.deadline = started + std::chrono::milliseconds(impl_->options.call_timeout_ms);
   }
 
+  CallFrame call_frame;
   CallOutcome out;
   const nlohmann::json& effective = args.is_null() ? nlohmann::json::object() : args;
   auto violations = entry.input->Validate(effective);
@@ -277,6 +304,7 @@ CallOutcome Runtime::Call(std::string_view name, const nlohmann::json& args, con
     if (ctx.Cancelled() || ctx.Expired()) out.outcome = "timeout";
   }
   out.latency_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
+  if (call_frame.Outermost()) ReturnConnectionClean(impl_->pool->ForThisThread(), *impl_->log, entry.tool.spec.name);
 
   sdk::ToolCallEvent event;
   event.tool = entry.tool.spec.name;
