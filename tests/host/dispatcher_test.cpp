@@ -108,7 +108,7 @@ class DispatcherTest : public ::testing::Test {
 // --- reference schemas ------------------------------------------------------------------
 
 std::filesystem::path SchemaDir() {
-  return std::filesystem::path(__FILE__).parent_path().parent_path() / "e2e" / "schemas";
+  return std::filesystem::path(KIOKU_MCP_SCHEMA_DIR);
 }
 
 // A validator for one definition of an MCP reference schema: {"$ref": "#/$defs/<name>"}
