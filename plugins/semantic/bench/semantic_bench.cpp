@@ -34,8 +34,9 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-// A Zipf-like vocabulary: a few hundred common technical words plus many rare tokens, so
-// query terms hit anywhere from thousands of rows to a handful (like real memory text).
+// A Zipf-like vocabulary: 64 common technical words plus 20,000 rare tokens, so query terms
+// hit anywhere from most rows to a handful; file paths and identifiers come from a bounded
+// set of 3,000 each (a project keeps mentioning the same files), also Zipf-distributed.
 class Generator {
  public:
   explicit Generator(unsigned seed) : rng_(seed) {
@@ -50,14 +51,22 @@ class Generator {
         "frontend", "backend", "mobile", "browser", "state", "store",   "hook",    "component"};
     for (const char* w : common) words_.emplace_back(w);
     for (int i = 0; i < 20000; ++i) words_.push_back("term" + std::to_string(i));
+    // A project has a bounded set of files and identifiers that memories keep mentioning.
+    for (int i = 0; i < 3000; ++i) {
+      paths_.push_back("src/" + words_[(i * 7) % 800] + "/" + words_[(i * 13) % 5000] + ".ts");
+      idents_.push_back(words_[(i * 11) % 900] + "_" + words_[(i * 17) % 4000]);
+    }
   }
 
-  std::string Word() {
-    // Zipf(s≈1) over the vocabulary by inverse transform on a log scale.
+  // Zipf(s≈1) index in [0, n).
+  std::size_t Zipf(std::size_t n) {
     std::uniform_real_distribution<double> u(0.0, 1.0);
-    const double x = std::exp(u(rng_) * std::log(static_cast<double>(words_.size())));
-    return words_[std::min(words_.size() - 1, static_cast<std::size_t>(x) - 1)];
+    const double x = std::exp(u(rng_) * std::log(static_cast<double>(n)));
+    return std::min(n - 1, static_cast<std::size_t>(x) - 1);
   }
+
+  // Zipf(s≈1) over the vocabulary by inverse transform on a log scale.
+  std::string Word() { return words_[Zipf(words_.size())]; }
 
   std::string Text() {
     std::uniform_int_distribution<int> len(8, 24);
@@ -68,9 +77,9 @@ class Generator {
       if (!t.empty()) t.push_back(' ');
       const int c = coin(rng_);
       if (c == 0) {
-        t += "src/" + Word() + "/" + Word() + ".ts";
+        t += paths_[Zipf(paths_.size())];
       } else if (c == 1) {
-        t += Word() + "_" + Word();
+        t += idents_[Zipf(idents_.size())];
       } else {
         t += Word();
       }
@@ -90,6 +99,8 @@ class Generator {
  private:
   std::mt19937 rng_;
   std::vector<std::string> words_;
+  std::vector<std::string> paths_;
+  std::vector<std::string> idents_;
 };
 
 const char* kKinds[] = {"fact", "decision", "preference", "correction",
@@ -161,8 +172,7 @@ std::unique_ptr<Store> Build(int n) {
   for (int base = 0; base < n; base += 100) {
     std::vector<MemoryDraft> batch;
     for (int i = base; i < std::min(n, base + 100); ++i) batch.push_back(Draft(g, i));
-    sdk::WithWriteTransaction(*s->db, [&] {
-      MemoryWriter w(env);
+    WithMemoryWriter(env, [&](MemoryWriter& w) {
       for (const MemoryDraft& d : batch) {
         s->clock->Advance(step);
         w.Remember(d, Author{"bench", "bench"});

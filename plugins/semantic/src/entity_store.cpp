@@ -30,6 +30,22 @@ std::int64_t EnsureEntity(const Env& env, const std::string& type, const std::st
   return env.db.getLastInsertRowid();
 }
 
+std::int64_t MaxEntitySeq(const Env& env) {
+  SQLite::Statement& q = env.Stmt("SELECT coalesce(max(seq), 0) FROM semantic_entities");
+  q.executeStep();
+  const std::int64_t v = q.getColumn(0).getInt64();
+  q.reset();
+  return v;
+}
+
+void IndexNewEntities(const Env& env, std::int64_t floor) {
+  SQLite::Statement& q = env.Stmt(
+      "INSERT INTO semantic_entities_fts(rowid, name) SELECT seq, name FROM semantic_entities "
+      "WHERE seq > ?");
+  q.bind(1, floor);
+  q.exec();
+}
+
 std::optional<Entity> LoadEntity(SQLite::Database& db, std::int64_t seq) {
   SQLite::Statement q(db,
                       "SELECT seq, id, type, name, norm_name, created_at FROM semantic_entities "

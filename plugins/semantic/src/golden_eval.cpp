@@ -107,8 +107,7 @@ EvalReport RunGoldenSet(std::istream& in, const Settings& settings_in) {
     } catch (const std::exception& e) {
       throw LineError(m.line, e.what());
     }
-    sdk::WithWriteTransaction(db, [&] {
-      MemoryWriter writer(env);
+    WithMemoryWriter(env, [&](MemoryWriter& writer) {
       const WriteResult r = writer.Remember(draft, Author{"eval", "eval"});
       if (pin) {
         if (auto loaded = LoadMemoryById(db, r.id)) writer.Pin(*loaded, Author{"eval", "eval"});

@@ -314,9 +314,11 @@ void RegisterGraphTools(sdk::Registrar& registrar, PluginContext& ctx) {
       }
       RelateOutcome outcome;
       sdk::WithWriteTransaction(env.db, [&] {
+        const std::int64_t floor = MaxEntitySeq(env);
         const Entity from = EnsureNamedEntity(env, args.at("from").get<std::string>(), from_type, now);
         const Entity to = EnsureNamedEntity(env, args.at("to").get<std::string>(), to_type, now);
         outcome = Relate(env, from, type, to, valid_from, valid_to, call.caller.agent_id);
+        IndexNewEntities(env, floor);
       });
       EntityNames names(env.db);
       Json closed = Json::array();

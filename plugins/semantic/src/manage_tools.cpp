@@ -204,9 +204,8 @@ sdk::ToolResult EditMemory(PluginContext& ctx, const Json& args, const sdk::Call
   }
 
   EditResult result;
-  sdk::WithWriteTransaction(env.db, [&] {
+  WithMemoryWriter(env, [&](MemoryWriter& writer) {
     const Memory current = ResolveMemory(env.db, args.at("id").get<std::string>());
-    MemoryWriter writer(env);
     result = writer.Edit(current, e, AuthorOf(caller));
   });
   std::string text;
@@ -340,10 +339,9 @@ void RegisterManageTools(sdk::Registrar& registrar, PluginContext& ctx) {
       const bool purge = args.value("purge", false);
       std::string action;
       std::string id;
-      sdk::WithWriteTransaction(env.db, [&] {
+      WithMemoryWriter(env, [&](MemoryWriter& writer) {
         const Memory m = ResolveMemory(env.db, args.at("id").get<std::string>());
         id = m.id;
-        MemoryWriter writer(env);
         if (purge) {
           writer.Purge(m, AuthorOf(call.caller));
           action = "purged";
@@ -385,10 +383,9 @@ void RegisterManageTools(sdk::Registrar& registrar, PluginContext& ctx) {
       std::string id, status;
       bool changed = false;
       std::vector<std::string> replaced;
-      sdk::WithWriteTransaction(env.db, [&] {
+      WithMemoryWriter(env, [&](MemoryWriter& writer) {
         const Memory m = ResolveMemory(env.db, args.at("id").get<std::string>());
         id = m.id;
-        MemoryWriter writer(env);
         if (pin) {
           changed = m.status != "pinned";
           replaced = writer.Pin(m, AuthorOf(call.caller));

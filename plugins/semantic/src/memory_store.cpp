@@ -4,6 +4,7 @@
 
 #include "entities.hpp"
 #include "entity_store.hpp"
+#include "kioku/sdk/db.hpp"
 #include "kioku/sdk/ids.hpp"
 #include "normalize.hpp"
 
@@ -52,7 +53,43 @@ const std::string kLinkSql =
 const std::string kTagSql =
     "INSERT OR IGNORE INTO semantic_memory_tags(tag, memory_seq) VALUES (?, ?)";
 
-MemoryWriter::MemoryWriter(Env env) : env_(env) {}
+MemoryWriter::MemoryWriter(Env env) : env_(env) {
+  SQLite::Statement& q = env_.Stmt("SELECT coalesce(max(seq), 0) FROM semantic_memories");
+  q.executeStep();
+  memory_floor_ = q.getColumn(0).getInt64();
+  q.reset();
+  entity_floor_ = MaxEntitySeq(env_);
+}
+
+void MemoryWriter::Finish() {
+  if (!added_) return;
+  for (const char* sql :
+       {"INSERT INTO semantic_fts(rowid, text, subject, value, tags) SELECT seq, text, "
+        "subject, value, tags FROM semantic_memories WHERE seq > ?",
+        "INSERT INTO semantic_fts_trigram(rowid, text) SELECT seq, text FROM "
+        "semantic_memories WHERE seq > ?",
+        "INSERT INTO semantic_fts_cjk(rowid, cjk) SELECT seq, cjk FROM semantic_memories "
+        "WHERE seq > ? AND cjk <> ''"}) {
+    SQLite::Statement& q = env_.Stmt(sql);
+    q.bind(1, memory_floor_);
+    q.exec();
+  }
+  IndexNewEntities(env_, entity_floor_);
+  SQLite::Statement& q = env_.Stmt("SELECT coalesce(max(seq), 0) FROM semantic_memories");
+  q.executeStep();
+  memory_floor_ = q.getColumn(0).getInt64();
+  q.reset();
+  entity_floor_ = MaxEntitySeq(env_);
+  added_ = false;
+}
+
+void WithMemoryWriter(const Env& env, const std::function<void(MemoryWriter&)>& body) {
+  sdk::WithWriteTransaction(env.db, [&] {
+    MemoryWriter writer(env);
+    body(writer);
+    writer.Finish();
+  });
+}
 MemoryWriter::~MemoryWriter() = default;
 
 void MemoryWriter::History(const std::string& memory_id, const std::string& action,
@@ -74,6 +111,7 @@ void MemoryWriter::History(const std::string& memory_id, const std::string& acti
 
 void MemoryWriter::LinkEntities(std::int64_t seq, const std::string& text) {
   const std::int64_t now = env_.clock.NowMs();
+  added_ = true;  // new entities may need indexing
   for (const EntityMention& e : ExtractEntities(text)) {
     const std::int64_t entity = EnsureEntity(env_, e.type, e.name, e.norm, now);
     SQLite::Statement& q = env_.Stmt(kLinkSql);
@@ -249,6 +287,7 @@ WriteResult MemoryWriter::Remember(const MemoryDraft& d, const Author& author) {
   q.bind(22, hash);
   q.exec();
   m.seq = env_.db.getLastInsertRowid();
+  added_ = true;
 
   WriteTags(m.seq, m.tags);
   LinkEntities(m.seq, m.text);
@@ -320,6 +359,9 @@ EditResult MemoryWriter::Edit(const Memory& current, const MemoryEdit& e, const 
                            same->id + " says; forget one of them instead");
     }
   }
+  // Rows added earlier in this transaction must be in FTS before the update trigger deletes
+  // their old terms.
+  Finish();
   const std::int64_t now = env_.clock.NowMs();
   m.updated_at = now;
   SQLite::Statement q(env_.db,
@@ -392,6 +434,7 @@ bool MemoryWriter::Forget(const Memory& m, const Author& author) {
 }
 
 void MemoryWriter::Purge(const Memory& m, const Author& author) {
+  Finish();  // the delete trigger removes FTS terms, so the row must be indexed first
   {
     SQLite::Statement q(env_.db, "DELETE FROM semantic_memory_history WHERE memory_id = ?");
     q.bind(1, m.id);

@@ -6,6 +6,7 @@
 /// call leaves nothing half-written. Input is validated before it reaches this class.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -80,10 +81,15 @@ std::int64_t DedupHash(const std::string& kind, const Scope& scope, const std::s
                        const std::string& value, const std::string& text);
 
 /// Writer used inside one write transaction (statements come from the env's cache).
+/// Finish() must run before the transaction commits: it indexes the rows this writer added
+/// (see schema.hpp). Use WithMemoryWriter, which does both.
 class MemoryWriter {
  public:
   explicit MemoryWriter(Env env);
   ~MemoryWriter();
+
+  /// Indexes new memories and entities in FTS. Idempotent; call last in the transaction.
+  void Finish();
   MemoryWriter(const MemoryWriter&) = delete;
   MemoryWriter& operator=(const MemoryWriter&) = delete;
 
@@ -121,6 +127,13 @@ class MemoryWriter {
   std::optional<Memory> FindSame(const MemoryDraft& d, std::int64_t hash);
 
   Env env_;
+  std::int64_t memory_floor_ = 0;  // rows above these seqs were added by this writer
+  std::int64_t entity_floor_ = 0;
+  bool added_ = false;
 };
+
+/// Runs `body` with a MemoryWriter inside one write transaction (BEGIN IMMEDIATE, retried on
+/// SQLITE_BUSY — so `body` must keep its effects in the database), then Finish() and COMMIT.
+void WithMemoryWriter(const Env& env, const std::function<void(MemoryWriter&)>& body);
 
 }  // namespace kioku::semantic

@@ -161,7 +161,7 @@ void RegisterRecallTool(sdk::Registrar& registrar, PluginContext& ctx) {
     const int omitted = static_cast<int>(outcome.memories.size() - shown.size());
 
     if (ctx.settings.recall.track_recalls && !shown.empty() && !request.as_of) {
-      sdk::WithWriteTransaction(env.db, [&] { MemoryWriter(env).MarkRecalled(shown); });
+      WithMemoryWriter(env, [&](MemoryWriter& writer) { writer.MarkRecalled(shown); });
     }
 
     std::string text;

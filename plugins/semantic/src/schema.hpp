@@ -14,8 +14,10 @@
 /// semantic_relations         bi-temporal relations (valid_from/valid_to,
 ///                            recorded_at/expired_at); rows are never deleted, only expired
 ///
-/// The three memory FTS tables are external-content tables over semantic_memories kept in
-/// sync by triggers inside the writer's transaction (https://sqlite.org/fts5.html §4.4.3).
+/// The FTS tables are external-content tables (https://sqlite.org/fts5.html §4.4.3) kept in
+/// sync inside the writer's transaction: update and delete by triggers; inserts explicitly
+/// by MemoryWriter::Finish / IndexNewEntities in one INSERT … SELECT per table before
+/// COMMIT (see migration 2 for why). Code that inserts rows must go through them.
 
 #include <vector>
 

@@ -61,7 +61,7 @@ Json SettingsSchema() {
            {"default_limit", Int(1, 100, 10, "Results when the call gives no limit.")},
            {"token_budget", Int(50, 100000, 2000, "Estimated tokens the answer text may use.")},
            {"candidates_per_list", Int(10, 5000, 100, "Rows each rank list contributes (at least 2x limit).")},
-           {"scan_limit", Int(50, 100000, 1000, "Matches above which a term counts as common.")},
+           {"scan_limit", Int(20, 100000, 500, "Matches above which a term counts as common.")},
            {"rrf_k", Num(0.5, 1000, 5, "Reciprocal Rank Fusion constant k.")},
            {"show_unconfirmed", Bool(true, "Show pending/contested memories, labelled.")},
            {"max_unconfirmed", Int(0, 100, 3, "Labelled unconfirmed memories per answer.")},

@@ -19,7 +19,7 @@ struct RecallSettings {
   /// A query term matching more rows than this is "common": it no longer selects
   /// candidates by itself (only its newest matches are scored), so no recall scores
   /// every row of a frequent term.
-  int scan_limit = 1000;
+  int scan_limit = 500;
   double rrf_k = 5.0;              ///< RRF constant k (see README "Ranking": tuned).
   bool show_unconfirmed = true;    ///< Show pending/contested (labelled) at all.
   int max_unconfirmed = 3;         ///< At most this many labelled unconfirmed per answer.

@@ -119,9 +119,8 @@ sdk::ToolResult HandleWrite(PluginContext& ctx, const Json& args, const sdk::Cal
   }
 
   std::vector<WriteResult> results;
-  sdk::WithWriteTransaction(env.db, [&] {
+  WithMemoryWriter(env, [&](MemoryWriter& writer) {
     results.clear();
-    MemoryWriter writer(env);
     const Author author = AuthorOf(caller);
     for (const MemoryDraft& d : drafts) results.push_back(writer.Remember(d, author));
   });

@@ -348,6 +348,40 @@ TEST_F(SemanticTest, LimitIsHonoured) {
   EXPECT_TRUE(Call("memory_recall", {{"limit", 101}}).is_error);
 }
 
+TEST_F(SemanticTest, CommonTermsAreBoundedButRareTermsStillWin) {
+  Start({{"recall", {{"scan_limit", 20}, {"candidates_per_list", 10}}}});
+  for (int i = 0; i < 60; ++i) Remember("common widget note " + std::to_string(i), "fact");
+  AdvanceDays(1);
+  const std::string rare = Remember("common widget with the zanzibar quirk", "fact");
+  for (int i = 0; i < 30; ++i) Remember("common widget later note " + std::to_string(i), "fact");
+  // "zanzibar" is rare: it selects the candidate even though "common" matches 91 rows.
+  EXPECT_EQ(RecallIds({{"query", "common zanzibar"}}).front(), rare);
+  // Only common terms: the newest matches are scored, and the answer is still full.
+  Json s = Ok("memory_recall", {{"query", "common widget"}, {"limit", 5}});
+  EXPECT_EQ(s["memories"].size(), 5u);
+  // A filter still finds older rows through the rare path.
+  EXPECT_EQ(RecallIds({{"query", "zanzibar"}}), std::vector<std::string>{rare});
+}
+
+TEST_F(SemanticTest, FtsIndexesStayConsistentAfterBatchesEditsAndGraphWrites) {
+  Json batch = Json::array();
+  for (int i = 0; i < 50; ++i) {
+    batch.push_back({{"text", "batch item " + std::to_string(i) + " in src/b" + std::to_string(i % 7) +
+                                  ".ts 設定" + std::to_string(i)},
+                     {"kind", "fact"}});
+  }
+  Json r = Ok("memory_remember", {{"memories", batch}});
+  Ok("memory_edit", {{"id", r["results"][3]["id"]}, {"text", "edited item with 東京"}});
+  Ok("memory_forget", {{"id", r["results"][4]["id"]}, {"purge", true}});
+  Ok("entity_relate", {{"from", "brand-new-service"}, {"type", "uses"}, {"to", "another-new-thing"}});
+  for (const char* t : {"semantic_fts", "semantic_fts_trigram", "semantic_fts_cjk", "semantic_entities_fts"}) {
+    rt_->Db().exec(std::string("INSERT INTO ") + t + "(" + t + ") VALUES('integrity-check')");
+  }
+  EXPECT_EQ(Count("semantic_fts", "semantic_fts MATCH 'batch'"), 48);
+  EXPECT_EQ(Count("semantic_entities_fts", "semantic_entities_fts MATCH '\"new-service\"'"), 1);
+  EXPECT_EQ(RecallIds({{"query", "東京"}}), std::vector<std::string>{r["results"][3]["id"]});
+}
+
 // Every SELECT a recall runs is planned through an index or an FTS table: no full scan of
 // semantic_memories per recall.
 std::vector<std::string>* g_trace = nullptr;
