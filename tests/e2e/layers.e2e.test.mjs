@@ -80,13 +80,6 @@ describe('semantic layer through kioku serve', () => {
 
   test(
     'remember → recall → reaffirm → supersede → edit/history → forget → purge',
-    {
-      todo:
-        'same StatementCache bug as the test below (which worker thread runs each call decides it): after ' +
-        'memory_remember {text:"We switched the package manager to bun.",kind:"decision",subject:"package-manager",value:"bun"} ' +
-        '→ {results:[{id:B,action:"superseded",replaced:[A]}]}, memory_edit {id:B,text:"We switched the package manager to bun ' +
-        'for faster installs."} → isError "internal error in memory_edit: database is locked" (every run with the release build)',
-    },
     async () => {
     const { client } = session;
     const { tools } = await client.listTools();
@@ -185,14 +178,6 @@ describe('semantic layer through kioku serve', () => {
 
   test(
     'a memory written after a recall is visible to memory_get and editable',
-    {
-      todo:
-        'semantic StatementCache resets a cached statement only on its next Get, so a SELECT stepped once ' +
-        '(e.g. recall.cpp\'s df count(*) statement in memory_recall, stepped to its one row and never reset) keeps a read transaction open on that worker thread\'s connection: ' +
-        'memory_remember {text:"The engine is written in C++.",kind:"fact"} → {results:[{id:X,action:"remembered"}]}, ' +
-        'then memory_get {id:X} → isError "unknown memory id \'X\'; send an id from memory_recall or memory_list" (stale snapshot) ' +
-        'and memory_edit {id:X,text:...} → isError "internal error in memory_edit: database is locked" (SQLITE_BUSY_SNAPSHOT)',
-    },
     async () => {
       const { client } = session;
       await ok(client, 'memory_remember', { text: 'Builds run on the CI runner named heron.', kind: 'fact' });
