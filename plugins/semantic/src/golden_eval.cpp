@@ -128,7 +128,7 @@ EvalReport RunGoldenSet(std::istream& in, const Settings& settings_in) {
 
   EvalReport report;
   report.memories = static_cast<int>(memories.size());
-  const Viewer viewer{kEvalProject};
+  const Viewer viewer{kEvalProject, ""};
   for (const CaseLine& c : cases) {
     EvalCaseResult res;
     res.line = c.line;

@@ -2,6 +2,7 @@
 
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/text.hpp"
+#include "anchors.hpp"
 #include "normalize.hpp"
 #include "tools.hpp"
 
@@ -186,7 +187,10 @@ sdk::ToolResult EditMemory(PluginContext& ctx, const Json& args, const sdk::Call
   if (args.contains("importance")) e.importance = args.at("importance").get<int>();
   if (args.contains("confidence")) e.confidence = args.at("confidence").get<double>();
   if (args.contains("expires")) e.expires_at = ParseExpires(args.at("expires"), now);
-  if (args.contains("anchor")) e.anchor = std::string(Trim(args.at("anchor").get<std::string>()));
+  if (args.contains("anchor")) {
+    e.anchor = std::string(Trim(args.at("anchor").get<std::string>()));
+    if (const std::string bad = ValidateAnchor(*e.anchor); !bad.empty()) throw sdk::ToolError(bad);
+  }
   if (args.contains("source_ref")) {
     e.source_ref = args.at("source_ref").get<std::string>();
     ScreenSecrets(*e.source_ref, "source_ref");

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <variant>
 
+#include "anchors.hpp"
 #include "entities.hpp"
 #include "kioku/sdk/fts.hpp"
 #include "kioku/sdk/fusion.hpp"
@@ -44,12 +45,15 @@ const std::vector<std::string>& LiveStatuses() {
 // The light columns scoring needs; text and the rest are loaded for the winners only.
 constexpr const char* kCandidateColumns =
     "m.seq, m.kind, m.importance, m.confidence, m.status, m.prior_status, m.superseded_at, "
-    "m.updated_at, m.last_recalled_at, m.recall_count, m.reaffirm_count";
+    "m.updated_at, m.last_recalled_at, m.recall_count, m.reaffirm_count, m.anchor, m.id";
+constexpr int kCandidateColumnCount = 13;
 
 struct Candidate {
   std::int64_t seq = 0;
   ScoreInput in;       // what the multipliers read
   std::string status;  // status at as_of (or now)
+  std::string anchor;
+  std::string id;
 };
 
 Candidate ReadCandidate(SQLite::Statement& q, const std::optional<std::int64_t>& as_of) {
@@ -67,6 +71,8 @@ Candidate ReadCandidate(SQLite::Statement& q, const std::optional<std::int64_t>&
   c.in.updated_at = q.getColumn(7).getInt64();
   c.in.recall_count = q.getColumn(9).getInt();
   c.in.reaffirm_count = q.getColumn(10).getInt();
+  c.anchor = q.getColumn(11).getString();
+  if (!c.anchor.empty()) c.id = q.getColumn(12).getString();
   return c;
 }
 
@@ -139,7 +145,7 @@ ListResult RunList(const Env& env, const std::string& name, double weight,
   out.list.weight = weight;
   SQLite::Statement& q = env.Stmt(sql);
   BindAll(q, binds);
-  const int score_col = q.getColumnCount() > 11 ? 11 : -1;
+  const int score_col = q.getColumnCount() > kCandidateColumnCount ? kCandidateColumnCount : -1;
   while (q.executeStep()) {
     Candidate c = ReadCandidate(q, as_of);
     if (score_col >= 0) out.scores.push_back(q.getColumn(score_col).getDouble());
@@ -469,8 +475,18 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
   const RecallSettings& rs = env.settings.recall;
   int unconfirmed_shown = 0;
   std::vector<const Scored*> chosen;
+  std::unordered_map<std::int64_t, std::string> verdicts;
   for (const Scored& s : scored) {
     if (static_cast<int>(chosen.size()) >= r.limit) break;
+    // Anchors test the world as it is now, so only current recalls evaluate them.
+    if (!s.cand->anchor.empty() && !r.as_of) {
+      const std::string verdict = EvaluateAnchor(s.cand->anchor, viewer.project_root, now);
+      if (verdict == "contradicted") {
+        out.contradicted.push_back(s.cand->id);
+        continue;
+      }
+      verdicts[s.cand->seq] = verdict;
+    }
     const bool unconfirmed = s.cand->status == "pending" || s.cand->status == "contested";
     if (unconfirmed && !asked_unconfirmed) {
       if (!rs.show_unconfirmed || unconfirmed_shown >= rs.max_unconfirmed) {
@@ -505,6 +521,7 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
     rm.status = s->cand->status;
     rm.trust = TrustLabel(rm.status);
     rm.score = s->parts;
+    if (const auto v = verdicts.find(s->cand->seq); v != verdicts.end()) rm.anchor_verdict = v->second;
     for (std::size_t i = 0; i < rank_lists.size(); ++i) {
       if (s->item->ranks[i] > 0) rm.ranks[rank_lists[i].name] = s->item->ranks[i];
     }

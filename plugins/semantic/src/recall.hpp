@@ -37,7 +37,8 @@ struct RecallRequest {
 
 /// Who is asking: recall sees global memories plus those of this project (and its paths).
 struct Viewer {
-  std::string project_id;  ///< "" = no project: global memories only.
+  std::string project_id;    ///< "" = no project: global memories only.
+  std::string project_root;  ///< Where anchors are evaluated; "" = anchors unverified.
 };
 
 struct RecalledMemory {
@@ -46,11 +47,14 @@ struct RecalledMemory {
   std::string trust;   ///< "confirmed" | "unconfirmed" | "contested" | "superseded"
   ScoreParts score;
   std::map<std::string, int> ranks;  ///< List name → 1-based rank (absent = not in list).
+  std::string anchor_verdict;  ///< "" (no anchor) | "affirmed" | "unverified"
 };
 
 struct RecallOutcome {
   std::vector<RecalledMemory> memories;  ///< Best first, at most `limit`.
   int withheld = 0;    ///< Unconfirmed matches held back (recall.max_unconfirmed / show).
+  /// Matches held back because their anchor is contradicted (anchors.hpp); never shown.
+  std::vector<std::string> contradicted;
   int candidates = 0;  ///< Distinct candidates scored.
   bool text_query = false;  ///< False when ranked by recency/importance.
 };

@@ -47,11 +47,13 @@ Json RecallOutputSchema() {
         {"score_parts", {{"type", "object"}}}, {"ranks", {{"type", "object"}}},
         {"captured_at", str}, {"updated_at", str}, {"age", str},
         {"tags", {{"type", "array"}, {"items", str}}}, {"importance", {{"type", "integer"}}},
-        {"scope", str}, {"path", str}, {"recall_count", {{"type", "integer"}}}}},
+        {"scope", str}, {"path", str}, {"recall_count", {{"type", "integer"}}},
+        {"anchor", str}, {"anchor_verdict", str}}},
       {"required", {"id", "kind", "text", "status", "trust", "score", "captured_at"}}};
   return ObjectSchema({{"memories", {{"type", "array"}, {"items", memory}}},
                        {"withheld", {{"type", "integer"}}},
                        {"omitted", {{"type", "integer"}}},
+                       {"contradicted", {{"type", "array"}, {"items", str}}},
                        {"mode", EnumSchema({"text", "recency"}, "How candidates were found.")}},
                       {"memories", "withheld", "omitted"});
 }
@@ -90,6 +92,7 @@ std::string MemoryLine(std::size_t n, const RecalledMemory& rm, std::int64_t now
   if (!m.subject.empty()) line += " {" + m.subject + (m.value.empty() ? "" : "=" + m.value) + "}";
   if (!m.scope.path.empty()) line += " @" + m.scope.path;
   line += " · " + m.id + " · " + FormatAge(now, m.captured_at);
+  if (!rm.anchor_verdict.empty()) line += " · anchor " + rm.anchor_verdict;
   return line;
 }
 
@@ -156,6 +159,10 @@ void RegisterRecallTool(sdk::Registrar& registrar, PluginContext& ctx) {
       if (!m.subject.empty()) j["subject"] = m.subject;
       if (!m.value.empty()) j["value"] = m.value;
       if (!m.scope.path.empty()) j["path"] = m.scope.path;
+      if (!m.anchor.empty()) {
+        j["anchor"] = m.anchor;
+        if (!rm.anchor_verdict.empty()) j["anchor_verdict"] = rm.anchor_verdict;
+      }
       memories.push_back(std::move(j));
     }
     const int omitted = static_cast<int>(outcome.memories.size() - shown.size());
@@ -181,6 +188,13 @@ void RegisterRecallTool(sdk::Registrar& registrar, PluginContext& ctx) {
                        "unconfirmed memories") +
                 " withheld (memory_recall status [\"pending\",\"contested\"] to review)";
     }
+    if (!outcome.contradicted.empty()) {
+      if (!footer.empty()) footer += "; ";
+      footer += Plural(outcome.contradicted.size(), "memory", "memories") +
+                " withheld because its anchor is contradicted (memory_get to review, "
+                "memory_edit or memory_forget to resolve):";
+      for (const std::string& id : outcome.contradicted) footer += " " + id;
+    }
     if (omitted > 0) {
       if (!footer.empty()) footer += "; ";
       footer += std::to_string(omitted) + " more left out by the " +
@@ -190,6 +204,7 @@ void RegisterRecallTool(sdk::Registrar& registrar, PluginContext& ctx) {
     return sdk::ToolResult::Ok(text, Json{{"memories", memories},
                                           {"withheld", outcome.withheld},
                                           {"omitted", omitted},
+                                          {"contradicted", outcome.contradicted},
                                           {"mode", outcome.text_query ? "text" : "recency"}});
   });
 }

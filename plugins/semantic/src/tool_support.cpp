@@ -13,7 +13,9 @@ namespace kioku::semantic {
 
 Author AuthorOf(const sdk::Caller& caller) { return Author{caller.agent_id, caller.session_id}; }
 
-Viewer ViewerOf(const sdk::Caller& caller) { return Viewer{caller.project_id}; }
+Viewer ViewerOf(const sdk::Caller& caller) {
+  return Viewer{caller.project_id, caller.project_root};
+}
 
 std::int64_t ParseTimeArg(const Json& value, std::string_view field) {
   if (!value.is_string()) {

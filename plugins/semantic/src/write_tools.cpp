@@ -2,6 +2,7 @@
 
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/text.hpp"
+#include "anchors.hpp"
 #include "normalize.hpp"
 #include "tools.hpp"
 
@@ -34,8 +35,11 @@ Json MemoryItemProperties() {
                            "the server has one) or path (a file/folder in this project)")},
       {"path", StringSchema(1024, "For scope path: project-relative or absolute path inside "
                                   "the project.")},
-      {"anchor", StringSchema(500, "Optional read-only predicate that tests whether the "
-                                   "memory still holds, e.g. \"file-exists pnpm-lock.yaml\".")},
+      {"anchor", StringSchema(500, "Optional read-only check that the memory still holds, "
+                                   "tested on recall: file-exists|file-absent <path>, "
+                                   "file-contains|file-not-contains <path> <text>, "
+                                   "git-branch-is <branch>, valid-until <date>. A "
+                                   "contradicted memory is withheld.")},
       {"expires", StringSchema(64, "\"permanent\" (default) or an RFC 3339 date/time after "
                                    "which the memory is no longer recalled.")},
       {"source", EnumSchema({"user", "agent", "derived", "import"},
@@ -184,6 +188,7 @@ MemoryDraft ParseDraft(const Json& item, const sdk::Caller& caller, const Settin
     d.source_ref = item.value("source_ref", "");
     ScreenSecrets(d.source_ref, "source_ref");
     d.anchor = std::string(Trim(item.value("anchor", "")));
+    if (const std::string bad = ValidateAnchor(d.anchor); !bad.empty()) throw sdk::ToolError(bad);
     if (item.contains("expires")) d.expires_at = ParseExpires(item.at("expires"), now_ms);
     std::optional<std::string> path;
     if (item.contains("path")) path = item.at("path").get<std::string>();

@@ -3,6 +3,9 @@
 
 #include <sqlite3.h>
 
+#include <filesystem>
+#include <fstream>
+
 #include "kioku/sdk/text.hpp"
 #include "semantic_test_util.hpp"
 
@@ -422,6 +425,99 @@ TEST_F(SemanticTest, RecallQueriesUseIndexesNotFullScans) {
     }
   }
   EXPECT_GE(selects, 8);
+}
+
+}  // namespace
+}  // namespace kioku::semantic::testing
+
+namespace kioku::semantic::testing {
+namespace {
+
+class AnchorTest : public SemanticTest {
+ protected:
+  void SetUp() override {
+    SemanticTest::SetUp();
+    root_ = rt_->dir / "project";
+    std::filesystem::create_directories(root_ / ".git");
+    caller_.agent_id = "a";
+    caller_.project_id = "proj";
+    caller_.project_root = root_.string();
+  }
+  void Write(const std::string& rel, const std::string& content) {
+    std::ofstream(root_ / rel) << content;
+  }
+  std::string RememberAnchored(const std::string& text, const std::string& anchor) {
+    return Ok("memory_remember", {{"text", text}, {"kind", "fact"}, {"anchor", anchor}},
+              caller_)["results"][0]["id"];
+  }
+  std::filesystem::path root_;
+  sdk::Caller caller_;
+};
+
+TEST_F(AnchorTest, AffirmedMemoriesShowContradictedOnesAreWithheld) {
+  Write("pnpm-lock.yaml", "lockfileVersion: 9\n");
+  Write(".git/HEAD", "ref: refs/heads/main\n");
+  const std::string lock = RememberAnchored("uses pnpm lockfile", "file-exists pnpm-lock.yaml");
+  const std::string v9 = RememberAnchored("uses pnpm lockfile v9", "file-contains pnpm-lock.yaml \"lockfileVersion: 9\"");
+  const std::string branch = RememberAnchored("uses pnpm on main", "git-branch-is main");
+  Json s = Ok("memory_recall", {{"query", "pnpm"}}, caller_);
+  ASSERT_EQ(s["memories"].size(), 3u);
+  for (const Json& m : s["memories"]) EXPECT_EQ(m["anchor_verdict"], "affirmed") << m.dump();
+
+  std::filesystem::remove(root_ / "pnpm-lock.yaml");
+  Write(".git/HEAD", "ref: refs/heads/feature/x\n");
+  sdk::ToolResult r = Call("memory_recall", {{"query", "pnpm"}}, caller_);
+  ASSERT_FALSE(r.is_error) << r.text;
+  // file-contains on a missing file cannot be decided: shown, labelled unverified.
+  ASSERT_EQ(r.structured["memories"].size(), 1u);
+  EXPECT_EQ(r.structured["memories"][0]["id"], v9);
+  EXPECT_EQ(r.structured["memories"][0]["anchor_verdict"], "unverified");
+  EXPECT_NE(r.text.find("anchor unverified"), std::string::npos) << r.text;
+  const std::vector<std::string> withheld = r.structured["contradicted"];
+  EXPECT_EQ(withheld.size(), 2u);
+  EXPECT_TRUE(Contains(withheld, lock));
+  EXPECT_TRUE(Contains(withheld, branch));
+  EXPECT_NE(r.text.find("anchor is contradicted"), std::string::npos) << r.text;
+}
+
+TEST_F(AnchorTest, MissingFileMakesContainsUnverifiedAndNoRootMakesAllUnverified) {
+  const std::string id = RememberAnchored("config mentions strict", "file-contains tsconfig.json strict");
+  Json s = Ok("memory_recall", {{"query", "strict"}}, caller_);
+  ASSERT_EQ(s["memories"].size(), 1u);
+  EXPECT_EQ(s["memories"][0]["anchor_verdict"], "unverified");
+  sdk::Caller no_root = caller_;
+  no_root.project_root.clear();
+  Write("tsconfig.json", "{\"strict\": true}");
+  EXPECT_EQ(Ok("memory_recall", {{"query", "strict"}}, no_root)["memories"][0]["anchor_verdict"],
+            "unverified");
+  EXPECT_EQ(Ok("memory_recall", {{"query", "strict"}}, caller_)["memories"][0]["anchor_verdict"],
+            "affirmed");
+  (void)id;
+}
+
+TEST_F(AnchorTest, ValidUntilExpiresWithTheClock) {
+  RememberAnchored("keep the shim until the v2 migration", "valid-until 2026-01-10");
+  EXPECT_EQ(Ok("memory_recall", {{"query", "shim"}}, caller_)["memories"].size(), 1u);
+  AdvanceDays(10);  // 2026-01-11: past the end of the 10th
+  Json s = Ok("memory_recall", {{"query", "shim"}}, caller_);
+  EXPECT_TRUE(s["memories"].empty());
+  EXPECT_EQ(s["contradicted"].size(), 1u);
+}
+
+TEST_F(AnchorTest, MalformedAnchorsAreRefused) {
+  const std::string before = Snapshot();
+  for (const auto& [anchor, expect] : std::vector<std::pair<std::string, std::string>>{
+           {"file-exist x", "unknown anchor predicate"},
+           {"file-exists", "takes 1 argument"},
+           {"file-exists ../outside", "inside"},
+           {"file-exists /etc/passwd", "inside"},
+           {"valid-until someday", "RFC 3339"},
+           {"file-contains a \"unclosed", "quote"}}) {
+    const std::string msg =
+        Err("memory_remember", {{"text", "x"}, {"kind", "fact"}, {"anchor", anchor}}, caller_);
+    EXPECT_NE(msg.find(expect), std::string::npos) << anchor << " → " << msg;
+  }
+  EXPECT_EQ(Snapshot(), before);
 }
 
 }  // namespace

@@ -1,0 +1,33 @@
+#pragma once
+/// @file anchors.hpp
+/// Anchors: read-only predicates that test whether a memory still holds (token-goat-mem
+/// seed, "Anchors"). Recall evaluates the anchors of the memories it is about to return and
+/// withholds those whose anchor is contradicted — a stale memory is never shown as truth.
+///
+/// Grammar: `<predicate> <arg>…`, arguments separated by spaces, "double quotes" for an
+/// argument with spaces. Paths are relative to the caller's project root and may not leave
+/// it. Supported predicates:
+///   file-exists <path>                 affirmed when it exists
+///   file-absent <path>                 affirmed when it does not exist
+///   file-contains <path> <text>        affirmed when the file (first 1 MiB) contains text
+///   file-not-contains <path> <text>    the opposite; a missing file is unverified
+///   git-branch-is <branch>             affirmed when .git/HEAD names that branch
+///   valid-until <RFC 3339 date/time>   affirmed until then (a date = its end, UTC)
+/// Verdicts: "affirmed", "contradicted", or "unverified" (no project root, unreadable file,
+/// detached HEAD — cannot confirm or deny).
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace kioku::semantic {
+
+/// Empty when `anchor` is well-formed, else a message saying what is wrong and what is
+/// supported (for a ToolError).
+std::string ValidateAnchor(std::string_view anchor);
+
+/// Evaluates a well-formed anchor against `project_root` at `now_ms`.
+std::string EvaluateAnchor(std::string_view anchor, const std::string& project_root,
+                           std::int64_t now_ms);
+
+}  // namespace kioku::semantic
