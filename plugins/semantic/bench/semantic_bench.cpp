@@ -11,7 +11,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <ctime>
 #include <filesystem>
 #include <map>
@@ -149,19 +148,6 @@ std::unique_ptr<Store> Build(int n) {
   fs::create_directories(s->dir);
   s->db = std::make_unique<SQLite::Database>(sdk::OpenDatabase((s->dir / "kioku.db").string()));
   ApplyMigrations(*s->db);
-  if (const char* kb = std::getenv("SEM_BENCH_CACHE_KB")) {
-    s->db->exec(std::string("PRAGMA cache_size=-") + kb);
-  }
-  if (const char* am = std::getenv("SEM_BENCH_AUTOMERGE")) {
-    for (const char* t : {"semantic_fts", "semantic_fts_trigram"}) {
-      s->db->exec(std::string("INSERT INTO ") + t + "(" + t + ", rank) VALUES('automerge', " + am + ")");
-    }
-  }
-  if (const char* sql = std::getenv("SEM_BENCH_SQL")) s->db->exec(sql);
-  if (std::getenv("SEM_BENCH_NO_TRIGRAM")) {
-    s->db->exec("DROP TRIGGER semantic_memories_ai");
-    s->db->exec("CREATE TRIGGER semantic_memories_ai AFTER INSERT ON semantic_memories BEGIN INSERT INTO semantic_fts(rowid, text, subject, value, tags) VALUES (new.seq, new.text, new.subject, new.value, new.tags); END");
-  }
   const std::int64_t now = 1'780'272'000'000;
   s->clock = std::make_unique<sdk::ManualClock>(now - 365 * sdk::kMsPerDay);
   Generator g(42);
@@ -184,8 +170,6 @@ std::unique_ptr<Store> Build(int n) {
   s->db->exec("PRAGMA wal_checkpoint(TRUNCATE)");
   s->bytes = static_cast<std::int64_t>(fs::file_size(s->dir / "kioku.db"));
   s->clock->Set(now);
-  if (const char* c = std::getenv("SEM_BENCH_CANDIDATES")) s->settings.recall.candidates_per_list = std::atoi(c);
-  if (const char* c = std::getenv("SEM_BENCH_SCAN")) s->settings.recall.scan_limit = std::atoi(c);
   return s;
 }
 
@@ -214,7 +198,7 @@ void BM_RecallCore(benchmark::State& state) {
     r.query = g.Query();
     r.limit = 10;
     const auto t0 = Clock::now();
-    RecallOutcome out = Recall(env, r, Viewer{"/bench/project"});
+    RecallOutcome out = Recall(env, r, Viewer{"/bench/project", ""});
     us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
     found += out.memories.size();
     benchmark::DoNotOptimize(out);
@@ -231,7 +215,7 @@ void BM_RecallEmptyQuery(benchmark::State& state) {
     RecallRequest r;
     r.limit = 10;
     const auto t0 = Clock::now();
-    RecallOutcome out = Recall(env, r, Viewer{"/bench/project"});
+    RecallOutcome out = Recall(env, r, Viewer{"/bench/project", ""});
     us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
     benchmark::DoNotOptimize(out);
   }
