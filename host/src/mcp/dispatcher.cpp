@@ -173,7 +173,7 @@ std::optional<json> Dispatcher::Handle(const json& message, Session& session) {
         if (!slot) slot = std::make_shared<std::atomic<bool>>(false);
         cancel = slot;
       }
-      if (!cancel->load()) result = CallTool(id, params, session, modern, cancel);
+      if (!cancel->load()) result = CallTool(params, session, modern, cancel);
     } else {
       throw RpcError{kMethodNotFound, "Method not found: " + method};
     }
@@ -269,9 +269,8 @@ json Dispatcher::ListTools(const json& params, bool modern) const {
   return result;
 }
 
-json Dispatcher::CallTool(const json& id, const json& params, Session& session, bool modern,
+json Dispatcher::CallTool(const json& params, Session& session, bool modern,
                           const std::shared_ptr<std::atomic<bool>>& cancel) {
-  (void)id;
   auto name_it = params.find("name");
   if (name_it == params.end() || !name_it->is_string()) {
     throw RpcError{kInvalidParams, "Invalid params: tools/call needs \"name\" (string) and optional \"arguments\" (object)"};

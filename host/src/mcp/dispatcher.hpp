@@ -105,7 +105,7 @@ class Dispatcher {
   nlohmann::json Initialize(const nlohmann::json& params, Session& session);
   nlohmann::json Discover() const;
   nlohmann::json ListTools(const nlohmann::json& params, bool modern) const;
-  nlohmann::json CallTool(const nlohmann::json& id, const nlohmann::json& params, Session& session,
+  nlohmann::json CallTool(const nlohmann::json& params, Session& session,
                           bool modern, const std::shared_ptr<std::atomic<bool>>& cancel);
   nlohmann::json ToolJson(const RegisteredTool& tool) const;
   void Cancel(const nlohmann::json& params, Session& session);
