@@ -41,6 +41,7 @@ const json& HostSchema() {
           "call_timeout_ms": {"type": "integer", "minimum": 0, "maximum": 3600000},
           "tools_page_size": {"type": "integer", "minimum": 1, "maximum": 1000},
           "json_text_block": {"type": "boolean"},
+          "max_result_bytes": {"type": "integer", "minimum": 4096, "maximum": 16777216},
           "http": {
             "type": "object",
             "properties": {
@@ -50,6 +51,7 @@ const json& HostSchema() {
                 "properties": {"token": {"type": "string", "minLength": 16}, "agent_id": {"type": "string", "minLength": 1}},
                 "required": ["token", "agent_id"], "additionalProperties": false}},
               "allowed_origins": {"type": "array", "items": {"type": "string"}},
+              "allowed_hosts": {"type": "array", "items": {"type": "string", "pattern": "^[A-Za-z0-9.-]+$"}},
               "max_body_bytes": {"type": "integer", "minimum": 1024, "maximum": 268435456},
               "read_timeout_ms": {"type": "integer", "minimum": 100},
               "write_timeout_ms": {"type": "integer", "minimum": 100},
@@ -209,10 +211,12 @@ Config ParseConfig(const std::string& yaml_text, const std::string& source,
     config.call_timeout_ms = s->value("call_timeout_ms", config.call_timeout_ms);
     config.tools_page_size = s->value("tools_page_size", config.tools_page_size);
     config.json_text_block = s->value("json_text_block", config.json_text_block);
+    config.max_result_bytes = s->value("max_result_bytes", config.max_result_bytes);
     if (auto h = s->find("http"); h != s->end()) {
       auto& http = config.http;
       http.listen = h->value("listen", http.listen);
       http.allowed_origins = h->value("allowed_origins", http.allowed_origins);
+      http.allowed_hosts = h->value("allowed_hosts", http.allowed_hosts);
       http.max_body_bytes = h->value("max_body_bytes", http.max_body_bytes);
       http.read_timeout_ms = h->value("read_timeout_ms", http.read_timeout_ms);
       http.write_timeout_ms = h->value("write_timeout_ms", http.write_timeout_ms);

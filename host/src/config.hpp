@@ -17,6 +17,8 @@ struct HttpConfig {
   std::string listen = "127.0.0.1:7077";
   std::map<std::string, std::string> tokens;  ///< bearer token → agent id
   std::vector<std::string> allowed_origins;
+  /// Host header names accepted on a loopback bind besides localhost, 127.0.0.1 and [::1].
+  std::vector<std::string> allowed_hosts;
   std::size_t max_body_bytes = 4 * 1024 * 1024;
   int read_timeout_ms = 30'000;
   int write_timeout_ms = 30'000;
@@ -31,7 +33,8 @@ struct Config {
   std::vector<std::filesystem::path> plugin_dirs;  ///< plugins.dirs
   int call_timeout_ms = 30'000;
   std::size_t tools_page_size = 100;
-  bool json_text_block = true;
+  bool json_text_block = false;
+  std::size_t max_result_bytes = 48 * 1024;
   HttpConfig http;
   /// Each plugin's section (by config key), converted to JSON; absent = {}.
   std::map<std::string, nlohmann::json> plugin_settings;

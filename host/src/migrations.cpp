@@ -2,6 +2,10 @@
 
 #include <stdexcept>
 
+#include <SQLiteCpp/Exception.h>
+#include <SQLiteCpp/Statement.h>
+#include <sqlite3.h>
+
 #include "kioku/sdk/db.hpp"
 
 namespace kioku::host {
@@ -13,10 +17,24 @@ void EnsureTable(SQLite::Database& db) {
       " plugin TEXT PRIMARY KEY, version INTEGER NOT NULL, applied_at INTEGER NOT NULL)");
 }
 
+bool IsBusy(const SQLite::Exception& e) {
+  const int primary = e.getErrorCode() & 0xff;
+  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
+}
+
+DatabaseLockedError LockedError(SQLite::Database& db, const std::string& plugin, const std::string& what) {
+  return DatabaseLockedError("database " + db.getFilename() + " is locked: another process held its write lock " +
+                             "past the busy timeout while plugin '" + plugin + "' " + what +
+                             "; retry when that process has finished (or stop it)");
+}
+
 }  // namespace
 
 int AppliedVersion(SQLite::Database& db, const std::string& plugin) {
-  EnsureTable(db);
+  // A read: in WAL mode it never waits for a writer, so a start-up with nothing to migrate
+  // does not queue behind another process's write transaction.
+  SQLite::Statement exists(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'kioku_migrations'");
+  if (!exists.executeStep()) return 0;
   SQLite::Statement q(db, "SELECT version FROM kioku_migrations WHERE plugin = ?");
   q.bind(1, plugin);
   return q.executeStep() ? q.getColumn(0).getInt() : 0;
@@ -30,13 +48,19 @@ void RunMigrations(SQLite::Database& db, const std::string& plugin,
                                std::to_string(i) + " has version " + std::to_string(migrations[i].version));
     }
   }
-  sdk::WithWriteTransaction(db, [&] { EnsureTable(db); });
   const int known = static_cast<int>(migrations.size());
   const int applied = AppliedVersion(db, plugin);
   if (applied > known) {
     throw std::runtime_error("database " + db.getFilename() + " was written by a newer kioku: plugin '" + plugin +
                              "' is at schema version " + std::to_string(applied) + " but this build knows up to " +
                              std::to_string(known) + "; upgrade kioku or point KIOKU_HOME elsewhere");
+  }
+  if (applied == known) return;  // nothing pending: no write lock taken
+  try {
+    sdk::WithWriteTransaction(db, [&] { EnsureTable(db); });
+  } catch (const SQLite::Exception& e) {
+    if (IsBusy(e)) throw LockedError(db, plugin, "waited to record its schema version");
+    throw;
   }
   for (int v = applied + 1; v <= known; ++v) {
     const auto& m = migrations[v - 1];
@@ -54,6 +78,10 @@ void RunMigrations(SQLite::Database& db, const std::string& plugin,
         up.bind(2, v);
         up.exec();
       });
+    } catch (const SQLite::Exception& e) {
+      if (IsBusy(e)) throw LockedError(db, plugin, "waited to run migration " + std::to_string(v));
+      throw std::runtime_error("plugin '" + plugin + "': migration " + std::to_string(v) + " (" + m.description +
+                               ") failed: " + e.what());
     } catch (const std::exception& e) {
       throw std::runtime_error("plugin '" + plugin + "': migration " + std::to_string(v) + " (" + m.description +
                                ") failed: " + e.what());

@@ -2,6 +2,7 @@
 /// @file migrations.hpp
 /// Per-plugin schema versions in one table, `kioku_migrations(plugin, version, applied_at)`.
 
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -11,11 +12,20 @@
 
 namespace kioku::host {
 
+/// Thrown when start-up needed the write lock (a migration is pending) and another process
+/// held it past the busy timeout. Its message names the database and says it is a lock.
+class DatabaseLockedError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Reads the recorded version first and takes no write lock when nothing is pending.
 /// Applies the pending migrations of `plugin` in order, each in its own BEGIN IMMEDIATE
 /// transaction that also records the new version. Throws std::runtime_error when the list
 /// is not numbered 1..n, when a step fails (naming plugin, version and the SQLite error),
 /// or when the database records a newer version than this build knows (refusing to touch
-/// a database written by a newer kioku).
+/// a database written by a newer kioku); DatabaseLockedError when the write lock was not
+/// granted within the busy timeout.
 void RunMigrations(SQLite::Database& db, const std::string& plugin,
                    const std::vector<sdk::Migration>& migrations);
 

@@ -7,12 +7,14 @@
 #include <unordered_map>
 
 #include "connection_pool.hpp"
+#include "deferred_writes.hpp"
 #include "event_bus.hpp"
 #include "json_schema.hpp"
 #include "logging.hpp"
 #include "migrations.hpp"
 #include "plugin_loader.hpp"
 
+#include <SQLiteCpp/Exception.h>
 #include <sqlite3.h>
 
 #include "kioku/sdk/db.hpp"
@@ -56,6 +58,33 @@ void ReturnConnectionClean(SQLite::Database& db, sdk::Logger& log, const std::st
   }
 }
 
+bool IsBusyError(const SQLite::Exception& e) {
+  const int primary = e.getErrorCode() & 0xff;
+  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
+}
+
+// The host's safety net under CallContext::result_budget_bytes: tools fit themselves, but
+// one that does not must still not flood the client. Text is cut at a UTF-8 boundary; a
+// structuredContent that alone is over the cap cannot be cut without breaking its schema,
+// so the result becomes an error saying how to ask for less.
+void FitResult(sdk::ToolResult& result, std::size_t cap, const std::string& tool, sdk::Logger& log) {
+  if (cap == 0) return;
+  const std::size_t structured = result.structured.is_null() ? 0 : sdk::DumpJson(result.structured).size();
+  if (result.text.size() + structured <= cap) return;
+  log.Warn("tool '" + tool + "' returned " + std::to_string(result.text.size() + structured) +
+           " bytes, over server.max_result_bytes " + std::to_string(cap));
+  if (structured > cap * 3 / 4) {
+    result = sdk::ToolResult::Error(
+        "result of " + tool + " was " + std::to_string(result.text.size() + structured) +
+        " bytes, over this server's cap of " + std::to_string(cap) +
+        " bytes (server.max_result_bytes); ask for less: a smaller limit, the cursor of a previous page, or a "
+        "narrower query");
+    return;
+  }
+  const std::string note = "\n… [cut: result over " + std::to_string(cap) + " bytes]";
+  result.text = sdk::TruncateUtf8(result.text, cap - structured, note);
+}
+
 }  // namespace
 
 struct ToolEntry {
@@ -81,6 +110,7 @@ struct Runtime::Impl {
   RuntimeOptions options;
   std::unique_ptr<sdk::Logger> log = MakeLogger("host");
   std::unique_ptr<ConnectionPool> pool;
+  std::unique_ptr<DeferredWrites> deferred;  // after pool: its thread uses the pool
   EventBusImpl bus{*log};
   std::vector<std::unique_ptr<PluginEntry>> plugins;
   std::vector<std::unique_ptr<ToolEntry>> tools;
@@ -123,6 +153,7 @@ class ServicesImpl final : public sdk::HostServices {
     return impl_.by_name.count(std::string(name)) > 0;
   }
   std::filesystem::path DataDir() const override { return impl_.options.data_dir; }
+  void DeferWrite(std::function<void(SQLite::Database&)> write) override { impl_.deferred->Add(std::move(write)); }
 
  private:
   Runtime& runtime_;
@@ -183,10 +214,15 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
   if (options.db_path.empty()) options.db_path = options.data_dir / "kioku.db";
   impl_->options = std::move(options);
   impl_->pool = std::make_unique<ConnectionPool>(impl_->options.db_path, impl_->options.busy_timeout_ms);
+  DeferredWriteOptions deferred;
+  deferred.max_writes = impl_->options.deferred_max_writes;
+  deferred.max_age_ms = impl_->options.deferred_max_age_ms;
+  impl_->deferred = std::make_unique<DeferredWrites>(*impl_->pool, *impl_->options.clock, *impl_->log, deferred);
 }
 
 Runtime::~Runtime() {
   Stop();
+  impl_->deferred->Stop();  // also when Start() never ran
   impl_->plugins.clear();  // instances first (reverse order of members), then libraries
 }
 
@@ -242,6 +278,7 @@ void Runtime::Start() {
 void Runtime::Stop() {
   if (!impl_->started || impl_->stopped) return;
   impl_->stopped = true;
+  impl_->deferred->Flush();  // while every plugin still runs
   for (auto it = impl_->plugins.rbegin(); it != impl_->plugins.rend(); ++it) {
     if (!(*it)->plugin) continue;
     try {
@@ -250,6 +287,7 @@ void Runtime::Stop() {
       impl_->log->Warn("plugin '" + (*it)->name + "' threw on stop: " + e.what());
     }
   }
+  impl_->deferred->Stop();  // what the plugins' Stop deferred; writes from a library die here
   impl_->bus.Clear();
   impl_->by_name.clear();
   impl_->tools.clear();
@@ -266,6 +304,7 @@ CallOutcome Runtime::Call(std::string_view name, const nlohmann::json& args, con
   sdk::CallContext ctx;
   ctx.caller = caller;
   ctx.cancelled = cancelled;
+  ctx.result_budget_bytes = impl_->options.max_result_bytes;
   if (impl_->options.call_timeout_ms > 0) {
     ctx.deadline = started + std::chrono::milliseconds(impl_->options.call_timeout_ms);
   }
@@ -286,6 +325,17 @@ CallOutcome Runtime::Call(std::string_view name, const nlohmann::json& args, con
     } catch (const sdk::ToolError& e) {
       out.result = sdk::ToolResult::Error(e.what());
       out.outcome = "failure";
+    } catch (const SQLite::Exception& e) {
+      if (IsBusyError(e)) {
+        // A write that waited past its busy budget: the transaction rolled back whole.
+        out.result = sdk::ToolResult::Error(
+            "database busy: another process held the write lock longer than " +
+            std::to_string(impl_->options.busy_timeout_ms) + " ms; nothing was changed, retry");
+      } else {
+        impl_->log->Error("tool '" + entry.tool.spec.name + "' failed: " + e.what());
+        out.result = sdk::ToolResult::Error("internal error in " + entry.tool.spec.name + ": " + e.what());
+      }
+      out.outcome = "failure";
     } catch (const std::exception& e) {
       impl_->log->Error("tool '" + entry.tool.spec.name + "' failed: " + e.what());
       out.result = sdk::ToolResult::Error("internal error in " + entry.tool.spec.name + ": " + e.what());
@@ -303,6 +353,7 @@ CallOutcome Runtime::Call(std::string_view name, const nlohmann::json& args, con
     }
     if (ctx.Cancelled() || ctx.Expired()) out.outcome = "timeout";
   }
+  FitResult(out.result, impl_->options.max_result_bytes, entry.tool.spec.name, *impl_->log);
   out.latency_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   if (call_frame.Outermost()) ReturnConnectionClean(impl_->pool->ForThisThread(), *impl_->log, entry.tool.spec.name);
 
@@ -319,6 +370,8 @@ CallOutcome Runtime::Call(std::string_view name, const nlohmann::json& args, con
   impl_->bus.Publish(sdk::Event{sdk::kToolCalledTopic, event.ToJson()});
   return out;
 }
+
+void Runtime::FlushDeferredWrites() { impl_->deferred->Flush(); }
 
 sdk::ToolResult Runtime::CallTool(std::string_view tool, const nlohmann::json& args, const sdk::Caller& caller) {
   return Call(tool, args, caller).result;

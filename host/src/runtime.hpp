@@ -31,6 +31,12 @@ struct RuntimeOptions {
   int busy_timeout_ms = 5000;
   /// Default tool-call deadline in ms (0 = none); exceeded calls are reported as timeout.
   int call_timeout_ms = 30'000;
+  /// Byte cap of one tool result's content (text + structuredContent JSON), handed to tools
+  /// as CallContext::result_budget_bytes; 0 = none. Config `server.max_result_bytes`.
+  std::size_t max_result_bytes = 48 * 1024;
+  /// Batching of HostServices::DeferWrite (see deferred_writes.hpp).
+  std::size_t deferred_max_writes = 256;
+  std::int64_t deferred_max_age_ms = 1000;
 };
 
 /// A registered tool as the dispatcher sees it.
@@ -70,6 +76,8 @@ class Runtime {
   /// Unknown tool → throws UnknownToolError (a protocol fault for the dispatcher).
   CallOutcome Call(std::string_view tool, const nlohmann::json& args, const sdk::Caller& caller,
                    const std::atomic<bool>* cancelled = nullptr);
+  /// Blocks until every HostServices::DeferWrite queued so far is written (tests, CLI).
+  void FlushDeferredWrites();
   /// Convenience for tests and the CLI: Call(...).result.
   sdk::ToolResult CallTool(std::string_view tool, const nlohmann::json& args,
                            const sdk::Caller& caller = {});

@@ -94,7 +94,7 @@ class Client {
   }
 
   Response Send(Request request) {
-    request.set(http::field::host, "127.0.0.1");
+    if (request.find(http::field::host) == request.end()) request.set(http::field::host, "127.0.0.1");
     request.prepare_payload();
     http::write(stream_, request);
     return Read();
@@ -257,7 +257,7 @@ TEST_F(HttpServerTest, LegacySessionLifecycle) {
   EXPECT_EQ(client.Send(Make(http::verb::delete_, "/mcp", "", with_session)).result_int(), 404);
 }
 
-TEST_F(HttpServerTest, LegacyRequestsNeedAKnownSessionAndTheNegotiatedVersion) {
+TEST_F(HttpServerTest, LegacyRequestsNeedAKnownSessionAndASupportedVersion) {
   StartServer();
   Client client = Connect();
   auto missing = client.Send(Make(http::verb::post, "/mcp", Rpc(1, "tools/list").dump()));
@@ -269,10 +269,12 @@ TEST_F(HttpServerTest, LegacyRequestsNeedAKnownSessionAndTheNegotiatedVersion) {
   EXPECT_EQ(unknown.result_int(), 404);
 
   const std::string session = Initialize(client);
-  auto wrong_version = client.Send(Make(http::verb::post, "/mcp", Rpc(2, "tools/list").dump(),
+  // Another supported legacy version than the negotiated one is accepted, as the official
+  // SDKs accept it.
+  auto other_version = client.Send(Make(http::verb::post, "/mcp", Rpc(2, "tools/list").dump(),
                                         {{"Mcp-Session-Id", session}, {"MCP-Protocol-Version", "2025-06-18"}}));
-  EXPECT_EQ(wrong_version.result_int(), 400);
-  EXPECT_NE(Body(wrong_version)["error"]["message"].get<std::string>().find("2025-11-25"), std::string::npos);
+  EXPECT_EQ(other_version.result_int(), 200) << other_version.body();
+  EXPECT_TRUE(Body(other_version).contains("result"));
 
   auto unsupported = client.Send(Make(http::verb::post, "/mcp", Rpc(3, "tools/list").dump(),
                                       {{"Mcp-Session-Id", session}, {"MCP-Protocol-Version", "1999-01-01"}}));
@@ -524,7 +526,7 @@ TEST_F(HttpServerTest, BodyAndHeaderLimits) {
   {
     Client client = Connect();
     // The declared length alone is refused before the body is read.
-    client.WriteRaw("POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n");
+    client.WriteRaw("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n");
     auto response = client.Read();
     EXPECT_EQ(response.result_int(), 413);
     EXPECT_TRUE(client.ServerClosed());
@@ -541,12 +543,72 @@ TEST_F(HttpServerTest, BodyAndHeaderLimits) {
   }
   {
     Client client = Connect();
-    client.WriteRaw("GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header Line\r\n\r\n");
+    client.WriteRaw("GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header Line\r\n\r\n");
     EXPECT_EQ(client.Read().result_int(), 400);
   }
   Client client = Connect();
   auto fits = client.Send(Make(http::verb::post, "/v1/tools/echo_say", json{{"text", std::string(900, 'x')}}.dump()));
   EXPECT_EQ(fits.result_int(), 200);
+}
+
+// DNS rebinding: a page on rebind.evil.example whose name now resolves to 127.0.0.1 sends
+// simple requests without Origin; only its Host header gives it away.
+TEST_F(HttpServerTest, LoopbackBindRefusesAForeignHostHeader) {
+  HttpServerOptions options;
+  options.allowed_hosts = {"kioku.internal"};
+  StartServer(options);
+  Client client = Connect();
+  const std::string args = json{{"text", "hi"}}.dump();
+  auto api = client.Send(Make(http::verb::post, "/v1/tools/echo_say", args, {{"Host", "rebind.evil.example"}}));
+  EXPECT_EQ(api.result_int(), 403);
+  EXPECT_NE(Body(api)["error"].get<std::string>().find("allowed_hosts"), std::string::npos) << api.body();
+  Client second = Connect();
+  auto rpc = second.Send(Make(http::verb::post, "/mcp", Rpc(1, "initialize", {{"protocolVersion", "2025-11-25"}}).dump(),
+                              {{"Host", "rebind.evil.example:7077"}}));
+  EXPECT_EQ(rpc.result_int(), 403);
+  EXPECT_EQ(Body(rpc)["error"]["code"], mcp::kInvalidRequest);
+  Client third = Connect();
+  auto list = third.Send(Make(http::verb::get, "/v1/tools", "", {{"Host", "evil.example"}}));
+  EXPECT_EQ(list.result_int(), 403);
+  for (const char* host : {"localhost:7077", "127.0.0.1", "[::1]:9", "LOCALHOST", "kioku.internal:80"}) {
+    Client ok = Connect();
+    auto r = ok.Send(Make(http::verb::post, "/v1/tools/echo_say", args, {{"Host", host}}));
+    EXPECT_EQ(r.result_int(), 200) << host << ": " << r.body();
+  }
+}
+
+// A client that writes the whole oversized body before reading (Node fetch, Python) must
+// read the 413, not EPIPE or a reset; on /mcp it is a JSON-RPC error body.
+TEST_F(HttpServerTest, OversizedBodyIsAnswered413AfterTheClientSentIt) {
+  HttpServerOptions options;
+  options.max_body_bytes = 1024;
+  StartServer(options);
+  for (const char* target : {"/mcp", "/v1/tools/echo_say"}) {
+    Client client = Connect();
+    const std::string body(4 * 1024 * 1024, ' ');  // far beyond the socket buffers
+    client.WriteRaw(std::string("POST ") + target + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n");
+    ASSERT_NO_THROW(client.WriteRaw(body)) << target;  // before: the server had closed, EPIPE/reset
+    auto response = client.Read();
+    EXPECT_EQ(response.result_int(), 413) << target;
+    const json answer = Body(response);
+    if (std::string(target) == "/mcp") {
+      EXPECT_EQ(answer["jsonrpc"], "2.0");
+      EXPECT_EQ(answer["error"]["code"], mcp::kInvalidRequest);
+      EXPECT_NE(answer["error"]["message"].get<std::string>().find("1024"), std::string::npos);
+    } else {
+      EXPECT_TRUE(answer.contains("error"));
+    }
+  }
+}
+
+TEST_F(HttpServerTest, ModernPingIsRemovedLikeInitialize) {
+  StartServer();
+  Client client = Connect();
+  auto r = PostModern(client, Rpc(3, "ping", {{"_meta", ModernMeta()}}), ModernHeaders("ping"));
+  EXPECT_EQ(r.result_int(), 404) << r.body();
+  EXPECT_EQ(Body(r)["error"]["code"], mcp::kMethodNotFound);
+  EXPECT_EQ(Body(r)["id"], 3);
 }
 
 TEST_F(HttpServerTest, KeepAliveServesManyRequestsOnOneConnection) {

@@ -42,7 +42,9 @@ TEST(ConfigTest, EmbeddedDefaultParses) {
   EXPECT_EQ(c.log_level, "info");
   EXPECT_EQ(c.call_timeout_ms, 30000);
   EXPECT_EQ(c.tools_page_size, 100u);
-  EXPECT_TRUE(c.json_text_block);
+  EXPECT_FALSE(c.json_text_block);  // clients read structuredContent; no JSON copy in content
+  EXPECT_EQ(c.max_result_bytes, 49152u);
+  EXPECT_TRUE(c.http.allowed_hosts.empty());
   EXPECT_EQ(c.http.listen, "127.0.0.1:7077");
   EXPECT_TRUE(c.http.tokens.empty());
   EXPECT_EQ(c.http.max_body_bytes, 4194304u);

@@ -72,6 +72,7 @@ class DispatcherTest : public ::testing::Test {
     d.server_name = "kioku";
     d.server_version = "9.9.9";
     d.instructions = "Use echo_say to repeat text.";
+    d.json_text_block = true;  // the copy is off by default; these tests cover it on
     dispatcher_ = std::make_unique<Dispatcher>(*runtime_, d);
     session_.id = "sess-1";
   }
@@ -342,9 +343,9 @@ TEST_F(DispatcherTest, CallSuccessHasStructuredContentAndJsonTextBlock) {
   EXPECT_TRUE(v.empty()) << JoinViolations(v);
 }
 
-TEST_F(DispatcherTest, CallWithoutJsonTextBlockOption) {
-  DispatcherOptions o = dispatcher_->Options();
-  o.json_text_block = false;
+TEST_F(DispatcherTest, CallWithoutJsonTextBlockByDefault) {
+  DispatcherOptions o;
+  EXPECT_FALSE(o.json_text_block);
   Dispatcher d(*runtime_, o);
   auto r = d.Handle(Request("tools/call", {{"name", "echo_say"}, {"arguments", {{"text", "hi"}}}}), session_);
   ASSERT_TRUE(r);
@@ -486,9 +487,9 @@ TEST_F(DispatcherTest, ModernToolsCallHasResultType) {
   EXPECT_EQ(error["result"]["resultType"], "complete");
 }
 
-TEST_F(DispatcherTest, ModernPingHasResultType) {
+TEST_F(DispatcherTest, ModernPingIsMethodNotFound) {
   auto r = Send(Request("ping", Modern()));
-  EXPECT_EQ(r["result"]["resultType"], "complete");
+  EXPECT_EQ(Code(r), kMethodNotFound);  // 2026-07-28 removed ping
 }
 
 TEST_F(DispatcherTest, UnsupportedVersionIs32022WithSupportedList) {

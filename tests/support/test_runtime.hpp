@@ -21,7 +21,9 @@ namespace kioku::testing {
 
 class TestRuntime {
  public:
-  TestRuntime() : clock(std::make_shared<sdk::ManualClock>()) {
+  /// `busy_timeout_ms`: how long a connection waits for another's write lock (tests that
+  /// hold the lock on purpose pass a short one, so a regression fails fast).
+  explicit TestRuntime(int busy_timeout_ms = 5000) : clock(std::make_shared<sdk::ManualClock>()) {
     std::random_device rd;
     dir = std::filesystem::temp_directory_path() /
           ("kioku-test-" + std::to_string(rd()) + std::to_string(rd()));
@@ -29,6 +31,7 @@ class TestRuntime {
     host::RuntimeOptions options;
     options.data_dir = dir;
     options.clock = clock;
+    options.busy_timeout_ms = busy_timeout_ms;
     runtime = std::make_unique<host::Runtime>(options);
   }
   ~TestRuntime() {
@@ -46,10 +49,15 @@ class TestRuntime {
   }
   void Start() { runtime->Start(); }
 
-  /// Calls a tool as `caller` (default agent "test-agent", project "/tmp/project").
+  /// Calls a tool as `caller` (default agent "test-agent", project "/tmp/project"), then
+  /// waits for the host's background writer to write what the call deferred (recall
+  /// counters, captured outcomes), so a test reads them back without a race. Use
+  /// `runtime->CallTool` to observe the state before that flush.
   sdk::ToolResult Call(std::string_view tool, const nlohmann::json& args,
                        sdk::Caller caller = DefaultCaller()) {
-    return runtime->CallTool(tool, args, caller);
+    auto result = runtime->CallTool(tool, args, caller);
+    runtime->FlushDeferredWrites();
+    return result;
   }
   static sdk::Caller DefaultCaller() {
     sdk::Caller c;

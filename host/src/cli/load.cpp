@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "logging.hpp"
+#include "migrations.hpp"
 #include "plugin_loader.hpp"
 #include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/ids.hpp"
@@ -42,6 +43,7 @@ Loaded LoadRuntime(const GlobalOptions& options) {
   RuntimeOptions ro;
   ro.data_dir = ResolveHome(config.home.string());
   ro.call_timeout_ms = config.call_timeout_ms;
+  ro.max_result_bytes = config.max_result_bytes;
   loaded.runtime = std::make_unique<Runtime>(ro);
   for (const auto& name : config.enabled) {
     auto module = FindModule(name, loaded.search_path);
@@ -50,6 +52,8 @@ Loaded LoadRuntime(const GlobalOptions& options) {
   }
   try {
     loaded.runtime->Start();
+  } catch (const DatabaseLockedError&) {
+    throw;  // a lock, not a config problem: its message names the database
   } catch (const std::exception& e) {
     throw std::runtime_error("config " + config.source + ": " + e.what());
   }

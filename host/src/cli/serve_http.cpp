@@ -12,6 +12,7 @@ int ServeHttp(Loaded& loaded, mcp::Dispatcher& dispatcher, const std::string& li
   ParseListenAddress(listen, options);
   options.tokens = http.tokens;
   options.allowed_origins = http.allowed_origins;
+  options.allowed_hosts = http.allowed_hosts;
   options.max_body_bytes = http.max_body_bytes;
   options.read_timeout_ms = http.read_timeout_ms;
   options.write_timeout_ms = http.write_timeout_ms;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "kioku/sdk/text.hpp"
 #include "runtime.hpp"
 
 namespace kioku::host::mcp {
@@ -103,8 +104,24 @@ std::optional<json> Dispatcher::ParseMessage(std::string_view text, json& error_
     return json::parse(text.begin(), text.end());
   } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e400
     error_response = ErrorResponse(nullptr, kParseError, std::string("Parse error: ") + e.what());
-    return std::nullopt;
   }
+  if (!sdk::IsValidUtf8(text)) {
+    // Valid JSON but for a stray byte in a string: answer with the request's id when it
+    // can still be read, so the client is not left waiting for its timeout. The message
+    // itself is refused — its text is not what the client meant to send.
+    try {
+      const json repaired = json::parse(sdk::SanitizeUtf8(text));
+      const json id = repaired.is_object() ? repaired.value("id", json()) : json();
+      if (id.is_string() || id.is_number_integer()) {
+        error_response = ErrorResponse(id, kParseError,
+                                       "Parse error: the message is not valid UTF-8 (an invalid byte inside a "
+                                       "string); send UTF-8 text");
+      }
+    } catch (const json::exception&) {
+      // Not JSON even with the bytes replaced: the id-less answer above stands.
+    }
+  }
+  return std::nullopt;
 }
 
 std::string Dispatcher::HandleText(std::string_view text, Session& session) {
@@ -117,6 +134,8 @@ std::string Dispatcher::HandleText(std::string_view text, Session& session) {
 
 void Dispatcher::CancelAll() {
   std::lock_guard lock(inflight_mutex_);
+  // Also every call not yet registered: read and queued for a worker, or not even parsed.
+  shutting_down_.store(true);
   for (auto& [key, flag] : inflight_) flag->store(true);
 }
 
@@ -159,6 +178,9 @@ std::optional<json> Dispatcher::Handle(const json& message, Session& session) {
                                                       "; call server/discover or send requests with _meta directly"};
       result = Initialize(params, session);
     } else if (method == "ping") {
+      // 2026-07-28 removed ping (basic_versioning.mdx): answered like initialize there.
+      if (modern) throw RpcError{kMethodNotFound, "ping is not part of protocol " + std::string(kModernVersion) +
+                                                      "; send server/discover to check the server"};
       result = json::object();
     } else if (method == "server/discover") {
       result = Discover();
@@ -171,6 +193,7 @@ std::optional<json> Dispatcher::Handle(const json& message, Session& session) {
         std::lock_guard lock(inflight_mutex_);
         auto& slot = inflight_[RequestKey(session, id)];
         if (!slot) slot = std::make_shared<std::atomic<bool>>(false);
+        if (shutting_down_.load()) slot->store(true);  // queued when shutdown began
         cancel = slot;
       }
       if (!cancel->load()) result = CallTool(params, session, modern, cancel);

@@ -5,7 +5,7 @@
 ///   - legacy: `initialize` handshake negotiating 2025-11-25 / 2025-06-18 / 2025-03-26,
 ///     `notifications/initialized`, `ping`, `tools/list`, `tools/call`,
 ///     `notifications/cancelled`;
-///   - modern 2026-07-28: no handshake; every request carries `_meta`
+///   - modern 2026-07-28: no handshake (`initialize` and `ping` answer -32601); every request carries `_meta`
 ///     `io.modelcontextprotocol/protocolVersion` and `.../clientCapabilities`; results carry
 ///     `resultType` and `_meta.io.modelcontextprotocol/serverInfo`; `server/discover`;
 ///     list results carry `ttlMs`/`cacheScope`; errors -32022 (unsupported version) and
@@ -65,7 +65,7 @@ struct DispatcherOptions {
   std::string instructions;
   std::size_t page_size = 100;      ///< tools/list page size (cursor pagination).
   long long list_ttl_ms = 300'000;  ///< Modern CacheableResult ttlMs for tools/list, discover.
-  bool json_text_block = true;      ///< Also send structuredContent as a JSON text block.
+  bool json_text_block = false;     ///< Also send structuredContent as a JSON text block.
 };
 
 /// Thread-safe: Handle may run concurrently for different requests of one session (tool
@@ -85,11 +85,13 @@ class Dispatcher {
   /// Parses one message. Refuses (returns nullopt and fills `error_response` with a -32700
   /// response) text that is not JSON, numbers beyond double range, and nesting deeper than
   /// kMaxDepth — checked on the raw text first, because nlohmann copies recursively and a
-  /// 100,000-deep array would overflow the stack.
+  /// 100,000-deep array would overflow the stack. A message that is JSON but for invalid
+  /// UTF-8 inside a string gets a -32700 carrying its id when the id can be read.
   static std::optional<nlohmann::json> ParseMessage(std::string_view text, nlohmann::json& error_response);
   static constexpr int kMaxDepth = 64;
 
-  /// Cancels every in-flight call (shutdown): their handlers see Cancelled().
+  /// Shutdown: cancels every call at every stage — running (its handler sees Cancelled()),
+  /// queued for a worker, or handled later — and none of them is answered.
   void CancelAll();
 
   /// True when `message` is a `tools/call` request (transports run those on workers).
@@ -116,6 +118,7 @@ class Dispatcher {
   std::map<std::string, std::shared_ptr<std::atomic<bool>>> inflight_;  // session|id → flag
   static constexpr std::size_t kMaxEarlyCancels = 1024;
   std::deque<std::string> early_cancels_;  // keys of cancellations that arrived first
+  std::atomic<bool> shutting_down_{false};  // CancelAll ran: every later tools/call is cancelled
 };
 
 }  // namespace mcp

@@ -193,6 +193,13 @@ int HttpRequest::Count(std::string_view lower_name) const {
                                         [&](const auto& h) { return h.first == lower_name; }));
 }
 
+HttpResponse BodyTooLarge(std::string_view target, std::size_t limit) {
+  const std::string message = "Payload Too Large: request body over " + std::to_string(limit) +
+                              " bytes (server.http.max_body_bytes); send less";
+  if (PathOf(target) == "/mcp") return JsonResponse(413, RpcError(mcp::kInvalidRequest, message));
+  return ApiError(413, message);
+}
+
 std::optional<std::string> DecodeHeaderValue(std::string_view value) {
   constexpr std::string_view kPrefix = "=?base64?";
   constexpr std::string_view kSuffix = "?=";
@@ -261,6 +268,33 @@ bool HttpRouter::OriginAllowed(const std::string& origin) const {
   return false;
 }
 
+bool HttpRouter::HostAllowed(const HttpRequest& request) const {
+  if (request.Count("host") == 0) return true;  // HTTP/1.0 without Host: no browser sends that
+  if (request.Count("host") > 1) return false;
+  std::string host = Lower(Trim(*request.Header("host")));
+  // Drop the port: "[::1]:7077", "localhost:7077".
+  if (!host.empty() && host.front() == '[') {
+    const std::size_t close = host.find(']');
+    if (close == std::string::npos) return false;
+    const std::string rest = host.substr(close + 1);
+    if (!rest.empty() && (rest.front() != ':' || rest.find_first_not_of("0123456789", 1) != std::string::npos)) {
+      return false;
+    }
+    host.resize(close + 1);
+  } else if (const std::size_t colon = host.find(':'); colon != std::string::npos) {
+    if (host.find_first_not_of("0123456789", colon + 1) != std::string::npos) return false;
+    host.resize(colon);
+  }
+  if (!host.empty() && host.back() == '.') host.pop_back();  // "localhost." is localhost
+  for (const char* loopback : {"localhost", "127.0.0.1", "[::1]"}) {
+    if (host == loopback) return true;
+  }
+  for (const auto& allowed : options_.allowed_hosts) {
+    if (Lower(allowed) == host) return true;
+  }
+  return false;
+}
+
 std::optional<std::string> HttpRouter::Authenticate(const HttpRequest& request) const {
   if (options_.tokens.empty()) return options_.base_caller.agent_id;
   if (request.Count("authorization") != 1) return std::nullopt;
@@ -311,6 +345,15 @@ HttpRoute HttpRouter::RouteChecked(const HttpRequest& request, const std::string
                                               "' is not allowed; add it to the server's allowed origins")));
   }
   const std::string path(PathOf(request.target));
+  if (loopback_ && !HostAllowed(request)) {
+    // A DNS-rebound page reaches a loopback server under its own name and, for a simple
+    // request, may send no Origin at all: the Host header is what gives it away.
+    const std::string* host = request.Header("host");
+    const std::string message = "Forbidden: Host '" + (host ? *host : std::string()) +
+                                "' is not this loopback server's name; use localhost, 127.0.0.1 or [::1], or add "
+                                "the name to server.http.allowed_hosts";
+    return Now(JsonResponse(403, path == "/mcp" ? RpcError(mcp::kInvalidRequest, message) : json{{"error", message}}));
+  }
   if (request.method == "OPTIONS") {  // CORS preflight: carries no credentials
     HttpResponse r = Empty(204);
     r.headers.emplace_back("Allow", "GET, POST, DELETE, OPTIONS");
@@ -509,12 +552,9 @@ HttpRoute HttpRouter::PostLegacy(const HttpRequest& request, const json& message
                                           "Session not found: it ended or expired; send initialize without "
                                           "Mcp-Session-Id to start a new one")));
   }
-  if (header_version != nullptr && !session->protocol_version.empty() && *header_version != session->protocol_version) {
-    return Now(JsonResponse(400, RpcError(id, mcp::kInvalidRequest,
-                                          "Bad Request: MCP-Protocol-Version '" + *header_version +
-                                              "' differs from the version negotiated for this session ('" +
-                                              session->protocol_version + "')")));
-  }
+  // A header naming another supported legacy version is accepted, as the official SDKs do
+  // (their servers check only that the version is supported); unsupported ones were refused
+  // above and the modern one is not a session's.
   if (!is_request) {
     dispatcher_.Handle(message, *session);  // e.g. notifications/cancelled; never answered
     return Now(Empty(202));

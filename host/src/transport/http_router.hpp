@@ -67,6 +67,9 @@ class HttpRouter {
   HttpResponse Healthz() const;
 
   bool OriginAllowed(const std::string& origin) const;
+  /// On a loopback bind: the Host header (port dropped) is localhost, 127.0.0.1, [::1] or
+  /// one of allowed_hosts; no Host header is accepted (HTTP/1.0), two are not.
+  bool HostAllowed(const HttpRequest& request) const;
   /// The agent id of a valid bearer token (or the base agent id without tokens); nullopt
   /// when tokens are configured and the request has none or a wrong one.
   std::optional<std::string> Authenticate(const HttpRequest& request) const;
@@ -78,6 +81,10 @@ class HttpRouter {
   bool loopback_;
   HttpSessionTable sessions_;
 };
+
+/// The 413 for a body over `limit` bytes: a JSON-RPC error (-32600, no id) on /mcp like
+/// every other /mcp error, `{"error": ...}` elsewhere.
+HttpResponse BodyTooLarge(std::string_view target, std::size_t limit);
 
 /// Decodes the 2026-07-28 header Base64 sentinel "=?base64?<b64>?=" (streamable-http.mdx
 /// "Value Encoding"); a value without the sentinel is returned as is. nullopt when the

@@ -1,6 +1,7 @@
 #include "transport/http_server.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <chrono>
 #include <condition_variable>
@@ -187,8 +188,11 @@ class Connection : public std::enable_shared_from_this<Connection> {
     version_ = 11;
     keep_alive_ = false;
     if (ec == http::error::body_limit) {
-      return Send(PlainError(413, "request body over " + std::to_string(server_.options.max_body_bytes) +
-                                      " bytes; send less"));
+      // The client is still sending the body: closing now would reset the connection and
+      // it would see EPIPE/ECONNRESET instead of this answer. Send it, then read and drop the
+      // rest (bounded) before closing.
+      lingering_ = true;
+      return Send(BodyTooLarge(std::string(parser_->get().target()), server_.options.max_body_bytes));
     }
     if (ec == http::error::header_limit) {
       return Send(PlainError(431, "request headers over " + std::to_string(server_.options.max_header_bytes) +
@@ -254,9 +258,37 @@ class Connection : public std::enable_shared_from_this<Connection> {
     // Beast 1.74 has no message_generator: the response lives in the handler until written.
     stream_.expires_after(std::chrono::milliseconds(server_.options.write_timeout_ms));
     http::async_write(stream_, *res, [self = shared_from_this(), res](beast::error_code ec, std::size_t) {
+      if (!ec && self->lingering_) return self->Linger();
       if (ec || res->need_eof()) return self->Close();
       self->Read();
     });
+  }
+
+  // "Lingering close" (RFC 9112 9.6): after the answer, stop sending and discard what the
+  // client still sends until it is done, at most max_discard_bytes or one read timeout.
+  void Linger() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    discarded_ = buffer_.size();
+    buffer_.consume(buffer_.size());
+    DiscardSome();
+  }
+
+  void DiscardSome() {
+    if (ec_closed_ || server_.stopping.load() || discarded_ > server_.options.max_discard_bytes) return Drop();
+    if (!scratch_) scratch_ = std::make_unique<std::array<char, 16384>>();
+    stream_.expires_after(std::chrono::milliseconds(server_.options.read_timeout_ms));
+    stream_.async_read_some(net::buffer(*scratch_), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
+      if (ec) return self->Drop();
+      self->discarded_ += n;
+      self->DiscardSome();
+    });
+  }
+
+  void Drop() {
+    ec_closed_ = true;
+    beast::error_code ec;
+    stream_.socket().close(ec);
   }
 
   void Close() {
@@ -269,6 +301,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   bool reading_ = false;
+  bool lingering_ = false;  // answering an oversized body: discard the rest, then close
+  bool ec_closed_ = false;
+  std::size_t discarded_ = 0;
+  std::unique_ptr<std::array<char, 16384>> scratch_;
   unsigned version_ = 11;
   bool keep_alive_ = false;
 };

@@ -19,14 +19,15 @@
 /// Both protocol eras on one endpoint (2026-07-28 basic_versioning.mdx "dual-era server"):
 ///   - legacy: `initialize` mints a session whose id is sent in `Mcp-Session-Id`; later
 ///     messages must carry it (missing 400, unknown or expired 404), and an
-///     `MCP-Protocol-Version` header, when sent, must equal the negotiated version (400);
+///     `MCP-Protocol-Version` header, when sent, must be a supported legacy version (400);
 ///   - modern: a request whose params `_meta` holds io.modelcontextprotocol/protocolVersion is
 ///     stateless; `MCP-Protocol-Version`, `Mcp-Method` and (tools/call) `Mcp-Name` headers are
 ///     required and must equal the body (Base64 sentinel `=?base64?...?=` decoded), else 400
 ///     with JSON-RPC -32020 HeaderMismatch. Modern -32022/-32021/-32602/-32600 errors are sent
 ///     with 400 and -32601 with 404 (streamable-http.mdx "Protocol Version Header").
 /// Security (streamable-http.mdx "Security & Endpoint"): a present `Origin` that is not
-/// allowed gets 403; bearer tokens, when configured, are required on every endpoint but
+/// allowed gets 403; on a loopback bind a `Host` that is not loopback (or allowed_hosts)
+/// gets 403; bearer tokens, when configured, are required on every endpoint but
 /// /healthz (401 with `WWW-Authenticate: Bearer`) and name the caller's agent id; a
 /// non-loopback bind without tokens is refused at Start().
 ///
@@ -70,7 +71,13 @@ struct HttpServerOptions {
   /// Browser origins allowed besides loopback ones, exact match ("https://app.example").
   /// When bound to loopback, http(s)://localhost, 127.0.0.1 and [::1] on any port are allowed.
   std::vector<std::string> allowed_origins;
-  std::size_t max_body_bytes = 4 * 1024 * 1024;  ///< Larger bodies: 413.
+  /// On a loopback bind, Host header names accepted besides localhost, 127.0.0.1 and [::1]
+  /// (any port); any other Host gets 403 (DNS rebinding). Ignored on other binds.
+  std::vector<std::string> allowed_hosts;
+  std::size_t max_body_bytes = 4 * 1024 * 1024;  ///< Larger bodies: 413 (JSON-RPC error on /mcp).
+  /// A body over max_body_bytes is read and discarded up to this many more bytes before the
+  /// 413 goes out, so clients that write the whole body first (Node fetch, Python) see it.
+  std::size_t max_discard_bytes = 64 * 1024 * 1024;
   std::size_t max_header_bytes = 8 * 1024;       ///< Request line + headers; larger: 431.
   int read_timeout_ms = 30'000;   ///< Per request read, including keep-alive idle time.
   int write_timeout_ms = 30'000;  ///< Per response write.

@@ -38,7 +38,9 @@ void AffectivePlugin::Register(sdk::Registrar& registrar) {
 void AffectivePlugin::Start() {
   try {
     recorder_.RebuildDecayIfNeeded();
-    recorder_.MaybePrune(kStartPruneChunks);
+    // Retention is bookkeeping: the host's background writer runs it, so start-up never
+    // queues behind another process's write lock (ARCHITECTURE.md "Reads do not write").
+    host_.DeferWrite([this](SQLite::Database&) { recorder_.MaybePrune(kStartPruneChunks); });
   } catch (const std::exception& e) {
     // Housekeeping; a locked database must not stop the server.
     host_.Log().Warn(std::string("start-up housekeeping failed: ") + e.what());

@@ -40,7 +40,8 @@ sdk::EventBus::Handler MakeCaptureHandler(ToolContext& ctx) {
       auto record =
           RecordFromToolCall(call, ctx.settings, ctx.recorder, ctx.host.GetClock().NowMs());
       if (!record) return;
-      ctx.recorder.Record({std::move(*record)});
+      // Off the request thread: the host batches it with other bookkeeping writes.
+      ctx.host.DeferWrite([&ctx, r = std::move(*record)](SQLite::Database&) { ctx.recorder.Record({r}); });
     } catch (const std::exception& e) {
       try {
         ctx.host.Log().Warn(std::string("capture: could not record a tool call: ") + e.what());

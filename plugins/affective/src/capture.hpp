@@ -20,8 +20,9 @@ std::optional<OutcomeRecord> RecordFromToolCall(const sdk::ToolCallEvent& event,
                                                 const Recorder& recorder,
                                                 std::int64_t now_ms);
 
-/// The event handler: one short write transaction per event on the publishing thread.
-/// Never throws (a failed write is logged as a warning and dropped).
+/// The event handler: hands the record to HostServices::DeferWrite (written in a batch on
+/// the host's background writer, never on the publishing request thread). Never throws (a
+/// failed write is logged as a warning and dropped).
 sdk::EventBus::Handler MakeCaptureHandler(ToolContext& ctx);
 
 }  // namespace kioku::affective

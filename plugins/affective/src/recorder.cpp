@@ -44,6 +44,7 @@ double Recorder::HalfLifeMs() const {
 std::int64_t Recorder::RebuildDecayIfNeeded() {
   std::int64_t changed = 0;
   auto& db = host_.Db();
+  if (!DecayStale(db, HalfLifeMs())) return 0;  // the usual start: no write lock
   sdk::WithWriteTransaction(db, [&] { changed = RebuildDecay(db, HalfLifeMs()); });
   if (changed > 0) {
     host_.Log().Info("half_life_days changed: rebuilt the decayed totals of " +

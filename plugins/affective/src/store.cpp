@@ -378,6 +378,12 @@ WriteStats WriteOutcomes(SQLite::Database& db, const std::vector<OutcomeRecord>&
   return stats;
 }
 
+bool DecayStale(SQLite::Database& db, double half_life_ms) {
+  SQLite::Statement q(db, "SELECT EXISTS(SELECT 1 FROM affective_totals WHERE half_life_ms <> ?)");
+  q.bind(1, static_cast<int64_t>(std::llround(half_life_ms)));
+  return q.executeStep() && q.getColumn(0).getInt() != 0;
+}
+
 std::int64_t RebuildDecay(SQLite::Database& db, double half_life_ms) {
   const auto half_life_key = static_cast<std::int64_t>(std::llround(half_life_ms));
   std::vector<std::pair<std::int64_t, KeyFields>> stale;

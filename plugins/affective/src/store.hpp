@@ -56,6 +56,10 @@ struct WriteStats {
 WriteStats WriteOutcomes(SQLite::Database& db, const std::vector<OutcomeRecord>& records,
                          double half_life_ms);
 
+/// True when some totals were written under another half-life (RebuildDecay has work);
+/// a read, so start-up takes no write lock when nothing changed.
+bool DecayStale(SQLite::Database& db, double half_life_ms);
+
 /// Recomputes the forward-decay accumulators of every total whose half-life is not
 /// `half_life_ms` from its day buckets (each bucket's outcomes placed at the bucket's mean
 /// time). Used when the configured half-life changes. Returns how many totals changed.

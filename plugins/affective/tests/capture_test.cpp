@@ -4,6 +4,7 @@
 
 #include <SQLiteCpp/Statement.h>
 
+#include "kioku/sdk/db.hpp"
 #include "test_helpers.hpp"
 
 namespace kioku::affective::testing {
@@ -98,6 +99,7 @@ TEST_F(CaptureTest, CancelledCallIsATimeout) {
   std::atomic<bool> cancelled{true};
   rt.runtime->Call("dummy_ok", json::object(), kioku::testing::TestRuntime::DefaultCaller(),
                    &cancelled);
+  rt.runtime->FlushDeferredWrites();
   const auto rows = Rows();
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].outcome, "timeout");
@@ -128,6 +130,37 @@ TEST_F(CaptureTest, CaptureOff) {
   StartBoth({{"capture", false}});
   rt.Call("dummy_ok", json::object());
   EXPECT_EQ(RawCount(), 0);
+}
+
+// Capture is written off the request thread: with another connection holding the write
+// lock the captured call still answers at once, and its outcome lands once the lock goes.
+TEST(CaptureLockTest, CaptureNeverMakesACallWaitForTheWriteLock) {
+  kioku::testing::TestRuntime local(200);  // a short busy timeout: a regression fails fast
+  local.Add<DummyPlugin>("dummy");
+  local.Add<AffectivePlugin>("affective");
+  local.Start();
+  auto raw = [&] { return local.Db().execAndGet("SELECT count(*) FROM affective_outcomes").getInt(); };
+  {
+    SQLite::Database other = sdk::OpenDatabase((local.dir / "kioku.db").string(), 0);
+    other.exec("BEGIN IMMEDIATE");
+    for (int i = 0; i < 5; ++i) {
+      auto r = local.runtime->CallTool("dummy_ok", json::object());
+      ASSERT_FALSE(r.is_error) << r.text;
+    }
+    EXPECT_EQ(raw(), 0);  // queued, not written on the request thread
+    auto q = local.runtime->CallTool("feedback_query", json::object());
+    EXPECT_FALSE(q.is_error) << q.text;
+    other.exec("ROLLBACK");
+  }
+  local.runtime->FlushDeferredWrites();
+  EXPECT_EQ(raw(), 5);
+}
+
+TEST_F(CaptureTest, StopWritesCapturedOutcomesStillQueued) {
+  StartBoth();
+  rt.runtime->CallTool("dummy_ok", json::object());
+  rt.runtime->Stop();  // the SIGTERM path: plugins stop, the queue is written
+  EXPECT_EQ(RawCount(), 1);
 }
 
 }  // namespace

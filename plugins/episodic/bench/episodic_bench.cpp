@@ -41,6 +41,7 @@ class BenchHost : public kioku::sdk::HostServices {
   }
   bool HasTool(std::string_view n) const override { return rt_.runtime->FindTool(n) != nullptr; }
   fs::path DataDir() const override { return rt_.dir; }
+  void DeferWrite(std::function<void(SQLite::Database&)> write) override { write(rt_.Db()); }
 
  private:
   struct NullLogger : kioku::sdk::Logger {

@@ -31,6 +31,7 @@ class TestHost : public sdk::HostServices {
     return rt_.runtime->FindTool(name) != nullptr;
   }
   std::filesystem::path DataDir() const override { return rt_.dir; }
+  void DeferWrite(std::function<void(SQLite::Database&)> write) override { write(rt_.Db()); }
 
  private:
   struct NullLogger : sdk::Logger {

@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdint>
 
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/text.hpp"
@@ -25,15 +26,26 @@ std::string MemoryLine(const Memory& m, std::int64_t now) {
   return line;
 }
 
-sdk::ToolResult GetMemory(PluginContext& ctx, const Json& args) {
+// The byte room a result may use: the host's cap less a margin for the envelope.
+std::size_t Room(const sdk::CallContext& call) {
+  return call.result_budget_bytes == 0 ? SIZE_MAX : call.result_budget_bytes * 7 / 8;
+}
+
+sdk::ToolResult GetMemory(PluginContext& ctx, const Json& args, const sdk::CallContext& call) {
   Env env = ctx.MakeEnv();
   const Memory m = ResolveMemory(env.db, args.at("id").get<std::string>());
   Json j = MemoryToJson(m);
   Json history = Json::array();
+  std::int64_t history_total = 0;
   {
+    SQLite::Statement count(env.db, "SELECT count(*) FROM semantic_memory_history WHERE memory_id = ?");
+    count.bind(1, m.id);
+    if (count.executeStep()) history_total = count.getColumn(0).getInt64();
+    // The latest 200 entries (a memory edited 1,000 times shows its recent past), oldest first.
     SQLite::Statement q(env.db,
-                        "SELECT action, at, agent_id, detail, snapshot FROM "
-                        "semantic_memory_history WHERE memory_id = ? ORDER BY at, seq LIMIT 200");
+                        "SELECT action, at, agent_id, detail, snapshot FROM (SELECT action, at, agent_id, "
+                        "detail, snapshot, seq FROM semantic_memory_history WHERE memory_id = ? ORDER BY at "
+                        "DESC, seq DESC LIMIT 200) ORDER BY at, seq");
     q.bind(1, m.id);
     while (q.executeStep()) {
       Json h = {{"action", q.getColumn(0).getString()},
@@ -68,9 +80,32 @@ sdk::ToolResult GetMemory(PluginContext& ctx, const Json& args) {
     q.bind(1, m.id);
     while (q.executeStep()) supersedes.push_back(q.getColumn(0).getString());
   }
+  // Fit under the host's byte cap: previous versions are the bulk, so the oldest entries
+  // lose their snapshot first, then the oldest entries go; the counts say what was left out.
+  const std::size_t room = Room(call);
+  const std::size_t fixed = sdk::DumpJson(j).size() + sdk::DumpJson(entities).size() +
+                            sdk::DumpJson(supersedes).size() + 2 * m.text.size() + 1024;
+  std::vector<std::size_t> sizes;
+  std::size_t total = 0;
+  for (const Json& h : history) total += sizes.emplace_back(sdk::DumpJson(h).size() + 48);
+  std::int64_t snapshots_omitted = 0;
+  for (std::size_t i = 0; i < history.size() && fixed + total > room; ++i) {
+    if (!history[i].contains("previous")) continue;
+    history[i].erase("previous");
+    const std::size_t now_size = sdk::DumpJson(history[i]).size() + 48;
+    total -= sizes[i] - now_size;
+    sizes[i] = now_size;
+    ++snapshots_omitted;
+  }
+  std::size_t drop = 0;
+  while (drop < history.size() && fixed + total > room) total -= sizes[drop++];
+  if (drop > 0) history.erase(history.begin(), history.begin() + static_cast<std::ptrdiff_t>(drop));
+  const std::int64_t history_omitted = history_total - static_cast<std::int64_t>(history.size());
   j["history"] = history;
   j["entities"] = entities;
   j["supersedes"] = supersedes;
+  if (history_omitted > 0) j["history_omitted"] = history_omitted;
+  if (snapshots_omitted > 0) j["previous_versions_omitted"] = snapshots_omitted;
 
   const std::int64_t now = env.clock.NowMs();
   std::string text = m.id + " [" + m.kind + "/" + m.status + ", importance " +
@@ -84,15 +119,22 @@ sdk::ToolResult GetMemory(PluginContext& ctx, const Json& args) {
   if (m.expires_at != 0) text += "; expires " + sdk::FormatRfc3339(m.expires_at);
   if (!m.superseded_by.empty()) text += "\nsuperseded by " + m.superseded_by;
   if (!supersedes.empty()) text += "\nreplaced " + Plural(supersedes.size(), "older memory", "older memories");
+  if (history_omitted > 0) {
+    text += "\n" + std::to_string(history_omitted) + " older history entries left out (result size cap)";
+  }
   for (const Json& h : history) {
     text += "\n" + h["at"].get<std::string>() + " " + h["action"].get<std::string>();
     const std::string detail = h["detail"].get<std::string>();
-    if (!detail.empty()) text += " (" + detail + ")";
+    if (!detail.empty()) text += " (" + Preview(detail, 200) + ")";
+  }
+  if (snapshots_omitted > 0) {
+    text += "\n(" + std::to_string(snapshots_omitted) + " previous versions not shown: result size cap)";
   }
   return sdk::ToolResult::Ok(text, Json{{"memory", j}});
 }
 
-sdk::ToolResult ListMemories(PluginContext& ctx, const Json& args, const sdk::Caller& caller) {
+sdk::ToolResult ListMemories(PluginContext& ctx, const Json& args, const sdk::CallContext& call) {
+  const sdk::Caller& caller = call.caller;
   Env env = ctx.MakeEnv();
   const int limit = args.value("limit", 20);
   std::vector<std::string> statuses = {"active", "pinned", "pending", "contested"};
@@ -141,22 +183,39 @@ sdk::ToolResult ListMemories(PluginContext& ctx, const Json& args, const sdk::Ca
   for (std::size_t i = 0; i < binds.size(); ++i) q.bind(static_cast<int>(i + 1), binds[i]);
   std::vector<Memory> rows;
   while (q.executeStep()) rows.push_back(ReadMemory(q));
-  const bool more = static_cast<int>(rows.size()) > limit;
+  bool more = static_cast<int>(rows.size()) > limit;
   if (more) rows.pop_back();
 
+  // A page ends early when the next memory would push the result over the host's byte cap;
+  // next_cursor then continues right after the last memory shown.
   const std::int64_t now = env.clock.NowMs();
+  const std::size_t room = Room(call);
   Json list = Json::array();
   std::string text;
+  std::size_t used = 256;
+  std::size_t shown = 0;
   for (const Memory& m : rows) {
-    list.push_back(MemoryToJson(m));
-    text += MemoryLine(m, now) + "\n";
+    Json item = MemoryToJson(m);
+    std::string line = MemoryLine(m, now) + "\n";
+    const std::size_t cost = sdk::DumpJson(item).size() + line.size() + 1;
+    if (shown > 0 && used + cost > room) break;
+    used += cost;
+    list.push_back(std::move(item));
+    text += line;
+    ++shown;
+  }
+  const bool cut = shown < rows.size();
+  if (cut) {
+    rows.resize(shown);
+    more = true;
   }
   Json out = {{"memories", list}};
   if (more) out["next_cursor"] = rows.back().id;
   if (rows.empty()) {
     text = args.contains("cursor") ? "no more memories" : "no memories match";
   } else {
-    text = Plural(rows.size(), "memory", "memories") + " (newest first):\n" + text;
+    text = Plural(rows.size(), "memory", "memories") + " (newest first" +
+           (cut ? "; page shortened to fit the result size cap" : "") + "):\n" + text;
     if (more) text += "more: memory_list with cursor \"" + rows.back().id + "\"";
     else text.pop_back();
   }
@@ -250,8 +309,8 @@ void RegisterManageTools(sdk::Registrar& registrar, PluginContext& ctx) {
     spec.output_schema = ObjectSchema({{"memory", MemoryObjectSchema()}}, {"memory"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
-    registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext&) {
-      return GetMemory(ctx, args);
+    registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
+      return GetMemory(ctx, args, call);
     });
   }
   {
@@ -278,7 +337,7 @@ void RegisterManageTools(sdk::Registrar& registrar, PluginContext& ctx) {
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
-      return ListMemories(ctx, args, call.caller);
+      return ListMemories(ctx, args, call);
     });
   }
   {

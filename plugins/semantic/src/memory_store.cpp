@@ -478,15 +478,15 @@ bool MemoryWriter::Unpin(const Memory& m, const Author& author) {
   return true;
 }
 
-void MemoryWriter::MarkRecalled(const std::vector<std::int64_t>& seqs) {
+void MarkRecalled(SQLite::Database& db, const std::vector<std::int64_t>& seqs, std::int64_t at_ms) {
   if (seqs.empty()) return;
   std::string sql =
-      "UPDATE semantic_memories SET recall_count = recall_count + 1, last_recalled_at = ? "
-      "WHERE seq IN (";
+      "UPDATE semantic_memories SET recall_count = recall_count + 1, "
+      "last_recalled_at = max(coalesce(last_recalled_at, 0), ?) WHERE seq IN (";
   for (std::size_t i = 0; i < seqs.size(); ++i) sql += i == 0 ? "?" : ",?";
   sql += ")";
-  SQLite::Statement q(env_.db, sql);
-  q.bind(1, env_.clock.NowMs());
+  SQLite::Statement q(db, sql);
+  q.bind(1, at_ms);
   for (std::size_t i = 0; i < seqs.size(); ++i) q.bind(static_cast<int>(i + 2), seqs[i]);
   q.exec();
 }

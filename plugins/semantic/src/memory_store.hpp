@@ -112,9 +112,6 @@ class MemoryWriter {
   /// Unpin: pinned → active. Returns false when it was not pinned.
   bool Unpin(const Memory& m, const Author& author);
 
-  /// Recall bookkeeping: recall_count += 1, last_recalled_at = now, for the given seqs.
-  void MarkRecalled(const std::vector<std::int64_t>& seqs);
-
  private:
   void History(const std::string& memory_id, const std::string& action, const Author& author,
                const std::string& detail, const std::string* snapshot = nullptr);
@@ -131,6 +128,11 @@ class MemoryWriter {
   std::int64_t entity_floor_ = 0;
   bool added_ = false;
 };
+
+/// Recall bookkeeping: recall_count += 1 and last_recalled_at = max(itself, `at_ms`) for
+/// the given seqs (a row deleted meanwhile is skipped). Run through HostServices::DeferWrite
+/// on the host's writer connection, inside its batch transaction — never on a read.
+void MarkRecalled(SQLite::Database& db, const std::vector<std::int64_t>& seqs, std::int64_t at_ms);
 
 /// Runs `body` with a MemoryWriter inside one write transaction (BEGIN IMMEDIATE, retried on
 /// SQLITE_BUSY — so `body` must keep its effects in the database), then Finish() and COMMIT.

@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/text.hpp"
@@ -96,6 +97,38 @@ std::string MemoryLine(std::size_t n, const RecalledMemory& rm, std::int64_t now
   return line;
 }
 
+Json RecalledJson(const RecalledMemory& rm, std::int64_t now) {
+  const Memory& m = rm.memory;
+  Json j = {{"id", m.id},
+            {"kind", m.kind},
+            {"text", m.text},
+            {"status", rm.status},
+            {"trust", rm.trust},
+            {"score", Round4(rm.score.total * 1000.0)},
+            {"score_parts",
+             {{"rrf", Round4(rm.score.rrf)},
+              {"decay", Round4(rm.score.decay)},
+              {"importance", Round4(rm.score.importance)},
+              {"strength", Round4(rm.score.strength)},
+              {"trust", Round4(rm.score.trust)}}},
+            {"ranks", rm.ranks},
+            {"captured_at", sdk::FormatRfc3339(m.captured_at)},
+            {"updated_at", sdk::FormatRfc3339(m.updated_at)},
+            {"age", FormatAge(now, m.captured_at)},
+            {"tags", m.tags},
+            {"importance", m.importance},
+            {"scope", m.scope.kind},
+            {"recall_count", m.recall_count}};
+  if (!m.subject.empty()) j["subject"] = m.subject;
+  if (!m.value.empty()) j["value"] = m.value;
+  if (!m.scope.path.empty()) j["path"] = m.scope.path;
+  if (!m.anchor.empty()) {
+    j["anchor"] = m.anchor;
+    if (!rm.anchor_verdict.empty()) j["anchor_verdict"] = rm.anchor_verdict;
+  }
+  return j;
+}
+
 }  // namespace
 
 void RegisterRecallTool(sdk::Registrar& registrar, PluginContext& ctx) {
@@ -119,56 +152,48 @@ void RegisterRecallTool(sdk::Registrar& registrar, PluginContext& ctx) {
     const RecallOutcome outcome = Recall(env, request, ViewerOf(call.caller));
     const std::int64_t now = request.as_of.value_or(env.clock.NowMs());
 
-    // Fit the answer into the token budget; the footer says what was left out.
+    // Fit the answer into the token budget — the compact text and its structuredContent
+    // copy both count — and under the host's byte cap; the footer says what was left out.
     const std::size_t budget = static_cast<std::size_t>(ctx.settings.recall.token_budget);
+    const std::size_t byte_cap = call.result_budget_bytes == 0 ? SIZE_MAX : call.result_budget_bytes * 7 / 8;
     std::string body;
     Json memories = Json::array();
     std::vector<std::int64_t> shown;
     std::size_t used = 0;
+    std::size_t used_bytes = 0;
     for (const RecalledMemory& rm : outcome.memories) {
-      std::string line = MemoryLine(shown.size() + 1, rm, now);
-      const std::size_t cost = sdk::EstimateTokens(line) + 1;
-      if (used + cost > budget) {
-        if (!shown.empty()) break;
-        line = sdk::TruncateUtf8(line, budget * 4);  // the best match always shows, cut
-      }
-      used += sdk::EstimateTokens(line) + 1;
-      body += line + "\n";
-      shown.push_back(rm.memory.seq);
       const Memory& m = rm.memory;
-      Json j = {{"id", m.id},
-                {"kind", m.kind},
-                {"text", m.text},
-                {"status", rm.status},
-                {"trust", rm.trust},
-                {"score", Round4(rm.score.total * 1000.0)},
-                {"score_parts",
-                 {{"rrf", Round4(rm.score.rrf)},
-                  {"decay", Round4(rm.score.decay)},
-                  {"importance", Round4(rm.score.importance)},
-                  {"strength", Round4(rm.score.strength)},
-                  {"trust", Round4(rm.score.trust)}}},
-                {"ranks", rm.ranks},
-                {"captured_at", sdk::FormatRfc3339(m.captured_at)},
-                {"updated_at", sdk::FormatRfc3339(m.updated_at)},
-                {"age", FormatAge(now, m.captured_at)},
-                {"tags", m.tags},
-                {"importance", m.importance},
-                {"scope", m.scope.kind},
-                {"recall_count", m.recall_count}};
-      if (!m.subject.empty()) j["subject"] = m.subject;
-      if (!m.value.empty()) j["value"] = m.value;
-      if (!m.scope.path.empty()) j["path"] = m.scope.path;
-      if (!m.anchor.empty()) {
-        j["anchor"] = m.anchor;
-        if (!rm.anchor_verdict.empty()) j["anchor_verdict"] = rm.anchor_verdict;
+      Json j = RecalledJson(rm, now);
+      std::string line = MemoryLine(shown.size() + 1, rm, now);
+      std::string entry = sdk::DumpJson(j);
+      std::size_t cost = sdk::EstimateTokens(line) + sdk::EstimateTokens(entry) + 1;
+      std::size_t bytes = line.size() + entry.size() + 2;
+      if (used + cost > budget || used_bytes + bytes > byte_cap) {
+        if (!shown.empty()) break;
+        // The best match always shows, its text cut to fit in both copies.
+        const std::size_t overhead = bytes > 2 * m.text.size() ? bytes - 2 * m.text.size() : 0;
+        const std::size_t avail = std::min(budget * 4, byte_cap);
+        const std::size_t room = std::max<std::size_t>(avail > overhead ? (avail - overhead) / 2 : 0, 64);
+        RecalledMemory cut = rm;
+        cut.memory.text = sdk::TruncateUtf8(m.text, room);
+        j = RecalledJson(cut, now);
+        line = MemoryLine(shown.size() + 1, cut, now);
+        entry = sdk::DumpJson(j);
+        cost = sdk::EstimateTokens(line) + sdk::EstimateTokens(entry) + 1;
+        bytes = line.size() + entry.size() + 2;
       }
+      used += cost;
+      used_bytes += bytes;
+      body += line + "\n";
+      shown.push_back(m.seq);
       memories.push_back(std::move(j));
     }
     const int omitted = static_cast<int>(outcome.memories.size() - shown.size());
 
     if (ctx.settings.recall.track_recalls && !shown.empty() && !request.as_of) {
-      WithMemoryWriter(env, [&](MemoryWriter& writer) { writer.MarkRecalled(shown); });
+      // Usage counters are bookkeeping: the host writes them in a batch off this thread,
+      // so a recall never waits for (or fails on) another process's write lock.
+      ctx.host.DeferWrite([shown, at = env.clock.NowMs()](SQLite::Database& db) { MarkRecalled(db, shown, at); });
     }
 
     std::string text;

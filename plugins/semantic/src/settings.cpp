@@ -59,7 +59,7 @@ Json SettingsSchema() {
       {"recall",
        Object({
            {"default_limit", Int(1, 100, 10, "Results when the call gives no limit.")},
-           {"token_budget", Int(50, 100000, 2000, "Estimated tokens the answer text may use.")},
+           {"token_budget", Int(50, 100000, 2000, "Estimated tokens the answer may use (text and structuredContent together).")},
            {"candidates_per_list", Int(10, 5000, 100, "Rows each rank list contributes (at least 2x limit).")},
            {"scan_limit", Int(20, 100000, 500, "Matches above which a term counts as common.")},
            {"rrf_k", Num(0.5, 1000, 5, "Reciprocal Rank Fusion constant k.")},

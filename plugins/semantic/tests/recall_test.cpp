@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "kioku/sdk/db.hpp"
 #include "kioku/sdk/text.hpp"
 #include "semantic_test_util.hpp"
 
@@ -518,6 +519,44 @@ TEST_F(AnchorTest, MalformedAnchorsAreRefused) {
     EXPECT_NE(msg.find(expect), std::string::npos) << anchor << " → " << msg;
   }
   EXPECT_EQ(Snapshot(), before);
+}
+
+// Recall counters are bookkeeping written off the request thread: recall keeps answering
+// while another connection holds the write lock (before: "database is locked" after the
+// busy timeout), and the counts land once it is released.
+TEST_F(SemanticTest, RecallAnswersWhileAnotherConnectionHoldsTheWriteLock) {
+  Start(Json::object(), 200);
+  const std::string a = Remember("lock-free recall of theta", "fact");
+  {
+    SQLite::Database other = sdk::OpenDatabase((rt_->dir / "kioku.db").string(), 0);
+    other.exec("BEGIN IMMEDIATE");
+    for (int i = 0; i < 10; ++i) {
+      sdk::ToolResult r = rt_->runtime->CallTool("memory_recall", {{"query", "theta"}},
+                                                 kioku::testing::TestRuntime::DefaultCaller());
+      ASSERT_FALSE(r.is_error) << r.text;
+      for (const char* read : {"memory_list", "memory_get"}) {
+        Json args = std::string(read) == "memory_get" ? Json{{"id", a}} : Json::object();
+        sdk::ToolResult g = rt_->runtime->CallTool(read, args, kioku::testing::TestRuntime::DefaultCaller());
+        ASSERT_FALSE(g.is_error) << read << ": " << g.text;
+      }
+    }
+    other.exec("ROLLBACK");
+  }
+  rt_->runtime->FlushDeferredWrites();
+  EXPECT_EQ(Count("semantic_memories", "id = '" + a + "' AND recall_count = 10"), 1);
+}
+
+// The token budget covers structuredContent too: its copy of each memory counts.
+TEST_F(SemanticTest, TokenBudgetCoversStructuredContent) {
+  Start(Json{{"recall", {{"token_budget", 500}}}});
+  for (int i = 0; i < 30; ++i) {
+    Remember("iota memory number " + std::to_string(i) + " " + std::string(300, 'a' + (i % 26)), "fact");
+  }
+  sdk::ToolResult r = Call("memory_recall", {{"query", "iota"}, {"limit", 30}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  const std::size_t structured = sdk::EstimateTokens(sdk::DumpJson(r.structured));
+  EXPECT_LE(sdk::EstimateTokens(r.text) + structured, 500u + 80u) << structured;
+  EXPECT_GT(r.structured["omitted"].get<int>(), 0);
 }
 
 }  // namespace

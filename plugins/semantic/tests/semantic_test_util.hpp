@@ -17,8 +17,8 @@ class SemanticTest : public ::testing::Test {
  protected:
   void SetUp() override { Start(Json::object()); }
 
-  void Start(const Json& settings) {
-    rt_ = std::make_unique<kioku::testing::TestRuntime>();
+  void Start(const Json& settings, int busy_timeout_ms = 5000) {
+    rt_ = std::make_unique<kioku::testing::TestRuntime>(busy_timeout_ms);
     rt_->Add<SemanticPlugin>("semantic", settings);
     rt_->Start();
   }

@@ -4,6 +4,7 @@
 /// plugin calls through this interface and never links against host symbols).
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -65,6 +66,20 @@ class HostServices {
 
   /// The deployment's data directory (KIOKU_HOME, default ~/.kioku), mode 0700.
   virtual std::filesystem::path DataDir() const = 0;
+
+  /// A write that must not run on the request thread (recall counters, automatic outcome
+  /// capture: ARCHITECTURE.md "Reads do not write on the request path"). Runs later on
+  /// the host's background writer thread, given that thread's connection, batched with
+  /// other deferred writes in one `BEGIN IMMEDIATE` transaction (SQLITE_BUSY retried; the
+  /// whole batch may be re-run, so `write` must keep its effects in the database).
+  /// A batch is flushed when it holds `deferred_max_writes` writes, when its oldest write
+  /// is `deferred_max_age_ms` old by the host clock, and at Runtime::Stop (after every
+  /// plugin's Stop), so a clean shutdown (SIGTERM, end of stdin) loses nothing; kill -9
+  /// loses at most the unflushed batch. A batch that still fails is logged and dropped.
+  /// Never blocks on the database; thread-safe. `write` must not throw for expected data
+  /// (a throw drops its whole batch, logged). The host destroys `write` before the
+  /// plugin's library is unloaded.
+  virtual void DeferWrite(std::function<void(SQLite::Database&)> write) = 0;
 };
 
 }  // namespace kioku::sdk

@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstddef>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -58,6 +59,13 @@ struct CallContext {
   std::chrono::steady_clock::time_point deadline = std::chrono::steady_clock::time_point::max();
   /// Set by the host when the client sent notifications/cancelled for this request.
   const std::atomic<bool>* cancelled = nullptr;
+
+  /// The most bytes of content this result may carry: `text` plus the serialized
+  /// `structured` JSON, counted in UTF-8 bytes. 0 = no cap. The host sets it from
+  /// `server.max_result_bytes`; a tool that lists or prints stored data fits itself under it
+  /// (fewer items, shorter previews, a cursor and an `omitted` count). A result that still
+  /// exceeds it is cut by the host (text at a UTF-8 boundary) or refused (structured).
+  std::size_t result_budget_bytes = 0;
 
   bool Cancelled() const { return cancelled != nullptr && cancelled->load(); }
   bool Expired() const { return std::chrono::steady_clock::now() >= deadline; }

@@ -1,0 +1,378 @@
+// Host hardening (issue 9): deferred bookkeeping writes, reads while another connection
+// holds the write lock, busy answers, start-up without the write lock, the result byte cap,
+// cancellation of queued calls, removed modern ping, invalid UTF-8 with a readable id, and
+// cancellation of a call still queued for a stdio worker at shutdown.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <future>
+#include <thread>
+
+#include <SQLiteCpp/Statement.h>
+
+#include "connection_pool.hpp"
+#include "deferred_writes.hpp"
+#include "host_test_util.hpp"
+#include "kioku/sdk/db.hpp"
+#include "kioku/sdk/text.hpp"
+#include "logging.hpp"
+#include "mcp/dispatcher.hpp"
+#include "migrations.hpp"
+#include "runtime.hpp"
+#include "transport/stdio_server.hpp"
+
+namespace kioku::host {
+namespace {
+
+using nlohmann::json;
+using ::testing::HasSubstr;
+using testing::TempDir;
+
+// Holds the database's write lock from a connection of its own, as another kioku process
+// in the middle of a long write would.
+class WriteLockHolder {
+ public:
+  explicit WriteLockHolder(const std::filesystem::path& db) : db_(sdk::OpenDatabase(db.string(), 0)) {
+    db_.exec("BEGIN IMMEDIATE");
+  }
+  ~WriteLockHolder() { Release(); }
+  void Release() {
+    if (held_) db_.exec("ROLLBACK");
+    held_ = false;
+  }
+
+ private:
+  SQLite::Database db_;
+  bool held_ = true;
+};
+
+// A layer with a read tool that counts its reads through DeferWrite (as memory_recall
+// counts recalls), a plain write tool, and tools returning oversized results.
+class CounterPlugin final : public sdk::Plugin {
+ public:
+  explicit CounterPlugin(sdk::HostServices& host) : host_(host) {}
+  std::vector<sdk::Migration> Migrations() const override {
+    return {{1, "counter", "CREATE TABLE counter_reads (n INTEGER NOT NULL); INSERT INTO counter_reads VALUES (0);"
+                           "CREATE TABLE counter_rows (v TEXT)",
+             {}}};
+  }
+  void Register(sdk::Registrar& r) override {
+    sdk::ToolSpec read;
+    read.name = "counter_read";
+    read.description = "Reads, and counts the read off the request thread.";
+    read.annotations.read_only = true;
+    r.AddTool(read, [this](const json&, const sdk::CallContext& ctx) {
+      budget_seen = ctx.result_budget_bytes;
+      const auto n = host_.Db().execAndGet("SELECT n FROM counter_reads").getInt();
+      host_.DeferWrite([](SQLite::Database& db) { db.exec("UPDATE counter_reads SET n = n + 1"); });
+      return sdk::ToolResult::Ok("reads so far: " + std::to_string(n));
+    });
+    sdk::ToolSpec write;
+    write.name = "counter_write";
+    write.description = "Writes a row.";
+    r.AddTool(write, [this](const json&, const sdk::CallContext&) {
+      auto& db = host_.Db();
+      sdk::WithWriteTransaction(db, [&] { db.exec("INSERT INTO counter_rows VALUES ('x')"); }, 2);
+      return sdk::ToolResult::Ok("written");
+    });
+    sdk::ToolSpec big_text;
+    big_text.name = "counter_big_text";
+    big_text.description = "Returns far more text than the cap, in 3-byte characters.";
+    r.AddTool(big_text, [](const json&, const sdk::CallContext&) {
+      std::string text;
+      for (int i = 0; i < 100'000; ++i) text += "記";
+      return sdk::ToolResult::Ok(text);
+    });
+    sdk::ToolSpec big_structured;
+    big_structured.name = "counter_big_structured";
+    big_structured.description = "Returns a structuredContent over the cap.";
+    r.AddTool(big_structured, [](const json&, const sdk::CallContext&) {
+      return sdk::ToolResult::Ok("many", json{{"items", std::string(200'000, 'x')}});
+    });
+  }
+  sdk::HostServices& host_;
+  std::atomic<std::size_t> budget_seen{0};
+};
+
+class HardeningTest : public ::testing::Test {
+ protected:
+  std::unique_ptr<Runtime> Make(int busy_timeout_ms = 200) {
+    RuntimeOptions o;
+    o.data_dir = dir_.path();
+    o.clock = clock_;
+    o.busy_timeout_ms = busy_timeout_ms;
+    o.max_result_bytes = 16 * 1024;
+    auto rt = std::make_unique<Runtime>(o);
+    rt->AddPlugin("counter", [this](sdk::HostServices& h) {
+      auto p = std::make_unique<CounterPlugin>(h);
+      plugin_ = p.get();
+      return p;
+    });
+    return rt;
+  }
+  int Reads(Runtime& rt) { return rt.Db().execAndGet("SELECT n FROM counter_reads").getInt(); }
+  std::filesystem::path DbPath() const { return dir_.path() / "kioku.db"; }
+
+  TempDir dir_;
+  std::shared_ptr<sdk::ManualClock> clock_ = std::make_shared<sdk::ManualClock>();
+  CounterPlugin* plugin_ = nullptr;
+};
+
+TEST_F(HardeningTest, ReadsAnswerWhileAnotherConnectionHoldsTheWriteLock) {
+  auto rt = Make();
+  rt->Start();
+  WriteLockHolder lock(DbPath());
+  for (int i = 0; i < 20; ++i) {
+    auto r = rt->CallTool("counter_read", json::object());
+    ASSERT_FALSE(r.is_error) << r.text;  // before the fix: the counter write hit SQLITE_BUSY
+  }
+  lock.Release();
+  rt->FlushDeferredWrites();
+  EXPECT_EQ(Reads(*rt), 20);  // nothing lost: the batch waited for the lock
+}
+
+TEST_F(HardeningTest, WritePastItsBusyBudgetAnswersDatabaseBusyRetry) {
+  auto rt = Make();
+  rt->Start();
+  WriteLockHolder lock(DbPath());
+  auto r = rt->CallTool("counter_write", json::object());
+  EXPECT_TRUE(r.is_error);
+  EXPECT_THAT(r.text, HasSubstr("database busy"));
+  EXPECT_THAT(r.text, HasSubstr("retry"));
+  EXPECT_THAT(r.text, ::testing::Not(HasSubstr("internal error")));
+}
+
+TEST_F(HardeningTest, StopFlushesDeferredWrites) {
+  {
+    auto rt = Make();
+    rt->Start();
+    for (int i = 0; i < 3; ++i) rt->CallTool("counter_read", json::object());
+    rt->Stop();  // the SIGTERM and end-of-stdin paths end here
+  }
+  auto rt = Make();
+  rt->Start();
+  EXPECT_EQ(Reads(*rt), 3);
+}
+
+TEST_F(HardeningTest, StartWithNothingToMigrateTakesNoWriteLock) {
+  { Make()->Start(); }
+  WriteLockHolder lock(DbPath());
+  auto rt = Make();
+  EXPECT_NO_THROW(rt->Start());
+  EXPECT_FALSE(rt->CallTool("counter_read", json::object()).is_error);
+}
+
+TEST_F(HardeningTest, PendingMigrationBehindALockSaysItIsALock) {
+  { sdk::OpenDatabase(DbPath().string()); }
+  WriteLockHolder lock(DbPath());
+  auto rt = Make();
+  try {
+    rt->Start();
+    FAIL() << "start-up should not have got the write lock";
+  } catch (const DatabaseLockedError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("is locked"));
+    EXPECT_THAT(e.what(), HasSubstr(DbPath().string()));
+    EXPECT_THAT(e.what(), HasSubstr("plugin 'counter'"));
+  }
+}
+
+TEST_F(HardeningTest, ResultCapIsToldToToolsAndEnforced) {
+  auto rt = Make();
+  rt->Start();
+  rt->CallTool("counter_read", json::object());
+  EXPECT_EQ(plugin_->budget_seen.load(), 16u * 1024);
+
+  auto text = rt->CallTool("counter_big_text", json::object());
+  EXPECT_FALSE(text.is_error);
+  EXPECT_LE(text.text.size(), 16u * 1024);
+  EXPECT_TRUE(sdk::IsValidUtf8(text.text));  // never cut inside a UTF-8 sequence
+  EXPECT_THAT(text.text, HasSubstr("[cut: result over 16384 bytes]"));
+
+  auto structured = rt->CallTool("counter_big_structured", json::object());
+  EXPECT_TRUE(structured.is_error);
+  EXPECT_THAT(structured.text, HasSubstr("server.max_result_bytes"));
+}
+
+// --- the background writer itself ----------------------------------------------------------
+
+class DeferredWritesTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    pool_ = std::make_unique<ConnectionPool>(dir_.path() / "kioku.db", 2000);
+    pool_->ForThisThread().exec("CREATE TABLE t (v INTEGER)");
+  }
+  DeferredWrite Insert(int v) {
+    return [v](SQLite::Database& db) { db.exec("INSERT INTO t VALUES (" + std::to_string(v) + ")"); };
+  }
+  int Rows() { return pool_->ForThisThread().execAndGet("SELECT count(*) FROM t").getInt(); }
+
+  TempDir dir_;
+  sdk::ManualClock clock_;
+  std::unique_ptr<sdk::Logger> log_ = MakeLogger("test");
+  std::unique_ptr<ConnectionPool> pool_;
+};
+
+TEST_F(DeferredWritesTest, CountBoundFlushesAFullBatch) {
+  DeferredWriteOptions o;
+  o.max_writes = 4;
+  o.max_age_ms = 3'600'000;  // the manual clock never gets there
+  DeferredWrites writes(*pool_, clock_, *log_, o);
+  for (int i = 0; i < 3; ++i) writes.Add(Insert(i));
+  EXPECT_EQ(writes.Pending(), 3u);  // not due: under the count and the age bound
+  writes.Add(Insert(3));
+  // Due now: the writer thread takes the batch; Flush() is the barrier to see it written.
+  writes.Flush();
+  EXPECT_EQ(Rows(), 4);
+  EXPECT_EQ(writes.Batches(), 1u);
+}
+
+TEST_F(DeferredWritesTest, AgeBoundUsesTheInjectedClock) {
+  DeferredWriteOptions o;
+  o.max_writes = 1000;
+  o.max_age_ms = 5000;
+  DeferredWrites writes(*pool_, clock_, *log_, o);
+  writes.Add(Insert(1));
+  clock_.Advance(4999);
+  writes.Add(Insert(2));
+  EXPECT_EQ(writes.Pending(), 2u);
+  clock_.Advance(1);
+  writes.Add(Insert(3));  // the oldest is 5000 ms old: due
+  writes.Flush();
+  EXPECT_EQ(Rows(), 3);
+  EXPECT_EQ(writes.Pending(), 0u);
+}
+
+TEST_F(DeferredWritesTest, AFailingWriteIsSkippedAndTheRestLand) {
+  DeferredWrites writes(*pool_, clock_, *log_, {});
+  writes.Add(Insert(1));
+  writes.Add([](SQLite::Database& db) { db.exec("INSERT INTO no_such_table VALUES (1)"); });
+  writes.Add([](SQLite::Database&) { throw std::runtime_error("plugin bug"); });
+  writes.Add(Insert(2));
+  writes.Flush();
+  EXPECT_EQ(Rows(), 2);
+}
+
+TEST_F(DeferredWritesTest, StopWritesWhatIsQueuedAndLaterWritesRunInline) {
+  DeferredWrites writes(*pool_, clock_, *log_, {});
+  writes.Add(Insert(1));
+  writes.Stop();
+  EXPECT_EQ(Rows(), 1);
+  writes.Add(Insert(2));
+  EXPECT_EQ(Rows(), 2);
+}
+
+// --- dispatcher ------------------------------------------------------------------------------
+
+class DispatcherHardeningTest : public HardeningTest {
+ protected:
+  void SetUp() override {
+    runtime_ = Make();
+    runtime_->Start();
+    dispatcher_ = std::make_unique<mcp::Dispatcher>(*runtime_, mcp::DispatcherOptions{});
+    session_.id = "s";
+  }
+  static json Req(json id, const std::string& method, json params = json::object()) {
+    return {{"jsonrpc", "2.0"}, {"id", std::move(id)}, {"method", method}, {"params", std::move(params)}};
+  }
+  std::unique_ptr<Runtime> runtime_;
+  std::unique_ptr<mcp::Dispatcher> dispatcher_;
+  mcp::Session session_;
+};
+
+TEST_F(DispatcherHardeningTest, CallsHandledAfterShutdownBeganAreCancelledUnrun) {
+  dispatcher_->CancelAll();  // SIGTERM: this call was read and queued, not yet started
+  EXPECT_FALSE(dispatcher_->Handle(Req(1, "tools/call", {{"name", "counter_read"}}), session_).has_value());
+  runtime_->FlushDeferredWrites();
+  EXPECT_EQ(Reads(*runtime_), 0);  // the handler never ran
+}
+
+TEST_F(DispatcherHardeningTest, ModernPingIsMethodNotFoundLikeInitialize) {
+  json meta{{"io.modelcontextprotocol/protocolVersion", mcp::kModernVersion},
+            {"io.modelcontextprotocol/clientCapabilities", json::object()}};
+  auto r = dispatcher_->Handle(Req(1, "ping", {{"_meta", meta}}), session_);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ((*r)["error"]["code"], mcp::kMethodNotFound);
+  EXPECT_EQ((*r)["id"], 1);
+  auto legacy = dispatcher_->Handle(Req(2, "ping"), session_);
+  EXPECT_EQ((*legacy)["result"], json::object());
+}
+
+TEST_F(DispatcherHardeningTest, InvalidUtf8InAStringStillAnswersWithTheId) {
+  const std::string line =
+      R"({"jsonrpc":"2.0","id":"call-7","method":"tools/call","params":{"name":"counter_read","arguments":{"q":"a)"
+      "\xff"
+      R"(b"}}})";
+  const json r = json::parse(dispatcher_->HandleText(line, session_));
+  EXPECT_EQ(r["id"], "call-7");
+  EXPECT_EQ(r["error"]["code"], mcp::kParseError);
+  EXPECT_THAT(r["error"]["message"].get<std::string>(), HasSubstr("UTF-8"));
+  // Not JSON at all: still no id to give.
+  const json bad = json::parse(dispatcher_->HandleText("{\"id\":1,\xff", session_));
+  EXPECT_FALSE(bad.contains("id"));
+}
+
+// A call queued behind a running one on a single stdio worker is cancelled at shutdown too:
+// nothing depends on when the worker picks it up.
+TEST_F(DispatcherHardeningTest, StdioShutdownCancelsRunningAndQueuedCalls) {
+  std::promise<void> started;
+  std::atomic<bool> saw_cancel{false};
+  RuntimeOptions o;
+  TempDir dir;
+  o.data_dir = dir.path();
+  o.call_timeout_ms = 20'000;
+  Runtime rt(o);
+  class Slow final : public sdk::Plugin {
+   public:
+    Slow(sdk::HostServices&, std::promise<void>& started, std::atomic<bool>& saw, std::atomic<int>& runs)
+        : started_(started), saw_(saw), runs_(runs) {}
+    void Register(sdk::Registrar& r) override {
+      sdk::ToolSpec wait;
+      wait.name = "slow_wait";
+      wait.description = "Runs until cancelled.";
+      r.AddTool(wait, [this](const json&, const sdk::CallContext& ctx) {
+        if (runs_++ == 0) started_.set_value();
+        while (!ctx.Cancelled() && !ctx.Expired()) std::this_thread::yield();
+        saw_ = saw_ || ctx.Cancelled();
+        return sdk::ToolResult::Ok("cancelled");
+      });
+    }
+    std::promise<void>& started_;
+    std::atomic<bool>& saw_;
+    std::atomic<int>& runs_;
+  };
+  std::atomic<int> runs{0};
+  rt.AddPlugin("slow", [&](sdk::HostServices& h) { return std::make_unique<Slow>(h, started, saw_cancel, runs); });
+  rt.Start();
+  mcp::Dispatcher dispatcher(rt, {});
+  mcp::Session session;
+  session.id = "stdio";
+  int in[2], out[2], wake[2];
+  ASSERT_EQ(::pipe2(in, O_CLOEXEC), 0);
+  ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
+  ASSERT_EQ(::pipe2(wake, O_CLOEXEC), 0);
+  StdioOptions options;
+  options.in_fd = in[0];
+  options.out_fd = out[1];
+  options.wake_fd = wake[0];
+  options.workers = 1;
+  std::thread server([&] { RunStdio(dispatcher, session, options); });
+  const std::string calls = Req(1, "tools/call", {{"name", "slow_wait"}}).dump() + "\n" +
+                            Req(2, "tools/call", {{"name", "slow_wait"}}).dump() + "\n";
+  ASSERT_EQ(::write(in[1], calls.data(), calls.size()), static_cast<ssize_t>(calls.size()));
+  started.get_future().wait();  // call 1 runs on the only worker; call 2 waits behind it
+  ASSERT_EQ(::write(wake[1], "x", 1), 1);
+  server.join();  // before the fix call 2 started after call 1 and ran to its deadline
+  EXPECT_TRUE(saw_cancel.load());
+  EXPECT_EQ(runs.load(), 1);  // the queued call never ran
+  ::close(out[1]);
+  char buf[4096];
+  EXPECT_EQ(::read(out[0], buf, sizeof buf), 0);  // and neither call was answered
+  for (int fd : {in[0], in[1], out[0], wake[0], wake[1]}) ::close(fd);
+}
+
+}  // namespace
+}  // namespace kioku::host
