@@ -138,7 +138,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   /// middle of a request finishes it and then closes (keep-alive is off while stopping).
   void DrainIfIdle() {
     net::dispatch(stream_.get_executor(), [self = shared_from_this()] {
-      if (self->reading_ && !(self->parser_ && self->parser_->got_some())) {
+      if (self->discarding_ || (self->reading_ && !(self->parser_ && self->parser_->got_some()))) {
         beast::error_code ec;
         self->stream_.socket().close(ec);
       }
@@ -269,6 +269,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Linger() {
     beast::error_code ec;
     stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    discarding_ = true;  // the answer is out: Stop() may close this connection at once
     discarded_ = buffer_.size();
     buffer_.consume(buffer_.size());
     DiscardSome();
@@ -303,6 +304,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   bool reading_ = false;
   bool lingering_ = false;  // answering an oversized body: discard the rest, then close
   bool ec_closed_ = false;
+  bool discarding_ = false;
   std::size_t discarded_ = 0;
   std::unique_ptr<std::array<char, 16384>> scratch_;
   unsigned version_ = 11;

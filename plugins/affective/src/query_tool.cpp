@@ -1,3 +1,4 @@
+#include <cstdint>
 #include <string>
 
 #include "format.hpp"
@@ -131,7 +132,7 @@ void AddQueryTool(sdk::Registrar& registrar, ToolContext& ctx) {
   spec.annotations.read_only = true;
   spec.annotations.idempotent = true;
 
-  registrar.AddTool(std::move(spec), [&ctx](const Json& args, const sdk::CallContext&) {
+  registrar.AddTool(std::move(spec), [&ctx](const Json& args, const sdk::CallContext& call) {
     StatsParams p;
     p.now_ms = ctx.host.GetClock().NowMs();
     p.retention_days = ctx.settings.retention_days;
@@ -160,7 +161,13 @@ void AddQueryTool(sdk::Registrar& registrar, ToolContext& ctx) {
     const StatsResult r = QueryStats(ctx.host.Db(), p);
     Json rows = Json::array();
     std::string text;
+    // Rows stop before the host's result byte cap (text and JSON together); the footer
+    // counts what was left out like the limit does.
+    const std::size_t room = call.result_budget_bytes == 0 ? SIZE_MAX : call.result_budget_bytes * 7 / 8;
+    std::size_t used = 512;
+    std::size_t shown = 0;
     for (const auto& t : r.rows) {
+      const std::size_t before = text.size();
       Json row = {{"tool", t.tool},
                   {"n", t.n},
                   {"success_rate", t.success_rate},
@@ -186,7 +193,7 @@ void AddQueryTool(sdk::Registrar& registrar, ToolContext& ctx) {
                             {"session_id", f.session_id}});
       }
       row["recent_failures"] = std::move(failures);
-      rows.push_back(std::move(row));
+      const std::size_t row_bytes = sdk::DumpJson(row).size();
 
       text += RowLabel(t, p) + ": n=" + std::to_string(t.n) + " success " +
               FormatPercent(t.success_rate) + " (";
@@ -212,12 +219,21 @@ void AddQueryTool(sdk::Registrar& registrar, ToolContext& ctx) {
         if (!f.error.empty()) text += ": " + sdk::TruncateUtf8(f.error, kErrorShownBytes);
         text += "\n";
       }
+      const std::size_t cost = row_bytes + text.size() - before;
+      if (shown > 0 && used + cost > room) {
+        text.resize(before);
+        break;
+      }
+      used += cost;
+      rows.push_back(std::move(row));
+      ++shown;
     }
     if (r.rows.empty()) {
       text = "no outcomes recorded for this filter\n";
-    } else if (r.total_groups > r.rows.size()) {
-      text += "(" + std::to_string(r.total_groups - r.rows.size()) +
-              " more rows; raise limit or narrow the filter)\n";
+    } else if (r.total_groups > shown) {
+      text += "(" + std::to_string(r.total_groups - shown) + " more rows; " +
+              (shown < r.rows.size() ? "cut to fit the result size cap; " : "") +
+              "raise limit, narrow the filter or use tool_prefix)\n";
     }
     if (r.day_granularity) {
       text += "note: an edge of the window is older than the raw-row retention, so that day "
@@ -226,7 +242,7 @@ void AddQueryTool(sdk::Registrar& registrar, ToolContext& ctx) {
     if (!text.empty() && text.back() == '\n') text.pop_back();
     return sdk::ToolResult::Ok(text, {{"tools", std::move(rows)},
                                       {"total", r.total_groups},
-                                      {"truncated", r.total_groups > r.rows.size()},
+                                      {"truncated", r.total_groups > shown},
                                       {"day_granularity", r.day_granularity}});
   });
 }

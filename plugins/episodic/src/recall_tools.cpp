@@ -1,4 +1,7 @@
 // session_recall and session_timeline.
+#include <algorithm>
+#include <cstdint>
+
 #include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/text.hpp"
 #include "recall.hpp"
@@ -88,6 +91,8 @@ void AddRecall(sdk::Registrar& reg, Env& env) {
     std::string text;
     Json out_items = Json::array();
     std::size_t used = 0;
+    const std::size_t room = ctx.result_budget_bytes == 0 ? SIZE_MAX : ctx.result_budget_bytes * 7 / 8;
+    std::size_t used_bytes = 256;
     for (const auto& it : r.items) {
       std::string head = "[" + sdk::FormatRfc3339(it.time) + "] session=" + it.session_id +
                          " model=" + (it.model.empty() ? "?" : it.model) +
@@ -105,6 +110,10 @@ void AddRecall(sdk::Registrar& reg, Env& env) {
         shown = sdk::TruncateUtf8(shown, room_tokens * 4);
         cost = budget;
       }
+      // The summary goes out twice (text and structuredContent): the byte cap counts both.
+      const std::size_t bytes = 2 * (head.size() + shown.size()) + 320;
+      if (!out_items.empty() && used_bytes + bytes > room) break;
+      used_bytes += bytes;
       used += cost;
       text += (text.empty() ? "" : "\n") + head + "\n  " + shown;
       out_items.push_back({{"session_id", it.session_id},
@@ -173,9 +182,18 @@ void AddTimeline(sdk::Registrar& reg, Env& env) {
     q.since = since.value_or(q.until - 7 * sdk::kMsPerDay);
     q.project = ProjectScope(args, ctx.caller);
     q.agent_id = StrArg(args, "agent_id");
-    q.max_items = env.settings.timeline_max_items;
-    Json digest = BuildTimeline(env.host.Db(), q);
-    return sdk::ToolResult::Ok(FormatTimeline(digest), digest);
+    // Under the host's result byte cap: fewer items per list until the digest fits (its
+    // `omitted` counts then say how many more each list has).
+    const std::size_t room = ctx.result_budget_bytes == 0 ? SIZE_MAX : ctx.result_budget_bytes * 7 / 8;
+    Json digest;
+    std::string text;
+    for (int items = env.settings.timeline_max_items;; items = std::max(1, items / 2)) {
+      q.max_items = items;
+      digest = BuildTimeline(env.host.Db(), q);
+      text = FormatTimeline(digest);
+      if (items == 1 || text.size() + sdk::DumpJson(digest).size() <= room) break;
+    }
+    return sdk::ToolResult::Ok(std::move(text), std::move(digest));
   });
 }
 

@@ -1,3 +1,4 @@
+#include <cstdint>
 #include <algorithm>
 #include <map>
 #include <set>
@@ -132,7 +133,8 @@ std::vector<Entity> SearchEntities(SQLite::Database& db, const std::string& quer
   return out;
 }
 
-sdk::ToolResult Graph(PluginContext& ctx, const Json& args, const sdk::Caller& caller) {
+sdk::ToolResult Graph(PluginContext& ctx, const Json& args, const sdk::CallContext& call) {
+  const sdk::Caller& caller = call.caller;
   Env env = ctx.MakeEnv();
   const bool has_query = args.contains("query");
   const bool has_entity = args.contains("entity");
@@ -199,17 +201,39 @@ sdk::ToolResult Graph(PluginContext& ctx, const Json& args, const sdk::Caller& c
     frontier = std::move(next);
   }
 
+  // Fit under the host's byte cap (text and structuredContent together): relations are
+  // kept in traversal order until the next one would not fit; `omitted` counts the rest, and
+  // only entities that a kept relation (or the search) names are listed.
+  const std::size_t room = call.result_budget_bytes == 0 ? SIZE_MAX : call.result_budget_bytes * 7 / 8;
+  std::size_t used = 512;
+  std::set<std::int64_t> roots_seq;
+  for (const Entity& e : roots) roots_seq.insert(e.seq);
+  for (std::int64_t seq : roots_seq) {
+    const Entity& e = names.Get(seq);
+    used += 2 * (e.name.size() + e.id.size() + e.type.size()) + 5 * 40 + 64;
+  }
+  std::size_t kept = 0;
+  for (const Relation& r : relations) {
+    const std::size_t cost = sdk::DumpJson(RelationJson(r, names)).size() + RelationLine(r, names).size() + 300;
+    if (kept > 0 && used + cost > room) break;
+    used += cost;
+    ++kept;
+  }
+  const std::size_t omitted = relations.size() - kept;
+  if (omitted > 0) {
+    relations.resize(kept);
+    truncated = true;
+    std::set<std::int64_t> named = roots_seq;
+    for (const Relation& r : relations) {
+      named.insert(r.from_seq);
+      named.insert(r.to_seq);
+    }
+    std::erase_if(entity_order, [&](std::int64_t seq) { return named.count(seq) == 0; });
+  }
+
   Json entities = Json::array();
   std::string text;
-  for (std::int64_t seq : entity_order) {
-    const Entity& e = names.Get(seq);
-    const std::vector<std::string> mems = LinkedMemories(env.db, seq, caller);
-    entities.push_back({{"id", e.id}, {"name", e.name}, {"type", e.type}, {"memories", mems}});
-  }
-  Json rels = Json::array();
-  for (const Relation& r : relations) rels.push_back(RelationJson(r, names));
-
-  if (roots.empty()) {
+  for (std::int64_t seq : entity_order) {  if (roots.empty()) {
     text = "no entity matches \"" + Preview(args.at("query").get<std::string>(), 60) + "\"";
   } else {
     text = Plural(entity_order.size(), "entity", "entities") + ", " +
@@ -228,10 +252,16 @@ sdk::ToolResult Graph(PluginContext& ctx, const Json& args, const sdk::Caller& c
       text += "\n• " + e.name + " (" + e.type + ", " + e.id + ")";
     }
     for (const Relation& r : relations) text += "\n  " + RelationLine(r, names);
-    if (truncated) text += "\n— more relations left out (cap " + std::to_string(max_relations) + ")";
+    if (omitted > 0) {
+      text += "\n— " + std::to_string(omitted) +
+              " more relations left out to fit the result size cap (ask with depth 1, a smaller limit or as_of)";
+    } else if (truncated) {
+      text += "\n— more relations left out (cap " + std::to_string(max_relations) + ")";
+    }
   }
-  return sdk::ToolResult::Ok(text, Json{{"entities", entities}, {"relations", rels},
-                                        {"truncated", truncated}});
+  Json out{{"entities", entities}, {"relations", rels}, {"truncated", truncated}};
+  if (omitted > 0) out["omitted"] = omitted;
+  return sdk::ToolResult::Ok(text, out);
 }
 
 }  // namespace
@@ -265,12 +295,13 @@ void RegisterGraphTools(sdk::Registrar& registrar, PluginContext& ctx) {
     spec.output_schema = ObjectSchema(
         {{"entities", {{"type", "array"}, {"items", entity_schema}}},
          {"relations", {{"type", "array"}, {"items", RelationSchema()}}},
-         {"truncated", {{"type", "boolean"}}}},
+         {"truncated", {{"type", "boolean"}}},
+         {"omitted", {{"type", "integer"}}}},
         {"entities", "relations"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
-      return Graph(ctx, args, call.caller);
+      return Graph(ctx, args, call);
     });
   }
   {

@@ -2,6 +2,7 @@
 // blocks: a labelled text with a size limit) with an optimistic version (dokoro
 // dokoro_block_write). Every version is kept in working_block_history.
 #include <cctype>
+#include <cstdint>
 
 #include <SQLiteCpp/Statement.h>
 
@@ -183,6 +184,9 @@ sdk::ToolResult BlockList(const Env& env, const Json& args, const sdk::CallConte
   Json blocks = Json::array();
   std::string lines;
   bool truncated = false;
+  // The page also ends before the host's result byte cap (text and JSON together).
+  const std::size_t room = ctx.result_budget_bytes == 0 ? SIZE_MAX : ctx.result_budget_bytes * 7 / 8;
+  std::size_t used = 256;
   while (q.executeStep()) {
     if (static_cast<std::int64_t>(blocks.size()) == limit) {
       truncated = true;
@@ -190,17 +194,25 @@ sdk::ToolResult BlockList(const Env& env, const Json& args, const sdk::CallConte
     }
     const std::string key = q.getColumn(0).getString();
     const std::string preview = Snip(q.getColumn(5).getString(), 80);
-    blocks.push_back({{"key", key},
-                      {"version", q.getColumn(1).getInt64()},
-                      {"updated_by", q.getColumn(2).getString()},
-                      {"updated_at", Rfc(q.getColumn(3).getInt64())},
-                      {"bytes", q.getColumn(4).getInt64()},
-                      {"preview", preview}});
-    lines += "\n- " + key + " v" + std::to_string(q.getColumn(1).getInt64()) + " (" +
-             q.getColumn(2).getString() + "): " + preview;
+    Json item = {{"key", key},
+                 {"version", q.getColumn(1).getInt64()},
+                 {"updated_by", q.getColumn(2).getString()},
+                 {"updated_at", Rfc(q.getColumn(3).getInt64())},
+                 {"bytes", q.getColumn(4).getInt64()},
+                 {"preview", preview}};
+    std::string line = "\n- " + key + " v" + std::to_string(q.getColumn(1).getInt64()) + " (" +
+                       q.getColumn(2).getString() + "): " + preview;
+    const std::size_t cost = sdk::DumpJson(item).size() + line.size() + 1;
+    if (!blocks.empty() && used + cost > room) {
+      truncated = true;
+      break;
+    }
+    used += cost;
+    blocks.push_back(std::move(item));
+    lines += line;
   }
   std::string text = std::to_string(blocks.size()) + " block(s)" +
-                     (truncated ? " (truncated; use key_prefix or raise limit)" : "") + lines;
+                     (truncated ? " (truncated; use key_prefix, a later key_prefix range, or raise limit)" : "") + lines;
   return sdk::ToolResult::Ok(std::move(text),
                              {{"blocks", std::move(blocks)}, {"truncated", truncated}});
 }
