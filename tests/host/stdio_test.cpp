@@ -182,7 +182,10 @@ TEST_F(StdioTest, InvalidUtf8LineIsParseErrorAndServerContinues) {
   auto lines = Serve({"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{\"x\":\"\xff\xfe\"}}\n",
                       "\xc3\x28\n", Line(Req(2, "ping"))});
   auto by_id = ById(lines);
-  EXPECT_EQ(by_id.count("null"), 2u);
+  // The first line is JSON but for its bytes: its id can be read, so the client is told.
+  EXPECT_EQ(by_id.count("1"), 1u);
+  EXPECT_EQ(by_id.find("1")->second["error"]["code"], mcp::kParseError);
+  EXPECT_EQ(by_id.count("null"), 1u);
   EXPECT_EQ(by_id.find("null")->second["error"]["code"], mcp::kParseError);
   EXPECT_EQ(by_id.count("2"), 1u);
 }

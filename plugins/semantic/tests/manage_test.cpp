@@ -1,6 +1,9 @@
 // memory_get, memory_list, memory_edit, memory_forget, memory_pin/unpin: history, paging,
 // id prefixes, soft vs purge, and bad ids.
 
+#include <set>
+
+#include "kioku/sdk/text.hpp"
 #include "semantic_test_util.hpp"
 
 namespace kioku::semantic::testing {
@@ -172,6 +175,62 @@ TEST_F(SemanticTest, FtsStaysInSyncThroughEveryWrite) {
   for (const char* t : {"semantic_fts", "semantic_fts_trigram", "semantic_fts_cjk"}) {
     rt_->Db().exec(std::string("INSERT INTO ") + t + "(" + t + ") VALUES('integrity-check')");
   }
+}
+
+// Every result fits the host's byte cap (RuntimeOptions::max_result_bytes, 48 KiB here):
+// before, memory_list {"limit":100} of 600-character memories returned ~260 KB.
+std::size_t ResultBytes(const sdk::ToolResult& r) { return r.text.size() + sdk::DumpJson(r.structured).size(); }
+
+std::string Long(int i) {
+  std::string t = "memory " + std::to_string(i) + ":";
+  while (t.size() < 600) t += " lambda mu nu xi omicron " + std::to_string(i);
+  return t.substr(0, 600);
+}
+
+TEST_F(SemanticTest, MemoryListPagesUnderTheResultCapWithoutLosingAny) {
+  for (int start = 0; start < 100; start += 50) {
+    Json batch = Json::array();
+    for (int i = start; i < start + 50; ++i) batch.push_back({{"text", Long(i)}, {"kind", "fact"}});
+    Ok("memory_remember", {{"memories", batch}});
+  }
+  std::set<std::string> seen;
+  Json args = {{"limit", 100}};
+  int pages = 0;
+  for (;; ++pages) {
+    sdk::ToolResult r = Call("memory_list", args);
+    ASSERT_FALSE(r.is_error) << r.text;
+    EXPECT_LE(ResultBytes(r), 48u * 1024);
+    for (const Json& m : r.structured["memories"]) EXPECT_TRUE(seen.insert(m["id"]).second);
+    if (!r.structured.contains("next_cursor")) break;
+    args["cursor"] = r.structured["next_cursor"];
+  }
+  EXPECT_GE(pages, 1);  // one page could not hold them all
+  EXPECT_EQ(seen.size(), 100u);
+}
+
+TEST_F(SemanticTest, MemoryGetOfAMuchEditedMemoryFitsAndKeepsTheLatest) {
+  const std::string id = Remember(Long(0), "fact");
+  for (int k = 1; k <= 200; ++k) Ok("memory_edit", {{"id", id}, {"text", "edit " + std::to_string(k) + " " + Long(k)}});
+  sdk::ToolResult r = Call("memory_get", {{"id", id}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_LE(ResultBytes(r), 48u * 1024);  // before: ~3.4 MB with 200 previous versions
+  const Json& m = r.structured["memory"];
+  EXPECT_EQ(m["text"].get<std::string>().rfind("edit 200 ", 0), 0u);
+  EXPECT_GT(m.value("history_omitted", 0) + m.value("previous_versions_omitted", 0), 0);
+  EXPECT_FALSE(m["history"].empty());
+}
+
+TEST_F(SemanticTest, EntityGraphFitsTheResultCapAndCountsWhatItLeftOut) {
+  Start(Json{{"graph", {{"max_relations", 5000}}}});
+  for (int k = 0; k < 600; ++k) {
+    Ok("entity_relate", {{"from", "postgres"}, {"type", "depends_on"},
+                         {"to", "a-rather-long-service-name-number-" + std::to_string(k)}});
+  }
+  sdk::ToolResult r = Call("entity_graph", {{"entity", "postgres"}, {"limit", 5000}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_LE(ResultBytes(r), 48u * 1024);
+  EXPECT_TRUE(r.structured["truncated"].get<bool>());
+  EXPECT_EQ(r.structured["omitted"].get<int>() + static_cast<int>(r.structured["relations"].size()), 600);
 }
 
 }  // namespace
