@@ -636,3 +636,69 @@ describe('hostile JSON over HTTP', { skip: httpReason ? `binary reports HTTP uns
     });
   }
 });
+
+describe('HTTP hardening', { skip: httpReason ? `binary reports HTTP unsupported: ${httpReason}` : false }, () => {
+  // Node's fetch (what the MCP TypeScript SDK uses) writes the whole body before it reads:
+  // a server that answers 413 and closes at once made it fail with EPIPE/ECONNRESET.
+  test('a body over max_body_bytes is a 413 that fetch actually sees (JSON-RPC on /mcp)', async () => {
+    const sandbox = makeSandbox();
+    const server = await startHttpServer(sandbox);
+    try {
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(5 * 1024 * 1024) } });
+      for (const [url, rpc] of [[server.url, true], [`${server.base}/v1/tools/echo_say`, false]]) {
+        let res;
+        try {
+          res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body });
+        } catch (e) {
+          assert.fail(`fetch failed instead of reading the 413: ${e.cause?.code ?? e.message}`);
+        }
+        assert.equal(res.status, 413);
+        const answer = await res.json();
+        if (rpc) {
+          assert.equal(answer.jsonrpc, '2.0');
+          assert.equal(answer.error.code, -32600);
+        } else {
+          assert.match(answer.error, /max_body_bytes/);
+        }
+      }
+      assert.deepEqual(await server.stop(), { code: 0, signal: null });
+    } finally {
+      sandbox.cleanup();
+    }
+  });
+
+  // DNS rebinding: a page served as rebind.evil.example whose name now resolves to 127.0.0.1.
+  test('a loopback server refuses a foreign Host header on /mcp and /v1/tools', async () => {
+    const sandbox = makeSandbox();
+    const server = await startHttpServer(sandbox);
+    const http = await import('node:http');
+    const send = (pathname, host, body) =>
+      new Promise((resolve, reject) => {
+        const u = new URL(server.base);
+        const req = http.request(
+          { host: u.hostname, port: u.port, path: pathname, method: 'POST', setHost: false,
+            headers: { host, 'content-type': 'application/json', accept: 'application/json, text/event-stream' } },
+          (res) => {
+            let data = '';
+            res.on('data', (c) => (data += c));
+            res.on('end', () => resolve({ status: res.statusCode, body: data }));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    try {
+      const evil = await send('/v1/tools/echo_say', 'rebind.evil.example', JSON.stringify({ text: 'x' }));
+      assert.equal(evil.status, 403, evil.body);
+      const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+      const evilMcp = await send('/mcp', 'rebind.evil.example:7077', init);
+      assert.equal(evilMcp.status, 403);
+      assert.equal(JSON.parse(evilMcp.body).error.code, -32600);
+      const ok = await send('/v1/tools/echo_say', `localhost:${new URL(server.base).port}`, JSON.stringify({ text: 'x' }));
+      assert.equal(ok.status, 200, ok.body);
+      assert.deepEqual(await server.stop(), { code: 0, signal: null });
+    } finally {
+      sandbox.cleanup();
+    }
+  });
+});
