@@ -233,7 +233,15 @@ sdk::ToolResult Graph(PluginContext& ctx, const Json& args, const sdk::CallConte
 
   Json entities = Json::array();
   std::string text;
-  for (std::int64_t seq : entity_order) {  if (roots.empty()) {
+  for (std::int64_t seq : entity_order) {
+    const Entity& e = names.Get(seq);
+    const std::vector<std::string> mems = LinkedMemories(env.db, seq, caller);
+    entities.push_back({{"id", e.id}, {"name", e.name}, {"type", e.type}, {"memories", mems}});
+  }
+  Json rels = Json::array();
+  for (const Relation& r : relations) rels.push_back(RelationJson(r, names));
+
+  if (roots.empty()) {
     text = "no entity matches \"" + Preview(args.at("query").get<std::string>(), 60) + "\"";
   } else {
     text = Plural(entity_order.size(), "entity", "entities") + ", " +
