@@ -8,6 +8,7 @@
 
 #include "kioku/sdk/host.hpp"
 #include "kioku/sdk/plugin.hpp"
+#include "tool_support.hpp"
 
 namespace kioku::procedural {
 
@@ -22,6 +23,7 @@ class ProceduralPlugin : public sdk::Plugin {
 
  private:
   sdk::HostServices& host_;
+  ToolContext context_;
 };
 
 }  // namespace kioku::procedural

@@ -217,3 +217,27 @@ RunStats InsertRun(SQLite::Database& db, const Run& r) {
 }
 
 }  // namespace kioku::procedural
+
+namespace kioku::procedural {
+
+std::vector<RunStats> LoadRunStatsMany(
+    SQLite::Database& db, const std::vector<std::pair<std::string, std::string>>& keys) {
+  std::vector<RunStats> out;
+  out.reserve(keys.size());
+  SQLite::Statement q(db,
+                      "SELECT runs, successes FROM procedural_run_stats WHERE project_id = ? AND "
+                      "name = ?");
+  for (const auto& [scope, name] : keys) {
+    q.reset();
+    SQLite::bind(q, scope, name);
+    RunStats s;
+    if (q.executeStep()) {
+      s.runs = q.getColumn(0).getInt64();
+      s.successes = q.getColumn(1).getInt64();
+    }
+    out.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace kioku::procedural

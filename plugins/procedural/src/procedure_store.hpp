@@ -62,3 +62,11 @@ struct Run {
 RunStats InsertRun(SQLite::Database& db, const Run& run);
 
 }  // namespace kioku::procedural
+
+namespace kioku::procedural {
+
+/// Run stats of many (scope, name) pairs with one prepared statement; same order as given.
+std::vector<RunStats> LoadRunStatsMany(SQLite::Database& db,
+                                       const std::vector<std::pair<std::string, std::string>>& keys);
+
+}  // namespace kioku::procedural
