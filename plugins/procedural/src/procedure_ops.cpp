@@ -1,6 +1,8 @@
 #include "procedure_ops.hpp"
 
 #include <algorithm>
+#include <array>
+#include <string_view>
 #include <unordered_map>
 
 #include "kioku/sdk/db.hpp"
@@ -12,6 +14,25 @@
 
 namespace kioku::procedural {
 namespace {
+
+// Words that carry no meaning in a task description ("how do I deploy the api"): matching
+// them would score nearly every procedure. A short English list in the spirit of the SMART
+// stop list (G. Salton, "The SMART Retrieval System", 1971); dropped only while another
+// token remains.
+constexpr std::array<std::string_view, 40> kStopWords = {
+    "a",    "an",   "and",  "are",  "as",   "at",   "be",   "by",    "can",  "do",
+    "does", "for",  "from", "how",  "i",    "in",   "is",   "it",    "me",   "my",
+    "of",   "on",   "or",   "our",  "should", "so", "that", "the",   "this", "to",
+    "we",   "what", "when", "where", "which", "who", "why", "with",  "you",  "your"};
+
+std::vector<std::string> QueryTokens(const std::string& query) {
+  auto tokens = sdk::FtsTokens(query);
+  std::vector<std::string> kept;
+  for (const auto& t : tokens) {
+    if (std::find(kStopWords.begin(), kStopWords.end(), t) == kStopWords.end()) kept.push_back(t);
+  }
+  return kept.empty() ? tokens : kept;
+}
 
 bool SameContent(const Procedure& a, const Procedure& b) {
   if (a.when != b.when || a.tags != b.tags || a.steps.size() != b.steps.size()) return false;
@@ -47,14 +68,12 @@ std::vector<RankedProcedure> FindProcedures(SQLite::Database& db, const std::str
                                             const std::string& query, int limit,
                                             int candidates) {
   std::vector<RankedProcedure> out;
-  const auto match = sdk::BuildFtsQuery(query);
-  if (!match) return out;
-  const auto text_hits = SearchProcedures(db, project_id, *match, false, candidates);
-  const auto name_hits = SearchProcedures(db, project_id, *match, true, candidates);
-  std::vector<std::int64_t> all = text_hits;
-  for (auto s : name_hits) {
-    if (std::find(all.begin(), all.end(), s) == all.end()) all.push_back(s);
-  }
+  const auto tokens = QueryTokens(query);
+  if (tokens.empty()) return out;
+  std::string match;
+  for (const auto& t : tokens) match += (match.empty() ? "" : " OR ") + sdk::QuoteFtsToken(t);
+  const auto all = SearchProcedures(db, project_id, match, candidates);
+  const auto& text_hits = all;
   auto loaded = LoadProceduresBySeq(db, all);
   std::vector<std::pair<std::string, std::string>> keys;
   keys.reserve(loaded.size());
@@ -69,6 +88,21 @@ std::vector<RankedProcedure> FindProcedures(SQLite::Database& db, const std::str
     for (auto s : seqs) v.push_back(std::to_string(s));
     return v;
   };
+  // Name list: candidates whose name holds the most query tokens, text rank breaking ties.
+  std::vector<std::pair<int, std::size_t>> named;  // (tokens in name, position in all)
+  std::unordered_map<std::int64_t, std::size_t> index_of;
+  for (std::size_t i = 0; i < loaded.size(); ++i) index_of.emplace(loaded[i].first, i);
+  for (std::size_t pos = 0; pos < all.size(); ++pos) {
+    const auto it = index_of.find(all[pos]);
+    if (it == index_of.end()) continue;
+    const auto name_tokens = sdk::FtsTokens(loaded[it->second].second.name);
+    int hits = 0;
+    for (const auto& t : tokens) hits += std::count(name_tokens.begin(), name_tokens.end(), t) > 0;
+    if (hits > 0) named.emplace_back(-hits, pos);
+  }
+  std::stable_sort(named.begin(), named.end());
+  std::vector<std::int64_t> name_hits;
+  for (const auto& entry : named) name_hits.push_back(all[entry.second]);
   std::vector<std::size_t> proven;
   for (std::size_t i = 0; i < loaded.size(); ++i) {
     if (stats[i].successes * 2 > stats[i].runs) proven.push_back(i);

@@ -33,13 +33,13 @@ struct RankedProcedure {
 /// Ranked search for procedures visible from `project_id` that fit a task description.
 /// Three rank lists fused with Reciprocal Rank Fusion (sdk/fusion.hpp, k = 60):
 ///   bm25     FTS5 BM25 over name, trigger, tags and steps (weight 1),
-///   name     BM25 over the name column alone (weight 1),
+///   name     the bm25 candidates by how many query tokens their name holds (weight 1),
 ///   success  the candidates of both lists with more successes than failures, by
 ///            RunStats::Smoothed (weight 0.5: a good record lifts a relevant procedure,
 ///            it does not bring in an irrelevant one).
-/// The query is built with sdk::BuildFtsQuery (tokens quoted, OR-joined); a query with no
-/// searchable token returns nothing. At most `limit` results; each list reads at most
-/// `candidates` rows.
+/// The query is tokenized with sdk::FtsTokens, stop words dropped (while another token
+/// remains), each token quoted (sdk::QuoteFtsToken) and OR-joined; a query with no
+/// searchable token returns nothing. At most `limit` results out of `candidates` hits.
 std::vector<RankedProcedure> FindProcedures(SQLite::Database& db, const std::string& project_id,
                                             const std::string& query, int limit,
                                             int candidates = 100);

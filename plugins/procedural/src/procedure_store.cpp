@@ -147,14 +147,17 @@ Procedure InsertProcedureVersion(SQLite::Database& db, Procedure p) {
 }
 
 std::vector<std::int64_t> SearchProcedures(SQLite::Database& db, const std::string& project_id,
-                                           const std::string& match, bool name_only, int limit) {
-  const std::string expr = name_only ? "name : (" + match + ")" : match;
+                                           const std::string& match, int limit) {
+  // Top hits of the text index first (FTS5 ranks without touching the base table), then
+  // the scope filter on those few rows; over-fetch so other projects' rows do not starve
+  // the page.
   SQLite::Statement q(db,
-                      "SELECT p.seq FROM procedural_procedures_fts f JOIN procedural_procedures "
-                      "p ON p.seq = f.rowid WHERE procedural_procedures_fts MATCH ?1 AND "
-                      "p.project_id IN (?2, '') ORDER BY bm25(procedural_procedures_fts, 10.0, "
-                      "5.0, 1.0, 3.0) LIMIT ?3");
-  SQLite::bind(q, expr, project_id, limit);
+                      "SELECT h.rowid FROM (SELECT rowid, bm25(procedural_procedures_fts, 10.0, "
+                      "5.0, 1.0, 3.0) AS score FROM procedural_procedures_fts WHERE "
+                      "procedural_procedures_fts MATCH ?1 ORDER BY score LIMIT ?3 * 3) AS h JOIN "
+                      "procedural_procedures p ON p.seq = h.rowid WHERE p.project_id IN (?2, '') "
+                      "ORDER BY h.score LIMIT ?3");
+  SQLite::bind(q, match, project_id, limit);
   std::vector<std::int64_t> out;
   while (q.executeStep()) out.push_back(q.getColumn(0).getInt64());
   return out;

@@ -33,10 +33,10 @@ std::vector<Procedure> ProcedureHistory(SQLite::Database& db, const std::string&
 Procedure InsertProcedureVersion(SQLite::Database& db, Procedure p);
 
 /// Current procedures visible from `project_id` matching an FTS5 expression, best BM25
-/// first (column weights: name 10, when 5, tags 3, steps 1). `name_only` restricts the
-/// match to the name column. Returns row keys for LoadProceduresBySeq.
+/// first (column weights: name 10, when 5, tags 3, steps 1). Returns row keys for
+/// LoadProceduresBySeq. Reads at most 3 · `limit` index hits before the scope filter.
 std::vector<std::int64_t> SearchProcedures(SQLite::Database& db, const std::string& project_id,
-                                           const std::string& match, bool name_only, int limit);
+                                           const std::string& match, int limit);
 /// Current procedures with the given row keys (any order).
 std::vector<std::pair<std::int64_t, Procedure>> LoadProceduresBySeq(
     SQLite::Database& db, const std::vector<std::int64_t>& seqs);
