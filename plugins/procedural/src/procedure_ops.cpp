@@ -70,9 +70,19 @@ std::vector<RankedProcedure> FindProcedures(SQLite::Database& db, const std::str
   std::vector<RankedProcedure> out;
   const auto tokens = QueryTokens(query);
   if (tokens.empty()) return out;
-  std::string match;
-  for (const auto& t : tokens) match += (match.empty() ? "" : " OR ") + sdk::QuoteFtsToken(t);
-  const auto all = SearchProcedures(db, project_id, match, candidates);
+  auto join = [&](const char* op) {
+    std::string match;
+    for (const auto& t : tokens) match += (match.empty() ? "" : op) + sdk::QuoteFtsToken(t);
+    return match;
+  };
+  // Procedures holding every word first: far fewer rows to score than OR when the words
+  // are common. Only when those are not enough, the OR query adds partial matches.
+  auto all = SearchProcedures(db, project_id, join(" AND "), candidates);
+  if (tokens.size() > 1 && static_cast<int>(all.size()) < limit) {
+    for (auto seq : SearchProcedures(db, project_id, join(" OR "), candidates)) {
+      if (std::find(all.begin(), all.end(), seq) == all.end()) all.push_back(seq);
+    }
+  }
   const auto& text_hits = all;
   auto loaded = LoadProceduresBySeq(db, all);
   std::vector<std::pair<std::string, std::string>> keys;

@@ -32,13 +32,15 @@ struct RankedProcedure {
 
 /// Ranked search for procedures visible from `project_id` that fit a task description.
 /// Three rank lists fused with Reciprocal Rank Fusion (sdk/fusion.hpp, k = 60):
-///   bm25     FTS5 BM25 over name, trigger, tags and steps (weight 1),
+///   bm25     FTS5 BM25 over name, trigger, tags and steps (weight 1): procedures holding
+///            every query word, then — only when those are fewer than `limit` — the ones
+///            holding some,
 ///   name     the bm25 candidates by how many query tokens their name holds (weight 1),
 ///   success  the candidates of both lists with more successes than failures, by
 ///            RunStats::Smoothed (weight 0.5: a good record lifts a relevant procedure,
 ///            it does not bring in an irrelevant one).
 /// The query is tokenized with sdk::FtsTokens, stop words dropped (while another token
-/// remains), each token quoted (sdk::QuoteFtsToken) and OR-joined; a query with no
+/// remains) and each token quoted (sdk::QuoteFtsToken); a query with no
 /// searchable token returns nothing. At most `limit` results out of `candidates` hits.
 std::vector<RankedProcedure> FindProcedures(SQLite::Database& db, const std::string& project_id,
                                             const std::string& query, int limit,
