@@ -14,28 +14,6 @@
 namespace kioku::procedural {
 namespace {
 
-Json Str(std::int64_t max, const char* description = nullptr, std::int64_t min = 0) {
-  Json j = {{"type", "string"}, {"maxLength", max}};
-  if (min > 0) j["minLength"] = min;
-  if (description != nullptr) j["description"] = description;
-  return j;
-}
-Json Int(std::int64_t min, std::int64_t max, const char* description = nullptr) {
-  Json j = {{"type", "integer"}, {"minimum", min}, {"maximum", max}};
-  if (description != nullptr) j["description"] = description;
-  return j;
-}
-Json Bool(const char* description = nullptr) {
-  Json j = {{"type", "boolean"}};
-  if (description != nullptr) j["description"] = description;
-  return j;
-}
-Json Object(Json props, std::vector<std::string> required = {}) {
-  Json j = {{"type", "object"}, {"additionalProperties", false}, {"properties", std::move(props)}};
-  if (!required.empty()) j["required"] = required;
-  return j;
-}
-Json Output(Json props) { return {{"type", "object"}, {"properties", std::move(props)}}; }
 const Json kTaskRefSchema = {{"type", Json::array({"string", "integer"})}};
 
 const char* StateBox(TaskState s) {
@@ -118,6 +96,7 @@ NewPlan PlanFromMarkdown(const std::string& markdown) {
 NewPlan PlanFromTasks(const Json& tasks) {
   NewPlan plan;
   plan.source = "tasks";
+  CheckCount(tasks, kMaxTasks, "tasks");
   const int n = static_cast<int>(tasks.size());
   for (int i = 0; i < n; ++i) {
     const Json& item = tasks[static_cast<std::size_t>(i)];
@@ -128,6 +107,7 @@ NewPlan PlanFromTasks(const Json& tasks) {
     if (t.title.empty()) throw sdk::ToolError(where + ".title is empty: give every task a title");
     t.description = CheckedText(item.value("description", ""), where + ".description", kMaxTextBytes);
     if (auto d = item.find("depends_on"); d != item.end()) {
+      CheckCount(*d, 100, where + ".depends_on");
       for (std::size_t j = 0; j < d->size(); ++j) {
         const std::string field = where + ".depends_on[" + std::to_string(j) + "]";
         const int ref = TaskRef((*d)[j], field);
@@ -142,6 +122,7 @@ NewPlan PlanFromTasks(const Json& tasks) {
       }
     }
     if (auto c = item.find("criteria"); c != item.end()) {
+      CheckCount(*c, kMaxCriteria, where + ".criteria");
       for (std::size_t j = 0; j < c->size(); ++j) {
         auto text = CheckedText((*c)[j].get<std::string>(),
                                 where + ".criteria[" + std::to_string(j) + "]", kMaxTitleBytes);
@@ -224,8 +205,8 @@ sdk::ToolResult PlanList(ToolContext& ctx, const Json& args, const Actor& actor)
   const std::string status_arg = args.value("status", "");
   const std::optional<PlanStatus> status =
       status_arg.empty() || status_arg == "all" ? std::nullopt : ParsePlanStatus(status_arg);
-  const int offset = args.value("offset", 0);
-  const int limit = args.value("limit", 20);
+  const int offset = static_cast<int>(IntArg(args, "offset", 0, 1'000'000, 0));
+  const int limit = static_cast<int>(IntArg(args, "limit", 1, 500, 20));
   // Offsets page over the filtered list: read offset + limit + 1 rows.
   auto rows = ListPlans(ctx.Db(), actor.project_id, status, status_arg == "all", "",
                         offset + limit + 1);
@@ -312,8 +293,8 @@ sdk::ToolResult PlanStatusTool(ToolContext& ctx, const Json& args, const sdk::Ca
     text += "\n\n" + md;
     out["markdown"] = md;
   } else {
-    const int offset = args.value("offset", 0);
-    const int limit = args.value("limit", kDefaultTaskPage);
+    const int offset = static_cast<int>(IntArg(args, "offset", 0, 1'000'000, 0));
+    const int limit = static_cast<int>(IntArg(args, "limit", 1, 500, kDefaultTaskPage));
     Json page = Json::array();
     for (int i = offset; i < static_cast<int>(tasks.size()) && i < offset + limit; ++i) {
       const auto& t = tasks[static_cast<std::size_t>(i)];
@@ -327,7 +308,7 @@ sdk::ToolResult PlanStatusTool(ToolContext& ctx, const Json& args, const sdk::Ca
     }
     out["tasks"] = std::move(page);
   }
-  if (const int n = args.value("audit", 0); n > 0) {
+  if (const int n = static_cast<int>(IntArg(args, "audit", 0, 200, 0)); n > 0) {
     Json audit = Json::array();
     text += "\naudit (newest first):";
     for (const auto& e : LoadAudit(db, id, n)) {
@@ -355,7 +336,9 @@ sdk::ToolResult PlanCheck(ToolContext& ctx, const Json& args, const sdk::CallCon
   req.task = TaskRef(args.at("task"), "task");
   if (auto s = args.find("state"); s != args.end()) req.state = ParseTaskState(s->get<std::string>());
   req.note = Text(args, "note", kMaxNoteBytes).value_or("");
-  if (auto v = args.find("expected_version"); v != args.end()) req.expected_version = v->get<std::int64_t>();
+  if (args.contains("expected_version")) {
+    req.expected_version = IntArg(args, "expected_version", 1, 1'000'000'000'000, 1);
+  }
   req.force = args.value("force", false);
   if (auto b = Text(args, "block", kMaxNoteBytes)) {
     if (b->empty()) throw sdk::ToolError("block needs the reason the task is blocked");
@@ -363,7 +346,8 @@ sdk::ToolResult PlanCheck(ToolContext& ctx, const Json& args, const sdk::CallCon
   }
   req.unblock = args.value("unblock", false);
   if (req.block && req.unblock) throw sdk::ToolError("send block or unblock, not both");
-  if (auto m = args.find("met"); m != args.end()) req.met = m->get<std::vector<int>>();
+  if (auto m = args.find("met"); m != args.end()) CheckCount(*m, kMaxCriteria, "met");
+  req.met = IntListArg(args, "met", 1, kMaxCriteria);
   if (!req.state && !req.block && !req.unblock && req.met.empty()) {
     throw sdk::ToolError("nothing to do: send state, block, unblock or met");
   }
@@ -426,29 +410,25 @@ sdk::ToolResult PlanValidate(ToolContext& ctx, const Json& args, const sdk::Call
 }  // namespace
 
 void AddPlanTools(sdk::Registrar& registrar, ToolContext& ctx) {
-  const Json plan_ref = Str(64, "Plan id or unique prefix (4+ chars).", 1);
+  using namespace schema;
+  const Json plan_ref = Str();
   {
     sdk::ToolSpec spec;
     spec.name = "plan_create";
-    spec.title = "Create a plan";
     spec.description =
-        "Create a plan from tasks or a Markdown checklist (- [ ] / - [x]; nested items are "
-        "subtasks their parent waits for). Task ids are t1, t2… by position; depends_on names "
-        "them. Cycles are refused.";
-    const Json task = Object({{"title", Str(kMaxTitleBytes, nullptr, 1)},
-                              {"description", Str(kMaxTextBytes)},
-                              {"depends_on", {{"type", "array"}, {"maxItems", 100}, {"items", kTaskRefSchema}}},
-                              {"criteria", {{"type", "array"}, {"maxItems", kMaxCriteria},
-                                            {"items", Str(kMaxTitleBytes)},
-                                            {"description", "Acceptance criteria, marked met via plan_check."}}}},
+        "Create a plan from tasks or a Markdown checklist (nested items = subtasks). Tasks "
+        "are t1, t2… by position, as depends_on names them.";
+    const Json task = Object({{"title", Str()},
+                              {"description", Str()},
+                              {"depends_on", ArrayOf(kTaskRefSchema)},
+                              {"criteria", ArrayOf(Str())}},
                              {"title"});
-    spec.input_schema = Object(
-        {{"title", Str(kMaxTitleBytes)},
-         {"goal", Str(kMaxTextBytes)},
-         {"tasks", {{"type", "array"}, {"minItems", 1}, {"maxItems", kMaxTasks}, {"items", task}}},
-         {"markdown", Str(kMaxMarkdownBytes, "Checklist instead of tasks; '# Title' sets the title.")},
-         {"tags", {{"type", "array"}, {"maxItems", kMaxTags}, {"items", Str(64)}}}});
-    spec.output_schema = Output({{"plan_id", {{"type", "string"}}}});
+    spec.input_schema = Object({{"title", Str()},
+                                {"goal", Str()},
+                                {"tasks", ArrayOf(task)},
+                                {"markdown", Str()},
+                                {"tags", ArrayOf(Str())}});
+    spec.output_schema = Output();
     registrar.AddTool(std::move(spec), [&ctx](const Json& a, const sdk::CallContext& c) {
       return PlanCreate(ctx, a, c);
     });
@@ -456,21 +436,16 @@ void AddPlanTools(sdk::Registrar& registrar, ToolContext& ctx) {
   {
     sdk::ToolSpec spec;
     spec.name = "plan_status";
-    spec.title = "Show a plan, or list plans";
     spec.description =
-        "One plan (id, prefix or \"latest\"): progress, ready tasks, blockers, tasks with "
-        "version v (plan_check's expected_version); audit:N adds the last N changes; "
-        "markdown:true exports a checklist. Without plan: lists plans.";
-    spec.input_schema = Object(
-        {{"plan", Str(64)},
-         {"status", {{"enum", {"active", "blocked", "done", "archived", "all"}},
-                     {"description", "List filter; default: every unarchived plan."}}},
-         {"markdown", Bool()},
-         {"audit", Int(0, 200)},
-         {"offset", Int(0, 1'000'000)},
-         {"limit", Int(1, 500)}});
-    spec.output_schema = Output({{"plan", {{"type", Json::array({"object", "null"})}}},
-                                 {"plans", {{"type", "array"}}}});
+        "A plan (id, prefix or \"latest\"): progress, ready tasks, blockers, tasks with "
+        "version v; audit:N last changes; markdown:true exports it. No plan: list plans.";
+    spec.input_schema = Object({{"plan", Str()},
+                                {"status", Enum({"active", "blocked", "done", "archived", "all"})},
+                                {"markdown", Bool()},
+                                {"audit", Int()},
+                                {"offset", Int()},
+                                {"limit", Int()}});
+    spec.output_schema = Output();
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&ctx](const Json& a, const sdk::CallContext& c) {
@@ -480,23 +455,21 @@ void AddPlanTools(sdk::Registrar& registrar, ToolContext& ctx) {
   {
     sdk::ToolSpec spec;
     spec.name = "plan_check";
-    spec.title = "Update a task";
     spec.description =
         "Set a task's state with a note; done waits for dependencies and blockers unless "
-        "force (note = reason). Send expected_version to refuse a stale write; reopening a "
-        "finished task needs it. block/unblock report or clear a blocker; met marks criteria.";
-    spec.input_schema = Object(
-        {{"plan", plan_ref},
-         {"task", kTaskRefSchema},
-         {"state", {{"enum", {"todo", "doing", "done", "skipped"}}}},
-         {"note", Str(kMaxNoteBytes)},
-         {"expected_version", Int(1, 1'000'000'000)},
-         {"force", Bool()},
-         {"block", Str(kMaxNoteBytes, "Blocker reason.")},
-         {"unblock", Bool()},
-         {"met", {{"type", "array"}, {"maxItems", kMaxCriteria}, {"items", Int(1, kMaxCriteria)}}}},
-        {"plan", "task"});
-    spec.output_schema = Output({{"task", {{"type", "object"}}}});
+        "force (note = reason). expected_version (v) refuses stale writes. block/unblock; "
+        "met: criteria numbers.";
+    spec.input_schema = Object({{"plan", plan_ref},
+                                {"task", kTaskRefSchema},
+                                {"state", Enum({"todo", "doing", "done", "skipped"})},
+                                {"note", Str()},
+                                {"expected_version", Int()},
+                                {"force", Bool()},
+                                {"block", Str()},
+                                {"unblock", Bool()},
+                                {"met", ArrayOf(Int())}},
+                               {"plan", "task"});
+    spec.output_schema = Output();
     registrar.AddTool(std::move(spec), [&ctx](const Json& a, const sdk::CallContext& c) {
       return PlanCheck(ctx, a, c);
     });
@@ -504,17 +477,15 @@ void AddPlanTools(sdk::Registrar& registrar, ToolContext& ctx) {
   {
     sdk::ToolSpec spec;
     spec.name = "plan_validate";
-    spec.title = "Validate (and archive) a plan";
     spec.description =
-        "Lists what keeps a plan from done: unfinished tasks, skips without reason, open "
-        "blockers, unmet criteria. archive:true archives a passing plan (force:true with a "
-        "reason archives anyway, audited).";
+        "What keeps a plan from done (unfinished tasks, skips without reason, blockers, "
+        "unmet criteria). archive:true archives a passing plan; force with reason anyway.";
     spec.input_schema = Object({{"plan", plan_ref},
                                 {"archive", Bool()},
                                 {"force", Bool()},
-                                {"reason", Str(kMaxNoteBytes)}},
+                                {"reason", Str()}},
                                {"plan"});
-    spec.output_schema = Output({{"passed", {{"type", "boolean"}}}});
+    spec.output_schema = Output();
     registrar.AddTool(std::move(spec), [&ctx](const Json& a, const sdk::CallContext& c) {
       return PlanValidate(ctx, a, c);
     });

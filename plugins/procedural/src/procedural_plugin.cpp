@@ -11,7 +11,7 @@ std::string ProceduralPlugin::Instructions() const {
   return "Procedural memory (what plan am I executing, how do we do X): plan_status "
          "plan:\"latest\" shows the plan and its ready tasks; mark progress with plan_check; "
          "plan_validate before archiving. Before a recurring chore, procedure_find; after "
-         "it, procedure_record; save new know-how with procedure_save.";
+         "it, procedure_save with its outcome; save new know-how with procedure_save.";
 }
 
 std::vector<sdk::Migration> ProceduralPlugin::Migrations() const { return procedural::Migrations(); }

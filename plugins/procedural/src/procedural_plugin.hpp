@@ -18,7 +18,7 @@ class ProceduralPlugin : public sdk::Plugin {
 
   std::string Instructions() const override;
   std::vector<sdk::Migration> Migrations() const override;
-  /// Registers plan_create/status/check/validate and procedure_save/find/record.
+  /// Registers plan_create/status/check/validate and procedure_save/find.
   void Register(sdk::Registrar& registrar) override;
 
  private:

@@ -1,4 +1,4 @@
-// procedure_save, procedure_find, procedure_record: versioned procedures, ranked search,
+// procedure_save (steps, or the outcome of a run), procedure_find: versioned procedures, ranked search,
 // and runs whose outcome is published for the affective layer.
 #include <algorithm>
 #include <cmath>
@@ -64,6 +64,7 @@ std::string ProcedureText(const Procedure& p, const RunStats& s, bool with_steps
 std::vector<Step> StepsArg(const Json& args) {
   std::vector<Step> steps;
   const Json& list = args.at("steps");
+  CheckCount(list, kMaxSteps, "steps");
   for (std::size_t i = 0; i < list.size(); ++i) {
     const std::string where = "steps[" + std::to_string(i) + "]";
     Step s;
@@ -88,7 +89,22 @@ std::string NameArg(const Json& args) {
   return name;
 }
 
+sdk::ToolResult Record(ToolContext& ctx, const Json& args, const sdk::CallContext& call);
+
 sdk::ToolResult Save(ToolContext& ctx, const Json& args, const sdk::CallContext& call) {
+  if (args.contains("outcome")) {
+    for (const char* key : {"when", "steps", "tags", "scope"}) {
+      if (args.contains(key)) {
+        throw sdk::ToolError(std::string("send either a run (name, outcome, note) or steps to "
+                                         "save (name, when, steps…), not both: drop ") + key);
+      }
+    }
+    return Record(ctx, args, call);
+  }
+  if (!args.contains("steps") || !args.contains("when")) {
+    throw sdk::ToolError("to save a procedure send name, when and steps; to record a run send "
+                         "name and outcome");
+  }
   ScreenSecrets(args);
   const Actor actor = ActorOf(call);
   Procedure p;
@@ -114,7 +130,7 @@ sdk::ToolResult Save(ToolContext& ctx, const Json& args, const sdk::CallContext&
 sdk::ToolResult Find(ToolContext& ctx, const Json& args, const sdk::CallContext& call) {
   const Actor actor = ActorOf(call);
   auto& db = ctx.Db();
-  const int limit = args.value("limit", 5);
+  const int limit = static_cast<int>(IntArg(args, "limit", 1, 50, 5));
   Json list = Json::array();
   std::string text;
   if (args.contains("name")) {
@@ -124,7 +140,7 @@ sdk::ToolResult Find(ToolContext& ctx, const Json& args, const sdk::CallContext&
       throw sdk::ToolError("unknown procedure '" + name + "': search with query instead");
     }
     if (auto v = args.find("version"); v != args.end()) {
-      auto old = LoadProcedureVersion(db, found.front().project_id, name, v->get<int>());
+      auto old = LoadProcedureVersion(db, found.front().project_id, name, static_cast<int>(IntArg(args, "version", 1, 1'000'000, 1)));
       if (!old) {
         throw sdk::ToolError("procedure '" + name + "' has no version " + v->dump() +
                              " (current is " + std::to_string(found.front().version) + ")");
@@ -179,7 +195,7 @@ sdk::ToolResult Record(ToolContext& ctx, const Json& args, const sdk::CallContex
   const bool success = args.value("outcome", "") == "success";
   const std::string note = Text(args, "note", kMaxNoteBytes).value_or("");
   std::optional<int> version;
-  if (auto v = args.find("version"); v != args.end()) version = v->get<int>();
+  if (args.contains("version")) version = static_cast<int>(IntArg(args, "version", 1, 1'000'000, 1));
   const std::int64_t now = ctx.Now();
   const auto r = RecordRun(ctx.Db(), name, version, success, note, actor, now);
   // Published after the commit; the affective layer records it as an outcome.
@@ -203,39 +219,30 @@ sdk::ToolResult Record(ToolContext& ctx, const Json& args, const sdk::CallContex
                                     {"success_rate", Rate(r.stats)}});
 }
 
-Json Str(std::int64_t max, std::int64_t min = 0) {
-  Json j = {{"type", "string"}, {"maxLength", max}};
-  if (min > 0) j["minLength"] = min;
-  return j;
-}
-
 }  // namespace
 
 void AddProcedureTools(sdk::Registrar& registrar, ToolContext& ctx) {
-  auto object = [](Json props, std::vector<std::string> required) {
-    Json j = {{"type", "object"}, {"additionalProperties", false}, {"properties", std::move(props)}};
-    if (!required.empty()) j["required"] = std::move(required);
-    return j;
-  };
+  using namespace schema;
   {
     sdk::ToolSpec spec;
     spec.name = "procedure_save";
-    spec.title = "Save a reusable procedure";
     spec.description =
-        "Save how to do something here: name, when to use it, ordered steps (text or "
-        "{text, command}), tags; scope project (default) or global. Saving a name again makes "
-        "a new version.";
+        "Save how to do something: name, when to use it, ordered steps (text or {text, "
+        "command}), tags, scope project|global; same name = new version. After following one: "
+        "name, outcome, note.";
     const Json step = {{"type", Json::array({"string", "object"})},
-                       {"properties", {{"text", Str(kMaxStepBytes, 1)}, {"command", Str(kMaxStepBytes)}}},
+                       {"properties", {{"text", Str()}, {"command", Str()}}},
                        {"additionalProperties", false}};
-    spec.input_schema = object(
-        {{"name", Str(kMaxNameBytes, 1)},
-         {"when", Str(kMaxTextBytes, 1)},
-         {"steps", {{"type", "array"}, {"minItems", 1}, {"maxItems", kMaxSteps}, {"items", step}}},
-         {"tags", {{"type", "array"}, {"maxItems", kMaxTags}, {"items", Str(64)}}},
-         {"scope", {{"enum", {"project", "global"}}}}},
-        {"name", "when", "steps"});
-    spec.output_schema = {{"type", "object"}, {"properties", {{"version", {{"type", "integer"}}}}}};
+    spec.input_schema = Object({{"name", Str()},
+                                {"when", Str()},
+                                {"steps", ArrayOf(step)},
+                                {"tags", ArrayOf(Str())},
+                                {"scope", Enum({"project", "global"})},
+                                {"outcome", Enum({"success", "failure"})},
+                                {"note", Str()},
+                                {"version", Int()}},
+                               {"name"});
+    spec.output_schema = Output();
     registrar.AddTool(std::move(spec), [&ctx](const Json& a, const sdk::CallContext& c) {
       return Save(ctx, a, c);
     });
@@ -243,40 +250,20 @@ void AddProcedureTools(sdk::Registrar& registrar, ToolContext& ctx) {
   {
     sdk::ToolSpec spec;
     spec.name = "procedure_find";
-    spec.title = "Find a procedure";
     spec.description =
-        "query: procedures that fit a task, best first, with steps and success rate. name: "
-        "that one (version: an older one; history:true lists versions). Neither: list by "
-        "name (after: paging).";
-    spec.input_schema = object({{"query", Str(kMaxTextBytes)},
-                                {"name", Str(kMaxNameBytes)},
-                                {"version", {{"type", "integer"}, {"minimum", 1}}},
-                                {"history", {{"type", "boolean"}}},
-                                {"after", Str(kMaxNameBytes)},
-                                {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 50}}}},
-                               {});
-    spec.output_schema = {{"type", "object"}, {"properties", {{"procedures", {{"type", "array"}}}}}};
+        "query: procedures fitting a task, best first, with steps and success rate. name: "
+        "that one (version, history:true). Neither: list (after: paging).";
+    spec.input_schema = Object({{"query", Str()},
+                                {"name", Str()},
+                                {"version", Int()},
+                                {"history", Bool()},
+                                {"after", Str()},
+                                {"limit", Int()}});
+    spec.output_schema = Output();
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&ctx](const Json& a, const sdk::CallContext& c) {
       return Find(ctx, a, c);
-    });
-  }
-  {
-    sdk::ToolSpec spec;
-    spec.name = "procedure_record";
-    spec.title = "Record a procedure run";
-    spec.description =
-        "After following a procedure: outcome success or failure, with a note. Updates its "
-        "success rate (also recorded by the affective layer).";
-    spec.input_schema = object({{"name", Str(kMaxNameBytes, 1)},
-                                {"outcome", {{"enum", {"success", "failure"}}}},
-                                {"note", Str(kMaxNoteBytes)},
-                                {"version", {{"type", "integer"}, {"minimum", 1}}}},
-                               {"name", "outcome"});
-    spec.output_schema = {{"type", "object"}, {"properties", {{"runs", {{"type", "integer"}}}}}};
-    registrar.AddTool(std::move(spec), [&ctx](const Json& a, const sdk::CallContext& c) {
-      return Record(ctx, a, c);
     });
   }
 }

@@ -72,11 +72,47 @@ void ScreenSecrets(const Json& value, const std::string& where) {
   }
 }
 
+namespace {
+std::int64_t InRange(const Json& v, const std::string& field, std::int64_t min, std::int64_t max) {
+  const std::int64_t n = v.is_number_integer() ? v.get<std::int64_t>() : min - 1;
+  if (!v.is_number_integer() || n < min || n > max) {
+    throw sdk::ToolError(field + " " + sdk::TruncateUtf8(v.dump(), 30) + " is out of range: send an "
+                         "integer from " + std::to_string(min) + " to " + std::to_string(max));
+  }
+  return n;
+}
+}  // namespace
+
+std::int64_t IntArg(const Json& args, const char* key, std::int64_t min, std::int64_t max,
+                    std::int64_t fallback) {
+  const auto it = args.find(key);
+  if (it == args.end() || it->is_null()) return fallback;
+  return InRange(*it, key, min, max);
+}
+
+std::vector<int> IntListArg(const Json& args, const char* key, int min, int max) {
+  std::vector<int> out;
+  const auto it = args.find(key);
+  if (it == args.end() || !it->is_array()) return out;
+  for (std::size_t i = 0; i < it->size(); ++i) {
+    out.push_back(static_cast<int>(InRange((*it)[i], std::string(key) + "[" + std::to_string(i) + "]", min, max)));
+  }
+  return out;
+}
+
+void CheckCount(const Json& array, std::size_t max, const std::string& field) {
+  if (array.is_array() && array.size() > max) {
+    throw sdk::ToolError(field + " has " + std::to_string(array.size()) + " items; the limit is " +
+                         std::to_string(max) + "; nothing was stored");
+  }
+}
+
 std::vector<std::string> TagsArg(const Json& args) {
   std::vector<std::string> tags;
   const auto it = args.find("tags");
   if (it == args.end() || !it->is_array()) return tags;
-  for (std::size_t i = 0; i < it->size() && i < static_cast<std::size_t>(kMaxTags); ++i) {
+  CheckCount(*it, kMaxTags, "tags");
+  for (std::size_t i = 0; i < it->size(); ++i) {
     if (!(*it)[i].is_string()) continue;
     auto t = CheckedText((*it)[i].get<std::string>(), "tags[" + std::to_string(i) + "]", 64);
     if (!t.empty() && std::find(tags.begin(), tags.end(), t) == tags.end()) tags.push_back(t);
@@ -85,5 +121,19 @@ std::vector<std::string> TagsArg(const Json& args) {
 }
 
 std::string Rfc(std::int64_t ms) { return sdk::FormatRfc3339(ms); }
+
+namespace schema {
+Json Str() { return {{"type", "string"}}; }
+Json Int() { return {{"type", "integer"}}; }
+Json Bool() { return {{"type", "boolean"}}; }
+Json Enum(std::vector<std::string> values) { return {{"enum", std::move(values)}}; }
+Json ArrayOf(Json items) { return {{"type", "array"}, {"items", std::move(items)}}; }
+Json Object(Json properties, std::vector<std::string> required) {
+  Json j = {{"type", "object"}, {"additionalProperties", false}, {"properties", std::move(properties)}};
+  if (!required.empty()) j["required"] = std::move(required);
+  return j;
+}
+Json Output() { return {{"type", "object"}}; }
+}  // namespace schema
 
 }  // namespace kioku::procedural

@@ -54,10 +54,35 @@ std::string CheckedText(const std::string& raw, const std::string& field, std::s
 /// ToolError naming the field and the kind; nothing is stored.
 void ScreenSecrets(const Json& value, const std::string& where = "");
 
+/// args[key] as an integer in [min, max]; `fallback` when absent; ToolError naming the key
+/// and the range otherwise (the schema says only "integer", to stay short).
+std::int64_t IntArg(const Json& args, const char* key, std::int64_t min, std::int64_t max,
+                    std::int64_t fallback);
+/// Each item of args[key] as an integer in [min, max] (empty when absent).
+std::vector<int> IntListArg(const Json& args, const char* key, int min, int max);
+
+/// ToolError when `array` has more than `max` items ("tasks has 2500 items; the limit is …").
+void CheckCount(const Json& array, std::size_t max, const std::string& field);
+
 /// Tags: trimmed, non-empty, at most kMaxTags of at most 64 bytes.
 std::vector<std::string> TagsArg(const Json& args);
 
 std::string Rfc(std::int64_t ms);
+
+/// Compact JSON Schema pieces (tools/list is paid in context: no titles, no per-property
+/// descriptions unless the name does not explain itself; lengths and counts are checked by
+/// the handlers, in bytes, with messages naming the field).
+namespace schema {
+Json Str();
+Json Int();
+Json Bool();
+Json Enum(std::vector<std::string> values);
+Json ArrayOf(Json items);
+/// Closed input object.
+Json Object(Json properties, std::vector<std::string> required = {});
+/// Output: an open object.
+Json Output();
+}  // namespace schema
 
 void AddPlanTools(sdk::Registrar& registrar, ToolContext& ctx);
 void AddProcedureTools(sdk::Registrar& registrar, ToolContext& ctx);

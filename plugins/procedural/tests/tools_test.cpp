@@ -161,12 +161,15 @@ TEST_F(ToolsTest, ProceduresVersionRankAndRecordRuns) {
   EXPECT_EQ(hist["procedures"][0]["history"].size(), 2u);
 
   // Runs: the success rate shows with the procedure, and the affective layer records them.
-  Ok("procedure_record", {{"name", "hotfix"}, {"outcome", "success"}});
-  Ok("procedure_record", {{"name", "hotfix"}, {"outcome", "success"}});
-  auto rec = Ok("procedure_record", {{"name", "hotfix"}, {"outcome", "failure"}, {"note", "tag existed"}});
+  Ok("procedure_save", {{"name", "hotfix"}, {"outcome", "success"}});
+  Ok("procedure_save", {{"name", "hotfix"}, {"outcome", "success"}});
+  auto rec = Ok("procedure_save", {{"name", "hotfix"}, {"outcome", "failure"}, {"note", "tag existed"}});
   EXPECT_EQ(rec["runs"], 3);
   EXPECT_NEAR(rec["success_rate"].get<double>(), 2.0 / 3.0, 1e-9);
-  Err("procedure_record", {{"name", "nope"}, {"outcome", "success"}});
+  Err("procedure_save", {{"name", "nope"}, {"outcome", "success"}});
+  EXPECT_NE(Err("procedure_save", {{"name", "hotfix"}, {"outcome", "success"}, {"steps", {"x"}}}).find("not both"),
+            std::string::npos);
+  EXPECT_NE(Err("plan_status", {{"limit", 0}}).find("limit 0 is out of range"), std::string::npos);
   auto q = Ok("feedback_query", {{"tool_prefix", "procedure/"}});
   EXPECT_NE(text.find("procedure/hotfix"), std::string::npos) << text;
   // A proven procedure ranks above an equally relevant unproven one.
