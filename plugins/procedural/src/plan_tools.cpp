@@ -173,6 +173,12 @@ sdk::ToolResult PlanCreate(ToolContext& ctx, const Json& args, const sdk::CallCo
 
 // ---------------------------------------------------------------- plan_status
 
+Json ReadyJson(const std::vector<int>& ready, const std::unordered_map<int, const Task*>& by_number) {
+  Json out = Json::array();
+  for (int n : ready) out.push_back({{"id", TaskKey(n)}, {"title", by_number.at(n)->title}});
+  return out;
+}
+
 Json TaskJson(const Task& t) {
   Json j = {{"id", TaskKey(t.number)}, {"title", t.title},
             {"state", TaskStateName(t.state)}, {"v", t.version}};
@@ -286,7 +292,7 @@ sdk::ToolResult PlanStatusTool(ToolContext& ctx, const Json& args, const sdk::Ca
                {{"id", plan.id}, {"title", plan.title}, {"goal", plan.goal},
                 {"status", PlanStatusName(status)}, {"tags", plan.tags},
                 {"progress", ProgressJson(progress)}, {"updated_at", Rfc(plan.updated_at_ms)}}},
-              {"ready", KeysJson(ready_shown)},
+              {"ready", ReadyJson(ready_shown, by_number)},
               {"blockers", std::move(blockers_json)}};
   if (args.value("markdown", false)) {
     const std::string md = WriteChecklist(plan.title, plan.goal, tasks);

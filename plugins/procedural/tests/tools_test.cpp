@@ -5,6 +5,7 @@
 #include "affective_plugin.hpp"
 #include "procedural_plugin.hpp"
 #include "test_runtime.hpp"
+#include "working_plugin.hpp"
 
 namespace kioku::procedural {
 namespace {
@@ -16,6 +17,7 @@ class ToolsTest : public ::testing::Test {
   void SetUp() override {
     rt.Add<ProceduralPlugin>("procedural");
     rt.Add<affective::AffectivePlugin>("affective");
+    rt.Add<working::WorkingPlugin>("working");
     rt.Start();
   }
   json Ok(std::string_view tool, const json& args) {
@@ -107,7 +109,7 @@ TEST_F(ToolsTest, MarkdownImportExportRoundTrip) {
   EXPECT_EQ(st["plan"]["title"], "Release");
   EXPECT_EQ(st["tasks"][1]["after"], json::array({"t3", "t4"}));  // parent waits for children
   EXPECT_EQ(st["tasks"][2]["parent"], "t2");
-  EXPECT_EQ(st["ready"], json::array({"t3"}));
+  EXPECT_EQ(st["ready"], json::parse(R"([{"id": "t3", "title": "Tag"}])"));
   auto exported = Ok("plan_status", {{"plan", id}, {"markdown", true}});
   EXPECT_EQ(exported["markdown"], md);
   // Import the export: the same plan again.
@@ -179,6 +181,22 @@ TEST_F(ToolsTest, ProceduresVersionRankAndRecordRuns) {
   auto listed = Ok("procedure_find", {{"limit", 1}});
   EXPECT_EQ(listed["procedures"].size(), 1u);
   EXPECT_EQ(listed["next_after"], "hotfix");
+}
+
+// Across layers, through Host::CallTool: workspace_status shows the open plan's ready tasks
+// and workspace_dump its progress.
+TEST_F(ToolsTest, WorkingLayerShowsTheOpenPlan) {
+  auto none = Ok("workspace_status", json::object());
+  EXPECT_TRUE(none["plan"].is_null());
+  Ok("plan_create", {{"markdown", "# Ship\n- [x] design\n- [ ] build\n- [ ] test <!-- kioku:t3 after:t2 -->\n"}});
+  auto st = Ok("workspace_status", json::object());
+  EXPECT_EQ(st["plan"]["title"], "Ship");
+  EXPECT_EQ(st["plan"]["percent"], 33);
+  EXPECT_EQ(st["plan"]["ready"], json::parse(R"([{"id": "t2", "title": "build"}])"));
+  EXPECT_NE(text.find("plan: Ship — 33% of 3 tasks, active; ready: t2 build;"), std::string::npos) << text;
+  auto dump = Ok("workspace_dump", {{"reason", "end of session"}});
+  EXPECT_NE(dump["summary"].get<std::string>().find("Plan: Ship — 33% of 3 tasks"), std::string::npos)
+      << dump["summary"];
 }
 
 }  // namespace
