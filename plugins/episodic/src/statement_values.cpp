@@ -153,11 +153,19 @@ std::string ForPhrase(std::string_view lower, std::size_t value_end) {
 }
 
 std::optional<SubjectValue> Make(std::string_view original, std::string_view lower,
-                                 std::size_t vstart, std::string subject_hint) {
+                                 std::size_t vstart, std::string subject_hint,
+                                 bool prefer_hint = false) {
   while (vstart < lower.size() && lower[vstart] == ' ') ++vstart;
   const std::size_t vend = ValueEnd(lower, vstart);
-  const std::string_view lv = Trim(lower.substr(vstart, vend - vstart));
-  if (lv.empty() || Words(lv) > 4 || lv.size() > 60 || IsPronounish(lv)) return std::nullopt;
+  std::string_view lv = Trim(lower.substr(vstart, vend - vstart));
+  // Leading determiners are not part of the value ("the ops repo" → "ops repo").
+  for (std::string_view det : {std::string_view("the "), std::string_view("a "), std::string_view("an ")}) {
+    if (lv.substr(0, det.size()) == det) lv.remove_prefix(det.size());
+  }
+  if (lv.empty() || Words(lv) > 4 || lv.size() > 60 || IsPronounish(lv) ||
+      IsPronounish(lv.substr(0, lv.find(' ')))) {
+    return std::nullopt;
+  }
   static constexpr std::string_view kNotValues[] = {"them", "both", "either", "that one",
                                                     "the same", "those", "him", "her"};
   for (std::string_view n : kNotValues) {
@@ -170,7 +178,29 @@ std::optional<SubjectValue> Make(std::string_view original, std::string_view low
     const std::size_t off = static_cast<std::size_t>(lv.data() - lower.data());
     value.assign(original.substr(off, lv.size()));
   }
-  std::string subject(CategoryOf(lv));
+  // "pnpm workspaces", "vitest tests": a known first word is the value.
+  std::string_view category = CategoryOf(lv);
+  if (category.empty() && lv.find(' ') != std::string_view::npos) {
+    category = CategoryOf(lv.substr(0, lv.find(' ')));
+    if (!category.empty()) value.resize(lv.find(' '));
+  }
+  // "sqlx, not diesel": the refused alternative names the category too.
+  if (category.empty()) {
+    for (std::string_view alt : {std::string_view(" not "), std::string_view(" instead of "),
+                                 std::string_view(" rather than "), std::string_view(" over ")}) {
+      const std::size_t a = lower.find(alt, vend > 0 ? vend - 1 : 0);
+      if (a == std::string_view::npos || a > vend + 3) continue;
+      const std::size_t ws = a + alt.size();
+      const std::size_t we = ValueEnd(lower, ws);
+      category = CategoryOf(Trim(lower.substr(ws, we - ws)));
+      if (category.empty()) {
+        const std::string_view first = Trim(lower.substr(ws, we - ws));
+        category = CategoryOf(first.substr(0, first.find(' ')));
+      }
+      if (!category.empty()) break;
+    }
+  }
+  std::string subject = prefer_hint && !subject_hint.empty() ? subject_hint : std::string(category);
   if (subject.empty()) subject = ForPhrase(lower, vend);
   if (subject.empty()) subject = std::move(subject_hint);
   if (subject.empty()) return std::nullopt;
@@ -188,7 +218,7 @@ std::optional<SubjectValue> FindSubjectValue(std::string_view clause) {
       "going with",     "settle on",       "settled on",     "standardize on", "standardise on",
       "standardized on", "standardised on", "stick with",     "sticking with", "stick to",
       "default to",     "defaults to",     "decided on",     "chose",         "choose",
-      "picked",         "prefer",          "keep using",     "keep",          "use",
+      "picked",         "prefer",          "keep using",     "decided to keep", "use",
       "using",          "uses",            "run everything through"};
   std::size_t best = std::string::npos;
   std::size_t best_end = 0;
@@ -227,7 +257,8 @@ std::optional<SubjectValue> FindSubjectValue(std::string_view clause) {
         "we", "i", "you", "they", "to", "should", "must", "will", "always", "never", "please",
         "let's", "lets", "don't", "do", "decided", "agreed", "remember", "and", "is", "are",
         "it", "also", "just", "but", "so", "if", "when", "not", "can", "could", "would",
-        "was", "were", "has", "have", "had", "be", "stop", "start", "make", "sure"};
+        "was", "were", "has", "have", "had", "be", "stop", "start", "make", "sure", "i'd",
+        "i'm", "i'll", "we'd", "we're", "you're", "you'd", "me", "us", "please"};
     std::size_t i = 0;
     while (i < head.size()) {
       std::size_t j = head.find(' ', i);
@@ -252,9 +283,11 @@ std::optional<SubjectValue> FindSubjectValue(std::string_view clause) {
     const std::string hint = np_before(best);
     if (auto sv = Make(original, lower, best_end, hint)) return sv;
   }
+  // Only verbs that set a value; a bare "is"/"are" states properties far more often
+  // ("the staging DB is read-only", "money is stored as cents").
   static constexpr std::string_view kCopula[] = {
-      " are stored in ", " is stored in ", " lives in ", " live in ", " goes through ",
-      " go through ",    " runs on ",      " run on ",   " is ",      " are "};
+      " are stored in ", " is stored in ", " lives in ", " live in ", " defaults to ",
+      " default to "};
   for (std::string_view c : kCopula) {
     const std::size_t p = lower.find(c);
     if (p == std::string::npos) continue;
@@ -263,8 +296,7 @@ std::optional<SubjectValue> FindSubjectValue(std::string_view clause) {
     std::string_view cs = Trim(c);
     if (cs == "lives in" || cs == "live in") np += "-location";
     if (cs == "is stored in" || cs == "are stored in") np += "-storage";
-    if (cs == "runs on" || cs == "run on") np += "-platform";
-    if (auto sv = Make(original, lower, p + c.size(), np)) {
+    if (auto sv = Make(original, lower, p + c.size(), np, /*prefer_hint=*/true)) {
       // "X is never …", "X are not …": a prohibition or a property, not a value.
       const std::string lv = FoldText(sv->value, true);
       const std::string first = lv.substr(0, lv.find(' '));

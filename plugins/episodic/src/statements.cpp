@@ -66,6 +66,9 @@ struct Clause {
   bool revised = false;
 };
 
+// Revision markers that also correct (the revised words are a correction).
+constexpr std::string_view kCorrecting[] = {"actually no", "actually, no", "correction:"};
+
 // Position after the last revision marker, or npos.
 std::size_t AfterRevision(std::string_view lower) {
   static constexpr std::string_view kMarkers[] = {
@@ -220,7 +223,7 @@ bool IsReported(std::string_view lower) {
   static const Phrases kVerbs = {"says", "said", "saying", "tells", "told", "thinks",
                                  "thought", "claims", "claimed", "argues", "argued",
                                  "suggested", "suggests", "mentioned", "mentions", "insists",
-                                 "insisted", "reckons", "wrote", "writes", "posted",
+                                 "insisted", "reckons", "wrote", "posted",
                                  "complains", "complained", "proposed", "proposes",
                                  "recommends", "recommended", "swears", "believes", "believed",
                                  "wants", "asked", "asks", "warned", "warns", "quoted"};
@@ -285,8 +288,7 @@ bool IsLimited(std::string_view lower) {
   if (HasAny(s, {"for now", "right now", "today", "tonight", "this time", "this once",
                  "just once", "for this one", "on this one", "at the moment", "for the moment",
                  "for the time being", "temporarily", "until i", "until we", "until tomorrow",
-                 "until monday", "until after", "until the", "until it", "until they",
-                 "until sam", "until alex", "till", "yet", "for the demo", "before the demo",
+                 "until monday", "until after", "until sam", "until alex", "till", "yet", "for the demo", "before the demo",
                  "in this pass", "tomorrow", "later today", "for the rest of the day",
                  "as a one-off", "one-off", "one off", "quick hack", "just here",
                  "in this case", "for this case", "this afternoon", "this morning",
@@ -309,15 +311,13 @@ bool IsLimited(std::string_view lower) {
       "file", "snippet", "loop", "helper", "example", "draft", "attempt", "try"};
   const auto words = WordsOf(s);
   for (std::size_t i = 0; i + 1 < words.size(); ++i) {
-    if (!In(words[i], {"this", "these", "that", "current", "today's"})) continue;
+    // Not "that": it is far more often a conjunction ("we agreed that feature flags …").
+    if (!In(words[i], {"this", "these", "current", "today's"})) continue;
     if (!In(words[i + 1], kTaskNouns)) continue;
     // "not even for a hotfix like this one", "including this one": the limiter is negated.
     bool negated = false;
     for (std::size_t k = i >= 4 ? i - 4 : 0; k < i; ++k) {
       negated = negated || In(words[k], {"like", "even", "including", "incl", "every", "any"});
-    }
-    if (words[i] == "that" && i > 0 && In(words[i - 1], {"so", "means", "ensure", "sure"})) {
-      negated = true;  // "so that one test …" reads as a clause, not a limiter
     }
     if (!negated) return true;
   }
@@ -342,8 +342,9 @@ bool IsNonRule(std::string_view lower) {
                                "no worries", "don't know", "don't think", "don't see",
                                "don't understand", "don't get", "don't remember", "don't care",
                                "don't really", "don't mind", "don't have", "dont worry",
-                               "don't bother", "never heard", "never seen", "never again will i",
+                               "never heard", "never seen", "never again will i",
                                "don't panic", "don't sweat"}) ||
+         (StartsWithAny(lower, {"don't bother"}) && !HasAny(lower, {"asking", "to ask"})) ||
          // A one-off reminder unless it carries a habit ("make sure to always …").
          (StartsWithAny(lower, {"don't forget", "do not forget", "remember to", "make sure",
                                 "be sure to", "please make sure"}) &&
@@ -455,8 +456,8 @@ bool StartsImperative(std::string_view lower) {
 bool HasContrast(std::string_view lower) {
   return lower.find(", not ") != std::string_view::npos ||
          HasAny(lower, {"instead of", "rather than", "not the", "and not", "over the", "never the"}) ||
-         (HasPhrase(lower, "over") && StartsWithAny(lower, {"prefer", "use", "favor", "favour",
-                                                             "choose", "pick"}));
+         ((HasPhrase(lower, "over") || HasPhrase(lower, "not")) &&
+          StartsWithAny(lower, {"prefer", "use", "favor", "favour", "choose", "pick"}));
 }
 
 bool HasHabit(std::string_view lower) {
@@ -470,7 +471,8 @@ bool HasHabit(std::string_view lower) {
                         "no matter what", "without exception", "each and every",
                         "in general", "generally", "as standard", "standard practice",
                         "any time you", "anytime you", "any time we", "anytime we",
-                        "each new"});
+                        "each new", "keep it that way", "keep it like that", "that's final",
+                        "and that's final", "that's the rule", "no exceptions", "stays that way"});
 }
 
 bool HasPermission(std::string_view lower) {
@@ -557,6 +559,39 @@ bool HasFraming(std::string_view lower) {
               "in future", "in the future"});
 }
 
+// A rule in a later clause: "Since the client is committed, always regenerate it",
+// "integration tests only run nightly, never on PRs", "the parser uses winnow, keep it".
+bool HasClauseRule(std::string_view lower) {
+  const bool reason = StartsWithAny(lower, {"since", "because", "given that", "given", "as",
+                                            "seeing that", "seeing as"});
+  for (std::size_t p = 0; (p = lower.find_first_of(",;", p)) != std::string_view::npos; ++p) {
+    const std::size_t q = SkipPunct(lower, p + 1);
+    const std::string_view rest = lower.substr(q);
+    if (StartsWithAny(rest, {"always", "never", "don't", "do not", "please always",
+                             "please never", "so always", "so never", "so don't",
+                             "then always", "and always", "and never", "but never",
+                             "but always"})) {
+      return true;
+    }
+    if (reason && StartsImperative(rest)) return true;
+  }
+  return false;
+}
+
+// "release branches are never rebased", "secrets are always kept in vault".
+bool HasPassiveRule(std::string_view lower) {
+  static const Phrases kIrregular = {"done", "run", "written", "made", "kept", "built", "taken",
+                                     "given", "shown", "sent", "set", "put", "read", "held",
+                                     "thrown", "shipped", "split", "cut"};
+  const auto words = WordsOf(lower);
+  for (std::size_t i = 0; i + 2 < words.size(); ++i) {
+    if (!In(words[i], {"is", "are", "gets", "get"}) || !In(words[i + 1], {"never", "always"})) continue;
+    const std::string_view w = words[i + 2];
+    if ((w.size() > 3 && w.substr(w.size() - 2) == "ed") || In(w, kIrregular)) return true;
+  }
+  return false;
+}
+
 bool HasModalRule(std::string_view lower) {
   return HasAny(lower, {"must", "mustn't", "must not", "shall", "shall not", "is required",
                         "are required", "is not allowed", "are not allowed", "aren't allowed",
@@ -623,7 +658,9 @@ std::optional<DurableStatement> ClassifyStatement(std::string_view sentence) {
     if (WordCount(std::string_view(c.lower).substr(body)) >= 3) {
       start = body;
       c.revised = true;
-      c.actually = c.lower.compare(r - std::min<std::size_t>(r, 11), 11, "correction:") == 0;
+      for (std::string_view m : kCorrecting) {
+        c.actually = c.actually || (r >= m.size() && c.lower.compare(r - m.size(), m.size(), m) == 0);
+      }
     }
   }
   std::string lower_rest = c.lower.substr(start);
@@ -672,6 +709,16 @@ std::optional<DurableStatement> ClassifyStatement(std::string_view sentence) {
                                                            "whenever"});
   if (starts_habit) add("habitual-imperative");
   if (HasModalRule(lower)) add("modal");
+  if (HasClauseRule(body_lead_free)) add("clause-rule");
+  if (HasPassiveRule(lower)) add("passive-rule");
+  if (HasAny(lower, {"under no circumstances", "no matter what", "at all times", "without exception",
+                     "in all cases", "in every case"})) {
+    add("absolute");
+  }
+  if (HasAny(lower, {"keep it that way", "keep it like that", "that's final", "that's the rule",
+                     "no exceptions", "stays that way", "for good"})) {
+    add("standing");
+  }
   if (imperative && (HasHabit(lower) || HasContrast(lower))) add("imperative+habit");
   if (StartsWithAny(body_lead_free, {"prefer", "favor", "favour"})) add("prefer");
   if (IsPreferencePhrase(body_lead_free) &&
@@ -691,7 +738,12 @@ std::optional<DurableStatement> ClassifyStatement(std::string_view sentence) {
   DurableStatement st;
   st.text = text;
   st.why = why;
-  const bool permission = HasPermission(body_lead_free);
+  // "Don't add dependencies without asking" forbids; "don't ask before …" permits.
+  const bool permission =
+      HasPermission(body_lead_free) &&
+      (!IsProhibition(body_lead_free) ||
+       StartsWithAny(body_lead_free, {"don't ask", "do not ask", "don't bother asking",
+                                      "don't wait for me", "don't need", "do not need"}));
   if (correction) {
     st.kind = "correction";
   } else if (label && label_kind == "decision") {
@@ -700,11 +752,22 @@ std::optional<DurableStatement> ClassifyStatement(std::string_view sentence) {
              !HasAny(lower, {"we agreed that", "we've agreed that", "we agreed to"})) {
     st.kind = "fact";  // an agreement with a third party: a fact the agent must respect
   } else if (decision_verb || (!permission && IsProhibition(body_lead_free)) ||
+             StartsWithAny(body_lead_free, {"we use", "we're using", "we are using", "we deploy",
+                                            "we only", "we never", "we don't", "we do not"}) ||
+             HasAny(lower, {"from now on we use", "going forward we use", "from now on we're",
+                            "going forward we're"}) ||
              HasAny(lower, {"must", "the rule is", "the rule here", "our rule", "policy",
                             "it's settled", "it is settled", "the convention"})) {
     st.kind = "decision";
-  } else if (HasFactMarker(body_lead_free) || (label && label_kind == "fact" && !imperative &&
-                                              !starts_habit && !permission)) {
+  } else if (HasFactMarker(body_lead_free) ||
+             (label && label_kind == "fact" && !imperative && !starts_habit && !permission) ||
+             (StartsWithAny(body_lead_free, {"the", "our"}) && !imperative && !permission) ||
+             (StartsWithAny(body_lead_free, {"for future reference", "for the record", "for context",
+                                             "heads-up", "heads up", "fyi", "note for"}) &&
+              !StartsImperative(std::string_view(body_lead_free).substr(
+                  SkipPunct(body_lead_free, body_lead_free.find_first_of(",:") == std::string::npos
+                                                ? body_lead_free.size()
+                                                : body_lead_free.find_first_of(",:") + 1))))) {
     st.kind = "fact";
   } else {
     st.kind = "preference";
