@@ -597,8 +597,7 @@ bool HasModalRule(std::string_view lower) {
                         "are required", "is not allowed", "are not allowed", "aren't allowed",
                         "isn't allowed", "is forbidden", "are forbidden", "is off-limits",
                         "are off-limits", "is off limits", "are off limits", "is mandatory",
-                        "are mandatory", "only ever", "has to go through", "have to go through",
-                        "goes through", "should always", "should never", "need to always",
+                        "are mandatory", "only ever", "goes through", "should always", "should never", "need to always",
                         "needs to always", "has to always", "have to always", "always needs",
                         "always need", "never needs", "is never allowed", "are never allowed",
                         "cannot ever", "can never", "can't ever", "always has to",
@@ -663,11 +662,12 @@ std::optional<DurableStatement> ClassifyStatement(std::string_view sentence) {
       }
     }
   }
+  // The statement keeps its opener as typed ("Also, we decided …"); the features are read
+  // without it.
+  const std::string text = Trimmed(std::string_view(c.text).substr(start));
   std::string lower_rest = c.lower.substr(start);
   const std::size_t lead = SkipLeads(lower_rest, c.actually);
-  start += lead;
-  const std::string text = Trimmed(std::string_view(c.text).substr(start));
-  const std::string lower = FoldText(text, true);
+  const std::string lower = Trimmed(std::string_view(lower_rest).substr(lead));
   if (WordCount(lower) < 3) return std::nullopt;
 
   std::string label_kind;
