@@ -621,6 +621,14 @@ bool IsProhibition(std::string_view lower) {
                         "never force"});
 }
 
+// "Just so you know, prefer streaming writes": the marker introduces an instruction.
+bool MarkerIntroducesImperative(std::string_view lower) {
+  const std::size_t cut = lower.find_first_of(",:");
+  if (cut == std::string_view::npos || cut > 40) return false;
+  const std::string_view rest = lower.substr(SkipPunct(lower, cut + 1));
+  return StartsImperative(rest) || StartsWithAny(rest, {"always", "never", "don't", "do not"});
+}
+
 std::string Trimmed(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t' || s.front() == '-' ||
                         s.front() == '*' || s.front() == '"')) {
@@ -677,14 +685,7 @@ std::optional<DurableStatement> ClassifyStatement(std::string_view sentence) {
   bool body_actually = false;
   std::string body_lead_free(body.substr(SkipLeads(std::string(body), body_actually)));
 
-  // Vetoes, on the whole clause (a label does not make a question a rule).
-  if (IsQuestion(lower) || IsHedge(lower) || IsHypothetical(lower) || IsReported(lower) ||
-      IsSelfRemark(body_lead_free) || IsLimited(lower) || IsNonRule(body_lead_free) ||
-      IsDeicticProhibition(body_lead_free)) {
-    return std::nullopt;
-  }
   const bool decision_verb = HasDecisionVerb(lower);
-  if (IsPastNarrative(lower) && !decision_verb) return std::nullopt;
 
   std::string why;
   auto add = [&](const char* f) {
@@ -733,7 +734,15 @@ std::optional<DurableStatement> ClassifyStatement(std::string_view sentence) {
     add("habit");
   }
   if (correction) add("correction");
+  // Positive features first: most sentences have none and stop here (ingest speed).
   if (why.empty()) return std::nullopt;
+  // Vetoes, on the whole clause (a label does not make a question a rule).
+  if (IsQuestion(lower) || IsHedge(lower) || IsHypothetical(lower) || IsReported(lower) ||
+      IsSelfRemark(body_lead_free) || IsLimited(lower) || IsNonRule(body_lead_free) ||
+      IsDeicticProhibition(body_lead_free)) {
+    return std::nullopt;
+  }
+  if (IsPastNarrative(lower) && !decision_verb) return std::nullopt;
 
   DurableStatement st;
   st.text = text;
@@ -759,7 +768,7 @@ std::optional<DurableStatement> ClassifyStatement(std::string_view sentence) {
              HasAny(lower, {"must", "the rule is", "the rule here", "our rule", "policy",
                             "it's settled", "it is settled", "the convention"})) {
     st.kind = "decision";
-  } else if (HasFactMarker(body_lead_free) ||
+  } else if ((HasFactMarker(body_lead_free) && !MarkerIntroducesImperative(body_lead_free)) ||
              (label && label_kind == "fact" && !imperative && !starts_habit && !permission) ||
              (StartsWithAny(body_lead_free, {"the", "our"}) && !imperative && !permission) ||
              (StartsWithAny(body_lead_free, {"for future reference", "for the record", "for context",
