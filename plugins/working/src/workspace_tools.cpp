@@ -239,13 +239,20 @@ std::optional<std::pair<Json, std::string>> LatestPlan(const Env& env, const sdk
       !r.structured["plan"].is_object()) {
     return std::nullopt;
   }
+  // Read defensively: another layer's result must never fail this tool.
   const Json& p = r.structured["plan"];
-  const Json& progress = p.value("progress", Json::object());
+  const Json progress = p.contains("progress") && p["progress"].is_object() ? p["progress"] : Json::object();
+  Json ready = Json::array();
+  if (r.structured.contains("ready") && r.structured["ready"].is_array()) {
+    for (const auto& t : r.structured["ready"]) {
+      if (t.is_object()) ready.push_back({{"id", t.value("id", "")}, {"title", t.value("title", "")}});
+    }
+  }
   Json out = {{"id", p.value("id", "")},
               {"title", p.value("title", "")},
               {"status", p.value("status", "")},
               {"percent", progress.value("percent", 0)},
-              {"ready", r.structured.value("ready", Json::array())}};
+              {"ready", std::move(ready)}};
   std::string line = "plan: " + Snip(p.value("title", ""), 80) + " — " +
                      std::to_string(progress.value("percent", 0)) + "% of " +
                      std::to_string(progress.value("total", 0)) + " tasks, " +
