@@ -4,6 +4,7 @@
 
 #include "capture.hpp"
 #include "hook.hpp"
+#include "kioku/sdk/outcome_events.hpp"
 #include "schema.hpp"
 
 namespace kioku::affective {
@@ -33,6 +34,8 @@ void AffectivePlugin::Register(sdk::Registrar& registrar) {
   if (settings_.capture) {
     host_.Events().Subscribe(sdk::kToolCalledTopic, MakeCaptureHandler(context_));
   }
+  // Outcomes other layers report explicitly (a procedure followed) are always recorded.
+  host_.Events().Subscribe(sdk::kOutcomeReportedTopic, MakeCaptureHandler(context_));
 }
 
 void AffectivePlugin::Start() {

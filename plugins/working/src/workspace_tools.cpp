@@ -229,6 +229,43 @@ std::vector<LogEntry> LoadLog(SQLite::Database& db, const std::string& project,
   return out;
 }
 
+/// The procedural layer's latest open plan, through the host (layers never include each
+/// other's code): {id, title, status, percent, ready: [{id, title}]} and one text line, or
+/// nullopt when that layer is disabled or the project has no open plan.
+std::optional<std::pair<Json, std::string>> LatestPlan(const Env& env, const sdk::Caller& caller) {
+  if (!env.host.HasTool("plan_status")) return std::nullopt;
+  const auto r = env.host.CallTool("plan_status", {{"plan", "latest"}, {"limit", 1}}, caller);
+  if (r.is_error || !r.structured.is_object() || !r.structured.contains("plan") ||
+      !r.structured["plan"].is_object()) {
+    return std::nullopt;
+  }
+  // Read defensively: another layer's result must never fail this tool.
+  const Json& p = r.structured["plan"];
+  const Json progress = p.contains("progress") && p["progress"].is_object() ? p["progress"] : Json::object();
+  Json ready = Json::array();
+  if (r.structured.contains("ready") && r.structured["ready"].is_array()) {
+    for (const auto& t : r.structured["ready"]) {
+      if (t.is_object()) ready.push_back({{"id", t.value("id", "")}, {"title", t.value("title", "")}});
+    }
+  }
+  Json out = {{"id", p.value("id", "")},
+              {"title", p.value("title", "")},
+              {"status", p.value("status", "")},
+              {"percent", progress.value("percent", 0)},
+              {"ready", std::move(ready)}};
+  std::string line = "plan: " + Snip(p.value("title", ""), 80) + " — " +
+                     std::to_string(progress.value("percent", 0)) + "% of " +
+                     std::to_string(progress.value("total", 0)) + " tasks, " +
+                     p.value("status", "") + "; ready:";
+  if (out["ready"].empty()) line += " none";
+  std::size_t shown = 0;
+  for (const auto& t : out["ready"]) {
+    if (++shown > 5) break;
+    line += " " + t.value("id", "") + " " + Snip(t.value("title", ""), 50) + ";";
+  }
+  return std::make_pair(std::move(out), std::move(line));
+}
+
 struct OpenItems {
   Json questions = Json::array();
   Json handoffs = Json::array();
@@ -343,7 +380,10 @@ sdk::ToolResult WorkspaceStatus(const Env& env, const Json& args, const sdk::Cal
     text += "\nrecent:";
     for (const auto& e : log) text += "\n- " + LogLine(e, true);
   }
+  const auto plan = LatestPlan(env, ctx.caller);
+  if (plan) text += "\n" + plan->second;
   Json out = {{"workspace", workspace},
+              {"plan", plan ? plan->first : Json(nullptr)},
               {"agents", std::move(agents)},
               {"active_file_claims", active_claims},
               {"my_file_claims", items.my_claims},
@@ -357,7 +397,7 @@ sdk::ToolResult WorkspaceStatus(const Env& env, const Json& args, const sdk::Cal
 std::string ComposeSummary(const Env& env, const Actor& actor, const std::string& reason,
                            const std::optional<WorkspaceRow>& ws, const std::string& focus,
                            const std::vector<LogEntry>& log, const OpenItems& items,
-                           std::int64_t now) {
+                           const std::string& plan_line, std::int64_t now) {
   std::string s = "Workspace dump by " + actor.agent_id + " at " + Rfc(now);
   if (!actor.project_id.empty()) s += " (project " + actor.project_id + ")";
   if (!reason.empty()) s += " — " + reason;
@@ -366,6 +406,7 @@ std::string ComposeSummary(const Env& env, const Actor& actor, const std::string
     s += "Task: " + ws->task + " (workspace held by " + ws->holder + " since " +
          Rfc(ws->claimed_at_ms) + ")\n";
   }
+  if (!plan_line.empty()) s += "P" + plan_line.substr(1) + "\n";
   if (!focus.empty()) s += "\nFocus:\n" + focus;
   if (!log.empty()) {
     s += "\nLog:\n";
@@ -415,7 +456,9 @@ sdk::ToolResult WorkspaceDump(const Env& env, const Json& args, const sdk::CallC
   const auto log = LoadLog(db, actor.project_id, actor.agent_id, since, kDumpLogEntries);
   const auto items = LoadOpenItems(db, actor.project_id, actor.agent_id, now);
   const std::string focus = FocusMarkdown(db, actor.project_id);
-  const std::string summary = ComposeSummary(env, actor, reason, ws, focus, log, items, now);
+  const auto plan = LatestPlan(env, ctx.caller);
+  const std::string summary =
+      ComposeSummary(env, actor, reason, ws, focus, log, items, plan ? plan->second : "", now);
   const std::string session_id = !actor.session_id.empty() ? actor.session_id : sdk::NewId(now);
 
   // 2. Episodic write, outside any transaction of ours (the other layer opens its own).
