@@ -41,6 +41,15 @@ const json& HostSchema() {
           "call_timeout_ms": {"type": "integer", "minimum": 0, "maximum": 3600000},
           "tools_page_size": {"type": "integer", "minimum": 1, "maximum": 1000},
           "json_text_block": {"type": "boolean"},
+          "tools": {
+            "type": "object",
+            "properties": {
+              "profile": {"type": "string", "enum": ["core", "full"]},
+              "include": {"type": "array", "items": {"type": "string"}},
+              "exclude": {"type": "array", "items": {"type": "string"}}
+            },
+            "additionalProperties": false
+          },
           "http": {
             "type": "object",
             "properties": {
@@ -209,6 +218,11 @@ Config ParseConfig(const std::string& yaml_text, const std::string& source,
     config.call_timeout_ms = s->value("call_timeout_ms", config.call_timeout_ms);
     config.tools_page_size = s->value("tools_page_size", config.tools_page_size);
     config.json_text_block = s->value("json_text_block", config.json_text_block);
+    if (auto t = s->find("tools"); t != s->end()) {
+      if (t->value("profile", std::string("core")) == "full") config.tools.profile = sdk::ToolProfile::kFull;
+      config.tools.include = t->value("include", config.tools.include);
+      config.tools.exclude = t->value("exclude", config.tools.exclude);
+    }
     if (auto h = s->find("http"); h != s->end()) {
       auto& http = config.http;
       http.listen = h->value("listen", http.listen);

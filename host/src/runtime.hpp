@@ -18,6 +18,7 @@
 #include "kioku/sdk/host.hpp"
 #include "kioku/sdk/plugin.hpp"
 #include "kioku/sdk/tool.hpp"
+#include "tool_selection.hpp"
 
 namespace kioku::host {
 
@@ -31,6 +32,8 @@ struct RuntimeOptions {
   int busy_timeout_ms = 5000;
   /// Default tool-call deadline in ms (0 = none); exceeded calls are reported as timeout.
   int call_timeout_ms = 30'000;
+  /// Which tools clients see (config `server.tools`); checked by Start().
+  ToolSelection tools;
 };
 
 /// A registered tool as the dispatcher sees it.
@@ -38,6 +41,7 @@ struct RegisteredTool {
   sdk::ToolSpec spec;
   sdk::ToolHandler handler;
   std::string plugin;
+  bool listed = true;  ///< Selected by RuntimeOptions::tools (clients see it).
 };
 
 /// Outcome of Runtime::Call with the event classification.
@@ -74,8 +78,12 @@ class Runtime {
   sdk::ToolResult CallTool(std::string_view tool, const nlohmann::json& args,
                            const sdk::Caller& caller = {});
 
-  /// Tools in deterministic order (plugin order in the config, then registration order).
+  /// Listed tools (RuntimeOptions::tools) in deterministic order: plugin order in the
+  /// config, then registration order. Transports show and accept only these.
   std::vector<const RegisteredTool*> Tools() const;
+  /// Every registered tool, listed or not, in the same order.
+  std::vector<const RegisteredTool*> AllTools() const;
+  /// A listed tool by name, else nullptr. Call() runs unlisted tools too.
   const RegisteredTool* FindTool(std::string_view name) const;
   const std::vector<sdk::CommandSpec>& Commands() const;
 
@@ -92,6 +100,7 @@ class Runtime {
   struct Impl;  // public so the host's own service/registrar classes can reach it
 
  private:
+  void SelectTools();  // applies RuntimeOptions::tools after every plugin registered
   std::unique_ptr<Impl> impl_;
 };
 

@@ -95,7 +95,9 @@ int Run(int argc, char** argv, int proto_out_fd) {
                                    "Serve HTTP on ADDR:PORT (default: config server.http.listen)");
     http->expected(0, 1);
 
-    app.add_subcommand("tools", "List the enabled tools with one-line descriptions");
+    bool tools_all = false;
+    auto* tools = app.add_subcommand("tools", "List the tools clients see, with one-line descriptions");
+    tools->add_flag("--all", tools_all, "Also list tools outside server.tools (marked [unlisted])");
 
     std::string tool, arguments;
     auto* call = app.add_subcommand("call", "Call a tool in-process and print the result (exit 1 on isError)");
@@ -117,7 +119,7 @@ int Run(int argc, char** argv, int proto_out_fd) {
     serve_options.http = http->count() > 0;
 
     if (serve->parsed()) return Serve(global, serve_options, proto_out_fd);
-    if (app.got_subcommand("tools")) return Tools(global, out);
+    if (tools->parsed()) return Tools(global, tools_all, out);
     if (call->parsed()) return Call(global, tool, arguments, out);
     if (doctor->parsed()) return Doctor(global, doctor_json, out);
     if (app.got_subcommand("version")) {

@@ -140,6 +140,7 @@ void AddRecall(sdk::Registrar& reg, Env& env) {
 void AddTimeline(sdk::Registrar& reg, Env& env) {
   sdk::ToolSpec spec;
   spec.name = "session_timeline";
+  spec.profile = sdk::ToolProfile::kFull;
   spec.title = "Digest of a day or week";
   spec.description =
       "Summarizes a time window across sessions: which sessions ran, decisions logged, "

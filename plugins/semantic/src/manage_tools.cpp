@@ -241,6 +241,7 @@ void RegisterManageTools(sdk::Registrar& registrar, PluginContext& ctx) {
   {
     sdk::ToolSpec spec;
     spec.name = "memory_get";
+    spec.profile = sdk::ToolProfile::kFull;
     spec.title = "Show one memory in full";
     spec.description =
         "Show one memory with all its fields, its history (reaffirmations, edits with the "
@@ -257,6 +258,7 @@ void RegisterManageTools(sdk::Registrar& registrar, PluginContext& ctx) {
   {
     sdk::ToolSpec spec;
     spec.name = "memory_list";
+    spec.profile = sdk::ToolProfile::kFull;
     spec.title = "List memories";
     spec.description =
         "Page through stored memories, newest first, to review or clean up (use "
@@ -369,6 +371,7 @@ void RegisterManageTools(sdk::Registrar& registrar, PluginContext& ctx) {
   for (const bool pin : {true, false}) {
     sdk::ToolSpec spec;
     spec.name = pin ? "memory_pin" : "memory_unpin";
+    if (!pin) spec.profile = sdk::ToolProfile::kFull;
     spec.title = pin ? "Pin a memory" : "Unpin a memory";
     spec.description =
         pin ? "Pin a memory the user insists on: it never decays, ranks above unpinned ones, "

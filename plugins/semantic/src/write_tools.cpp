@@ -222,6 +222,7 @@ void RegisterWriteTools(sdk::Registrar& registrar, PluginContext& ctx) {
 
   sdk::ToolSpec suggest;
   suggest.name = "memory_suggest";
+  suggest.profile = sdk::ToolProfile::kFull;
   suggest.title = "Suggest a memory (unconfirmed)";
   suggest.description =
       "Like memory_remember, but for something you inferred rather than were told: it is "

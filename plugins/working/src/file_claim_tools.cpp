@@ -444,6 +444,7 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env) {
   {
     sdk::ToolSpec spec;
     spec.name = "claim_list";
+    spec.profile = sdk::ToolProfile::kFull;
     spec.title = "List file claims";
     spec.description =
         "Lists file claims in this project with holder liveness (live / stale / unknown, "

@@ -158,6 +158,7 @@ void RegisterFocusTools(sdk::Registrar& registrar, const Env& env) {
   {
     sdk::ToolSpec spec;
     spec.name = "focus_get";
+    spec.profile = sdk::ToolProfile::kFull;
     spec.title = "Read the current focus document";
     spec.description =
         "Reads this project's focus document: sections active_task, in_progress, "

@@ -177,6 +177,7 @@ void RegisterQuestionTools(sdk::Registrar& registrar, const Env& env) {
   {
     sdk::ToolSpec spec;
     spec.name = "question_list";
+    spec.profile = sdk::ToolProfile::kFull;
     spec.title = "List questions";
     spec.description =
         "Lists this project's questions, newest first: open ones by default, or answered / "

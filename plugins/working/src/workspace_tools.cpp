@@ -513,6 +513,7 @@ void RegisterWorkspaceTools(sdk::Registrar& registrar, const Env& env) {
   {
     sdk::ToolSpec spec;
     spec.name = "workspace_claim";
+    spec.profile = sdk::ToolProfile::kFull;
     spec.title = "Claim the project workspace for a task";
     spec.description =
         "Declares that you are working on `task` in this project (one active claim per "
@@ -543,6 +544,7 @@ void RegisterWorkspaceTools(sdk::Registrar& registrar, const Env& env) {
   {
     sdk::ToolSpec spec;
     spec.name = "workspace_release";
+    spec.profile = sdk::ToolProfile::kFull;
     spec.title = "Release your workspace claim";
     spec.description =
         "Releases the project workspace when you finish or stop your task. Only the holder "
@@ -585,6 +587,7 @@ void RegisterWorkspaceTools(sdk::Registrar& registrar, const Env& env) {
   {
     sdk::ToolSpec spec;
     spec.name = "workspace_dump";
+    spec.profile = sdk::ToolProfile::kFull;
     spec.title = "Save the workspace as an episodic summary";
     spec.description =
         "At the end of a session or before handing over: composes the task, focus document, "
