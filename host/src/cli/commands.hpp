@@ -5,6 +5,7 @@
 #include <ostream>
 #include <string>
 
+#include "cli/init.hpp"
 #include "cli/load.hpp"
 
 namespace kioku::host::cli {
@@ -23,5 +24,8 @@ int Tools(const GlobalOptions& global, bool all, std::ostream& out);
 int Call(const GlobalOptions& global, const std::string& tool, const std::string& arguments,
          std::ostream& out);
 int Doctor(const GlobalOptions& global, bool json, std::ostream& out);
+/// `kioku init` (install) / `kioku uninstall`: fills the paths InitOptions leaves empty
+/// (project = cwd, home = $HOME, kioku = this executable) and runs RunInit or PrintSnippet.
+int Init(const GlobalOptions& global, InitOptions options, bool install, bool print, std::ostream& out);
 
 }  // namespace kioku::host::cli
