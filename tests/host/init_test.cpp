@@ -167,7 +167,7 @@ class InitTest : public ::testing::Test {
   std::ostringstream err_;
 };
 
-const char* kClaudeSettings = R"({
+const char* kClaudeSettings = R"J({
   "permissions": {
     "allow": ["Bash(make:*)"]
   },
@@ -180,7 +180,7 @@ const char* kClaudeSettings = R"({
     ]
   }
 }
-)";
+)J";
 
 TEST_F(InitTest, ClaudeCodeProjectRoundTripKeepsEveryOtherByte) {
   const std::string mcp = "{\n  \"mcpServers\": {\n    \"github\": {\"command\": \"gh-mcp\"}\n  }\n}\n";
