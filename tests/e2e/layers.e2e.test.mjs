@@ -70,7 +70,7 @@ describe('semantic layer through kioku serve', () => {
   let sandbox;
   let session;
   beforeEach(async () => {
-    sandbox = makeSandbox({ enabled: ['semantic'] });
+    sandbox = makeSandbox({ enabled: ['semantic'], profile: 'full' });
     session = await connect(sandbox);
   });
   afterEach(async () => {
@@ -197,7 +197,7 @@ describe('episodic layer through kioku serve', () => {
   let sandbox;
   let session;
   before(async () => {
-    sandbox = makeSandbox({ enabled: ['episodic'], extraYaml: 'episodic:\n  ingest:\n    allowed_roots: ["*"]' });
+    sandbox = makeSandbox({ enabled: ['episodic'], profile: 'full', extraYaml: 'episodic:\n  ingest:\n    allowed_roots: ["*"]' });
     session = await connect(sandbox);
   });
   after(async () => {
@@ -297,7 +297,7 @@ describe('working layer: 8 kioku serve processes on one KIOKU_HOME', () => {
   let sandbox;
   let sessions = [];
   before(async () => {
-    sandbox = makeSandbox({ enabled: ['working'] });
+    sandbox = makeSandbox({ enabled: ['working'], profile: 'full' });
     // The first process creates the database; the others then start together.
     sessions.push(await connect(sandbox, { agent: 'agent-0', name: 'kioku-e2e-working-0' }));
     sessions.push(
@@ -361,7 +361,7 @@ describe('cross-layer: workspace_dump writes an episodic summary', () => {
   let sandbox;
   let session;
   before(async () => {
-    sandbox = makeSandbox({ enabled: ['working', 'episodic'] });
+    sandbox = makeSandbox({ enabled: ['working', 'episodic'], profile: 'full' });
     session = await connect(sandbox, { agent: 'dump-agent' });
   });
   after(async () => {
