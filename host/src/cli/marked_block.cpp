@@ -34,11 +34,12 @@ std::string AgentInstructionsBlock() {
          "- Starting a task: `memory_recall` what is known about it; `session_recall` what happened last time.\n"
          "- Learned a fact, decision, preference, correction or lesson worth keeping: `memory_remember` (one idea "
          "each). Wrong or stale: `memory_edit` or `memory_forget`; a rule that must always apply: `memory_pin`.\n"
-         "- Other agents: `workspace_status` shows who is here; `file_claim` before editing shared files, "
+         "- Other agents: `workspace_status` shows who is here, `workspace_claim` takes the task; `file_claim` "
+         "before editing shared files, "
          "`file_release` after; hand work over with `handoff_write`, pick it up with `handoff_inbox` and "
          "`handoff_claim`; blocked on a decision: `question_add`.\n"
          "- Choosing a tool or approach that may have failed before: `feedback_route`.\n"
-         "- Ending a session: `session_summary_add` with what was done and what is next.\n"
+         "- Ending a session or handing over: `workspace_dump` saves a summary the next session finds.\n"
          "<!-- kioku:end -->\n";
 }
 

@@ -271,6 +271,7 @@ void AddSessionEnd(sdk::Registrar& reg, Env& env) {
 void AddSummaryAdd(sdk::Registrar& reg, Env& env) {
   sdk::ToolSpec spec;
   spec.name = "session_summary_add";
+  spec.profile = sdk::ToolProfile::kFull;  // agents end with workspace_dump, which writes one
   spec.title = "Add a session summary";
   spec.description =
       "The episodic write path: stores a summary of a session, or of part of one, for "
