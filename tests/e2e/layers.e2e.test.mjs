@@ -296,7 +296,7 @@ describe('cross-layer: transcript statements become pending memories with subjec
   let sandbox;
   let session;
   before(async () => {
-    sandbox = makeSandbox({ enabled: ['episodic', 'semantic'], extraYaml: 'episodic:\n  ingest:\n    allowed_roots: ["*"]' });
+    sandbox = makeSandbox({ enabled: ['episodic', 'semantic'], profile: 'full', extraYaml: 'episodic:\n  ingest:\n    allowed_roots: ["*"]' });
     session = await connect(sandbox);
   });
   after(async () => {
