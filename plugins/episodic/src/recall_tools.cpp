@@ -40,10 +40,10 @@ void AddRecall(sdk::Registrar& reg, Env& env) {
        {"since", js::Str(64, "RFC 3339")},
        {"until", js::Str(64, "RFC 3339, exclusive")},
        {"session_id", js::Str(128, "id or prefix", 1)},
-       {"agent_id", js::Str(200, "only this agent's")},
+       {"agent_id", js::Str(200, "")},
        {"project", js::Str(1000, "\"*\" = all projects")},
-       {"limit", js::Int(1, 100, "default 10")},
-       {"token_budget", js::Int(50, 50'000, "default 2000")}});
+       {"limit", js::Int(1, 100, "")},
+       {"token_budget", js::Int(50, 50'000, "")}});
   Json item = js::OutObject({{"session_id", js::T("string")},
                              {"summary_id", js::NullableStr()},
                              {"time", js::T("string")},

@@ -191,8 +191,10 @@ Json EnumProp(std::string description, std::vector<std::string> values) {
 }
 
 Json AgentIdProp() {
+  // No description: the name says it, and it is only needed when the connection carries no
+  // identity (every working tool has it, so each word here costs ten times per request).
   return StrProp(
-      "Only if the connection does not identify you.",
+      "",
       static_cast<std::int64_t>(kMaxAgentIdBytes), 1);
 }
 
