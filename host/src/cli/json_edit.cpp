@@ -262,26 +262,28 @@ void JsonText::Remove(const JsonPath& path) {
   }
 }
 
-void JsonText::SetElement(const JsonPath& path, std::size_t index, const nlohmann::ordered_json& value) {
-  Node root = Scan();
+// The array at `path` in `root`, or nullptr when the path is missing or not an array.
+const JsonText::Node* JsonText::FindArray(const Node& root, const JsonPath& path) {
   const Node* node = &root;
   for (const auto& key : path) {
     node = node->Child(key);
-    if (node == nullptr) return;
+    if (node == nullptr) return nullptr;
   }
-  if (node->kind != '[' || index >= node->children.size()) return;
+  return node->kind == '[' ? node : nullptr;
+}
+
+void JsonText::SetElement(const JsonPath& path, std::size_t index, const nlohmann::ordered_json& value) {
+  Node root = Scan();
+  const Node* node = FindArray(root, path);
+  if (node == nullptr || index >= node->children.size()) return;
   const Node& element = node->children[index];
   Replace(element.begin, element.end, Render(value, LineIndent(text_, element.begin)));
 }
 
 void JsonText::RemoveElement(const JsonPath& path, std::size_t index) {
   Node root = Scan();
-  const Node* node = &root;
-  for (const auto& key : path) {
-    node = node->Child(key);
-    if (node == nullptr) return;
-  }
-  if (node->kind != '[' || index >= node->children.size()) return;
+  const Node* node = FindArray(root, path);
+  if (node == nullptr || index >= node->children.size()) return;
   const bool emptied = node->children.size() == 1;
   RemoveChild(*node, index, [&](std::size_t b, std::size_t e, const std::string& w) { Replace(b, e, w); });
   if (emptied) Remove(path);

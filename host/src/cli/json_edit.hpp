@@ -45,6 +45,7 @@ class JsonText {
  private:
   struct Node;
   Node Scan() const;
+  static const Node* FindArray(const Node& root, const JsonPath& path);
   void Replace(std::size_t begin, std::size_t end, const std::string& with);
   std::string Render(const nlohmann::ordered_json& value, const std::string& indent) const;
 
