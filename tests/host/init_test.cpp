@@ -268,7 +268,7 @@ TEST_F(InitTest, DryRunPrintsADiffAndWritesNothing) {
   auto o = Options("cursor");
   o.dry_run = true;
   ASSERT_EQ(Run(o, true), 0);
-  EXPECT_THAT(out_.str(), HasSubstr("--- .cursor/mcp.json\n+++ .cursor/mcp.json\n@@ -1,3 +1,13 @@\n {\n-  \"mcpServers\": {}\n"));
+  EXPECT_THAT(out_.str(), HasSubstr("--- .cursor/mcp.json\n+++ .cursor/mcp.json\n@@ -1,3 +1,14 @@\n {\n-  \"mcpServers\": {}\n"));
   EXPECT_THAT(out_.str(), HasSubstr("+      \"command\": \"/opt/kioku/bin/kioku\","));
   EXPECT_THAT(out_.str(), HasSubstr("+++ AGENTS.md"));
   EXPECT_EQ(Read(P(".cursor/mcp.json")), mcp);

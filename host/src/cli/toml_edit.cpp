@@ -102,7 +102,7 @@ std::unique_ptr<toml::node> ToToml(const nlohmann::ordered_json& value) {
 }
 
 bool BlankOrComment(const std::string& line) {
-  auto first = line.find_first_not_of(" \t\r");
+  auto first = line.find_first_not_of(" \t\r\n");
   return first == std::string::npos || line[first] == '#';
 }
 
