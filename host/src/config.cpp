@@ -42,6 +42,15 @@ const json& HostSchema() {
           "tools_page_size": {"type": "integer", "minimum": 1, "maximum": 1000},
           "json_text_block": {"type": "boolean"},
           "max_result_bytes": {"type": "integer", "minimum": 4096, "maximum": 16777216},
+          "tools": {
+            "type": "object",
+            "properties": {
+              "profile": {"type": "string", "enum": ["core", "full"]},
+              "include": {"type": "array", "items": {"type": "string"}},
+              "exclude": {"type": "array", "items": {"type": "string"}}
+            },
+            "additionalProperties": false
+          },
           "http": {
             "type": "object",
             "properties": {
@@ -212,6 +221,11 @@ Config ParseConfig(const std::string& yaml_text, const std::string& source,
     config.tools_page_size = s->value("tools_page_size", config.tools_page_size);
     config.json_text_block = s->value("json_text_block", config.json_text_block);
     config.max_result_bytes = s->value("max_result_bytes", config.max_result_bytes);
+    if (auto t = s->find("tools"); t != s->end()) {
+      if (t->value("profile", std::string("core")) == "full") config.tools.profile = sdk::ToolProfile::kFull;
+      config.tools.include = t->value("include", config.tools.include);
+      config.tools.exclude = t->value("exclude", config.tools.exclude);
+    }
     if (auto h = s->find("http"); h != s->end()) {
       auto& http = config.http;
       http.listen = h->value("listen", http.listen);

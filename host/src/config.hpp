@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "tool_selection.hpp"
+
 namespace kioku::host {
 
 struct HttpConfig {
@@ -35,6 +37,8 @@ struct Config {
   std::size_t tools_page_size = 100;
   bool json_text_block = false;
   std::size_t max_result_bytes = 48 * 1024;
+  /// server.tools: profile (default core), include, exclude. Names are checked at start.
+  ToolSelection tools{sdk::ToolProfile::kCore, {}, {}};
   HttpConfig http;
   /// Each plugin's section (by config key), converted to JSON; absent = {}.
   std::map<std::string, nlohmann::json> plugin_settings;

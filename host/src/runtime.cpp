@@ -272,7 +272,31 @@ void Runtime::Start() {
     RegistrarImpl registrar(*impl_, entry->name);
     entry->plugin->Register(registrar);
   }
+  SelectTools();
   for (auto& entry : impl_->plugins) entry->plugin->Start();
+}
+
+void Runtime::SelectTools() {
+  const ToolSelection& selection = impl_->options.tools;
+  auto check = [&](const std::vector<std::string>& names, const char* key) {
+    for (const auto& name : names) {
+      if (impl_->by_name.count(name)) continue;
+      std::string known;
+      for (const auto& t : impl_->tools) known += (known.empty() ? "" : ", ") + t->tool.spec.name;
+      throw std::runtime_error(std::string("server.tools.") + key + ": unknown tool '" + name +
+                               "' (no enabled plugin registers it); known tools: " + known);
+    }
+  };
+  check(selection.include, "include");
+  check(selection.exclude, "exclude");
+  auto named = [](const std::vector<std::string>& names, const std::string& name) {
+    return std::find(names.begin(), names.end(), name) != names.end();
+  };
+  for (auto& t : impl_->tools) {
+    const auto& spec = t->tool.spec;
+    bool in_profile = selection.profile == sdk::ToolProfile::kFull || spec.profile == sdk::ToolProfile::kCore;
+    t->tool.listed = (in_profile || named(selection.include, spec.name)) && !named(selection.exclude, spec.name);
+  }
 }
 
 void Runtime::Stop() {
@@ -379,13 +403,21 @@ sdk::ToolResult Runtime::CallTool(std::string_view tool, const nlohmann::json& a
 
 std::vector<const RegisteredTool*> Runtime::Tools() const {
   std::vector<const RegisteredTool*> out;
+  for (const auto& t : impl_->tools) {
+    if (t->tool.listed) out.push_back(&t->tool);
+  }
+  return out;
+}
+
+std::vector<const RegisteredTool*> Runtime::AllTools() const {
+  std::vector<const RegisteredTool*> out;
   for (const auto& t : impl_->tools) out.push_back(&t->tool);
   return out;
 }
 
 const RegisteredTool* Runtime::FindTool(std::string_view name) const {
   auto it = impl_->by_name.find(std::string(name));
-  return it == impl_->by_name.end() ? nullptr : &it->second->tool;
+  return it == impl_->by_name.end() || !it->second->tool.listed ? nullptr : &it->second->tool;
 }
 
 const std::vector<sdk::CommandSpec>& Runtime::Commands() const { return impl_->commands; }

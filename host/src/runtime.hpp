@@ -18,6 +18,7 @@
 #include "kioku/sdk/host.hpp"
 #include "kioku/sdk/plugin.hpp"
 #include "kioku/sdk/tool.hpp"
+#include "tool_selection.hpp"
 
 namespace kioku::host {
 
@@ -37,6 +38,8 @@ struct RuntimeOptions {
   /// Batching of HostServices::DeferWrite (see deferred_writes.hpp).
   std::size_t deferred_max_writes = 256;
   std::int64_t deferred_max_age_ms = 1000;
+  /// Which tools clients see (config `server.tools`); checked by Start().
+  ToolSelection tools;
 };
 
 /// A registered tool as the dispatcher sees it.
@@ -44,6 +47,7 @@ struct RegisteredTool {
   sdk::ToolSpec spec;
   sdk::ToolHandler handler;
   std::string plugin;
+  bool listed = true;  ///< Selected by RuntimeOptions::tools (clients see it).
 };
 
 /// Outcome of Runtime::Call with the event classification.
@@ -82,8 +86,12 @@ class Runtime {
   sdk::ToolResult CallTool(std::string_view tool, const nlohmann::json& args,
                            const sdk::Caller& caller = {});
 
-  /// Tools in deterministic order (plugin order in the config, then registration order).
+  /// Listed tools (RuntimeOptions::tools) in deterministic order: plugin order in the
+  /// config, then registration order. Transports show and accept only these.
   std::vector<const RegisteredTool*> Tools() const;
+  /// Every registered tool, listed or not, in the same order.
+  std::vector<const RegisteredTool*> AllTools() const;
+  /// A listed tool by name, else nullptr. Call() runs unlisted tools too.
   const RegisteredTool* FindTool(std::string_view name) const;
   const std::vector<sdk::CommandSpec>& Commands() const;
 
@@ -100,6 +108,7 @@ class Runtime {
   struct Impl;  // public so the host's own service/registrar classes can reach it
 
  private:
+  void SelectTools();  // applies RuntimeOptions::tools after every plugin registered
   std::unique_ptr<Impl> impl_;
 };
 

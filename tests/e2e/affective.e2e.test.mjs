@@ -44,7 +44,7 @@ describe('affective layer with the SDK client over stdio', () => {
   let client;
 
   before(async () => {
-    sandbox = makeSandbox({ enabled: ['fixture', 'affective'] });
+    sandbox = makeSandbox({ enabled: ['fixture', 'affective'], profile: 'full' });
     const env = sandbox.env({ KIOKU_AGENT_ID: AGENT });
     const keep = ['KIOKU_HOME', 'KIOKU_AGENT_ID', 'ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'LD_LIBRARY_PATH'];
     client = new Client({ name: 'kioku-e2e-affective', version: '1.0.0' }, { capabilities: {} });

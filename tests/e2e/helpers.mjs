@@ -54,10 +54,11 @@ export function checkPrerequisites() {
 }
 
 /**
- * A fresh temp directory with `home/` (KIOKU_HOME) and `kioku.yaml` enabling `enabled`.
+ * A fresh temp directory with `home/` (KIOKU_HOME) and `kioku.yaml` enabling `enabled`;
+ * `profile` sets server.tools.profile (core | full; default: the config's default, core).
  * Returns {dir, home, config, env(extra), cleanup()}.
  */
-export function makeSandbox({ enabled = ['fixture'], extraYaml = '' } = {}) {
+export function makeSandbox({ enabled = ['fixture'], extraYaml = '', profile = '' } = {}) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'kioku-e2e-'));
   const home = path.join(dir, 'home');
   const config = path.join(dir, 'kioku.yaml');
@@ -69,6 +70,7 @@ export function makeSandbox({ enabled = ['fixture'], extraYaml = '' } = {}) {
       'log_level: info',
       'plugins:',
       `  enabled: [${enabled.join(', ')}]`,
+      profile ? `server:\n  tools:\n    profile: ${profile}` : '',
       extraYaml,
       '',
     ].join('\n'),

@@ -71,7 +71,7 @@ describe('semantic layer through kioku serve', () => {
   let sandbox;
   let session;
   beforeEach(async () => {
-    sandbox = makeSandbox({ enabled: ['semantic'] });
+    sandbox = makeSandbox({ enabled: ['semantic'], profile: 'full' });
     session = await connect(sandbox);
   });
   afterEach(async () => {
@@ -198,7 +198,7 @@ describe('episodic layer through kioku serve', () => {
   let sandbox;
   let session;
   before(async () => {
-    sandbox = makeSandbox({ enabled: ['episodic'], extraYaml: 'episodic:\n  ingest:\n    allowed_roots: ["*"]' });
+    sandbox = makeSandbox({ enabled: ['episodic'], profile: 'full', extraYaml: 'episodic:\n  ingest:\n    allowed_roots: ["*"]' });
     session = await connect(sandbox);
   });
   after(async () => {
@@ -296,7 +296,7 @@ describe('cross-layer: transcript statements become pending memories with subjec
   let sandbox;
   let session;
   before(async () => {
-    sandbox = makeSandbox({ enabled: ['episodic', 'semantic'], extraYaml: 'episodic:\n  ingest:\n    allowed_roots: ["*"]' });
+    sandbox = makeSandbox({ enabled: ['episodic', 'semantic'], profile: 'full', extraYaml: 'episodic:\n  ingest:\n    allowed_roots: ["*"]' });
     session = await connect(sandbox);
   });
   after(async () => {
@@ -344,7 +344,7 @@ describe('working layer: 8 kioku serve processes on one KIOKU_HOME', () => {
   let sandbox;
   let sessions = [];
   before(async () => {
-    sandbox = makeSandbox({ enabled: ['working'] });
+    sandbox = makeSandbox({ enabled: ['working'], profile: 'full' });
     // The first process creates the database; the others then start together.
     sessions.push(await connect(sandbox, { agent: 'agent-0', name: 'kioku-e2e-working-0' }));
     sessions.push(
@@ -408,7 +408,7 @@ describe('cross-layer: workspace_dump writes an episodic summary', () => {
   let sandbox;
   let session;
   before(async () => {
-    sandbox = makeSandbox({ enabled: ['working', 'episodic'] });
+    sandbox = makeSandbox({ enabled: ['working', 'episodic'], profile: 'full' });
     session = await connect(sandbox, { agent: 'dump-agent' });
   });
   after(async () => {

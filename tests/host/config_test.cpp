@@ -52,6 +52,18 @@ TEST(ConfigTest, EmbeddedDefaultParses) {
   EXPECT_EQ(c.home, std::filesystem::path("~/.kioku"));
 }
 
+TEST(ConfigTest, ServerToolsDefaultsToCoreAndReadsLists) {
+  EXPECT_EQ(ParseConfig(EmbeddedDefaultConfig(), "(embedded default)", kLayers).tools.profile, sdk::ToolProfile::kCore);
+  EXPECT_EQ(ParseConfig("plugins:\n  enabled: []\n", "f.yaml", kLayers).tools.profile, sdk::ToolProfile::kCore);
+  Config c = ParseConfig("plugins: {enabled: []}\nserver:\n  tools: {profile: full, include: [a_b], exclude: [c_d]}\n",
+                         "f.yaml", kLayers);
+  EXPECT_EQ(c.tools.profile, sdk::ToolProfile::kFull);
+  EXPECT_THAT(c.tools.include, ElementsAre("a_b"));
+  EXPECT_THAT(c.tools.exclude, ElementsAre("c_d"));
+  EXPECT_THAT(ParseError("plugins: {enabled: []}\nserver:\n  tools: {profile: all}\n"),
+              HasSubstr("server.tools.profile"));
+}
+
 TEST(ConfigTest, MinimalConfigGetsDefaults) {
   Config c = ParseConfig("plugins:\n  enabled: [semantic]\n", "f.yaml", kLayers);
   EXPECT_THAT(c.enabled, ElementsAre("semantic"));

@@ -420,6 +420,58 @@ TEST_F(RuntimeTest, HostCallToolValidatesArguments) {
   EXPECT_THAT(r.text, HasSubstr("text: too long (50 characters; at most 20)"));
 }
 
+// A plugin with one core and one full-profile tool, for server.tools selection.
+void RegisterProfiledTools(sdk::Registrar& r) {
+  sdk::ToolSpec core;
+  core.name = "item_core";
+  sdk::ToolSpec rare;
+  rare.name = "item_rare";
+  rare.profile = sdk::ToolProfile::kFull;
+  auto ok = [](const json&, const sdk::CallContext&) { return sdk::ToolResult::Ok("ok"); };
+  r.AddTool(core, ok);
+  r.AddTool(rare, ok);
+}
+
+std::vector<std::string> ListedNames(const Runtime& rt) {
+  std::vector<std::string> names;
+  for (const auto* t : rt.Tools()) names.push_back(t->spec.name);
+  return names;
+}
+
+TEST_F(RuntimeTest, ToolSelectionListsTheProfileAndStillRunsUnlistedTools) {
+  RuntimeOptions o;
+  o.data_dir = dir_.path();
+  o.tools.profile = sdk::ToolProfile::kCore;
+  Runtime rt(o);
+  rt.AddPlugin("items", [](sdk::HostServices& h) { return std::make_unique<LambdaPlugin>(h, RegisterProfiledTools); });
+  rt.Start();
+  EXPECT_THAT(ListedNames(rt), ElementsAre("item_core"));
+  EXPECT_EQ(rt.FindTool("item_rare"), nullptr);
+  EXPECT_EQ(rt.AllTools().size(), 2u);
+  EXPECT_EQ(rt.CallTool("item_rare", json::object()).text, "ok");  // plugins and `kioku call` still reach it
+}
+
+TEST_F(RuntimeTest, ToolSelectionIncludeAndExcludeByName) {
+  RuntimeOptions o;
+  o.data_dir = dir_.path();
+  o.tools = {sdk::ToolProfile::kCore, {"item_rare"}, {"item_core"}};
+  Runtime rt(o);
+  rt.AddPlugin("items", [](sdk::HostServices& h) { return std::make_unique<LambdaPlugin>(h, RegisterProfiledTools); });
+  rt.Start();
+  EXPECT_THAT(ListedNames(rt), ElementsAre("item_rare"));
+}
+
+TEST_F(RuntimeTest, ToolSelectionRefusesAnUnknownName) {
+  RuntimeOptions o;
+  o.data_dir = dir_.path();
+  o.tools.exclude = {"item_typo"};
+  Runtime rt(o);
+  rt.AddPlugin("items", [](sdk::HostServices& h) { return std::make_unique<LambdaPlugin>(h, RegisterProfiledTools); });
+  EXPECT_EQ(ErrorOf([&] { rt.Start(); }),
+            "server.tools.exclude: unknown tool 'item_typo' (no enabled plugin registers it); known tools: "
+            "item_core, item_rare");
+}
+
 TEST_F(RuntimeTest, ToolsInPluginThenRegistrationOrder) {
   RuntimeOptions o;
   o.data_dir = dir_.path();

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cli/commands.hpp"
+#include "cli/init.hpp"
 
 #ifndef KIOKU_VERSION
 #define KIOKU_VERSION "0.0.0"
@@ -17,7 +18,7 @@
 namespace kioku::host::cli {
 namespace {
 
-const std::set<std::string> kBuiltins = {"serve", "tools", "call", "doctor", "version"};
+const std::set<std::string> kBuiltins = {"serve", "tools", "call", "doctor", "version", "init", "uninstall"};
 
 // Finds the first command word, skipping the global options and their values, so a plugin
 // command (unknown until plugins load) can be routed before CLI11 parses anything.
@@ -95,7 +96,9 @@ int Run(int argc, char** argv, int proto_out_fd) {
                                    "Serve HTTP on ADDR:PORT (default: config server.http.listen)");
     http->expected(0, 1);
 
-    app.add_subcommand("tools", "List the enabled tools with one-line descriptions");
+    bool tools_all = false;
+    auto* tools = app.add_subcommand("tools", "List the tools clients see, with one-line descriptions");
+    tools->add_flag("--all", tools_all, "Also list tools outside server.tools (marked [unlisted])");
 
     std::string tool, arguments;
     auto* call = app.add_subcommand("call", "Call a tool in-process and print the result (exit 1 on isError)");
@@ -105,6 +108,28 @@ int Run(int argc, char** argv, int proto_out_fd) {
     bool doctor_json = false;
     auto* doctor = app.add_subcommand("doctor", "Check config, plugins, database, FTS5 and permissions");
     doctor->add_flag("--json", doctor_json, "Print the report as JSON");
+
+    InitOptions init_options;
+    bool init_print = false;
+    std::string clients;
+    for (const auto& c : InitClients()) clients += (clients.empty() ? "" : ", ") + c;
+    auto add_init_options = [&](CLI::App* sub, bool install) {
+      sub->add_option("client", init_options.client, "One of: " + clients);
+      sub->add_flag("--user", init_options.user, "User-level config files (default: this project's; codex: user)");
+      sub->add_flag("--project", init_options.project, "Project-level files (codex only; its default is --user)");
+      sub->add_flag("--dry-run", init_options.dry_run, "Print the change to each file as a diff; write nothing");
+      sub->add_flag("--no-hooks", [&](std::int64_t) { init_options.hooks = false; }, "Leave the client's hooks alone");
+      sub->add_flag("--no-instructions", [&](std::int64_t) { init_options.instructions = false; },
+                    "Leave AGENTS.md / CLAUDE.md / GEMINI.md alone");
+      if (install) {
+        sub->add_flag("--force", init_options.force, "Replace a hand-written MCP server entry named kioku");
+        sub->add_flag("--print", init_print, "Print a generic MCP JSON snippet instead of editing files");
+      }
+    };
+    auto* init = app.add_subcommand("init", "Wire kioku into an agent: MCP entry, hooks, AGENTS.md block");
+    add_init_options(init, true);
+    auto* uninstall = app.add_subcommand("uninstall", "Remove exactly what `kioku init` wrote for a client");
+    add_init_options(uninstall, false);
 
     app.add_subcommand("version", "Print the version");
     app.footer([&] { return PluginCommandsFooter(global); });
@@ -117,9 +142,12 @@ int Run(int argc, char** argv, int proto_out_fd) {
     serve_options.http = http->count() > 0;
 
     if (serve->parsed()) return Serve(global, serve_options, proto_out_fd);
-    if (app.got_subcommand("tools")) return Tools(global, out);
+    if (tools->parsed()) return Tools(global, tools_all, out);
     if (call->parsed()) return Call(global, tool, arguments, out);
     if (doctor->parsed()) return Doctor(global, doctor_json, out);
+    if (init->parsed() || uninstall->parsed()) {
+      return Init(global, init_options, init->parsed(), init_print, out);
+    }
     if (app.got_subcommand("version")) {
       out << "kioku " << KIOKU_VERSION << " (SDK ABI " << KIOKU_SDK_ABI << ", " << KIOKU_BUILD_FINGERPRINT << ")\n";
       return 0;

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <string>
 
+#include "cli/init.hpp"
 #include "cli/load.hpp"
 
 namespace kioku::host::cli {
@@ -17,10 +18,14 @@ struct ServeOptions {
 int Serve(const GlobalOptions& global, const ServeOptions& serve, int proto_out_fd);
 /// Serves Streamable HTTP on `listen` until a byte arrives on `wake_fd` (SIGTERM).
 int ServeHttp(Loaded& loaded, mcp::Dispatcher& dispatcher, const std::string& listen, int wake_fd);
-int Tools(const GlobalOptions& global, std::ostream& out);
+/// One line per listed tool; `all` adds the unlisted ones, marked.
+int Tools(const GlobalOptions& global, bool all, std::ostream& out);
 /// `arguments` is JSON text, "-" for stdin, or empty for {}.
 int Call(const GlobalOptions& global, const std::string& tool, const std::string& arguments,
          std::ostream& out);
 int Doctor(const GlobalOptions& global, bool json, std::ostream& out);
+/// `kioku init` (install) / `kioku uninstall`: fills the paths InitOptions leaves empty
+/// (project = cwd, home = $HOME, kioku = this executable) and runs RunInit or PrintSnippet.
+int Init(const GlobalOptions& global, InitOptions options, bool install, bool print, std::ostream& out);
 
 }  // namespace kioku::host::cli

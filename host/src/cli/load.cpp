@@ -44,6 +44,7 @@ Loaded LoadRuntime(const GlobalOptions& options) {
   ro.data_dir = ResolveHome(config.home.string());
   ro.call_timeout_ms = config.call_timeout_ms;
   ro.max_result_bytes = config.max_result_bytes;
+  ro.tools = config.tools;
   loaded.runtime = std::make_unique<Runtime>(ro);
   for (const auto& name : config.enabled) {
     auto module = FindModule(name, loaded.search_path);

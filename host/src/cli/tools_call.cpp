@@ -6,12 +6,12 @@
 
 namespace kioku::host::cli {
 
-int Tools(const GlobalOptions& global, std::ostream& out) {
+int Tools(const GlobalOptions& global, bool all, std::ostream& out) {
   auto loaded = LoadRuntime(global);
-  for (const auto* tool : loaded.runtime->Tools()) {
+  for (const auto* tool : all ? loaded.runtime->AllTools() : loaded.runtime->Tools()) {
     std::string line = tool->spec.description.substr(0, tool->spec.description.find('\n'));
     out << tool->spec.name << std::string(tool->spec.name.size() < 24 ? 24 - tool->spec.name.size() : 1, ' ')
-        << "[" << tool->plugin << "] " << line << "\n";
+        << "[" << tool->plugin << (tool->listed ? "" : ", unlisted") << "] " << line << "\n";
   }
   return 0;
 }

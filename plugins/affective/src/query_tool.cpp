@@ -120,6 +120,7 @@ std::string RowLabel(const ToolStats& t, const StatsParams& p) {
 void AddQueryTool(sdk::Registrar& registrar, ToolContext& ctx) {
   sdk::ToolSpec spec;
   spec.name = "feedback_query";
+  spec.profile = sdk::ToolProfile::kFull;
   spec.title = "Tool outcome statistics";
   spec.description =
       "Per-tool track record: number of calls, counts per outcome, success rate, latency "

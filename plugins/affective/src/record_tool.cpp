@@ -157,6 +157,7 @@ std::int64_t ParseTimeArg(const Json& value, std::string_view field) {
 void AddRecordTool(sdk::Registrar& registrar, ToolContext& ctx) {
   sdk::ToolSpec spec;
   spec.name = "feedback_record";
+  spec.profile = sdk::ToolProfile::kFull;
   spec.title = "Record tool outcomes";
   spec.description =
       "Record how a tool call went (success, failure, partial, rejected, timeout) with its "

@@ -25,39 +25,34 @@ Json InputSchema() {
          {{"type", "array"},
           {"items", {{"type", "string"}, {"minLength", 1}, {"maxLength", kMaxToolNameChars}}},
           {"maxItems", kMaxCandidates},
-          {"description",
-           "Candidate tools to rank (all are listed, tried or not); omit to rank every tool "
-           "with outcomes."}}},
+          {"description", "candidates; omit for every tool with outcomes"}}},
         {"tool_prefix",
          {{"type", "string"}, {"maxLength", kMaxToolNameChars},
-          {"description", "Only tools whose name starts with this."}}},
+}},
         {"agent_id",
          {{"type", "string"}, {"minLength", 1}, {"maxLength", 200},
-          {"description", "Use only this agent's outcomes; default: every agent's."}}},
+}},
         {"model",
          {{"type", "string"}, {"minLength", 1}, {"maxLength", 200},
-          {"description", "Use only outcomes recorded with this model."}}},
+}},
         {"project_id",
          {{"type", "string"}, {"minLength", 1}, {"maxLength", 1000},
-          {"description", "Use only outcomes of this project."}}},
+}},
         {"half_life_days",
          {{"type", "number"}, {"exclusiveMinimum", 0}, {"maximum", 3650},
-          {"description",
-           "Recency half-life in days (> 0): an outcome this old counts half. Default 14."}}},
+}},
         {"min_samples",
          {{"type", "number"}, {"minimum", 0}, {"maximum", 1e9},
-          {"description", "Effective sample size at which a score is confident. Default 10."}}},
+}},
         {"explore",
          {{"type", "boolean"},
-          {"description",
-           "Add a UCB1 exploration bonus so rarely tried tools are not starved (scores can "
-           "then exceed 1). Default false."}}},
+          {"description", "UCB1 bonus for rarely tried tools"}}},
         {"explore_weight",
          {{"type", "number"}, {"minimum", 0}, {"maximum", 10},
-          {"description", "Weight of the exploration bonus when explore is true. Default 1."}}},
+}},
         {"limit",
          {{"type", "integer"}, {"minimum", 1}, {"maximum", kMaxLimit},
-          {"default", kDefaultLimit}, {"description", "Most tools returned (best first)."}}}}}};
+          {"default", kDefaultLimit}}}}}};
 }
 
 Json OutputSchema() {
@@ -103,12 +98,8 @@ void AddRouteTool(sdk::Registrar& registrar, ToolContext& ctx) {
   spec.name = "feedback_route";
   spec.title = "Rank tools by track record";
   spec.description =
-      "Ranks candidate tools by how reliably they have worked: score = Wilson lower bound "
-      "(z 1.96) of the recency-weighted success rate (half-life 14 days; partial = half a "
-      "success), so a long good record beats a few lucky successes and old failures fade. "
-      "Call it before choosing between tools that can do the same job and prefer the higher "
-      "score; `confident` says whether enough outcomes back it. Pass `tools` to rank specific "
-      "candidates, or nothing to rank every tool seen.";
+      "Before choosing between tools that do the same job: ranks them by track record "
+      "(Wilson lower bound of the recency-weighted success rate); prefer the higher score.";
   spec.input_schema = InputSchema();
   spec.output_schema = OutputSchema();
   spec.annotations.read_only = true;

@@ -117,6 +117,7 @@ std::vector<std::string> LayerNotes(sdk::HostServices& host, const Settings& s,
 void AddIngestTool(sdk::Registrar& reg, Env& env) {
   sdk::ToolSpec spec;
   spec.name = "session_ingest";
+  spec.profile = sdk::ToolProfile::kFull;
   spec.title = "Import agent transcripts";
   spec.description =
       "Reads coding-agent transcripts — Claude Code (~/.claude/projects/*/*.jsonl), Codex CLI "

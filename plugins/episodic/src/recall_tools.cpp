@@ -36,21 +36,17 @@ void AddRecall(sdk::Registrar& reg, Env& env) {
   spec.name = "session_recall";
   spec.title = "Recall past sessions";
   spec.description =
-      "Answers 'what happened last time?': returns summaries of past sessions, best match "
-      "first, as compact lines '[time] session=… model=… msgs=N' + summary. Use a query "
-      "(words, identifiers, file names) to search by meaning; omit it for the most recent "
-      "sessions. since/until (RFC 3339) bound the time: since inclusive, until exclusive. "
-      "Scoped to this project unless project is given (\"*\" = all). Output is cut to a "
-      "token budget and says how many more matched.";
+      "What happened last time: past session summaries of this project, best match first "
+      "(no query: most recent).";
   spec.input_schema = js::Object(
-      {{"query", js::Str(1000, "Search text; empty = most recent first.")},
-       {"since", js::Str(64, "RFC 3339; only sessions active at or after this time.")},
-       {"until", js::Str(64, "RFC 3339; only sessions that started before this time.")},
-       {"session_id", js::Str(128, "Only this session (id or unique prefix).", 1)},
-       {"agent_id", js::Str(200, "Only sessions of this agent.")},
-       {"project", js::Str(1000, "Project id; default: this project; \"*\" = all.")},
-       {"limit", js::Int(1, 100, "Maximum summaries (default 10).")},
-       {"token_budget", js::Int(50, 50'000, "Output budget in tokens (default 2000).")}});
+      {{"query", js::Str(1000, "words, identifiers, file names")},
+       {"since", js::Str(64, "RFC 3339")},
+       {"until", js::Str(64, "RFC 3339, exclusive")},
+       {"session_id", js::Str(128, "id or prefix", 1)},
+       {"agent_id", js::Str(200, "")},
+       {"project", js::Str(1000, "\"*\" = all projects")},
+       {"limit", js::Int(1, 100, "")},
+       {"token_budget", js::Int(50, 50'000, "")}});
   Json item = js::OutObject({{"session_id", js::T("string")},
                              {"summary_id", js::NullableStr()},
                              {"time", js::T("string")},
@@ -149,6 +145,7 @@ void AddRecall(sdk::Registrar& reg, Env& env) {
 void AddTimeline(sdk::Registrar& reg, Env& env) {
   sdk::ToolSpec spec;
   spec.name = "session_timeline";
+  spec.profile = sdk::ToolProfile::kFull;
   spec.title = "Digest of a day or week";
   spec.description =
       "Summarizes a time window across sessions: which sessions ran, decisions logged, "

@@ -82,6 +82,7 @@ std::string EnsureTarget(SQLite::Database& db, const Target& t, const sdk::CallC
 void AddSessionStart(sdk::Registrar& reg, Env& env) {
   sdk::ToolSpec spec;
   spec.name = "session_start";
+  spec.profile = sdk::ToolProfile::kFull;
   spec.title = "Start (or resume) a session";
   spec.description =
       "Opens an episodic session: the unit 'what happened last time' is remembered by. Call "
@@ -129,6 +130,7 @@ void AddSessionStart(sdk::Registrar& reg, Env& env) {
 void AddSessionLog(sdk::Registrar& reg, Env& env) {
   sdk::ToolSpec spec;
   spec.name = "session_log";
+  spec.profile = sdk::ToolProfile::kFull;
   spec.title = "Log a session entry";
   spec.description =
       "Appends one entry to a session's log as you work: progress made, a note, an issue hit, "
@@ -186,6 +188,7 @@ void AddSessionLog(sdk::Registrar& reg, Env& env) {
 void AddSessionEnd(sdk::Registrar& reg, Env& env) {
   sdk::ToolSpec spec;
   spec.name = "session_end";
+  spec.profile = sdk::ToolProfile::kFull;
   spec.title = "End a session";
   spec.description =
       "Marks a session ended, optionally with a closing summary (what was done, decisions, "
@@ -268,6 +271,7 @@ void AddSessionEnd(sdk::Registrar& reg, Env& env) {
 void AddSummaryAdd(sdk::Registrar& reg, Env& env) {
   sdk::ToolSpec spec;
   spec.name = "session_summary_add";
+  spec.profile = sdk::ToolProfile::kFull;  // agents end with workspace_dump, which writes one
   spec.title = "Add a session summary";
   spec.description =
       "The episodic write path: stores a summary of a session, or of part of one, for "

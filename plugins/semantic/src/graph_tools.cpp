@@ -281,6 +281,7 @@ void RegisterGraphTools(sdk::Registrar& registrar, PluginContext& ctx) {
   {
     sdk::ToolSpec spec;
     spec.name = "entity_graph";
+    spec.profile = sdk::ToolProfile::kFull;
     spec.title = "Explore the entity graph";
     spec.description =
         "Find entities (files, identifiers, packages, flags, URLs, concepts) by name with "
@@ -315,6 +316,7 @@ void RegisterGraphTools(sdk::Registrar& registrar, PluginContext& ctx) {
   {
     sdk::ToolSpec spec;
     spec.name = "entity_relate";
+    spec.profile = sdk::ToolProfile::kFull;
     spec.title = "Record a relation between entities";
     spec.description =
         "Assert that from -type-> to holds, e.g. (\"api-service\", \"uses\", \"postgres\") or "
@@ -376,6 +378,7 @@ void RegisterGraphTools(sdk::Registrar& registrar, PluginContext& ctx) {
   {
     sdk::ToolSpec spec;
     spec.name = "entity_unrelate";
+    spec.profile = sdk::ToolProfile::kFull;
     spec.title = "End a relation";
     spec.description =
         "Say that from -type-> to stopped holding (at `at`, default now). The relation is not "

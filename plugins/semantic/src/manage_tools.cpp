@@ -300,6 +300,7 @@ void RegisterManageTools(sdk::Registrar& registrar, PluginContext& ctx) {
   {
     sdk::ToolSpec spec;
     spec.name = "memory_get";
+    spec.profile = sdk::ToolProfile::kFull;
     spec.title = "Show one memory in full";
     spec.description =
         "Show one memory with all its fields, its history (reaffirmations, edits with the "
@@ -316,6 +317,7 @@ void RegisterManageTools(sdk::Registrar& registrar, PluginContext& ctx) {
   {
     sdk::ToolSpec spec;
     spec.name = "memory_list";
+    spec.profile = sdk::ToolProfile::kFull;
     spec.title = "List memories";
     spec.description =
         "Page through stored memories, newest first, to review or clean up (use "
@@ -345,27 +347,23 @@ void RegisterManageTools(sdk::Registrar& registrar, PluginContext& ctx) {
     spec.name = "memory_edit";
     spec.title = "Edit a memory";
     spec.description =
-        "Correct a memory in place: text, kind, subject/value, tags, importance, confidence, "
-        "scope/path, expires, anchor, source_ref. The previous version stays in history. "
-        "Send status \"active\" to confirm a pending or contested memory (it then supersedes "
-        "rivals on its subject). To record that something changed over time, prefer "
-        "memory_remember with the new value.";
+        "Correct a memory in place (history kept); status \"active\" confirms a pending or "
+        "contested one. A value that changed over time: memory_remember the new one.";
     Json props = {
-        {"id", IdSchema("Memory id or unique prefix (>= 4).")},
-        {"text", StringSchema(kMaxTextChars, "New text.", 1)},
-        {"kind", EnumSchema(MemoryKinds(), "New kind.")},
-        {"subject", StringSchema(200, "New subject key; \"\" clears subject and value.")},
-        {"value", StringSchema(500, "New value of the subject.")},
-        {"tags", {{"type", "array"}, {"items", StringSchema(64, "tag")}, {"maxItems", kMaxTags},
-                  {"description", "Replaces all tags."}}},
+        {"id", IdSchema("id or prefix")},
+        {"text", StringSchema(kMaxTextChars, "", 1)},
+        {"kind", EnumSchema(MemoryKinds(), "")},
+        {"subject", StringSchema(200, "\"\" clears subject and value")},
+        {"value", StringSchema(500, "")},
+        {"tags", {{"type", "array"}, {"items", StringSchema(64, "")}, {"maxItems", kMaxTags}}},
         {"importance", {{"type", "integer"}, {"minimum", 1}, {"maximum", 10}}},
         {"confidence", {{"type", "number"}, {"minimum", 0}, {"maximum", 1}}},
-        {"scope", EnumSchema({"global", "project", "path"}, "New scope.")},
-        {"path", StringSchema(1024, "New path (scope path).")},
-        {"expires", StringSchema(64, "\"permanent\" or a future RFC 3339 date/time.")},
-        {"anchor", StringSchema(500, "New anchor predicate; \"\" clears it.")},
-        {"source_ref", StringSchema(500, "New source reference.")},
-        {"status", EnumSchema({"active"}, "\"active\" confirms a pending/contested memory.")},
+        {"scope", EnumSchema({"global", "project", "path"}, "")},
+        {"path", StringSchema(1024, "")},
+        {"expires", StringSchema(64, "\"permanent\" or RFC 3339")},
+        {"anchor", StringSchema(500, "\"\" clears it")},
+        {"source_ref", StringSchema(500, "")},
+        {"status", EnumSchema({"active"}, "")},
     };
     spec.input_schema = ObjectSchema(props, {"id"});
     spec.output_schema = ObjectSchema(
@@ -384,13 +382,10 @@ void RegisterManageTools(sdk::Registrar& registrar, PluginContext& ctx) {
     spec.name = "memory_forget";
     spec.title = "Forget a memory";
     spec.description =
-        "Stop recalling a memory that is wrong or obsolete. Soft by default: it becomes "
-        "superseded and an audit row records it (memory_get still shows it; as_of recall "
-        "still sees it before today). purge: true deletes it and its history for real — only "
-        "for things that must not be kept (e.g. stored by mistake).";
+        "Stop recalling a wrong or obsolete memory (soft, audited). purge:true deletes it "
+        "and its history: only for what must not be kept.";
     spec.input_schema = ObjectSchema(
-        {{"id", IdSchema("Memory id or unique prefix (>= 4).")},
-         {"purge", {{"type", "boolean"}, {"description", "Delete for real (default false)."}}}},
+        {{"id", IdSchema("id or prefix")}, {"purge", {{"type", "boolean"}}}},
         {"id"});
     spec.output_schema = ObjectSchema(
         {{"id", kStr}, {"action", EnumSchema({"forgotten", "already_forgotten", "purged"}, "")}},
@@ -425,23 +420,25 @@ void RegisterManageTools(sdk::Registrar& registrar, PluginContext& ctx) {
       return sdk::ToolResult::Ok(text, Json{{"id", id}, {"action", action}});
     });
   }
-  for (const bool pin : {true, false}) {
+  {
+    // One tool for both directions: pin and unpin differ only by the flag.
     sdk::ToolSpec spec;
-    spec.name = pin ? "memory_pin" : "memory_unpin";
-    spec.title = pin ? "Pin a memory" : "Unpin a memory";
+    spec.name = "memory_pin";
+    spec.title = "Pin or unpin a memory";
     spec.description =
-        pin ? "Pin a memory the user insists on: it never decays, ranks above unpinned ones, "
-              "and a later different value for its subject becomes contested instead of "
-              "replacing it. Pinning a pending or contested memory confirms it and supersedes "
-              "its rivals."
-            : "Unpin a memory: it becomes active again and decays like the others.";
-    spec.input_schema = ObjectSchema({{"id", IdSchema("Memory id or unique prefix (>= 4).")}}, {"id"});
+        "Pin what the user insists on: never decays, ranks first, a different later value "
+        "becomes contested instead of replacing it; confirms a pending one. pinned:false "
+        "unpins.";
+    spec.input_schema = ObjectSchema(
+        {{"id", IdSchema("id or prefix")}, {"pinned", {{"type", "boolean"}, {"description", "default true"}}}},
+        {"id"});
     spec.output_schema = ObjectSchema(
         {{"id", kStr}, {"status", kStr}, {"changed", {{"type", "boolean"}}},
          {"replaced", {{"type", "array"}, {"items", kStr}}}},
         {"id", "status", "changed"});
     spec.annotations.idempotent = true;
-    registrar.AddTool(spec, [&ctx, pin](const Json& args, const sdk::CallContext& call) {
+    registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
+      const bool pin = args.value("pinned", true);
       Env env = ctx.MakeEnv();
       std::string id, status;
       bool changed = false;

@@ -332,7 +332,7 @@ EditResult MemoryWriter::Edit(const Memory& current, const MemoryEdit& e, const 
   bool confirming = false;
   if (e.status && *e.status != m.status) {
     if (*e.status == "active" && m.status == "pinned") {
-      throw sdk::ToolError("memory " + m.id + " is pinned; use memory_unpin to make it active");
+      throw sdk::ToolError("memory " + m.id + " is pinned; use memory_pin with pinned: false to make it active");
     }
     confirming = *e.status == "active";
     m.status = *e.status;

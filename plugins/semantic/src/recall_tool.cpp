@@ -14,26 +14,17 @@ double Round4(double v) { return std::round(v * 10000.0) / 10000.0; }
 
 Json RecallInputSchema() {
   return ObjectSchema({
-      {"query", StringSchema(kMaxQueryChars,
-                             "What you want to know, in words, identifiers or paths. Omit for "
-                             "the most relevant memories by recency and importance.")},
-      {"kinds", {{"type", "array"}, {"items", EnumSchema(MemoryKinds(), "kind")},
-                 {"maxItems", 8}, {"description", "Only these kinds."}}},
-      {"tags", {{"type", "array"}, {"items", StringSchema(64, "tag")}, {"maxItems", kMaxTags},
-                {"description", "Only memories carrying all of these tags."}}},
-      {"subject", StringSchema(200, "Only memories with this subject key.")},
-      {"scope", EnumSchema({"global", "project", "path"}, "Only this scope.")},
-      {"since", StringSchema(64, "Captured at or after this RFC 3339 time.")},
-      {"until", StringSchema(64, "Captured before this RFC 3339 time.")},
-      {"status", {{"type", "array"}, {"items", EnumSchema(MemoryStatuses(), "status")},
-                  {"maxItems", 5},
-                  {"description", "Only these statuses; default all but superseded. Ask for "
-                                  "[\"pending\",\"contested\"] to review unconfirmed ones, "
-                                  "[\"superseded\"] for replaced ones."}}},
-      {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100},
-                 {"description", "Most memories to return (default 10)."}}},
-      {"as_of", StringSchema(64, "RFC 3339 time: recall what was believed then (memories "
-                                 "captured by then and not yet superseded or forgotten).")},
+      {"query", StringSchema(kMaxQueryChars, "words, identifiers or paths")},
+      {"kinds", {{"type", "array"}, {"items", EnumSchema(MemoryKinds(), "")}, {"maxItems", 8}}},
+      {"tags", {{"type", "array"}, {"items", StringSchema(64, "")}, {"maxItems", kMaxTags}}},
+      {"subject", StringSchema(200, "")},
+      {"scope", EnumSchema({"global", "project", "path"}, "")},
+      {"since", StringSchema(64, "RFC 3339")},
+      {"until", StringSchema(64, "RFC 3339")},
+      {"status", {{"type", "array"}, {"items", EnumSchema(MemoryStatuses(), "")}, {"maxItems", 5},
+                  {"description", "default: all but superseded"}}},
+      {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}}},
+      {"as_of", StringSchema(64, "RFC 3339: what was believed then")},
   });
 }
 
@@ -136,13 +127,9 @@ void RegisterRecallTool(sdk::Registrar& registrar, PluginContext& ctx) {
   spec.name = "memory_recall";
   spec.title = "Recall what is known";
   spec.description =
-      "Ask \"what do I know about X?\" before deciding something that may already be "
-      "settled (tools, conventions, past decisions, user preferences, file facts). Send a "
-      "query in words, identifiers or paths; omit it for the most relevant memories overall. "
-      "Results are ranked by text match, entity match, recency, importance and use; "
-      "unconfirmed and contested memories are labelled — verify them before relying on them. "
-      "Filters: kinds, tags, subject, scope, since/until, status; as_of recalls what was "
-      "believed at a past time. Only usage counters change.";
+      "What is known about X: call before deciding what may be settled (tools, conventions, "
+      "decisions, preferences). No query: the most relevant overall. Verify memories "
+      "labelled unconfirmed or contested.";
   spec.input_schema = RecallInputSchema();
   spec.output_schema = RecallOutputSchema();
   spec.annotations.read_only = true;

@@ -17,7 +17,7 @@ std::string SemanticPlugin::Instructions() const {
   return "Semantic memory (what is known): call memory_recall before deciding anything that "
          "may already be settled (tools, conventions, decisions, user preferences); call "
          "memory_remember when the user states a preference, a decision is made or a "
-         "correction is given (memory_suggest for things you only inferred). Treat memories "
+         "correction is given. Treat memories "
          "labelled unconfirmed or contested as hints to verify.";
 }
 

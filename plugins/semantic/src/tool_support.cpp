@@ -143,13 +143,17 @@ std::string Preview(std::string_view text, std::size_t max_bytes) {
 }
 
 Json StringSchema(int max_length, const char* description, int min_length) {
-  Json s = {{"type", "string"}, {"maxLength", max_length}, {"description", description}};
+  // An empty description is left out: the property's name says it (context is scarce).
+  Json s = {{"type", "string"}, {"maxLength", max_length}};
+  if (*description != '\0') s["description"] = description;
   if (min_length > 0) s["minLength"] = min_length;
   return s;
 }
 
 Json EnumSchema(const std::vector<std::string>& values, const char* description) {
-  return {{"type", "string"}, {"enum", values}, {"description", description}};
+  Json s = {{"type", "string"}, {"enum", values}};
+  if (*description != '\0') s["description"] = description;
+  return s;
 }
 
 Json ObjectSchema(Json properties, std::vector<std::string> required) {

@@ -11,7 +11,7 @@ namespace kioku::semantic {
 void RegisterWriteTools(sdk::Registrar& registrar, PluginContext& ctx);
 /// memory_recall (recall_tool.cpp).
 void RegisterRecallTool(sdk::Registrar& registrar, PluginContext& ctx);
-/// memory_get, memory_list, memory_edit, memory_forget, memory_pin, memory_unpin
+/// memory_get, memory_list, memory_edit, memory_forget, memory_pin (pinned: false unpins)
 /// (manage_tools.cpp).
 void RegisterManageTools(sdk::Registrar& registrar, PluginContext& ctx);
 /// entity_graph, entity_relate, entity_unrelate (graph_tools.cpp).

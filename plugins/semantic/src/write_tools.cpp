@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <cstdint>
 
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/text.hpp"
@@ -11,48 +12,70 @@ namespace {
 
 Json MemoryItemProperties() {
   return {
-      {"text", StringSchema(kMaxTextChars,
-                            "The memory, one or a few self-contained sentences (<= 4000 "
-                            "characters). Write it so it makes sense without this chat.",
-                            1)},
-      {"kind", EnumSchema(MemoryKinds(),
-                          "fact | decision | preference | correction | lesson | todo | event | "
-                          "observation")},
-      {"subject", StringSchema(200,
-                               "Contradiction key, e.g. \"package-manager\". A new value for a "
-                               "subject in the same scope supersedes the old one.")},
-      {"value", StringSchema(500, "The subject's value, e.g. \"pnpm\". Needs subject.")},
-      {"tags", {{"type", "array"},
-                {"items", StringSchema(64, "tag")},
-                {"maxItems", kMaxTags},
-                {"description", "Labels for filtering, e.g. [\"build\", \"ci\"]."}}},
-      {"importance", {{"type", "integer"}, {"minimum", 1}, {"maximum", 10},
-                      {"description", "1 (trivia) – 10 (critical); default 5."}}},
-      {"confidence", {{"type", "number"}, {"minimum", 0}, {"maximum", 1},
-                      {"description", "How sure the source is, 0–1; default 1."}}},
-      {"scope", EnumSchema({"global", "project", "path"},
-                           "global (every project), project (this project; the default when "
-                           "the server has one) or path (a file/folder in this project)")},
-      {"path", StringSchema(1024, "For scope path: project-relative or absolute path inside "
-                                  "the project.")},
-      {"anchor", StringSchema(500, "Optional read-only check that the memory still holds, "
-                                   "tested on recall: file-exists|file-absent <path>, "
-                                   "file-contains|file-not-contains <path> <text>, "
-                                   "git-branch-is <branch>, valid-until <date>. A "
-                                   "contradicted memory is withheld.")},
-      {"expires", StringSchema(64, "\"permanent\" (default) or an RFC 3339 date/time after "
-                                   "which the memory is no longer recalled.")},
-      {"source", EnumSchema({"user", "agent", "derived", "import"},
-                            "Who said it: user, agent, derived (inferred), import.")},
-      {"source_ref", StringSchema(500, "Where it came from: file, URL, commit, message.")},
+      {"text", StringSchema(kMaxTextChars, "self-contained, makes sense without this chat", 1)},
+      {"kind", EnumSchema(MemoryKinds(), "")},
+      {"subject", StringSchema(200, "key, e.g. \"package-manager\"; a new value supersedes the old")},
+      {"value", StringSchema(500, "e.g. \"pnpm\"")},
+      {"tags", {{"type", "array"}, {"items", StringSchema(64, "")}, {"maxItems", kMaxTags}}},
+      {"importance", {{"type", "integer"}, {"minimum", 1}, {"maximum", 10}, {"description", "default 5"}}},
+      {"confidence", {{"type", "number"}, {"minimum", 0}, {"maximum", 1}}},
+      {"scope", EnumSchema({"global", "project", "path"}, "default project")},
+      {"path", StringSchema(1024, "for scope path")},
+      {"anchor", StringSchema(500, "checked on recall: file-exists|file-absent <path>, file-contains|"
+                                   "file-not-contains <path> <text>, git-branch-is <b>, valid-until <date>")},
+      {"expires", StringSchema(64, "RFC 3339")},
+      {"source", EnumSchema({"user", "agent", "derived", "import"}, "")},
+      {"source_ref", StringSchema(500, "file, URL, commit")},
   };
+}
+
+// A batch item is checked here against the same property schemas instead of repeating
+// them in the tool's inputSchema (that copy doubled the schema every request carries).
+// Covers what MemoryItemProperties uses: type, maxLength/minLength, enum, minimum/maximum,
+// maxItems and string items.
+void CheckBatchItem(const Json& item, std::size_t index) {
+  static const Json props = MemoryItemProperties();
+  const std::string where = "memories[" + std::to_string(index) + "]";
+  if (!item.is_object()) throw sdk::ToolError(where + ": send an object {text, kind, ...}");
+  auto check = [&](const std::string& name, const Json& value, const Json& schema) {
+    const std::string type = schema.value("type", "");
+    const bool ok = (type == "string" && value.is_string()) || (type == "integer" && value.is_number_integer()) ||
+                    (type == "number" && value.is_number()) || (type == "array" && value.is_array());
+    if (!ok) throw sdk::ToolError(where + "." + name + ": expected " + type + ", got " + value.type_name());
+    if (value.is_string()) {
+      const auto length = static_cast<std::int64_t>(sdk::Utf8Length(value.get<std::string>()));
+      if (length > schema.value("maxLength", INT64_MAX) || length < schema.value("minLength", 0)) {
+        throw sdk::ToolError(where + "." + name + ": length " + std::to_string(length) + " outside " +
+                             std::to_string(schema.value("minLength", 0)) + ".." +
+                             std::to_string(schema.value("maxLength", INT64_MAX)));
+      }
+      if (schema.contains("enum") && std::find(schema["enum"].begin(), schema["enum"].end(), value) == schema["enum"].end()) {
+        throw sdk::ToolError(where + "." + name + ": send one of " + schema["enum"].dump());
+      }
+    }
+    if (value.is_number() && (value.get<double>() < schema.value("minimum", -1e300) ||
+                              value.get<double>() > schema.value("maximum", 1e300))) {
+      throw sdk::ToolError(where + "." + name + ": " + value.dump() + " is out of range " +
+                           schema.value("minimum", Json()).dump() + ".." + schema.value("maximum", Json()).dump());
+    }
+  };
+  for (const auto& [name, value] : item.items()) {
+    if (!props.contains(name)) throw sdk::ToolError(where + ": unknown field '" + name + "'");
+    const Json& schema = props[name];
+    check(name, value, schema);
+    if (value.is_array()) {
+      if (static_cast<std::int64_t>(value.size()) > schema.value("maxItems", INT64_MAX)) {
+        throw sdk::ToolError(where + "." + name + ": at most " + schema["maxItems"].dump() + " entries");
+      }
+      for (const Json& v : value) check(name + "[]", v, schema["items"]);
+    }
+  }
 }
 
 Json WriteInputSchema(const char* batch_description) {
   Json props = MemoryItemProperties();
-  Json item = ObjectSchema(MemoryItemProperties(), {"text", "kind"});
   props["memories"] = {{"type", "array"},
-                       {"items", item},
+                       {"items", {{"type", "object"}}},
                        {"minItems", 1},
                        {"maxItems", kMaxBatch},
                        {"description", batch_description}};
@@ -115,6 +138,7 @@ sdk::ToolResult HandleWrite(PluginContext& ctx, const Json& args, const sdk::Cal
   if (batch) {
     const Json& items = args.at("memories");
     for (std::size_t i = 0; i < items.size(); ++i) {
+      CheckBatchItem(items[i], i);
       drafts.push_back(ParseDraft(items[i], caller, ctx.settings, now, suggest,
                                   "memories[" + std::to_string(i) + "]: "));
     }
@@ -205,13 +229,9 @@ void RegisterWriteTools(sdk::Registrar& registrar, PluginContext& ctx) {
   remember.name = "memory_remember";
   remember.title = "Remember a fact, decision or preference";
   remember.description =
-      "Store something worth knowing in later sessions: a decision, a user preference, a "
-      "correction, a lesson, a fact about this codebase. Send {text, kind} for one memory or "
-      "{memories: [...]} for up to 100. Saying the same thing again reaffirms it instead of "
-      "duplicating it. Give subject/value (\"package-manager\" = \"pnpm\") when the memory "
-      "sets a value that may change: a new value for the subject supersedes the old one. "
-      "Text holding a secret (API key, token, password) is refused.";
-  remember.input_schema = WriteInputSchema("Up to 100 memories stored in one transaction.");
+      "Keep what later sessions need: a decision, preference, correction, lesson or fact. "
+      "Repeating reaffirms; subject/value makes a newer value supersede. Secrets are refused.";
+  remember.input_schema = WriteInputSchema("batch instead of text/kind: items with the same fields");
   remember.output_schema = WriteOutputSchema();
   remember.annotations.read_only = false;
   remember.annotations.destructive = false;
@@ -222,6 +242,7 @@ void RegisterWriteTools(sdk::Registrar& registrar, PluginContext& ctx) {
 
   sdk::ToolSpec suggest;
   suggest.name = "memory_suggest";
+  suggest.profile = sdk::ToolProfile::kFull;
   suggest.title = "Suggest a memory (unconfirmed)";
   suggest.description =
       "Like memory_remember, but for something you inferred rather than were told: it is "

@@ -155,9 +155,9 @@ TEST_F(SemanticTest, PinAndUnpin) {
   EXPECT_EQ(p["status"], "pinned");
   EXPECT_TRUE(p["changed"]);
   EXPECT_FALSE(Ok("memory_pin", {{"id", id}})["changed"]);
-  Json u = Ok("memory_unpin", {{"id", id}});
+  Json u = Ok("memory_pin", {{"id", id}, {"pinned", false}});
   EXPECT_EQ(u["status"], "active");
-  EXPECT_FALSE(Ok("memory_unpin", {{"id", id}})["changed"]);
+  EXPECT_FALSE(Ok("memory_pin", {{"id", id}, {"pinned", false}})["changed"]);
   Ok("memory_forget", {{"id", id}});
   EXPECT_NE(Err("memory_pin", {{"id", id}}).find("superseded"), std::string::npos);
 }

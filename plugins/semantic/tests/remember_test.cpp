@@ -134,6 +134,21 @@ TEST_F(SemanticTest, BatchWithOneBadItemStoresNothing) {
   EXPECT_EQ(Snapshot(), before);
 }
 
+TEST_F(SemanticTest, BatchItemsAreCheckedLikeSingleMemories) {
+  const std::string before = Snapshot();
+  auto err = [&](Json item) {
+    return Err("memory_remember", {{"memories", Json::array({{{"text", "fine"}, {"kind", "fact"}}, item})}});
+  };
+  EXPECT_NE(err({{"text", "x"}, {"kind", "fact"}, {"importance", 11}}).find("memories[1].importance"), std::string::npos);
+  EXPECT_NE(err({{"text", "x"}, {"kind", "fact"}, {"scope", "galaxy"}}).find("memories[1].scope: send one of"),
+            std::string::npos);
+  EXPECT_NE(err({{"text", 5}, {"kind", "fact"}}).find("memories[1].text: expected string, got number"), std::string::npos);
+  EXPECT_NE(err({{"text", "x"}, {"kind", "fact"}, {"colour", "red"}}).find("unknown field 'colour'"), std::string::npos);
+  EXPECT_NE(err({{"text", "x"}, {"kind", "fact"}, {"tags", Json::array({std::string(65, 't')})}}).find("memories[1].tags[]"),
+            std::string::npos);
+  EXPECT_EQ(Snapshot(), before);
+}
+
 TEST_F(SemanticTest, RefusesSecretsAndSaysWhy) {
   const std::string before = Snapshot();
   std::string msg = Err("memory_remember",

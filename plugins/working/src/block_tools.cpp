@@ -234,6 +234,7 @@ void RegisterBlockTools(sdk::Registrar& registrar, const Env& env) {
   {
     sdk::ToolSpec spec;
     spec.name = "block_write";
+    spec.profile = sdk::ToolProfile::kFull;
     spec.title = "Write a shared memory block";
     spec.description =
         "Creates or updates a shared, editable memory block (key + text, at most " +
@@ -269,6 +270,7 @@ void RegisterBlockTools(sdk::Registrar& registrar, const Env& env) {
   {
     sdk::ToolSpec spec;
     spec.name = "block_read";
+    spec.profile = sdk::ToolProfile::kFull;
     spec.title = "Read a shared memory block";
     spec.description =
         "Reads a shared block: content, version and who last wrote it. Read before "
@@ -290,6 +292,7 @@ void RegisterBlockTools(sdk::Registrar& registrar, const Env& env) {
   {
     sdk::ToolSpec spec;
     spec.name = "block_list";
+    spec.profile = sdk::ToolProfile::kFull;
     spec.title = "List shared memory blocks";
     spec.description =
         "Lists this project's shared blocks with version, last writer, size and a preview. "

@@ -165,32 +165,36 @@ std::string Snip(std::string_view text, std::size_t max_bytes) {
   return sdk::TruncateUtf8(sdk::CollapseWhitespace(text), max_bytes);
 }
 
+namespace {
+// A property without a description when its name says it all (each description costs
+// context on every request).
+Json Described(Json p, std::string description) {
+  if (!description.empty()) p["description"] = std::move(description);
+  return p;
+}
+}  // namespace
+
 Json StrProp(std::string description, std::int64_t max_length, std::int64_t min_length) {
-  Json p = {{"type", "string"}, {"description", std::move(description)},
-            {"maxLength", max_length}};
+  Json p = Described({{"type", "string"}, {"maxLength", max_length}}, std::move(description));
   if (min_length > 0) p["minLength"] = min_length;
   return p;
 }
 
 Json IntProp(std::string description, std::int64_t minimum, std::int64_t maximum) {
-  return {{"type", "integer"},
-          {"description", std::move(description)},
-          {"minimum", minimum},
-          {"maximum", maximum}};
+  return Described({{"type", "integer"}, {"minimum", minimum}, {"maximum", maximum}}, std::move(description));
 }
 
-Json BoolProp(std::string description) {
-  return {{"type", "boolean"}, {"description", std::move(description)}};
-}
+Json BoolProp(std::string description) { return Described({{"type", "boolean"}}, std::move(description)); }
 
 Json EnumProp(std::string description, std::vector<std::string> values) {
-  return {{"type", "string"}, {"description", std::move(description)}, {"enum", values}};
+  return Described({{"type", "string"}, {"enum", values}}, std::move(description));
 }
 
 Json AgentIdProp() {
+  // No description: the name says it, and it is only needed when the connection carries no
+  // identity (every working tool has it, so each word here costs ten times per request).
   return StrProp(
-      "Your agent id. Only needed when the connection cannot identify you (the transport's "
-      "identity wins otherwise).",
+      "",
       static_cast<std::int64_t>(kMaxAgentIdBytes), 1);
 }
 

@@ -367,12 +367,12 @@ sdk::ToolResult ClaimList(const Env& env, const Json& args, const sdk::CallConte
 }
 
 Json PathsProp(const Env& env, const char* description) {
-  return {{"type", "array"},
-          {"description", description},
-          {"items", StrProp("File path, relative to the project root (or absolute inside it).",
-                            static_cast<std::int64_t>(kMaxPathBytes), 1)},
+  Json p = {{"type", "array"},
+          {"items", StrProp("", static_cast<std::int64_t>(kMaxPathBytes), 1)},
           {"minItems", 1},
           {"maxItems", env.settings.max_paths_per_call}};
+  if (*description != '\0') p["description"] = description;
+  return p;
 }
 
 }  // namespace
@@ -384,22 +384,16 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env) {
     spec.name = "file_claim";
     spec.title = "Claim files you are about to edit";
     spec.description =
-        "Advisory lease on files so other agents sharing this worktree know you are editing "
-        "them. Claim before editing; several paths are all-or-nothing. If another live agent "
-        "holds any path you get acquired:false and a per-path conflict report (holder, "
-        "intent, expiry, liveness) and nothing is claimed. Re-claiming your own path renews "
-        "it. Expired claims and claims whose holder has gone stale are taken over; "
-        "force:true overrides a live holder (recorded). Release with file_release when done. "
-        "ttl_seconds default " + std::to_string(s.file_claim_default_ttl_seconds) + ", max " +
-        std::to_string(s.file_claim_max_ttl_seconds) + ".";
+        "Lease files before editing so other agents see it; all-or-nothing. A live holder of "
+        "any path gives acquired:false with the conflicts; stale or expired claims are taken "
+        "over; force:true overrides. ttl_seconds default " +
+        std::to_string(s.file_claim_default_ttl_seconds) + ".";
     spec.input_schema = InputSchema(
         {
-            {"paths", PathsProp(env, "Files to claim (at most max_paths_per_call).")},
-            {"intent", StrProp("What you will do to them, e.g. \"refactor auth\".",
-                               kMaxIntentBytes)},
-            {"ttl_seconds", IntProp("Lease length in seconds.", kMinTtlSeconds,
-                                    s.file_claim_max_ttl_seconds)},
-            {"force", BoolProp("Take over even from a live holder (recorded). Default false.")},
+            {"paths", PathsProp(env, "")},
+            {"intent", StrProp("", kMaxIntentBytes)},
+            {"ttl_seconds", IntProp("", kMinTtlSeconds, s.file_claim_max_ttl_seconds)},
+            {"force", BoolProp("")},
             {"agent_id", AgentIdProp()},
         },
         {"paths"});
@@ -426,12 +420,10 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env) {
     spec.name = "file_release";
     spec.title = "Release your file claims";
     spec.description =
-        "Releases your own file claims: the given paths, or all:true for every claim you "
-        "hold in this project. Releasing a path nobody holds is a no-op; naming a path held "
-        "by another agent is refused and nothing is released (only the holder releases).";
+        "Release your file claims: paths, or all:true.";
     spec.input_schema = InputSchema({
-        {"paths", PathsProp(env, "Files to release. Send either paths or all.")},
-        {"all", BoolProp("Release every claim you hold in this project.")},
+        {"paths", PathsProp(env, "")},
+        {"all", BoolProp("")},
         {"agent_id", AgentIdProp()},
     });
     spec.output_schema = OutputSchema({{"released", ArrayOf(Str())}, {"not_held", ArrayOf(Str())}},
@@ -444,6 +436,7 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env) {
   {
     sdk::ToolSpec spec;
     spec.name = "claim_list";
+    spec.profile = sdk::ToolProfile::kFull;
     spec.title = "List file claims";
     spec.description =
         "Lists file claims in this project with holder liveness (live / stale / unknown, "

@@ -158,6 +158,7 @@ void RegisterFocusTools(sdk::Registrar& registrar, const Env& env) {
   {
     sdk::ToolSpec spec;
     spec.name = "focus_get";
+    spec.profile = sdk::ToolProfile::kFull;
     spec.title = "Read the current focus document";
     spec.description =
         "Reads this project's focus document: sections active_task, in_progress, "
@@ -177,20 +178,14 @@ void RegisterFocusTools(sdk::Registrar& registrar, const Env& env) {
     spec.name = "focus_update";
     spec.title = "Update one section of the focus document";
     spec.description =
-        "Replaces (or with mode:\"append\" extends) one section of the shared focus "
-        "document: active_task, in_progress, next_steps or notes. Each section has its own "
-        "version; send expected_version from focus_get to replace text another agent wrote — "
-        "a stale version is refused with the current content, never overwritten silently. "
-        "Your own last write can be replaced without a version. Empty content with replace "
-        "clears the section.";
+        "Replace or append one section of the shared focus document. Replacing another "
+        "agent's text needs its expected_version; a stale one is refused with the current text.";
     spec.input_schema = InputSchema(
         {
-            {"section", EnumProp("Which section.", SectionIds())},
-            {"content", StrProp("New section text (Markdown), or the addition for append.",
-                                env.settings.max_focus_section_bytes)},
-            {"expected_version", IntProp("Section version you read (0 = never written).", 0,
-                                         std::int64_t{1} << 50)},
-            {"mode", EnumProp("replace (default) or append.", {"replace", "append"})},
+            {"section", EnumProp("", SectionIds())},
+            {"content", StrProp("Markdown", env.settings.max_focus_section_bytes)},
+            {"expected_version", IntProp("", 0, std::int64_t{1} << 50)},
+            {"mode", EnumProp("", {"replace", "append"})},
             {"agent_id", AgentIdProp()},
         },
         {"section", "content"});

@@ -230,20 +230,15 @@ void RegisterHandoffTools(sdk::Registrar& registrar, const Env& env) {
     spec.name = "handoff_write";
     spec.title = "Leave a handoff for another agent or session";
     spec.description =
-        "Records a handoff: a summary of where you stopped plus open items, for a named "
-        "agent (to_agent) or for any agent in this project (omit to_agent). Write one when "
-        "you stop mid-task or pass work on; the next agent finds it with handoff_inbox and "
-        "takes it with handoff_claim.";
+        "Stopping mid-task or passing work on: where things stand and open items, for "
+        "to_agent or (omitted) any agent here.";
     spec.input_schema = InputSchema(
         {
-            {"summary", StrProp("Where things stand and what to do next.",
-                                env.settings.max_text_bytes, 1)},
+            {"summary", StrProp("", env.settings.max_text_bytes, 1)},
             {"open_items", {{"type", "array"},
-                            {"description", "Unfinished items, one per entry."},
-                            {"items", StrProp("One open item.", kMaxOpenItemBytes)},
+                            {"items", StrProp("", kMaxOpenItemBytes)},
                             {"maxItems", kMaxOpenItems}}},
-            {"to_agent", StrProp("Recipient agent id; omit for any agent.",
-                                 static_cast<std::int64_t>(kMaxAgentIdBytes), 1)},
+            {"to_agent", StrProp("", static_cast<std::int64_t>(kMaxAgentIdBytes), 1)},
             {"agent_id", AgentIdProp()},
         },
         {"summary"});
@@ -261,11 +256,10 @@ void RegisterHandoffTools(sdk::Registrar& registrar, const Env& env) {
     spec.name = "handoff_inbox";
     spec.title = "Read handoffs waiting for you";
     spec.description =
-        "Lists unclaimed handoffs in this project addressed to you or to any agent, newest "
-        "first. Check it when you start work; claim the one you take on with handoff_claim.";
+        "Unclaimed handoffs for you or any agent, newest first.";
     spec.input_schema = InputSchema({
-        {"include_claimed", BoolProp("Also list handoffs already claimed (default false).")},
-        {"limit", IntProp("Most handoffs to return (default 20).", 1, 200)},
+        {"include_claimed", BoolProp("")},
+        {"limit", IntProp("default 20", 1, 200)},
         {"agent_id", AgentIdProp()},
     });
     spec.output_schema = OutputSchema({{"handoffs", ArrayOf(HandoffOutput())}}, {"handoffs"});
@@ -280,12 +274,9 @@ void RegisterHandoffTools(sdk::Registrar& registrar, const Env& env) {
     spec.name = "handoff_claim";
     spec.title = "Take on a handoff";
     spec.description =
-        "Atomically claims a handoff so only one agent takes it on; returns its summary and "
-        "open items. Refused when another agent claimed it first, or when it is addressed to "
-        "a different agent. Accepts a unique id prefix of at least 4 characters.";
+        "Take on a handoff (only one agent wins); returns its summary and open items.";
     spec.input_schema = InputSchema(
-        {{"handoff_id", StrProp("Handoff id (or unique prefix >= 4 chars) from handoff_inbox.",
-                                64, 4)},
+        {{"handoff_id", StrProp("id or unique prefix", 64, 4)},
          {"agent_id", AgentIdProp()}},
         {"handoff_id"});
     spec.output_schema = HandoffOutput();

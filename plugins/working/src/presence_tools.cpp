@@ -103,6 +103,7 @@ void RegisterPresenceTools(sdk::Registrar& registrar, const Env& env) {
   {
     sdk::ToolSpec spec;
     spec.name = "presence_ping";
+    spec.profile = sdk::ToolProfile::kFull;
     spec.title = "Announce you are active";
     spec.description =
         "Heartbeat: tell other agents in this project that you are active, optionally with "
@@ -127,6 +128,7 @@ void RegisterPresenceTools(sdk::Registrar& registrar, const Env& env) {
   {
     sdk::ToolSpec spec;
     spec.name = "presence_list";
+    spec.profile = sdk::ToolProfile::kFull;
     spec.title = "List agents active in this project";
     spec.description =
         "Who else is working in this project right now. Liveness is computed when you ask: "

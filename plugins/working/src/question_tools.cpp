@@ -138,12 +138,10 @@ void RegisterQuestionTools(sdk::Registrar& registrar, const Env& env) {
     spec.name = "question_add";
     spec.title = "Record an open question";
     spec.description =
-        "Records a question that came up during work and cannot be settled right now (for "
-        "the user, another agent or a later session). Shared with every agent in this "
-        "project; answer it with question_answer.";
+        "Record an open question for the user, another agent or a later session.";
     spec.input_schema = InputSchema(
-        {{"question", StrProp("The question.", max_text, 1)},
-         {"context", StrProp("Where it came up: file, task, what you tried.", max_text)},
+        {{"question", StrProp("", max_text, 1)},
+         {"context", StrProp("file, task, what you tried", max_text)},
          {"agent_id", AgentIdProp()}},
         {"question"});
     spec.output_schema =
@@ -160,6 +158,7 @@ void RegisterQuestionTools(sdk::Registrar& registrar, const Env& env) {
   {
     sdk::ToolSpec spec;
     spec.name = "question_answer";
+    spec.profile = sdk::ToolProfile::kFull;
     spec.title = "Answer an open question";
     spec.description =
         "Records the answer to an open question (id or unique prefix >= 4 chars from "
@@ -177,6 +176,7 @@ void RegisterQuestionTools(sdk::Registrar& registrar, const Env& env) {
   {
     sdk::ToolSpec spec;
     spec.name = "question_list";
+    spec.profile = sdk::ToolProfile::kFull;
     spec.title = "List questions";
     spec.description =
         "Lists this project's questions, newest first: open ones by default, or answered / "

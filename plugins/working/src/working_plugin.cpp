@@ -11,9 +11,9 @@ WorkingPlugin::WorkingPlugin(sdk::HostServices& host) : host_(host) {}
 nlohmann::json WorkingPlugin::SettingsSchema() const { return working::SettingsSchema(); }
 
 std::string WorkingPlugin::Instructions() const {
-  return "Working memory (what am I doing, who else is here): start with workspace_status, "
-         "handoff_inbox and focus_get; claim your task with workspace_claim and the files you "
-         "edit with file_claim (release when done); keep focus_update current; end with "
+  return "Working memory (what am I doing, who else is here): start with workspace_status "
+         "and handoff_inbox; claim your task with workspace_claim and the files you edit with "
+         "file_claim (file_release when done); keep focus_update current; end with "
          "workspace_dump.";
 }
 

@@ -558,18 +558,14 @@ void RegisterWorkspaceTools(sdk::Registrar& registrar, const Env& env) {
     spec.name = "workspace_claim";
     spec.title = "Claim the project workspace for a task";
     spec.description =
-        "Declares that you are working on `task` in this project (one active claim per "
-        "project). Call it when you start a task; call again to renew or change the task. "
-        "If another agent holds a live claim you are refused with who holds it and until "
-        "when; an expired claim is taken over, and force:true takes over a live one (both "
-        "recorded). ttl_seconds default " + std::to_string(s.workspace_default_ttl_seconds) +
-        ", max " + std::to_string(s.workspace_max_ttl_seconds) + ".";
+        "Claim this project for your task (one claim per project; call again to renew). A "
+        "live claim of another agent refuses you with its holder; force:true takes over. "
+        "ttl_seconds default " + std::to_string(s.workspace_default_ttl_seconds) + ".";
     spec.input_schema = InputSchema(
         {
-            {"task", StrProp("What you are doing, one or two lines.", kMaxTaskBytes, 1)},
-            {"ttl_seconds",
-             IntProp("Lease length in seconds.", kMinTtlSeconds, s.workspace_max_ttl_seconds)},
-            {"force", BoolProp("Take over a live claim of another agent (recorded).")},
+            {"task", StrProp("", kMaxTaskBytes, 1)},
+            {"ttl_seconds", IntProp("", kMinTtlSeconds, s.workspace_max_ttl_seconds)},
+            {"force", BoolProp("")},
             {"agent_id", AgentIdProp()},
         },
         {"task"});
@@ -586,6 +582,7 @@ void RegisterWorkspaceTools(sdk::Registrar& registrar, const Env& env) {
   {
     sdk::ToolSpec spec;
     spec.name = "workspace_release";
+    spec.profile = sdk::ToolProfile::kFull;
     spec.title = "Release your workspace claim";
     spec.description =
         "Releases the project workspace when you finish or stop your task. Only the holder "
@@ -604,9 +601,8 @@ void RegisterWorkspaceTools(sdk::Registrar& registrar, const Env& env) {
     spec.name = "workspace_status";
     spec.title = "What is going on in this project";
     spec.description =
-        "One-call overview to resume work: who holds the workspace and for what task, live "
-        "agents, active file claims (yours listed), open questions, handoffs waiting for you, "
-        "the focus document and the latest activity. Call it first when you start.";
+        "Call first: workspace holder and task, live agents, file claims, open questions, "
+        "handoffs for you, the focus document, recent activity.";
     spec.input_schema = InputSchema({{"agent_id", AgentIdProp()}});
     spec.output_schema = OutputSchema(
         {{"workspace", {{"type", Json::array({"object", "null"})}}},
@@ -630,15 +626,11 @@ void RegisterWorkspaceTools(sdk::Registrar& registrar, const Env& env) {
     spec.name = "workspace_dump";
     spec.title = "Save the workspace as an episodic summary";
     spec.description =
-        "At the end of a session or before handing over: composes the task, focus document, "
-        "your activity log since your last dump and the open items (questions, handoffs, "
-        "your file claims) into one summary, writes it to the episodic layer "
-        "(session_summary_add) when that layer is enabled — the result says when it is not — "
-        "and keeps a copy here. release:true then releases your workspace claim and all your "
-        "file claims.";
+        "End of session or handover: saves task, focus, your activity and open items as a "
+        "session summary; release:true also releases your workspace and file claims.";
     spec.input_schema = InputSchema({
-        {"reason", StrProp("Why you dump, e.g. \"end of session\".", kMaxReasonBytes)},
-        {"release", BoolProp("Also release your workspace and file claims (default false).")},
+        {"reason", StrProp("", kMaxReasonBytes)},
+        {"release", BoolProp("")},
         {"agent_id", AgentIdProp()},
     });
     spec.output_schema = OutputSchema(

@@ -26,6 +26,13 @@ struct ToolAnnotations {
   bool open_world = false;   ///< openWorldHint: kioku tools touch only kioku's database.
 };
 
+/// Which `server.tools.profile` lists a tool. `kCore` tools are listed by default; `kFull`
+/// tools only when the deployment selects `profile: full` or names them in
+/// `server.tools.include`. Unlisted tools still exist: other plugins reach them through
+/// HostServices::CallTool, and `kioku call` runs them. Mark a tool `kFull` when an agent
+/// rarely needs it in a session (its schema costs context on every request).
+enum class ToolProfile { kCore, kFull };
+
 /// Declaration of one tool. `name` matches `^[a-z][a-z0-9_]*$`, <= 48 chars, `<noun>_<verb>`.
 /// `input_schema` is a JSON Schema (draft 2020-12 subset valijson understands: type,
 /// properties, required, additionalProperties, enum, minimum/maximum, minLength/maxLength,
@@ -40,6 +47,7 @@ struct ToolSpec {
   Json input_schema = Json{{"type", "object"}};
   Json output_schema = nullptr;
   ToolAnnotations annotations;
+  ToolProfile profile = ToolProfile::kCore;
 };
 
 /// Who is calling. Filled by the host from the transport (HTTP token, MCP clientInfo,
