@@ -11,11 +11,16 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kioku/sdk/project_identity.hpp"
+
 namespace kioku::host {
 
 struct HttpConfig {
   std::string listen = "127.0.0.1:7077";
   std::map<std::string, std::string> tokens;  ///< bearer token → agent id
+  /// agent id → projects its tokens may use (`projects:` of each token: folder paths or
+  /// project ids; the first is the default). No entry or empty = any project.
+  std::map<std::string, std::vector<std::string>> agent_projects;
   std::vector<std::string> allowed_origins;
   std::size_t max_body_bytes = 4 * 1024 * 1024;
   int read_timeout_ms = 30'000;
@@ -33,6 +38,8 @@ struct Config {
   std::size_t tools_page_size = 100;
   bool json_text_block = true;
   HttpConfig http;
+  /// `identity:` — monorepo packages that are projects of their own (project_identity.hpp).
+  sdk::ProjectOptions projects;
   /// Each plugin's section (by config key), converted to JSON; absent = {}.
   std::map<std::string, nlohmann::json> plugin_settings;
 };

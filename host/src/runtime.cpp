@@ -123,6 +123,7 @@ class ServicesImpl final : public sdk::HostServices {
     return impl_.by_name.count(std::string(name)) > 0;
   }
   std::filesystem::path DataDir() const override { return impl_.options.data_dir; }
+  const sdk::ProjectOptions& Projects() const override { return impl_.options.projects; }
 
  private:
   Runtime& runtime_;

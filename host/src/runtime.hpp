@@ -31,6 +31,8 @@ struct RuntimeOptions {
   int busy_timeout_ms = 5000;
   /// Default tool-call deadline in ms (0 = none); exceeded calls are reported as timeout.
   int call_timeout_ms = 30'000;
+  /// Identity settings (config `identity:`) handed to plugins via HostServices::Projects.
+  sdk::ProjectOptions projects;
 };
 
 /// A registered tool as the dispatcher sees it.

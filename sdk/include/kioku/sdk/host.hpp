@@ -12,6 +12,7 @@
 
 #include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/events.hpp"
+#include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/tool.hpp"
 
 namespace kioku::sdk {
@@ -65,6 +66,15 @@ class HostServices {
 
   /// The deployment's data directory (KIOKU_HOME, default ~/.kioku), mode 0700.
   virtual std::filesystem::path DataDir() const = 0;
+
+  /// The deployment's identity settings (config `identity:`): pass them to
+  /// sdk::ResolveProject / ProjectOfRecord / CanonicalProjectKey so every layer names a
+  /// folder's project as the host does.
+  /// The default (test hosts) is no configured packages.
+  virtual const ProjectOptions& Projects() const {
+    static const ProjectOptions kNone;
+    return kNone;
+  }
 };
 
 }  // namespace kioku::sdk
