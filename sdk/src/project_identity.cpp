@@ -135,6 +135,7 @@ ProjectInfo ResolveProject(const fs::path& folder_in, const ProjectOptions& opti
     if (fs::exists(dir / ".git", ec)) {
       ProjectInfo info;
       fs::path common = CommonGitDir(dir / ".git");
+      if (!common.empty() && !common.has_filename()) common = common.parent_path();  // "…/.git/"
       std::string url = common.empty() ? "" : RemoteUrl(common / "config");
       if (!url.empty()) {
         info.repository = NormalizeGitRemote(url);

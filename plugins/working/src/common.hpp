@@ -12,6 +12,7 @@
 #include <SQLiteCpp/Database.h>
 #include <nlohmann/json.hpp>
 
+#include "kioku/sdk/caller.hpp"
 #include "kioku/sdk/host.hpp"
 #include "kioku/sdk/tool.hpp"
 #include "settings.hpp"
