@@ -35,6 +35,13 @@ const json& HostSchema() {
         "required": ["enabled"],
         "additionalProperties": false
       },
+      "identity": {
+        "type": "object",
+        "properties": {
+          "packages": {"type": "array", "items": {"type": "string", "minLength": 1}}
+        },
+        "additionalProperties": false
+      },
       "server": {
         "type": "object",
         "properties": {
@@ -57,7 +64,8 @@ const json& HostSchema() {
               "listen": {"type": "string", "pattern": "^(\\[[0-9a-fA-F:.]+\\]|[^:\\s]+):[0-9]{1,5}$"},
               "tokens": {"type": "array", "items": {
                 "type": "object",
-                "properties": {"token": {"type": "string", "minLength": 16}, "agent_id": {"type": "string", "minLength": 1}},
+                "properties": {"token": {"type": "string", "minLength": 16}, "agent_id": {"type": "string", "minLength": 1},
+                               "projects": {"type": "array", "items": {"type": "string", "minLength": 1}}},
                 "required": ["token", "agent_id"], "additionalProperties": false}},
               "allowed_origins": {"type": "array", "items": {"type": "string"}},
               "allowed_hosts": {"type": "array", "items": {"type": "string", "pattern": "^[A-Za-z0-9.-]+$"}},
@@ -78,7 +86,7 @@ const json& HostSchema() {
 }
 
 const std::set<std::string>& HostKeys() {
-  static const std::set<std::string> keys{"home", "log_level", "plugins", "server"};
+  static const std::set<std::string> keys{"home", "log_level", "plugins", "server", "identity"};
   return keys;
 }
 
@@ -209,12 +217,15 @@ Config ParseConfig(const std::string& yaml_text, const std::string& source,
   for (const auto& [key, value] : doc.items()) {
     if (HostKeys().count(key)) continue;
     if (!known.count(key)) {
-      Fail(source, key + ": unknown key; host keys are home, log_level, plugins, server, and plugin sections are "
+      Fail(source, key + ": unknown key; host keys are home, log_level, plugins, server, identity, and plugin sections are "
                          "named after a plugin");
     }
     config.plugin_settings[key] = value.is_null() ? json::object() : value;
   }
 
+  if (auto id = doc.find("identity"); id != doc.end() && id->is_object()) {
+    config.projects.packages = id->value("packages", config.projects.packages);
+  }
   if (doc.contains("home") && doc["home"].is_string()) config.home = doc["home"].get<std::string>();
   if (auto s = doc.find("server"); s != doc.end()) {
     config.call_timeout_ms = s->value("call_timeout_ms", config.call_timeout_ms);
@@ -236,7 +247,10 @@ Config ParseConfig(const std::string& yaml_text, const std::string& source,
       http.write_timeout_ms = h->value("write_timeout_ms", http.write_timeout_ms);
       http.workers = h->value("workers", http.workers);
       for (const auto& t : h->value("tokens", json::array())) {
-        http.tokens[t["token"].get<std::string>()] = t["agent_id"].get<std::string>();
+        const std::string agent = t["agent_id"].get<std::string>();
+        http.tokens[t["token"].get<std::string>()] = agent;
+        auto& limits = http.agent_projects[agent];
+        for (const auto& p : t.value("projects", json::array())) limits.push_back(p.get<std::string>());
       }
     }
   }

@@ -12,12 +12,16 @@
 #include <nlohmann/json.hpp>
 
 #include "tool_selection.hpp"
+#include "kioku/sdk/project_identity.hpp"
 
 namespace kioku::host {
 
 struct HttpConfig {
   std::string listen = "127.0.0.1:7077";
   std::map<std::string, std::string> tokens;  ///< bearer token → agent id
+  /// agent id → projects its tokens may use (`projects:` of each token: folder paths or
+  /// project ids; the first is the default). No entry or empty = any project.
+  std::map<std::string, std::vector<std::string>> agent_projects;
   std::vector<std::string> allowed_origins;
   /// Host header names accepted on a loopback bind besides localhost, 127.0.0.1 and [::1].
   std::vector<std::string> allowed_hosts;
@@ -40,6 +44,8 @@ struct Config {
   /// server.tools: profile (default core), include, exclude. Names are checked at start.
   ToolSelection tools{sdk::ToolProfile::kCore, {}, {}};
   HttpConfig http;
+  /// `identity:` — monorepo packages that are projects of their own (project_identity.hpp).
+  sdk::ProjectOptions projects;
   /// Each plugin's section (by config key), converted to JSON; absent = {}.
   std::map<std::string, nlohmann::json> plugin_settings;
 };

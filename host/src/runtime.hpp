@@ -40,6 +40,8 @@ struct RuntimeOptions {
   std::int64_t deferred_max_age_ms = 1000;
   /// Which tools clients see (config `server.tools`); checked by Start().
   ToolSelection tools;
+  /// Identity settings (config `identity:`) handed to plugins via HostServices::Projects.
+  sdk::ProjectOptions projects;
 };
 
 /// A registered tool as the dispatcher sees it.

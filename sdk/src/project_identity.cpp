@@ -1,6 +1,8 @@
 #include "kioku/sdk/project_identity.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -85,20 +87,151 @@ std::string NormalizeGitRemote(const std::string& input) {
   return host + "/" + path;
 }
 
-std::string ProjectIdentity(const fs::path& root_in) {
+namespace {
+
+std::vector<std::string> Segments(std::string_view path) {
+  std::vector<std::string> out;
+  std::size_t i = 0;
+  while (i <= path.size()) {
+    std::size_t j = path.find('/', i);
+    if (j == std::string_view::npos) j = path.size();
+    if (j > i) out.emplace_back(path.substr(i, j - i));
+    i = j + 1;
+  }
+  return out;
+}
+
+// The configured package holding `inside` (a path relative to the repository), or "".
+std::string PackageOf(const std::string& inside, const ProjectOptions& options) {
+  if (inside.empty() || options.packages.empty()) return {};
+  const auto have = Segments(inside);
+  for (const auto& pattern : options.packages) {
+    const auto want = Segments(pattern);
+    if (want.empty() || want.size() > have.size()) continue;
+    bool match = true;
+    for (std::size_t i = 0; i < want.size() && match; ++i) match = want[i] == "*" || want[i] == have[i];
+    if (!match) continue;
+    std::string package;
+    for (std::size_t i = 0; i < want.size(); ++i) package += (i ? "/" : "") + have[i];
+    return package;
+  }
+  return {};
+}
+
+std::string Rel(const fs::path& path, const fs::path& base) {
+  fs::path rel = path.lexically_relative(base);
+  return (rel.empty() || rel == ".") ? std::string() : rel.generic_string();
+}
+
+}  // namespace
+
+ProjectInfo ResolveProject(const fs::path& folder_in, const ProjectOptions& options) {
   std::error_code ec;
-  fs::path root = fs::weakly_canonical(fs::absolute(root_in, ec), ec).lexically_normal();
-  for (fs::path dir = root;; dir = dir.parent_path()) {
+  fs::path folder = fs::absolute(folder_in, ec);
+  fs::path canon = fs::weakly_canonical(folder, ec);
+  folder = (ec ? folder : canon).lexically_normal();
+  if (folder.has_filename() == false && folder != folder.root_path()) folder = folder.parent_path();
+  for (fs::path dir = folder;; dir = dir.parent_path()) {
     if (fs::exists(dir / ".git", ec)) {
-      fs::path inside = root.lexically_relative(dir);
-      std::string suffix = (inside.empty() || inside == ".") ? "" : "//" + inside.generic_string();
+      ProjectInfo info;
       fs::path common = CommonGitDir(dir / ".git");
+      if (!common.empty() && !common.has_filename()) common = common.parent_path();  // "…/.git/"
       std::string url = common.empty() ? "" : RemoteUrl(common / "config");
-      return (url.empty() ? dir.generic_string() : NormalizeGitRemote(url)) + suffix;
+      if (!url.empty()) {
+        info.repository = NormalizeGitRemote(url);
+      } else if (!common.empty() && common.filename() == ".git" && fs::is_directory(common.parent_path(), ec)) {
+        info.repository = common.parent_path().generic_string();  // the main work tree
+      } else {
+        info.repository = dir.generic_string();
+      }
+      const std::string inside = Rel(folder, dir);
+      const std::string package = PackageOf(inside, options);
+      info.id = package.empty() ? info.repository : info.repository + "//" + package;
+      info.root = (package.empty() ? dir : dir / package).generic_string();
+      info.path = Rel(folder, info.root);
+      return info;
     }
     if (dir == dir.parent_path()) break;
   }
-  return root.generic_string();
+  return ProjectInfo{folder.generic_string(), folder.generic_string(), "", ""};
+}
+
+std::string ProjectIdentity(const fs::path& folder, const ProjectOptions& options) {
+  return ResolveProject(folder, options).id;
+}
+
+std::string ExpandHome(std::string_view path) {
+  if (path.empty() || path[0] != '~' || (path.size() > 1 && path[1] != '/')) return std::string(path);
+  const char* home = std::getenv("HOME");
+  if (home == nullptr || *home == '\0') return std::string(path);
+  return std::string(home) + std::string(path.substr(1));
+}
+
+ProjectInfo ProjectOfRecord(const RecordedLocation& where, const ProjectOptions& options) {
+  const std::string cwd = ExpandHome(Trim(where.cwd));
+  std::error_code ec;
+  if (!cwd.empty() && fs::path(cwd).is_absolute() && fs::is_directory(cwd, ec)) return ResolveProject(cwd, options);
+  const fs::path path = fs::path(cwd).lexically_normal();
+  if (!Trim(where.git_remote).empty()) {
+    ProjectInfo info;
+    info.id = info.repository = NormalizeGitRemote(where.git_remote);
+    info.root = path.generic_string();
+    return info;
+  }
+  if (cwd.empty()) return {};
+  if (path.is_absolute()) {
+    // Moved or deleted below an existing checkout: the repository still names the project.
+    for (fs::path dir = path.parent_path(); dir != dir.parent_path(); dir = dir.parent_path()) {
+      if (!fs::is_directory(dir, ec)) continue;
+      ProjectInfo near = ResolveProject(dir, options);
+      if (near.repository.empty()) break;
+      near.path = Rel(path, near.root);
+      return near;
+    }
+  }
+  std::string text = path.generic_string();
+  while (text.size() > 1 && text.back() == '/') text.pop_back();
+  return ProjectInfo{text, text, "", ""};
+}
+
+std::string CanonicalProjectKey(std::string_view stored_in, const ProjectOptions& options) {
+  std::string stored = ExpandHome(Trim(std::string(stored_in)));
+  if (stored.empty()) return stored;
+  std::string base = stored, inside;
+  if (auto split = stored.find("//"); split != std::string::npos && stored.find("://") == std::string::npos) {
+    base = stored.substr(0, split);
+    inside = stored.substr(split + 2);
+  }
+  if (fs::path(base).is_absolute()) {
+    const fs::path full = inside.empty() ? fs::path(base) : fs::path(base) / inside;
+    return ProjectOfRecord(RecordedLocation{full.string(), "", ""}, options).id;
+  }
+  const std::string package = PackageOf(inside, options);
+  return package.empty() ? base : base + "//" + package;
+}
+
+std::string FileUriPath(std::string_view uri) {
+  constexpr std::string_view kScheme = "file://";
+  if (uri.size() < kScheme.size()) return {};
+  std::string scheme(uri.substr(0, kScheme.size()));
+  std::transform(scheme.begin(), scheme.end(), scheme.begin(), [](unsigned char c) { return std::tolower(c); });
+  if (scheme != kScheme) return {};
+  std::string_view rest = uri.substr(kScheme.size());
+  if (rest.starts_with("localhost/")) rest.remove_prefix(9);
+  if (rest.empty() || rest.front() != '/') return {};  // another host: not a local folder
+  rest = rest.substr(0, std::min(rest.find('?'), rest.find('#')));
+  std::string out;
+  for (std::size_t i = 0; i < rest.size(); ++i) {
+    if (rest[i] == '%' && i + 2 < rest.size() && std::isxdigit(static_cast<unsigned char>(rest[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(rest[i + 2]))) {
+      out.push_back(static_cast<char>(std::stoi(std::string(rest.substr(i + 1, 2)), nullptr, 16)));
+      i += 2;
+    } else {
+      out.push_back(rest[i]);
+    }
+  }
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
 }
 
 }  // namespace kioku::sdk

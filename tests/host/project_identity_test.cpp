@@ -70,12 +70,32 @@ TEST(ProjectIdentityTest, RepoRootIsTheNormalizedRemote) {
   EXPECT_EQ(ProjectIdentity(repo), "github.com/acme/app");
 }
 
-TEST(ProjectIdentityTest, SubfolderAddsPathInsideRepo) {
+TEST(ProjectIdentityTest, SubfolderIsTheRepositoryProject) {
   TempDir dir;
   auto repo = MakeRepo(dir, "app", kOrigin);
   fs::create_directories(repo / "packages" / "api");
-  EXPECT_EQ(ProjectIdentity(repo / "packages" / "api"), "github.com/acme/app//packages/api");
-  EXPECT_EQ(ProjectIdentity(repo / "packages" / "api" / ".." / "."), "github.com/acme/app//packages");
+  EXPECT_EQ(ProjectIdentity(repo / "packages" / "api"), "github.com/acme/app");
+  const ProjectInfo info = ResolveProject(repo / "packages" / "api");
+  EXPECT_EQ(info.root, repo.generic_string());
+  EXPECT_EQ(info.path, "packages/api");
+  EXPECT_EQ(info.repository, "github.com/acme/app");
+}
+
+TEST(ProjectIdentityTest, ConfiguredPackagesAreProjectsOfTheirOwn) {
+  TempDir dir;
+  auto repo = MakeRepo(dir, "app", kOrigin);
+  fs::create_directories(repo / "packages" / "api" / "src");
+  fs::create_directories(repo / "apps" / "web");
+  fs::create_directories(repo / "docs");
+  ProjectOptions options;
+  options.packages = {"packages/*", "apps/web"};
+  const ProjectInfo api = ResolveProject(repo / "packages" / "api" / "src", options);
+  EXPECT_EQ(api.id, "github.com/acme/app//packages/api");
+  EXPECT_EQ(api.root, (repo / "packages" / "api").generic_string());
+  EXPECT_EQ(api.path, "src");
+  EXPECT_EQ(ProjectIdentity(repo / "apps" / "web", options), "github.com/acme/app//apps/web");
+  EXPECT_EQ(ProjectIdentity(repo / "docs", options), "github.com/acme/app");
+  EXPECT_EQ(ProjectIdentity(repo / "packages", options), "github.com/acme/app");
 }
 
 TEST(ProjectIdentityTest, TwoClonesAreOneProject) {
@@ -101,7 +121,8 @@ TEST(ProjectIdentityTest, WorktreeFileWithGitdirAndCommondir) {
   dir.Write("wt/.git", "gitdir: " + (repo / ".git" / "worktrees" / "feature").string() + "\n");
   fs::create_directories(dir.path() / "wt" / "src");
   EXPECT_EQ(ProjectIdentity(dir.path() / "wt"), "github.com/acme/app");
-  EXPECT_EQ(ProjectIdentity(dir.path() / "wt" / "src"), "github.com/acme/app//src");
+  EXPECT_EQ(ProjectIdentity(dir.path() / "wt" / "src"), "github.com/acme/app");
+  EXPECT_EQ(ResolveProject(dir.path() / "wt" / "src").root, fs::canonical(dir.path() / "wt").generic_string());
 }
 
 TEST(ProjectIdentityTest, WorktreeWithRelativeGitdir) {
@@ -124,7 +145,15 @@ TEST(ProjectIdentityTest, NoRemoteUsesRepoPath) {
   auto repo = MakeRepo(dir, "local", "");
   fs::create_directories(repo / "sub");
   EXPECT_EQ(ProjectIdentity(repo), repo.generic_string());
-  EXPECT_EQ(ProjectIdentity(repo / "sub"), repo.generic_string() + "//sub");
+  EXPECT_EQ(ProjectIdentity(repo / "sub"), repo.generic_string());
+}
+
+TEST(ProjectIdentityTest, WorktreeWithoutRemoteIsItsMainCheckout) {
+  TempDir dir;
+  auto repo = MakeRepo(dir, "local", "");
+  dir.Write("local/.git/worktrees/f/commondir", "../..\n");
+  dir.Write("wt/.git", "gitdir: " + (repo / ".git" / "worktrees" / "f").string() + "\n");
+  EXPECT_EQ(ProjectIdentity(dir.path() / "wt"), repo.generic_string());
 }
 
 TEST(ProjectIdentityTest, BrokenDotGitFileFallsBackToRepoPath) {
@@ -140,6 +169,55 @@ TEST(ProjectIdentityTest, OutsideAnyRepoIsThePath) {
   auto root = fs::canonical(dir.path() / "plain" / "dir");
   EXPECT_EQ(ProjectIdentity(root), root.generic_string());
   EXPECT_EQ(ProjectIdentity(dir.path() / "plain" / "dir" / ".." / "dir"), root.generic_string());
+}
+
+TEST(ExpandHomeTest, TildeForms) {
+  kioku::host::testing::ScopedEnv home("HOME", "/home/dev");
+  EXPECT_EQ(ExpandHome("~"), "/home/dev");
+  EXPECT_EQ(ExpandHome("~/x"), "/home/dev/x");
+  EXPECT_EQ(ExpandHome("~bob/x"), "~bob/x");
+  EXPECT_EQ(ExpandHome("/abs"), "/abs");
+}
+
+TEST(ProjectOfRecordTest, ExistingCwdResolvesLikeALiveCaller) {
+  TempDir dir;
+  auto repo = MakeRepo(dir, "app", kOrigin);
+  fs::create_directories(repo / "src");
+  EXPECT_EQ(ProjectOfRecord({(repo / "src").string(), "", "main"}).id, "github.com/acme/app");
+}
+
+TEST(ProjectOfRecordTest, MissingCwdUsesRecordedRemoteThenAncestorThenPath) {
+  TempDir dir;
+  auto repo = MakeRepo(dir, "app", kOrigin);
+  EXPECT_EQ(ProjectOfRecord({"/nowhere/kelpie", "git@git.kelpie.internal:sensors/kelpie.git", ""}).id,
+            "git.kelpie.internal/sensors/kelpie");
+  EXPECT_EQ(ProjectOfRecord({(repo / "deleted" / "pkg").string(), "", ""}).id, "github.com/acme/app");
+  EXPECT_EQ(ProjectOfRecord({"/nowhere/at/all/", "", ""}).id, "/nowhere/at/all");
+  kioku::host::testing::ScopedEnv home("HOME", "/home/dev");
+  EXPECT_EQ(ProjectOfRecord({"~/tidepool", "", ""}).id, "/home/dev/tidepool");
+  EXPECT_TRUE(ProjectOfRecord({"", "", ""}).id.empty());
+}
+
+TEST(CanonicalProjectKeyTest, OldSpellingsMove) {
+  TempDir dir;
+  auto repo = MakeRepo(dir, "app", kOrigin);
+  fs::create_directories(repo / "apps" / "api");
+  EXPECT_EQ(CanonicalProjectKey("github.com/acme/app//apps/api"), "github.com/acme/app");
+  EXPECT_EQ(CanonicalProjectKey("github.com/acme/app"), "github.com/acme/app");
+  EXPECT_EQ(CanonicalProjectKey(repo.string()), "github.com/acme/app");
+  EXPECT_EQ(CanonicalProjectKey((repo / "apps" / "api").string()), "github.com/acme/app");
+  ProjectOptions options;
+  options.packages = {"apps/*"};
+  EXPECT_EQ(CanonicalProjectKey("github.com/acme/app//apps/api/src", options), "github.com/acme/app//apps/api");
+  EXPECT_EQ(CanonicalProjectKey("", options), "");
+}
+
+TEST(FileUriPathTest, LocalUrisOnly) {
+  EXPECT_EQ(FileUriPath("file:///home/u/my%20project/"), "/home/u/my project");
+  EXPECT_EQ(FileUriPath("file://localhost/srv/x"), "/srv/x");
+  EXPECT_EQ(FileUriPath("FILE:///a"), "/a");
+  EXPECT_EQ(FileUriPath("file://other-host/a"), "");
+  EXPECT_EQ(FileUriPath("https://x/a"), "");
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "cli/load.hpp"
 
+#include <cstdio>
 #include <cstdlib>
+#include <random>
 #include <stdexcept>
 #include <sys/stat.h>
 
@@ -45,6 +47,7 @@ Loaded LoadRuntime(const GlobalOptions& options) {
   ro.call_timeout_ms = config.call_timeout_ms;
   ro.max_result_bytes = config.max_result_bytes;
   ro.tools = config.tools;
+  ro.projects = config.projects;
   loaded.runtime = std::make_unique<Runtime>(ro);
   for (const auto& name : config.enabled) {
     auto module = FindModule(name, loaded.search_path);
@@ -62,16 +65,28 @@ Loaded LoadRuntime(const GlobalOptions& options) {
   return loaded;
 }
 
-sdk::Caller LocalCaller(const std::string& default_agent) {
+sdk::Caller LocalCaller(const std::string& default_agent, const sdk::ProjectOptions& projects) {
   sdk::Caller caller;
   const char* agent = std::getenv("KIOKU_AGENT_ID");
   caller.agent_id = (agent && *agent) ? agent : default_agent;
+  if (!caller.agent_id.empty()) caller.agent_source = sdk::AgentSource::kConfig;
   const char* root = std::getenv("KIOKU_PROJECT_ROOT");
   std::error_code ec;
-  std::filesystem::path project = (root && *root) ? std::filesystem::path(root) : std::filesystem::current_path(ec);
-  caller.project_root = std::filesystem::absolute(project, ec).lexically_normal().string();
-  caller.project_id = sdk::ProjectIdentity(caller.project_root);
+  std::filesystem::path folder = (root && *root) ? std::filesystem::path(sdk::ExpandHome(root))
+                                                 : std::filesystem::current_path(ec);
+  folder = std::filesystem::absolute(folder, ec).lexically_normal();
+  const sdk::ProjectInfo info = sdk::ResolveProject(folder, projects);
+  caller.project_root = info.root;
+  caller.project_id = info.id;
+  caller.working_dir = folder.string();
   return caller;
+}
+
+std::string NewInstanceId() {
+  std::random_device rd;
+  char buf[9];
+  std::snprintf(buf, sizeof buf, "%08x", static_cast<unsigned>(rd()));
+  return buf;
 }
 
 mcp::DispatcherOptions MakeDispatcherOptions(const Loaded& loaded) {
@@ -79,6 +94,7 @@ mcp::DispatcherOptions MakeDispatcherOptions(const Loaded& loaded) {
   o.server_version = KIOKU_VERSION;
   o.page_size = loaded.config.tools_page_size;
   o.json_text_block = loaded.config.json_text_block;
+  o.projects = loaded.config.projects;
   std::string text =
       "kioku is a persistent memory for coding agents, shared across sessions and agents. "
       "Enabled layers:";

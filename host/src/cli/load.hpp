@@ -34,9 +34,13 @@ Loaded LoadConfig(const GlobalOptions& options);
 /// LoadConfig, then loads every enabled plugin and starts the runtime.
 Loaded LoadRuntime(const GlobalOptions& options);
 
-/// The caller for in-process use (CLI, stdio): agent from KIOKU_AGENT_ID (else
-/// `default_agent`), project root from KIOKU_PROJECT_ROOT or the working directory.
-sdk::Caller LocalCaller(const std::string& default_agent);
+/// The caller for in-process use (CLI, stdio, HTTP base): agent from KIOKU_AGENT_ID (else
+/// `default_agent`), project from KIOKU_PROJECT_ROOT or the working directory through
+/// sdk::ResolveProject with the config's `identity:` settings.
+sdk::Caller LocalCaller(const std::string& default_agent, const sdk::ProjectOptions& projects);
+
+/// A fresh connection instance id: 8 hex digits from std::random_device (Caller::instance_id).
+std::string NewInstanceId();
 
 /// Dispatcher options (server info, instructions from the enabled layers, list paging).
 mcp::DispatcherOptions MakeDispatcherOptions(const Loaded& loaded);

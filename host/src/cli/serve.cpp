@@ -45,7 +45,8 @@ int Serve(const GlobalOptions& global, const ServeOptions& serve, int proto_out_
   }
   mcp::Session session;
   session.id = sdk::NewId(loaded.runtime->Clock().NowMs());
-  session.base_caller = LocalCaller("");
+  session.base_caller = LocalCaller("", loaded.config.projects);
+  session.instance_id = NewInstanceId();
   log->Info("serving MCP over stdio; " + std::to_string(loaded.runtime->Tools().size()) + " tools; database " +
             loaded.runtime->Options().db_path.string());
   StdioOptions options;

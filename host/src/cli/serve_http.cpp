@@ -1,7 +1,10 @@
 #include <poll.h>
 #include <thread>
 
+#include <stdexcept>
+
 #include "cli/commands.hpp"
+#include "mcp/client_project.hpp"
 #include "transport/http_server.hpp"
 
 namespace kioku::host::cli {
@@ -17,7 +20,19 @@ int ServeHttp(Loaded& loaded, mcp::Dispatcher& dispatcher, const std::string& li
   options.read_timeout_ms = http.read_timeout_ms;
   options.write_timeout_ms = http.write_timeout_ms;
   options.worker_threads = http.workers;
-  options.base_caller = LocalCaller("");
+  options.base_caller = LocalCaller("", loaded.config.projects);
+  for (const auto& [agent, projects] : http.agent_projects) {
+    auto& limits = options.agent_projects[agent];
+    for (const auto& named : projects) {
+      auto info = mcp::ProjectNamedByClient(named, loaded.config.projects);
+      if (!info) {
+        throw std::runtime_error("config " + loaded.config.source + ": server.http.tokens: project '" + named +
+                                 "' of agent '" + agent +
+                                 "' is neither an absolute path nor a project id such as github.com/acme/webapp");
+      }
+      limits.push_back(std::move(*info));
+    }
+  }
 
   HttpServer server(*loaded.runtime, dispatcher, options);
   server.Start();

@@ -34,7 +34,7 @@ int Call(const GlobalOptions& global, const std::string& tool, const std::string
     return 2;
   }
   auto loaded = LoadRuntime(global);
-  auto caller = LocalCaller("cli");
+  auto caller = LocalCaller("cli", loaded.config.projects);
   caller.session_id = sdk::NewId(loaded.runtime->Clock().NowMs());
   try {
     auto result = loaded.runtime->CallTool(tool, args, caller);

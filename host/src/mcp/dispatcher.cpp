@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kioku/sdk/text.hpp"
+#include "mcp/client_project.hpp"
 #include "runtime.hpp"
 
 namespace kioku::host::mcp {
@@ -14,6 +15,7 @@ constexpr const char* kMetaVersion = "io.modelcontextprotocol/protocolVersion";
 constexpr const char* kMetaCapabilities = "io.modelcontextprotocol/clientCapabilities";
 constexpr const char* kMetaClientInfo = "io.modelcontextprotocol/clientInfo";
 constexpr const char* kMetaServerInfo = "io.modelcontextprotocol/serverInfo";
+constexpr const char* kRootsKey = "roots";  // our key in InputRequests / InputResponses
 
 /// A protocol fault raised while handling a request; becomes a JSON-RPC error.
 struct RpcError {
@@ -151,8 +153,11 @@ std::optional<json> Dispatcher::Handle(const json& message, Session& session) {
   const bool valid_id = !has_id || id.is_string() || id.is_number_integer();
   auto method_it = message.find("method");
   if (method_it == message.end()) {
-    // A response from the client (we send no requests) or garbage.
-    if (message.contains("result") || message.contains("error")) return std::nullopt;
+    // A response from the client (to our roots/list) or garbage.
+    if (message.contains("result") || message.contains("error")) {
+      TakeRootsAnswer(message, session);
+      return std::nullopt;
+    }
     return ErrorResponse(valid_id ? id : json(nullptr), kInvalidRequest, "Invalid Request: missing \"method\"");
   }
   if (message.value("jsonrpc", json()) != "2.0" || !method_it->is_string() || !valid_id) {
@@ -164,6 +169,7 @@ std::optional<json> Dispatcher::Handle(const json& message, Session& session) {
 
   if (!has_id) {  // notification: never answered
     if (method == "notifications/cancelled") Cancel(params, session);
+    if (method == "notifications/initialized" || method == "notifications/roots/list_changed") RequestRoots(session);
     return std::nullopt;
   }
   if (!params.is_object()) return ErrorResponse(id, kInvalidParams, "Invalid params: \"params\" must be an object");
@@ -206,7 +212,7 @@ std::optional<json> Dispatcher::Handle(const json& message, Session& session) {
       if (cancel->load()) return std::nullopt;  // the client no longer wants an answer
     }
     if (modern) {
-      result["resultType"] = "complete";
+      if (!result.contains("resultType")) result["resultType"] = "complete";
       result["_meta"][kMetaServerInfo] = {{"name", options_.server_name}, {"version", options_.server_version}};
     }
     return json{{"jsonrpc", "2.0"}, {"id", id}, {"result", std::move(result)}};
@@ -238,6 +244,9 @@ json Dispatcher::Initialize(const json& params, Session& session) {
     if (auto name = info->find("name"); name != info->end() && name->is_string()) {
       session.client_name = name->get<std::string>();
     }
+  }
+  if (auto caps = params.find("capabilities"); caps != params.end() && caps->is_object()) {
+    session.client_roots = caps->contains("roots");
   }
   return json{{"protocolVersion", session.protocol_version},
               {"capabilities", {{"tools", {{"listChanged", false}}}}},
@@ -310,6 +319,7 @@ json Dispatcher::CallTool(const json& params, Session& session, bool modern,
 
   sdk::Caller caller = session.base_caller;
   caller.session_id = session.id;
+  caller.instance_id = session.instance_id;
   std::string client_name = session.client_name;
   if (modern) {
     const json& meta = *Meta(params);
@@ -321,8 +331,22 @@ json Dispatcher::CallTool(const json& params, Session& session, bool modern,
   // base_caller.agent_id comes from a bearer token or KIOKU_AGENT_ID, both set by the
   // operator for one agent instance; clientInfo only names the client software and is
   // self-reported (2026-07-28 basic_index.mdx: not for behaviour), so it fills in last.
-  if (caller.agent_id.empty() && !client_name.empty()) caller.agent_id = client_name;
+  if (caller.agent_id.empty() && !client_name.empty()) {
+    caller.agent_id = client_name;
+    caller.agent_source = sdk::AgentSource::kClientInfo;
+  }
   if (caller.agent_id.empty()) caller.agent_id = "unknown";
+
+  json ask;
+  auto project = CallProject(params, session, modern, ask);
+  if (!project) return ask;
+  if (!project->id.empty()) {
+    caller.project_id = project->id;
+    caller.project_root = project->root;
+    if (!project->root.empty()) {
+      caller.working_dir = project->path.empty() ? project->root : project->root + "/" + project->path;
+    }
+  }
 
   auto outcome = runtime_.Call(name, args, caller, cancel.get());
   const auto& r = outcome.result;
@@ -334,6 +358,105 @@ json Dispatcher::CallTool(const json& params, Session& session, bool modern,
   json result{{"content", std::move(content)}, {"isError", r.is_error}};
   if (!r.structured.is_null()) result["structuredContent"] = r.structured;
   return result;
+}
+
+void Dispatcher::RequestRoots(Session& session) {
+  if (!session.client_roots || !session.send) return;
+  json request;
+  {
+    std::lock_guard lock(session.roots->mutex);
+    session.roots->request_id = "kioku-roots-" + std::to_string(++session.roots->sequence);
+    session.roots->pending = true;
+    request = json{{"jsonrpc", "2.0"}, {"id", session.roots->request_id}, {"method", "roots/list"}};
+  }
+  session.send(request);
+}
+
+bool Dispatcher::TakeRootsAnswer(const json& message, Session& session) {
+  auto id = message.find("id");
+  if (id == message.end() || !id->is_string()) return false;
+  auto& state = *session.roots;
+  {
+    std::lock_guard lock(state.mutex);
+    if (*id != state.request_id) return false;
+    state.pending = false;
+    if (auto result = message.find("result"); result != message.end() && result->is_object()) {
+      state.project = ProjectFromRoots(result->value("roots", json::array()), session.base_caller.working_dir,
+                                       options_.projects);
+    }
+  }
+  state.answered.notify_all();
+  return true;
+}
+
+// The project of one call, most specific first: a project the request names
+// (_meta["dev.kioku/project"], the HTTP Kioku-Project header); MCP roots (2026-07-28: the
+// roots answer in params.inputResponses, asked for with an InputRequiredResult; legacy: the
+// connection's answer to roots/list); the connection's default (an HTTP token's first
+// project); the server's own working directory (base_caller). A connection limited to
+// some projects (token `projects`) is refused any other with kProjectForbidden.
+std::optional<sdk::ProjectInfo> Dispatcher::CallProject(const json& params, Session& session, bool modern,
+                                                        json& ask) {
+  std::optional<sdk::ProjectInfo> chosen;
+  std::string named_by;
+  if (const json* meta = Meta(params); meta != nullptr && meta->contains(kMetaProject)) {
+    const json& value = (*meta)[kMetaProject];
+    if (value.is_string()) chosen = ProjectNamedByClient(value.get<std::string>(), options_.projects);
+    if (!chosen) {
+      throw RpcError{kInvalidParams, std::string("Invalid params: the project (Kioku-Project header or _meta[\"") +
+                                         kMetaProject + "\"]) must be an absolute path, a file:// URI or a project "
+                                         "id such as github.com/acme/webapp"};
+    }
+    named_by = "the request";
+  }
+  if (!chosen && modern) {
+    const json& caps = (*Meta(params))[kMetaCapabilities];
+    if (caps.is_object() && caps.contains("roots")) {
+      auto responses = params.find("inputResponses");
+      if (responses != params.end() && responses->is_object() && responses->contains(kRootsKey)) {
+        const json& answer = (*responses)[kRootsKey];
+        chosen = ProjectFromRoots(answer.is_object() ? answer.value("roots", json::array()) : json::array(),
+                                  session.base_caller.working_dir, options_.projects);
+        named_by = "MCP roots";
+      } else {
+        ask = json{{"resultType", "input_required"},
+                   {"inputRequests", {{kRootsKey, {{"method", "roots/list"}}}}}};
+        return std::nullopt;
+      }
+    }
+  }
+  if (!chosen && !modern) {
+    auto& state = *session.roots;
+    std::unique_lock lock(state.mutex);
+    if (state.pending) {
+      // The answer to roots/list is on its way (it is read by the transport's reader
+      // thread while this call waits on a worker).
+      state.answered.wait_for(lock, std::chrono::milliseconds(options_.roots_wait_ms), [&] { return !state.pending; });
+    }
+    if (state.project) {
+      chosen = state.project;
+      named_by = "MCP roots";
+    }
+  }
+  if (!chosen && !session.allowed_projects.empty()) chosen = session.allowed_projects.front();
+  if (!chosen) return sdk::ProjectInfo{};  // keep base_caller's project
+  if (!session.allowed_projects.empty()) {
+    bool allowed = false;
+    std::string list;
+    for (const auto& p : session.allowed_projects) {
+      if (p.id == chosen->id) {
+        allowed = true;
+        if (chosen->root.empty()) chosen->root = p.root;
+      }
+      list += (list.empty() ? "" : ", ") + p.id;
+    }
+    if (!allowed) {
+      throw RpcError{kProjectForbidden, "Forbidden: agent '" + session.base_caller.agent_id +
+                                            "' may not use project '" + chosen->id + "' (named by " + named_by +
+                                            "); its token allows: " + list};
+    }
+  }
+  return chosen;
 }
 
 void Dispatcher::Cancel(const json& params, Session& session) {

@@ -12,7 +12,9 @@
 ///     -32602 (missing per-request fields).
 
 #include <atomic>
+#include <condition_variable>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -23,6 +25,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/tool.hpp"
 
 namespace kioku::host {
@@ -46,10 +49,29 @@ enum ErrorCode : int {
   kHeaderMismatch = -32020,
   kMissingClientCapability = -32021,
   kUnsupportedProtocolVersion = -32022,
+  /// kioku: the caller's token may not use the requested project (HTTP 403).
+  kProjectForbidden = -32003,
+};
+
+/// Per-request project a client names: `params._meta["dev.kioku/project"]` (the HTTP
+/// transport copies the `Kioku-Project` header there). A file:// URI, a path or a project id.
+inline constexpr const char* kMetaProject = "dev.kioku/project";
+
+/// MCP roots of a legacy connection (2025-11-25 client_roots.mdx): requested with
+/// `roots/list` after `notifications/initialized` and again on
+/// `notifications/roots/list_changed`. Shared by copies of a Session.
+struct RootsState {
+  std::mutex mutex;
+  std::condition_variable answered;
+  bool pending = false;     ///< A roots/list request is out and unanswered.
+  std::string request_id;   ///< Its JSON-RPC id ("kioku-roots-<n>").
+  int sequence = 0;
+  std::optional<sdk::ProjectInfo> project;  ///< From the latest answer; nullopt = none.
 };
 
 /// State of one client connection (a stdio process, or a legacy HTTP `Mcp-Session-Id`).
-/// Modern requests are stateless and only read `base_caller` from it.
+/// Modern requests are stateless and only read `base_caller`, `instance_id` and
+/// `allowed_projects` from it.
 struct Session {
   std::string id;  ///< Transport session id (stdio: generated; HTTP: Mcp-Session-Id).
   /// Identity the transport established: agent id from a bearer token (trusted) or the
@@ -57,6 +79,15 @@ struct Session {
   sdk::Caller base_caller;
   std::string protocol_version;   ///< Negotiated by legacy `initialize`; empty before it.
   std::string client_name;        ///< From legacy initialize clientInfo.name.
+  /// Distinct per connection (Caller::instance_id); "" for stateless HTTP requests.
+  std::string instance_id;
+  bool client_roots = false;  ///< Legacy initialize declared capabilities.roots.
+  /// Sends a server→client message (stdio). Unset: no server requests (roots/list) possible.
+  std::function<void(const nlohmann::json&)> send;
+  /// Projects this connection may use (an HTTP token's `projects`); the first is its default.
+  /// Empty = any project.
+  std::vector<sdk::ProjectInfo> allowed_projects;
+  std::shared_ptr<RootsState> roots = std::make_shared<RootsState>();
 };
 
 struct DispatcherOptions {
@@ -66,6 +97,10 @@ struct DispatcherOptions {
   std::size_t page_size = 100;      ///< tools/list page size (cursor pagination).
   long long list_ttl_ms = 300'000;  ///< Modern CacheableResult ttlMs for tools/list, discover.
   bool json_text_block = false;     ///< Also send structuredContent as a JSON text block.
+  sdk::ProjectOptions projects;     ///< Identity settings (config `identity:`).
+  /// How long a tool call waits for the client's answer to an outstanding roots/list before
+  /// it runs with the project it has.
+  int roots_wait_ms = 5000;
 };
 
 /// Thread-safe: Handle may run concurrently for different requests of one session (tool
@@ -111,6 +146,14 @@ class Dispatcher {
                           bool modern, const std::shared_ptr<std::atomic<bool>>& cancel);
   nlohmann::json ToolJson(const RegisteredTool& tool) const;
   void Cancel(const nlohmann::json& params, Session& session);
+  /// Sends roots/list when the client declared roots and the transport can send.
+  void RequestRoots(Session& session);
+  /// A client's answer to our roots/list; false when `message` answers something else.
+  bool TakeRootsAnswer(const nlohmann::json& message, Session& session);
+  /// The project of one tools/call (see the order in the .cpp); nullopt when a 2026-07-28
+  /// client declared roots and must first answer the InputRequiredResult returned in `ask`.
+  std::optional<sdk::ProjectInfo> CallProject(const nlohmann::json& params, Session& session, bool modern,
+                                              nlohmann::json& ask);
 
   Runtime& runtime_;
   DispatcherOptions options_;

@@ -17,7 +17,7 @@ constexpr const char* kMetaVersion = "io.modelcontextprotocol/protocolVersion";
 constexpr const char* kJson = "application/json";
 constexpr const char* kCorsHeaders =
     "Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name, "
-    "Last-Event-ID";
+    "Last-Event-ID, Kioku-Project";
 
 std::string Lower(std::string_view text) {
   std::string out(text);
@@ -73,6 +73,7 @@ int ErrorCode(const json& response) {
 // a message that is not valid JSON-RPC at all is a 400 (as the TypeScript SDK server does).
 unsigned LegacyStatus(const json& response) {
   const int code = ErrorCode(response);
+  if (code == mcp::kProjectForbidden) return 403;
   return (code == mcp::kParseError || code == mcp::kInvalidRequest) ? 400 : 200;
 }
 
@@ -83,6 +84,7 @@ unsigned ModernStatus(const json& response) {
     case 0: return 200;
     case mcp::kMethodNotFound: return 404;
     case mcp::kInternalError: return 500;
+    case mcp::kProjectForbidden: return 403;
     case mcp::kParseError:
     case mcp::kInvalidRequest:
     case mcp::kInvalidParams:
@@ -313,6 +315,10 @@ std::shared_ptr<mcp::Session> HttpRouter::TempSession(const std::string& agent_i
   auto session = std::make_shared<mcp::Session>();
   session->base_caller = options_.base_caller;
   session->base_caller.agent_id = agent_id;
+  if (!options_.tokens.empty()) session->base_caller.agent_source = sdk::AgentSource::kToken;
+  if (auto limits = options_.agent_projects.find(agent_id); limits != options_.agent_projects.end()) {
+    session->allowed_projects = limits->second;
+  }
   return session;
 }
 
@@ -433,6 +439,19 @@ HttpRoute HttpRouter::PostMcp(const HttpRequest& request, const std::string& age
                                                 "one message per request"
                                               : "Invalid Request: expected a JSON-RPC 2.0 object")));
   }
+  if (const std::string* project = request.Header("kioku-project"); project != nullptr && message.contains("method")) {
+    // The per-request project travels in _meta, where the dispatcher reads it.
+    auto decoded = DecodeHeaderValue(*project);
+    if (!decoded || request.Count("kioku-project") > 1) {
+      return Now(JsonResponse(400, RpcError(message.value("id", json()), mcp::kInvalidRequest,
+                                            "Bad Request: send one Kioku-Project header: an absolute path, a "
+                                            "file:// URI or a project id (non-ASCII as =?base64?...?=)")));
+    }
+    if (!message.contains("params") || !message["params"].is_object()) message["params"] = json::object();
+    json& params = message["params"];
+    if (!params.contains("_meta") || !params["_meta"].is_object()) params["_meta"] = json::object();
+    params["_meta"][mcp::kMetaProject] = *decoded;
+  }
   if (message.contains("method") && message.contains("id") && BodyIsModern(message)) {
     return PostModern(request, message, agent_id);
   }
@@ -526,7 +545,9 @@ HttpRoute HttpRouter::PostLegacy(const HttpRequest& request, const json& message
 
   if (is_request && message["method"] == "initialize") {
     // Always a new session; a stale Mcp-Session-Id on initialize is ignored.
-    auto session = sessions_.Make(TempSession(agent_id)->base_caller);
+    auto temp = TempSession(agent_id);
+    auto session = sessions_.Make(temp->base_caller);
+    session->allowed_projects = temp->allowed_projects;
     auto response = dispatcher_.Handle(message, *session);
     if (!response) return Now(Empty(202));
     HttpResponse r = JsonResponse(LegacyStatus(*response), *response);
@@ -623,6 +644,11 @@ HttpRoute HttpRouter::CallToolApi(const HttpRequest& request, const std::string&
                {"id", 1},
                {"method", "tools/call"},
                {"params", {{"name", name}, {"arguments", std::move(args)}}}};
+  if (const std::string* project = request.Header("kioku-project"); project != nullptr) {
+    auto decoded = DecodeHeaderValue(*project);
+    if (!decoded) return Now(ApiError(400, "Kioku-Project must be a path, a file:// URI or a project id"));
+    message["params"]["_meta"][mcp::kMetaProject] = *decoded;
+  }
   return HttpRoute{{}, [this, message = std::move(message), session]() {
                      auto response = dispatcher_.Handle(message, *session);
                      if (!response) return ApiError(500, "the call produced no result");
@@ -630,7 +656,7 @@ HttpRoute HttpRouter::CallToolApi(const HttpRequest& request, const std::string&
                        return JsonResponse(200, *result);
                      }
                      const int code = ErrorCode(*response);
-                     return ApiError(code == mcp::kInvalidParams ? 400 : 500,
+                     return ApiError(code == mcp::kInvalidParams ? 400 : code == mcp::kProjectForbidden ? 403 : 500,
                                      (*response)["error"].value("message", std::string("tool call failed")));
                    }};
 }

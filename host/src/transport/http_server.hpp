@@ -52,6 +52,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/tool.hpp"
 
 namespace kioku::host {
@@ -68,6 +69,9 @@ struct HttpServerOptions {
   std::uint16_t port = 7077;
   /// Bearer token → agent id. Empty = no authentication (allowed on loopback only).
   std::map<std::string, std::string> tokens;
+  /// Agent id → the projects its tokens may use (first = default when a request names
+  /// none); a request for another project is answered 403. No entry = any project.
+  std::map<std::string, std::vector<sdk::ProjectInfo>> agent_projects;
   /// Browser origins allowed besides loopback ones, exact match ("https://app.example").
   /// When bound to loopback, http(s)://localhost, 127.0.0.1 and [::1] on any port are allowed.
   std::vector<std::string> allowed_origins;

@@ -22,6 +22,10 @@ std::shared_ptr<mcp::Session> HttpSessionTable::Make(const sdk::Caller& base_cal
   auto session = std::make_shared<mcp::Session>();
   session->id = std::move(id);
   session->base_caller = base_caller;
+  // A separate random word, not part of the id: the instance is shown to other agents.
+  std::string instance;
+  for (std::uint32_t bits = device(), nibble = 0; nibble < 8; ++nibble, bits >>= 4) instance.push_back(kHex[bits & 0xF]);
+  session->instance_id = std::move(instance);
   return session;
 }
 

@@ -42,6 +42,8 @@ class LineWriter {
 
 void RunStdio(mcp::Dispatcher& dispatcher, mcp::Session& session, const StdioOptions& options) {
   LineWriter writer(options.out_fd);
+  // Server→client requests (roots/list) go out on the same line writer.
+  session.send = [&writer](const nlohmann::json& message) { writer.Send(sdk::DumpJson(message)); };
   boost::asio::thread_pool pool(static_cast<std::size_t>(std::max(1, options.workers)));
 
   auto handle_line = [&](std::string line) {
@@ -116,6 +118,7 @@ void RunStdio(mcp::Dispatcher& dispatcher, mcp::Session& session, const StdioOpt
   }
   if (!oversized && !buffer.empty()) handle_line(std::move(buffer));
   pool.join();
+  session.send = nullptr;
 }
 
 }  // namespace kioku::host

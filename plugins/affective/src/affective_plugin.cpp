@@ -14,7 +14,7 @@ AffectivePlugin::AffectivePlugin(sdk::HostServices& host)
 
 nlohmann::json AffectivePlugin::SettingsSchema() const { return SettingsJsonSchema(); }
 
-std::vector<sdk::Migration> AffectivePlugin::Migrations() const { return AffectiveMigrations(); }
+std::vector<sdk::Migration> AffectivePlugin::Migrations() const { return AffectiveMigrations(host_.Projects()); }
 
 void AffectivePlugin::Register(sdk::Registrar& registrar) {
   // Settings were validated against SettingsSchema() before Register.

@@ -76,7 +76,7 @@ std::string NormalizeToolName(std::string_view name, std::string* server) {
 
 HookParse ParseHookEnvelope(std::string_view text, const std::string& agent_id,
                             const Settings& settings, const Recorder& recorder,
-                            std::int64_t now_ms) {
+                            std::int64_t now_ms, const sdk::ProjectOptions& projects) {
   HookParse out;
   if (text.find_first_not_of(" \t\r\n") == std::string_view::npos) {
     out.note = "empty stdin: expected a PostToolUse hook envelope (JSON)";
@@ -161,9 +161,9 @@ HookParse ParseHookEnvelope(std::string_view text, const std::string& agent_id,
   }
   r.agent_id = agent_id;
   r.session_id = sdk::TruncateUtf8(sdk::SanitizeUtf8(StringField(env, "session_id")), 200, "");
-  // The same project identity the server gives its callers (normalized git remote + path).
+  // The same project the server gives a caller started in that folder (project_identity.hpp).
   const std::string cwd = sdk::SanitizeUtf8(StringField(env, "cwd"));
-  r.project_id = sdk::TruncateUtf8(cwd.empty() || cwd[0] != '/' ? cwd : sdk::ProjectIdentity(cwd), 1000, "");
+  r.project_id = sdk::TruncateUtf8(sdk::ProjectOfRecord({cwd, "", ""}, projects).id, 1000, "");
   r.source_id = sdk::TruncateUtf8(sdk::SanitizeUtf8(StringField(env, "tool_use_id")), 200, "");
   r.error = recorder.CleanError(error);
   r.at_ms = now_ms;
@@ -212,7 +212,8 @@ int RunHookCommand(const std::vector<std::string>& args, std::istream& in, std::
       return 0;
     }
     HookParse parsed =
-        ParseHookEnvelope(data, agent, ctx.settings, ctx.recorder, ctx.host.GetClock().NowMs());
+        ParseHookEnvelope(data, agent, ctx.settings, ctx.recorder, ctx.host.GetClock().NowMs(),
+                          ctx.host.Projects());
     if (!parsed.record) {
       err << "kioku hook: " << parsed.note << "\n";
       return 0;

@@ -41,10 +41,11 @@ struct HookParse {
   std::string note;  ///< Why nothing is recorded (empty when `record` is set).
 };
 
-/// Interprets one envelope. `agent_id` is the already-resolved agent.
+/// Interprets one envelope. `agent_id` is the already-resolved agent; `projects` maps the
+/// envelope's cwd to its project (sdk::ProjectOfRecord, as the host does for live callers).
 HookParse ParseHookEnvelope(std::string_view text, const std::string& agent_id,
                             const Settings& settings, const Recorder& recorder,
-                            std::int64_t now_ms);
+                            std::int64_t now_ms, const sdk::ProjectOptions& projects = {});
 
 /// Maps `mcp__server__tool` to `server/tool`; other names unchanged. Sets `server` for MCP
 /// names.

@@ -1,6 +1,8 @@
 #include <string>
 #include <vector>
 
+#include "kioku/sdk/caller.hpp"
+#include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/text.hpp"
 #include "kioku/sdk/tool.hpp"
@@ -124,11 +126,12 @@ OutcomeRecord ParseRecord(const Json& obj, const std::string& where, const sdk::
     }
     r.confidence = v;
   }
-  r.agent_id = StringArg(obj, "agent_id", caller.agent_id);
-  if (r.agent_id.empty()) r.agent_id = "unknown";
+  r.agent_id = sdk::ResolveAgentId(caller, obj, /*required=*/false);
+  if (r.agent_id.empty()) r.agent_id = caller.agent_id.empty() ? "unknown" : caller.agent_id;
   r.model = StringArg(obj, "model", "");
   r.session_id = StringArg(obj, "session_id", caller.session_id);
-  r.project_id = StringArg(obj, "project_id", caller.project_id);
+  r.project_id = obj.contains("project_id") ? sdk::CanonicalProjectKey(StringArg(obj, "project_id", ""))
+                                             : caller.project_id;
   r.error_class = sdk::CollapseWhitespace(StringArg(obj, "error_class", ""));
   r.error = recorder.CleanError(StringArg(obj, "error", ""));
   r.source_id = StringArg(obj, "source_id", "");

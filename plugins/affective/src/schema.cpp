@@ -1,8 +1,10 @@
 #include "schema.hpp"
 
+#include "kioku/sdk/project_keys.hpp"
+
 namespace kioku::affective {
 
-std::vector<sdk::Migration> AffectiveMigrations() {
+std::vector<sdk::Migration> AffectiveMigrations(const sdk::ProjectOptions& projects) {
   std::vector<sdk::Migration> out;
   sdk::Migration m;
   m.version = 1;
@@ -88,6 +90,13 @@ CREATE TABLE affective_meta (
 ) WITHOUT ROWID;
 )SQL";
   out.push_back(std::move(m));
+  // Day buckets and totals are unique per project: a spelling whose row already exists
+  // under the new key keeps its own row (UPDATE OR IGNORE) instead of being merged.
+  out.push_back(sdk::ProjectKeysMigration(2,
+                                          {{"affective_outcomes", "project_id", ""},
+                                           {"affective_buckets", "project_id", ""},
+                                           {"affective_totals", "project_id", ""}},
+                                          projects));
   return out;
 }
 

@@ -20,9 +20,11 @@
 #include <vector>
 
 #include "kioku/sdk/plugin.hpp"
+#include "kioku/sdk/project_identity.hpp"
 
 namespace kioku::affective {
 
-std::vector<sdk::Migration> AffectiveMigrations();
+/// v2 rewrites old project-key spellings with `projects` (HostServices::Projects()).
+std::vector<sdk::Migration> AffectiveMigrations(const sdk::ProjectOptions& projects = {});
 
 }  // namespace kioku::affective

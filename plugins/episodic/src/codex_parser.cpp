@@ -90,6 +90,10 @@ class CodexParser final : public TranscriptParser {
           p["git"]["branch"].is_string()) {
         s.branch = p["git"]["branch"];
       }
+      if (p.contains("git") && p["git"].is_object() && p["git"].contains("repository_url") &&
+          p["git"]["repository_url"].is_string()) {
+        remote_ = s.git_remote = p["git"]["repository_url"];
+      }
       return true;
     }
     if (current_.empty()) current_ = ctx_.default_session_id;
@@ -97,6 +101,7 @@ class CodexParser final : public TranscriptParser {
     SessionDelta& s = out.Touch(current_, at);
     s.agent = "codex";
     if (s.cwd.empty()) s.cwd = cwd_;
+    if (s.git_remote.empty()) s.git_remote = remote_;
     if (!model_.empty() && s.model.empty()) s.model = model_;
     const std::string ptype = p.value("type", "");
 
@@ -211,7 +216,8 @@ class CodexParser final : public TranscriptParser {
     json items = json::array();
     for (const auto& u : user_items_) items.push_back({u.key, u.at, u.line});
     return {{"pending", pending_.Save()}, {"last_at", last_at_}, {"current", current_},
-            {"cwd", cwd_},                {"model", model_},     {"user_items", items}};
+            {"cwd", cwd_},                {"model", model_},     {"user_items", items},
+            {"git_remote", remote_}};
   }
 
   void LoadState(const json& state) override {
@@ -220,6 +226,7 @@ class CodexParser final : public TranscriptParser {
     last_at_ = state.value("last_at", std::int64_t{0});
     current_ = state.value("current", "");
     cwd_ = state.value("cwd", "");
+    remote_ = state.value("git_remote", "");
     model_ = state.value("model", "");
     user_items_.clear();
     for (const auto& u : state.value("user_items", json::array())) {
@@ -241,6 +248,7 @@ class CodexParser final : public TranscriptParser {
   std::int64_t last_at_ = 0;
   std::string current_;
   std::string cwd_;
+  std::string remote_;  // session_meta.git.repository_url
   std::string model_;
   std::deque<UserItem> user_items_;
 };

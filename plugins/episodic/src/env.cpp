@@ -1,5 +1,8 @@
 #include "env.hpp"
 
+#include "kioku/sdk/caller.hpp"
+#include "kioku/sdk/project_identity.hpp"
+
 #include <algorithm>
 
 #include "kioku/sdk/clock.hpp"
@@ -49,13 +52,12 @@ std::optional<std::vector<std::string>> ProjectScope(const sdk::Json& args,
   if (it != args.end() && it->is_string()) {
     const std::string p = it->get<std::string>();
     if (p == "*") return std::nullopt;
+    add(sdk::CanonicalProjectKey(p));
     add(p);
-    add(ScrubHome(p));
     return keys;
   }
+  // Rows are keyed by sdk::ResolveProject ids (migration 2 moved older spellings).
   add(caller.project_id);
-  add(caller.project_root);
-  add(ScrubHome(caller.project_root));
   if (keys.empty()) return std::nullopt;
   return keys;
 }
@@ -64,6 +66,11 @@ std::string ProjectClause(std::size_t keys) {
   std::string sql = "(se.project IN (";
   for (std::size_t i = 0; i < keys; ++i) sql += i ? ", ?" : "?";
   return sql + ") OR se.project = '')";
+}
+
+std::string AgentOf(const sdk::Caller& caller, const sdk::Json& args) {
+  std::string agent = sdk::ResolveAgentId(caller, args, /*required=*/false);
+  return agent.empty() ? caller.agent_id : agent;
 }
 
 std::string StrArg(const sdk::Json& args, const char* key, std::string fallback) {

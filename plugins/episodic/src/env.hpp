@@ -33,14 +33,17 @@ void CheckWindow(std::optional<std::int64_t> since, std::optional<std::int64_t> 
 void RefuseSecrets(std::string_view text, std::string_view field);
 
 /// The project keys a call is scoped to: the `project` argument when given ("*" = every
-/// project, returned as nullopt), else the caller's project_id and project root (as
-/// written and with the home directory shown as "~", which is how sessions imported
-/// from transcripts record their working directory), else nullopt (no filter).
+/// project, returned as nullopt; a path or id is mapped with sdk::CanonicalProjectKey),
+/// else the caller's project_id, else nullopt (no filter).
 std::optional<std::vector<std::string>> ProjectScope(const sdk::Json& args,
                                                      const sdk::Caller& caller);
 
 /// SQL "(se.project IN (?, …) OR se.project = '')" for `keys.size()` placeholders.
 std::string ProjectClause(std::size_t keys);
+
+/// The agent a write is filed under: sdk::ResolveAgentId (an `agent_id` argument that
+/// contradicts the transport's agent is refused), else caller.agent_id.
+std::string AgentOf(const sdk::Caller& caller, const sdk::Json& args);
 
 /// Reads a string argument or returns `fallback`.
 std::string StrArg(const sdk::Json& args, const char* key, std::string fallback = {});

@@ -10,7 +10,7 @@ EpisodicPlugin::EpisodicPlugin(sdk::HostServices& host)
 
 nlohmann::json EpisodicPlugin::SettingsSchema() const { return episodic::SettingsSchema(); }
 
-std::vector<sdk::Migration> EpisodicPlugin::Migrations() const { return EpisodicMigrations(); }
+std::vector<sdk::Migration> EpisodicPlugin::Migrations() const { return EpisodicMigrations(env_->host.Projects()); }
 
 void EpisodicPlugin::Register(sdk::Registrar& registrar) {
   // Settings are validated by the host before Register; read them here, once.

@@ -1,5 +1,7 @@
 #include "ingest.hpp"
 
+#include "kioku/sdk/project_identity.hpp"
+
 #include <algorithm>
 #include <fstream>
 #include <map>
@@ -286,6 +288,7 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
   std::uint64_t batch_start = offset;
   std::set<std::string> sessions_seen;
   std::map<std::string, std::string> cwd_of;  // session → working directory (this run)
+  std::map<std::string, sdk::ProjectInfo> project_of_sid;  // session → its project (this run)
   const bool suggest = settings_.suggest_memories && host_.HasTool("memory_suggest");
   const bool feedback = settings_.record_outcomes && host_.HasTool("feedback_record");
 
@@ -294,11 +297,18 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
     for (const auto& sid : b.session_order) {
       const SessionDelta& d = b.sessions.at(sid);
       if (!d.cwd.empty()) cwd_of[sid] = d.cwd;
+      if (!d.cwd.empty() || !d.git_remote.empty()) {
+        // The one folder → project mapping the host uses for live callers, so what this
+        // transcript yields is found by an agent started in that folder.
+        project_of_sid[sid] = sdk::ProjectOfRecord({d.cwd, d.git_remote, d.branch}, host_.Projects());
+      }
       SessionSeed seed;
       seed.id = sid;
       seed.agent_id = d.agent;
       seed.model = d.model;
-      seed.project = d.cwd.empty() ? caller_.project_id : ScrubHome(d.cwd);
+      auto known = project_of_sid.find(sid);
+      seed.project = known != project_of_sid.end() ? known->second.id : caller_.project_id;
+      report.session_projects[sid] = seed.project;
       seed.title = Clean(d.title, 200);
       seed.source = FormatName(format);
       seed.branch = d.branch;
@@ -320,8 +330,8 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
       return it == b.sessions.end() ? nullptr : &it->second;
     };
     auto project_of = [&](const std::string& sid) {
-      auto it = cwd_of.find(sid);
-      return it == cwd_of.end() ? caller_.project_id : ScrubHome(it->second);
+      auto it = project_of_sid.find(sid);
+      return it == project_of_sid.end() ? caller_.project_id : it->second.id;
     };
     for (const auto& h : b.human) {
       const std::string ref = source + ":" + std::to_string(h.line);
@@ -358,8 +368,9 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
         json caller = {{"agent_id", e.agent_id.empty() ? caller_.agent_id : e.agent_id},
                        {"session_id", h.session_id},
                        {"project_id", project},
-                       {"project_root", cwd_of.count(h.session_id) ? cwd_of[h.session_id]
-                                                                   : caller_.project_root},
+                       {"project_root", project_of_sid.count(h.session_id)
+                                            ? project_of_sid[h.session_id].root
+                                            : caller_.project_root},
                        {"said_at", h.at}};
         if (!stmt.subject.empty()) {
           payload["subject"] = Clean(stmt.subject, 200);
@@ -388,7 +399,9 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
                            "INSERT INTO episodic_outbox (tool, payload, caller, created_at) "
                            "VALUES ('feedback_record', ?, ?, ?)");
       ob.bind(1, sdk::DumpJson(json{{"records", records}}));
-      ob.bind(2, sdk::DumpJson(json{{"agent_id", caller_.agent_id},
+      // No caller agent: each imported record names the transcript's agent itself, which
+      // sdk::ResolveAgentId only accepts from a caller that does not name one.
+      ob.bind(2, sdk::DumpJson(json{{"agent_id", ""},
                                     {"project_id", caller_.project_id},
                                     {"project_root", caller_.project_root}}));
       ob.bind(3, static_cast<int64_t>(now));
@@ -433,7 +446,7 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
                 {"session_id", o.session_id},
                 {"project_id", project_of(o.session_id)},
                 {"at", sdk::FormatRfc3339(o.at)}};
-      if (d && !d->agent.empty()) r["agent_id"] = d->agent;
+      r["agent_id"] = d && !d->agent.empty() ? d->agent : caller_.agent_id;
       if (d && !d->model.empty()) r["model"] = d->model;
       if (o.latency_ms && *o.latency_ms <= 86'400'000) r["latency_ms"] = *o.latency_ms;
       if (!o.error.empty()) r["error"] = Clean(o.error, 500);
@@ -664,7 +677,11 @@ DeliveryReport Ingester::Deliver() {
       json cj = json::parse(r.caller, nullptr, false);
       sdk::Caller caller = caller_;
       if (cj.is_object()) {
-        caller.agent_id = cj.value("agent_id", caller.agent_id);
+        if (cj.contains("agent_id")) {
+          caller.agent_id = cj.value("agent_id", caller.agent_id);
+          caller.agent_source = sdk::AgentSource::kNone;  // imported rows name their agent
+          caller.instance_id.clear();
+        }
         caller.session_id = cj.value("session_id", caller.session_id);
         caller.project_id = cj.value("project_id", caller.project_id);
         caller.project_root = cj.value("project_root", caller.project_root);

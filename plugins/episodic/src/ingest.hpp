@@ -39,6 +39,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,8 @@ struct FileReport {
   std::int64_t statements = 0;
   std::int64_t suggested = 0;  ///< new memory suggestions queued
   std::vector<std::string> sessions;
+  /// Session id → the project it was filed under (sdk::ProjectOfRecord of its cwd/remote).
+  std::map<std::string, std::string> session_projects;
   bool reset = false;      ///< file replaced/truncated since last time: read from the start
   bool unchanged = false;  ///< nothing new since the last ingest
   bool stopped = false;    ///< stopped early (deadline/cancel); call again to continue

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ingest.hpp"
+#include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/text.hpp"
 #include "privacy.hpp"
 #include "schema_util.hpp"
@@ -18,13 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 using sdk::Json;
 
-fs::path ExpandHome(const std::string& p) {
-  if (p == "~" || p.rfind("~/", 0) == 0) {
-    const char* home = std::getenv("HOME");
-    if (home != nullptr) return fs::path(home) / p.substr(p.size() > 1 ? 2 : 1);
-  }
-  return fs::path(p);
-}
+fs::path ExpandHome(const std::string& p) { return fs::path(sdk::ExpandHome(p)); }
 
 bool Under(const fs::path& path, const fs::path& root) {
   std::error_code ec;
@@ -73,6 +68,7 @@ Json ReportJson(const FileReport& r) {
           {"statements", r.statements},
           {"suggested", r.suggested},
           {"sessions", r.sessions},
+          {"projects", r.session_projects},
           {"reset", r.reset},
           {"unchanged", r.unchanged},
           {"stopped", r.stopped}};
@@ -145,9 +141,8 @@ void AddIngestTool(sdk::Registrar& reg, Env& env) {
   reg.AddTool(spec, [&env](const Json& args, const sdk::CallContext& ctx) {
     const std::string raw = args["path"].get<std::string>();
     fs::path path = ExpandHome(raw);
-    if (path.is_relative() && !ctx.caller.project_root.empty()) {
-      path = fs::path(ctx.caller.project_root) / path;
-    }
+    const std::string& base = !ctx.caller.working_dir.empty() ? ctx.caller.working_dir : ctx.caller.project_root;
+    if (path.is_relative() && !base.empty()) path = fs::path(base) / path;
     std::error_code ec;
     path = fs::weakly_canonical(path, ec);
     if (ec || !fs::exists(path, ec)) {
@@ -259,9 +254,13 @@ int RunIngestCommand(Env& env, const std::vector<std::string>& args, std::ostrea
   }
   sdk::Caller caller;
   caller.agent_id = "kioku-ingest";
+  caller.agent_source = sdk::AgentSource::kConfig;
   std::error_code ec;
-  caller.project_root = fs::current_path(ec).string();
-  caller.project_id = ScrubHome(caller.project_root);
+  // Sessions are filed under their own recorded cwd; this is only the fallback.
+  const sdk::ProjectInfo here = sdk::ResolveProject(fs::current_path(ec), env.host.Projects());
+  caller.project_root = here.root;
+  caller.project_id = here.id;
+  caller.working_dir = fs::current_path(ec).string();
   Ingester ingester(env.host, env.settings, caller);
   int rc = 0;
   if (!paths.empty()) {

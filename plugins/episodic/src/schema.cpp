@@ -1,5 +1,7 @@
 #include "schema.hpp"
 
+#include "kioku/sdk/project_keys.hpp"
+
 namespace kioku::episodic {
 
 namespace {
@@ -136,12 +138,12 @@ CREATE INDEX episodic_outbox_pending ON episodic_outbox(status, id);
 
 }  // namespace
 
-std::vector<sdk::Migration> EpisodicMigrations() {
+std::vector<sdk::Migration> EpisodicMigrations(const sdk::ProjectOptions& projects) {
   sdk::Migration v1;
   v1.version = 1;
   v1.description = "sessions, log, summaries (FTS5 word + trigram), files, ingest state, outbox";
   v1.sql = kV1;
-  return {v1};
+  return {v1, sdk::ProjectKeysMigration(2, {{"episodic_sessions", "project", ""}}, projects)};
 }
 
 }  // namespace kioku::episodic

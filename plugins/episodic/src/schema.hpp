@@ -17,9 +17,11 @@
 #include <vector>
 
 #include "kioku/sdk/plugin.hpp"
+#include "kioku/sdk/project_identity.hpp"
 
 namespace kioku::episodic {
 
-std::vector<sdk::Migration> EpisodicMigrations();
+/// v2 rewrites old project-key spellings with `projects` (HostServices::Projects()).
+std::vector<sdk::Migration> EpisodicMigrations(const sdk::ProjectOptions& projects = {});
 
 }  // namespace kioku::episodic

@@ -5,6 +5,7 @@
 #include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/ids.hpp"
+#include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/text.hpp"
 #include "schema_util.hpp"
 #include "store.hpp"
@@ -38,9 +39,9 @@ SessionSeed SeedFromCaller(const std::string& id, const sdk::Caller& caller, con
                            std::int64_t now) {
   SessionSeed seed;
   seed.id = id;
-  seed.agent_id = StrArg(args, "agent_id", caller.agent_id);
+  seed.agent_id = AgentOf(caller, args);
   seed.model = StrArg(args, "model");
-  seed.project = StrArg(args, "project", caller.project_id);
+  seed.project = args.contains("project") ? sdk::CanonicalProjectKey(StrArg(args, "project")) : caller.project_id;
   seed.title = StrArg(args, "title");
   seed.started_at = now;
   return seed;
@@ -166,7 +167,7 @@ void AddSessionLog(sdk::Registrar& reg, Env& env) {
     e.type = StrArg(args, "type", "note");
     e.entry = text;
     e.tags = args.value("tags", Json::array());
-    e.agent_id = StrArg(args, "agent_id", ctx.caller.agent_id);
+    e.agent_id = AgentOf(ctx.caller, args);
     bool created = false;
     auto& db = env.host.Db();
     sdk::WithWriteTransaction(db, [&] {
@@ -249,7 +250,7 @@ void AddSessionEnd(sdk::Registrar& reg, Env& env) {
         row.started_at = s.started_at;
         row.ended_at = std::max(s.started_at, now);
         row.created_at = now;
-        row.agent_id = StrArg(args, "agent_id", ctx.caller.agent_id);
+        row.agent_id = AgentOf(ctx.caller, args);
         summary_id = InsertSummary(db, row);
         compaction = CompactSession(db, id, env.settings, now);
       }
@@ -327,7 +328,7 @@ void AddSummaryAdd(sdk::Registrar& reg, Env& env) {
       row.ended_at = ended.value_or(std::max(now, started.value_or(now)));
       row.started_at = started.value_or(std::min(s.started_at, row.ended_at));
       row.created_at = now;
-      row.agent_id = StrArg(args, "agent_id", ctx.caller.agent_id);
+      row.agent_id = AgentOf(ctx.caller, args);
       row.id = InsertSummary(db, row);
       TouchSession(db, id, row.ended_at);
       compaction = CompactSession(db, id, env.settings, now);

@@ -68,6 +68,7 @@ struct SessionDelta {
   std::string cwd;
   std::string model;
   std::string branch;
+  std::string git_remote;  ///< Repository URL when the transcript records it (Codex session_meta.git).
   std::string title;
   std::string version;
   std::string last_message;  ///< last assistant text (main chain), cut to 600 bytes

@@ -1,5 +1,7 @@
 #include "watch.hpp"
 
+#include <set>
+
 #include <thread>
 
 namespace kioku::episodic {
@@ -19,6 +21,19 @@ std::string DescribeReport(const FileReport& r) {
   if (r.oversize_lines > 0) s += " (" + std::to_string(r.oversize_lines) + " oversize)";
   if (r.duplicates > 0) s += ", " + std::to_string(r.duplicates) + " duplicate lines";
   if (r.bad_timestamps > 0) s += ", " + std::to_string(r.bad_timestamps) + " bad timestamps";
+  std::set<std::string> projects;
+  for (const auto& [session, project] : r.session_projects) projects.insert(project);
+  if (!projects.empty()) {
+    s += "; project" + std::string(projects.size() == 1 ? " " : "s ");
+    int shown = 0;
+    for (const auto& p : projects) {
+      if (shown++ == 3) {
+        s += ", …";
+        break;
+      }
+      s += (shown > 1 ? ", " : "") + p;
+    }
+  }
   if (r.reset) s += "; file was replaced, read from the start";
   if (r.stopped) s += "; stopped early, run again to continue";
   return s;

@@ -1,5 +1,7 @@
 #include "schema.hpp"
 
+#include "kioku/sdk/project_keys.hpp"
+
 #include "kioku/sdk/db.hpp"
 
 namespace kioku::semantic {
@@ -184,7 +186,7 @@ END;
 
 }  // namespace
 
-std::vector<sdk::Migration> SemanticMigrations() {
+std::vector<sdk::Migration> SemanticMigrations(const sdk::ProjectOptions& projects) {
   std::vector<sdk::Migration> out;
   out.push_back({1, "memories, history, tags, FTS (porter, trigram, CJK bigram), entities, "
                     "bi-temporal relations",
@@ -192,6 +194,7 @@ std::vector<sdk::Migration> SemanticMigrations() {
   out.push_back({2, "index new rows in FTS at the end of each write transaction instead of "
                     "per-row insert triggers",
                  kV2, nullptr});
+  out.push_back(sdk::ProjectKeysMigration(3, {{"semantic_memories", "project_id", "path"}}, projects));
   return out;
 }
 

@@ -22,11 +22,13 @@
 #include <vector>
 
 #include "kioku/sdk/plugin.hpp"
+#include "kioku/sdk/project_identity.hpp"
 
 namespace kioku::semantic {
 
 /// Ordered migrations; version 1 creates everything above.
-std::vector<sdk::Migration> SemanticMigrations();
+/// v3 rewrites old project-key spellings with `projects` (HostServices::Projects()).
+std::vector<sdk::Migration> SemanticMigrations(const sdk::ProjectOptions& projects = {});
 
 /// Applies every migration to `db` in order, each in its own transaction, without a host
 /// (the golden-set harness and benchmarks use a private database).

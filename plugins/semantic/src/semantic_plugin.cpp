@@ -21,7 +21,7 @@ std::string SemanticPlugin::Instructions() const {
          "labelled unconfirmed or contested as hints to verify.";
 }
 
-std::vector<sdk::Migration> SemanticPlugin::Migrations() const { return SemanticMigrations(); }
+std::vector<sdk::Migration> SemanticPlugin::Migrations() const { return SemanticMigrations(host_.Projects()); }
 
 void SemanticPlugin::Register(sdk::Registrar& registrar) {
   // Settings are validated by the host before Register; read them once here.

@@ -55,6 +55,12 @@ std::string RelativePath(const std::string& raw, const sdk::Caller& caller) {
   const std::string_view trimmed = Trim(raw);
   if (trimmed.empty()) throw sdk::ToolError("path is empty; send a file or folder in the project");
   fs::path p(std::string{trimmed});
+  // A relative path is relative to the folder the agent runs in (which may be a subfolder
+  // of the project root); it is stored relative to the project root.
+  if (p.is_relative() && !caller.working_dir.empty() && !caller.project_root.empty() &&
+      fs::path(caller.working_dir).lexically_normal() != fs::path(caller.project_root).lexically_normal()) {
+    p = fs::path(caller.working_dir) / p;
+  }
   if (p.is_absolute()) {
     if (caller.project_root.empty()) {
       throw sdk::ToolError("path '" + sdk::TruncateUtf8(raw, 80) +

@@ -1,64 +1,34 @@
 #include "common.hpp"
 
+#include <filesystem>
+
 #include <SQLiteCpp/Statement.h>
 
+#include "kioku/sdk/caller.hpp"
 #include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/secrets.hpp"
 #include "kioku/sdk/text.hpp"
 
 namespace kioku::working {
 
-namespace {
-
-bool KnownAgent(const std::string& id) { return !id.empty() && id != "unknown"; }
-
-void CheckAgentId(const std::string& id) {
-  if (id.empty() || id.size() > kMaxAgentIdBytes) {
-    throw sdk::ToolError("agent_id must be 1 to " + std::to_string(kMaxAgentIdBytes) +
-                         " bytes");
-  }
-  for (unsigned char c : id) {
-    if (c <= 0x20 || c == 0x7f) {
-      throw sdk::ToolError("agent_id '" + Snip(id, 40) +
-                           "' contains whitespace or a control character; send a name "
-                           "like \"claude-code-1\"");
-    }
-  }
-  if (id == "unknown") {
-    throw sdk::ToolError("agent_id 'unknown' is reserved; send a name like \"claude-code-1\"");
-  }
-}
-
-}  // namespace
-
 Actor ResolveActor(const Env& env, const Json& args, const sdk::CallContext& ctx,
                    bool agent_required) {
-  Actor actor;
   const auto& caller = ctx.caller;
-  const bool known = KnownAgent(caller.agent_id);
-  std::string arg;
-  if (args.is_object() && args.contains("agent_id") && !args.at("agent_id").is_null()) {
-    arg = args.at("agent_id").get<std::string>();
-    CheckAgentId(arg);
-  }
-  if (!arg.empty()) {
-    if (known && arg != caller.agent_id &&
-        env.settings.agent_id_argument == AgentIdArgument::kFallback) {
-      throw sdk::ToolError("this connection is already identified as agent '" +
-                           caller.agent_id + "'; omit agent_id or send '" + caller.agent_id +
-                           "' (agent_id is only for transports that cannot tell who calls)");
-    }
-    actor.agent_id = arg;
-  } else if (known) {
-    actor.agent_id = caller.agent_id;
-  } else if (agent_required) {
-    throw sdk::ToolError(
-        "cannot tell which agent is calling: send agent_id (a stable name such as "
-        "\"claude-code-1\")");
-  }
+  const auto policy = env.settings.agent_id_argument == AgentIdArgument::kOverride
+                          ? sdk::AgentArgument::kOverrideUnlessToken
+                          : sdk::AgentArgument::kRefuseContradiction;
+  Actor actor;
+  actor.agent_name = sdk::ResolveAgentId(caller, args, agent_required, policy);
+  actor.agent_id = sdk::InstanceHolder(actor.agent_name, caller);
   actor.project_id = !caller.project_id.empty() ? caller.project_id : caller.project_root;
   actor.project_root = caller.project_root;
   actor.session_id = caller.session_id;
+  if (!caller.working_dir.empty() && !caller.project_root.empty()) {
+    const auto rel = std::filesystem::path(caller.working_dir)
+                         .lexically_normal()
+                         .lexically_relative(std::filesystem::path(caller.project_root).lexically_normal());
+    if (!rel.empty() && rel != "." && *rel.begin() != "..") actor.subdir = rel.generic_string();
+  }
   return actor;
 }
 

@@ -12,6 +12,7 @@
 #include <SQLiteCpp/Database.h>
 #include <nlohmann/json.hpp>
 
+#include "kioku/sdk/caller.hpp"
 #include "kioku/sdk/host.hpp"
 #include "kioku/sdk/tool.hpp"
 #include "settings.hpp"
@@ -34,22 +35,26 @@ struct Env {
 
 /// Who a call acts for, after combining the transport identity with arguments.
 struct Actor {
+  /// The holder name leases, presence and handoffs are stored under:
+  /// sdk::InstanceHolder(agent_name, caller) — "claude-main#3f2a9c01" for one window of a
+  /// configured agent, the bare name when the transport has no instance.
   std::string agent_id;
+  std::string agent_name;    ///< sdk::ResolveAgentId: the agent, shared by its windows.
   std::string project_id;    ///< caller.project_id, else caller.project_root, else "".
   std::string project_root;  ///< Used to normalize file paths; may be empty.
+  /// The caller's working folder relative to project_root ("" at the root or unknown):
+  /// relative paths an agent sends are relative to where it runs.
+  std::string subdir;
   std::string session_id;    ///< caller.session_id; may be empty.
 };
 
-/// Longest agent id accepted (bytes).
-inline constexpr std::size_t kMaxAgentIdBytes = 128;
+using sdk::kMaxAgentIdBytes;
 
-/// Resolves the acting agent (see Settings::agent_id_argument):
-///   - transport identity known (caller.agent_id non-empty and not "unknown"): it is used;
-///     an `agent_id` argument equal to it is fine; a different one is refused (fallback
-///     mode) or wins (override mode);
-///   - transport identity unknown: the `agent_id` argument is required.
-/// Throws sdk::ToolError naming what to send. With `agent_required` false (read-only tools
-/// that only use the agent to mark "mine"), an unknown agent yields an empty agent_id.
+/// Resolves the acting agent with sdk::ResolveAgentId (caller.hpp; Settings::
+/// agent_id_argument "override" maps to AgentArgument::kOverrideUnlessToken) and its holder
+/// name (sdk::InstanceHolder). Throws sdk::ToolError naming what to send. With
+/// `agent_required` false (read-only tools that only use the agent to mark "mine"), an
+/// unknown agent yields an empty agent_id.
 Actor ResolveActor(const Env& env, const Json& args, const sdk::CallContext& ctx,
                    bool agent_required = true);
 

@@ -68,10 +68,19 @@ constexpr const char* kSelectClaim =
     "ON p.project_id = c.project_id AND p.agent_id = c.holder "
     "WHERE c.project_id = ? AND c.path = ?";
 
+// Relative paths are relative to the caller's working folder inside the project.
+std::vector<std::string> InWorkingDir(std::vector<std::string> inputs, const Actor& actor) {
+  if (actor.subdir.empty()) return inputs;
+  for (auto& p : inputs) {
+    if (!p.empty() && p.front() != '/') p = actor.subdir + "/" + p;
+  }
+  return inputs;
+}
+
 sdk::ToolResult FileClaim(const Env& env, const Json& args, const sdk::CallContext& ctx) {
   const Actor actor = ResolveActor(env, args, ctx);
   const auto paths = NormalizeClaimPaths(
-      PathsArg(args), actor.project_root,
+      InWorkingDir(PathsArg(args), actor), actor.project_root,
       static_cast<std::size_t>(env.settings.max_paths_per_call));
   const std::int64_t ttl = TtlArg(args, env.settings.file_claim_default_ttl_seconds,
                                   env.settings.file_claim_max_ttl_seconds, "file claim");
@@ -221,7 +230,7 @@ sdk::ToolResult FileRelease(const Env& env, const Json& args, const sdk::CallCon
   }
   std::vector<std::string> paths;
   if (has_paths) {
-    paths = NormalizeClaimPaths(PathsArg(args), actor.project_root,
+    paths = NormalizeClaimPaths(InWorkingDir(PathsArg(args), actor), actor.project_root,
                                 static_cast<std::size_t>(env.settings.max_paths_per_call));
   }
   auto& db = env.Db();

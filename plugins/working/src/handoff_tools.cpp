@@ -132,10 +132,11 @@ sdk::ToolResult HandoffInbox(const Env& env, const Json& args, const sdk::CallCo
   auto& db = env.Db();
   SQLite::Statement q(db, std::string("SELECT ") + kHandoffColumns +
                               " FROM working_handoffs WHERE project_id = ?1 AND (to_agent IS "
-                              "NULL OR to_agent = ?2) AND (?3 OR claimed_by IS NULL) ORDER BY "
+                              "NULL OR to_agent = ?2 OR to_agent = ?5) AND (?3 OR claimed_by IS NULL) ORDER BY "
                               "created_at_ms DESC, id DESC LIMIT ?4");
   q.bind(1, actor.project_id);
   q.bind(2, actor.agent_id);
+  q.bind(5, actor.agent_name);
   q.bind(3, include_claimed ? 1 : 0);
   q.bind(4, limit);
   Json list = Json::array();
@@ -172,7 +173,8 @@ sdk::ToolResult HandoffClaim(const Env& env, const Json& args, const sdk::CallCo
       throw sdk::ToolError("unknown handoff id '" + raw_id +
                            "' in this project; handoff_inbox lists yours");
     }
-    if (h.to_agent && *h.to_agent != actor.agent_id) {
+    // Addressed to an agent: any of its windows may take it; to one window: only that one.
+    if (h.to_agent && *h.to_agent != actor.agent_id && *h.to_agent != actor.agent_name) {
       refusal = "handoff " + h.id + " is addressed to " + *h.to_agent + "; only " +
                 *h.to_agent + " can claim it. handoff_inbox lists the handoffs open to you.";
       return;

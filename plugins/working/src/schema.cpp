@@ -1,8 +1,10 @@
 #include "schema.hpp"
 
+#include "kioku/sdk/project_keys.hpp"
+
 namespace kioku::working {
 
-std::vector<sdk::Migration> Migrations() {
+std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
   sdk::Migration v1;
   v1.version = 1;
   v1.description = "working layer: presence, file claims, workspace, focus, blocks, "
@@ -127,7 +129,14 @@ CREATE TABLE working_dumps (
 );
 CREATE INDEX working_dumps_project ON working_dumps (project_id, agent_id, created_at_ms);
 )sql";
-  return {v1};
+  std::vector<sdk::ProjectColumn> keys;
+  for (const char* table : {"working_presence", "working_workspace", "working_focus", "working_blocks",
+                            "working_block_history", "working_handoffs", "working_questions", "working_events",
+                            "working_dumps"}) {
+    keys.push_back({table, "project_id", ""});
+  }
+  keys.push_back({"working_file_claims", "project_id", "path"});
+  return {v1, sdk::ProjectKeysMigration(2, std::move(keys), projects)};
 }
 
 }  // namespace kioku::working

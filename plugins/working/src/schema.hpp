@@ -19,9 +19,11 @@
 #include <vector>
 
 #include "kioku/sdk/plugin.hpp"
+#include "kioku/sdk/project_identity.hpp"
 
 namespace kioku::working {
 
-std::vector<sdk::Migration> Migrations();
+/// v2 rewrites old project-key spellings with `projects` (HostServices::Projects()).
+std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects = {});
 
 }  // namespace kioku::working

@@ -18,7 +18,7 @@ std::string WorkingPlugin::Instructions() const {
 }
 
 std::vector<sdk::Migration> WorkingPlugin::Migrations() const {
-  return working::Migrations();
+  return working::Migrations(host_.Projects());
 }
 
 void WorkingPlugin::Register(sdk::Registrar& registrar) {

@@ -466,7 +466,7 @@ sdk::ToolResult WorkspaceDump(const Env& env, const Json& args, const sdk::CallC
   std::string episodic_note = "episodic layer disabled: summary kept in the working layer only";
   if (host.HasTool("session_summary_add")) {
     sdk::Caller caller = ctx.caller;
-    caller.agent_id = actor.agent_id;
+    caller.agent_id = actor.agent_name;  // summaries are shared by the agent's windows
     caller.session_id = session_id;
     if (host.HasTool("session_start")) {
       const auto started = host.CallTool("session_start", {{"session_id", session_id}}, caller);

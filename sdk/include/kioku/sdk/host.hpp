@@ -13,6 +13,7 @@
 
 #include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/events.hpp"
+#include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/tool.hpp"
 
 namespace kioku::sdk {
@@ -80,6 +81,14 @@ class HostServices {
   /// (a throw drops its whole batch, logged). The host destroys `write` before the
   /// plugin's library is unloaded.
   virtual void DeferWrite(std::function<void(SQLite::Database&)> write) = 0;
+  /// The deployment's identity settings (config `identity:`): pass them to
+  /// sdk::ResolveProject / ProjectOfRecord / CanonicalProjectKey so every layer names a
+  /// folder's project as the host does.
+  /// The default (test hosts) is no configured packages.
+  virtual const ProjectOptions& Projects() const {
+    static const ProjectOptions kNone;
+    return kNone;
+  }
 };
 
 }  // namespace kioku::sdk

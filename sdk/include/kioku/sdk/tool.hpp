@@ -50,13 +50,32 @@ struct ToolSpec {
   ToolProfile profile = ToolProfile::kCore;
 };
 
+/// Where Caller::agent_id came from, most trusted first (ARCHITECTURE.md "Identity and
+/// scope": token, then client configuration, then the call's own argument).
+enum class AgentSource {
+  kNone,        ///< Nothing named the agent ("" or "unknown"); a tool's argument may.
+  kClientInfo,  ///< MCP clientInfo.name (self-reported client software name).
+  kConfig,      ///< The process configuration: KIOKU_AGENT_ID, a CLI flag, a hook's config.
+  kToken,       ///< An HTTP bearer token's configured agent (authenticated).
+};
+
 /// Who is calling. Filled by the host from the transport (HTTP token, MCP clientInfo,
-/// KIOKU_AGENT_ID) — see ARCHITECTURE.md "Identity and scope". Empty string = unknown.
+/// KIOKU_AGENT_ID, MCP roots, the Kioku-Project header) — see ARCHITECTURE.md "Identity and
+/// scope". Empty string = unknown. Resolve the acting agent with sdk::ResolveAgentId
+/// (caller.hpp), never by reading an `agent_id` argument directly.
 struct Caller {
-  std::string agent_id;      ///< Stable agent identity, e.g. "claude-code" or a token's agent.
+  std::string agent_id;      ///< Agent name, e.g. "claude-main"; shared by its windows.
+  AgentSource agent_source = AgentSource::kNone;
+  /// Distinct per connection / process (stdio process, HTTP session), "" when the transport
+  /// has none (one-shot CLI calls, stateless HTTP). Two windows configured with the same
+  /// agent_id differ here; layers that hold leases (claims, presence) key on both.
+  std::string instance_id;
   std::string session_id;    ///< Transport session (Mcp-Session-Id) or client-supplied id.
-  std::string project_root;  ///< Absolute path of the project the server serves.
-  std::string project_id;    ///< Normalized git remote + path in repo, or the root path.
+  /// Top folder of the project: the repository's work-tree root (or a configured package's
+  /// folder), else the folder itself. Relative paths in tools are relative to it.
+  std::string project_root;
+  std::string project_id;    ///< sdk::ResolveProject(...).id (project_identity.hpp).
+  std::string working_dir;   ///< The folder the caller runs in (may be below project_root).
   std::string client_name;   ///< MCP clientInfo.name, when known.
 };
 
