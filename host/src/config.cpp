@@ -41,6 +41,14 @@ const json& HostSchema() {
           "call_timeout_ms": {"type": "integer", "minimum": 0, "maximum": 3600000},
           "tools_page_size": {"type": "integer", "minimum": 1, "maximum": 1000},
           "json_text_block": {"type": "boolean"},
+          "context": {
+            "type": "object",
+            "properties": {
+              "token_budget": {"type": "integer", "minimum": 100, "maximum": 100000},
+              "max_chars": {"type": "integer", "minimum": 400, "maximum": 10000}
+            },
+            "additionalProperties": false
+          },
           "http": {
             "type": "object",
             "properties": {
@@ -209,6 +217,10 @@ Config ParseConfig(const std::string& yaml_text, const std::string& source,
     config.call_timeout_ms = s->value("call_timeout_ms", config.call_timeout_ms);
     config.tools_page_size = s->value("tools_page_size", config.tools_page_size);
     config.json_text_block = s->value("json_text_block", config.json_text_block);
+    if (auto c = s->find("context"); c != s->end() && c->is_object()) {
+      config.context_token_budget = c->value("token_budget", config.context_token_budget);
+      config.context_max_chars = c->value("max_chars", config.context_max_chars);
+    }
     if (auto h = s->find("http"); h != s->end()) {
       auto& http = config.http;
       http.listen = h->value("listen", http.listen);

@@ -32,6 +32,9 @@ struct Config {
   int call_timeout_ms = 30'000;
   std::size_t tools_page_size = 100;
   bool json_text_block = true;
+  /// server.context: budget of the block `kioku context` and the MCP prompt/resource print.
+  std::size_t context_token_budget = 2000;  ///< tokens (bytes / 4)
+  std::size_t context_max_chars = 10000;    ///< hard cap; Claude Code previews longer hook output
   HttpConfig http;
   /// Each plugin's section (by config key), converted to JSON; absent = {}.
   std::map<std::string, nlohmann::json> plugin_settings;

@@ -78,6 +78,8 @@ class Runtime {
   std::vector<const RegisteredTool*> Tools() const;
   const RegisteredTool* FindTool(std::string_view name) const;
   const std::vector<sdk::CommandSpec>& Commands() const;
+  /// Context providers (sdk/context.hpp), in plugin order.
+  const std::vector<sdk::ContextProviderSpec>& ContextProviders() const;
 
   const sdk::Clock& Clock() const;
   sdk::EventBus& Events();
