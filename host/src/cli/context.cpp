@@ -144,7 +144,7 @@ int Context(const GlobalOptions& global, const std::vector<std::string>& args, s
     if (root.empty() && a.hook_stdin) root = envelope.cwd;
 
     Loaded loaded = LoadRuntime(global);
-    sdk::Caller caller = LocalCaller(a.agent.empty() ? Env("KIOKU_AGENT_ID") : a.agent);
+    sdk::Caller caller = LocalCaller("");  // KIOKU_AGENT_ID, else unknown
     if (!a.agent.empty()) caller.agent_id = a.agent;
     if (!root.empty()) {
       std::error_code ec;

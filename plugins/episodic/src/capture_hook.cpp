@@ -1,5 +1,6 @@
 #include "capture_hook.hpp"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>

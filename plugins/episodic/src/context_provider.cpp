@@ -1,5 +1,7 @@
 #include "context_provider.hpp"
 
+#include <algorithm>
+
 #include <SQLiteCpp/Statement.h>
 
 #include "kioku/sdk/text.hpp"

@@ -1,6 +1,7 @@
 #include "context_provider.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "kioku/sdk/text.hpp"
