@@ -144,11 +144,12 @@ describe('context block in the 2026-07-28 era over raw stdio', () => {
   test('discover, prompts and resources conform to the schema', async () => {
     const discover = await server.request('server/discover', { _meta: modernMeta() });
     assert.ok(discover.result.capabilities.prompts && discover.result.capabilities.resources);
-    await server.request('tools/call', {
+    const remembered = await server.request('tools/call', {
       _meta: modernMeta(),
       name: 'memory_remember',
-      arguments: { text: 'Releases are tagged vX.Y.Z from main', kind: 'decision', agent_id: 'modern-agent' },
+      arguments: { text: 'Releases are tagged vX.Y.Z from main', kind: 'decision' },
     });
+    assert.equal(remembered.result?.isError, false, JSON.stringify(remembered));
     const checks = [
       ['prompts/list', {}, 'ListPromptsResultResponse'],
       ['prompts/get', { name: 'context' }, 'GetPromptResultResponse'],
