@@ -2,8 +2,8 @@
 /// @file context_provider.hpp
 /// The semantic layer's part of the context block (sdk/context.hpp):
 ///   session start  pinned memories (priority 1.0, trust "pinned"), then the best confirmed
-///                  ones by recency and importance (recall with no query; 0.75 down to 0.5
-///                  by rank, trust "confirmed");
+///                  ones by recency and importance (recall with no query, at most 30; 0.75
+///                  down to 0.5 by rank, trust "confirmed");
 ///   prompt         confirmed memories the prompt recalls that are *relevant* (below),
 ///                  0.75 down to 0.5 by rank.
 /// Withheld (counted in the footer, never shown): memories pending review and contested
