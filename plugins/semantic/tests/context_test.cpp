@@ -69,7 +69,9 @@ TEST_F(SemanticContextTest, TenThousandMemoriesStayUnderBudgetWithWholeItems) {
       EXPECT_TRUE(texts.count(line.substr(start, end - start))) << line;
     }
     EXPECT_NE(lines.back().find("1 pending review"), std::string::npos) << lines.back();
-    if (tokens == 200) EXPECT_NE(lines.back().find("cut by the budget"), std::string::npos) << lines.back();
+    if (tokens == 200) {
+      EXPECT_NE(lines.back().find("cut by the budget"), std::string::npos) << lines.back();
+    }
     EXPECT_LE(lines.size(), 2u + 6u + 30u) << "pinned + the top 30, header and footer";
   }
 }
