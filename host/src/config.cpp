@@ -58,6 +58,14 @@ const json& HostSchema() {
             },
             "additionalProperties": false
           },
+          "context": {
+            "type": "object",
+            "properties": {
+              "token_budget": {"type": "integer", "minimum": 100, "maximum": 100000},
+              "max_chars": {"type": "integer", "minimum": 400, "maximum": 10000}
+            },
+            "additionalProperties": false
+          },
           "http": {
             "type": "object",
             "properties": {
@@ -236,6 +244,10 @@ Config ParseConfig(const std::string& yaml_text, const std::string& source,
       if (t->value("profile", std::string("core")) == "full") config.tools.profile = sdk::ToolProfile::kFull;
       config.tools.include = t->value("include", config.tools.include);
       config.tools.exclude = t->value("exclude", config.tools.exclude);
+    }
+    if (auto c = s->find("context"); c != s->end() && c->is_object()) {
+      config.context_token_budget = c->value("token_budget", config.context_token_budget);
+      config.context_max_chars = c->value("max_chars", config.context_max_chars);
     }
     if (auto h = s->find("http"); h != s->end()) {
       auto& http = config.http;

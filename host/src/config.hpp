@@ -43,6 +43,9 @@ struct Config {
   std::size_t max_result_bytes = 48 * 1024;
   /// server.tools: profile (default core), include, exclude. Names are checked at start.
   ToolSelection tools{sdk::ToolProfile::kCore, {}, {}};
+  /// server.context: budget of the block `kioku context` and the MCP prompt/resource print.
+  std::size_t context_token_budget = 2000;  ///< tokens (bytes / 4)
+  std::size_t context_max_chars = 10000;    ///< hard cap; Claude Code previews longer hook output
   HttpConfig http;
   /// `identity:` — monorepo packages that are projects of their own (project_identity.hpp).
   sdk::ProjectOptions projects;

@@ -116,6 +116,7 @@ struct Runtime::Impl {
   std::vector<std::unique_ptr<ToolEntry>> tools;
   std::unordered_map<std::string, ToolEntry*> by_name;
   std::vector<sdk::CommandSpec> commands;
+  std::vector<sdk::ContextProviderSpec> context_providers;
   bool started = false;
   bool stopped = false;
   Runtime* self = nullptr;
@@ -193,6 +194,14 @@ class RegistrarImpl final : public sdk::Registrar {
       }
     }
     impl_.commands.push_back(std::move(command));
+  }
+  void AddContextProvider(sdk::ContextProviderSpec provider) override {
+    if (!provider.provide) throw std::runtime_error("context provider of plugin '" + plugin_ + "' has no function");
+    for (const auto& p : impl_.context_providers) {
+      if (p.name == plugin_) throw std::runtime_error("plugin '" + plugin_ + "' added a second context provider");
+    }
+    provider.name = plugin_;  // logs name the plugin that owns it, whatever it claimed
+    impl_.context_providers.push_back(std::move(provider));
   }
 
  private:
@@ -317,6 +326,7 @@ void Runtime::Stop() {
   impl_->by_name.clear();
   impl_->tools.clear();
   impl_->commands.clear();
+  impl_->context_providers.clear();
 }
 
 CallOutcome Runtime::Call(std::string_view name, const nlohmann::json& args, const sdk::Caller& caller,
@@ -422,6 +432,9 @@ const RegisteredTool* Runtime::FindTool(std::string_view name) const {
 }
 
 const std::vector<sdk::CommandSpec>& Runtime::Commands() const { return impl_->commands; }
+const std::vector<sdk::ContextProviderSpec>& Runtime::ContextProviders() const {
+  return impl_->context_providers;
+}
 const sdk::Clock& Runtime::Clock() const { return *impl_->options.clock; }
 sdk::EventBus& Runtime::Events() { return impl_->bus; }
 SQLite::Database& Runtime::Db() { return impl_->pool->ForThisThread(); }

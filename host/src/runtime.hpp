@@ -96,6 +96,8 @@ class Runtime {
   /// A listed tool by name, else nullptr. Call() runs unlisted tools too.
   const RegisteredTool* FindTool(std::string_view name) const;
   const std::vector<sdk::CommandSpec>& Commands() const;
+  /// Context providers (sdk/context.hpp), in plugin order.
+  const std::vector<sdk::ContextProviderSpec>& ContextProviders() const;
 
   const sdk::Clock& Clock() const;
   sdk::EventBus& Events();

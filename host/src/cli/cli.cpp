@@ -18,7 +18,7 @@
 namespace kioku::host::cli {
 namespace {
 
-const std::set<std::string> kBuiltins = {"serve", "tools", "call", "doctor", "version", "init", "uninstall"};
+const std::set<std::string> kBuiltins = {"serve", "tools", "call", "doctor", "version", "init", "uninstall", "context"};
 
 // Finds the first command word, skipping the global options and their values, so a plugin
 // command (unknown until plugins load) can be routed before CLI11 parses anything.
@@ -38,13 +38,38 @@ int CommandIndex(int argc, char** argv) {
 int RunPluginCommand(const GlobalOptions& global, const std::string& name, std::vector<std::string> args,
                      std::ostream& out) {
   auto loaded = LoadRuntime(global);
-  for (const auto& command : loaded.runtime->Commands()) {
+  const auto& commands = loaded.runtime->Commands();
+  // A two-word command ("hook capture") wins over the one-word group ("hook").
+  if (!args.empty()) {
+    for (const auto& command : commands) {
+      if (command.name != name + " " + args[0]) continue;
+      std::vector<std::string> rest(args.begin() + 1, args.end());
+      if (!rest.empty() && (rest[0] == "--help" || rest[0] == "-h")) {
+        out << command.summary << "\n\n" << command.usage << "\n";
+        return 0;
+      }
+      return command.run(rest, std::cin, out, std::cerr);
+    }
+  }
+  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+    std::string group;
+    for (const auto& command : commands) {
+      if (command.name.rfind(name + " ", 0) == 0) group += "  " + command.name + "  " + command.summary + "\n";
+    }
+    if (!group.empty()) out << "Subcommands of `kioku " << name << "`:\n" << group << "\n";
+  }
+  for (const auto& command : commands) {
     if (command.name != name) continue;
     if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
       out << command.summary << "\n\n" << command.usage << "\n";
       return 0;
     }
     return command.run(args, std::cin, out, std::cerr);
+  }
+  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+    for (const auto& command : commands) {
+      if (command.name.rfind(name + " ", 0) == 0) return 0;  // the group listing above
+    }
   }
   std::cerr << "kioku: unknown command '" << name << "'; run `kioku --help` for the list\n";
   return 2;
@@ -76,6 +101,11 @@ int Run(int argc, char** argv, int proto_out_fd) {
       if (a == "--plugin-dir") global.plugin_dirs.emplace_back(argv[i + 1]);
     }
     int cmd = CommandIndex(argc, argv);
+    // `context` parses its own arguments so that even a bad one fails open (exit 0).
+    if (cmd > 0 && std::string(argv[cmd]) == "context") {
+      std::vector<std::string> args(argv + cmd + 1, argv + argc);
+      return Context(global, args, std::cin, out, std::cerr);
+    }
     if (cmd > 0 && !kBuiltins.count(argv[cmd])) {
       std::vector<std::string> args(argv + cmd + 1, argv + argc);
       return RunPluginCommand(global, argv[cmd], std::move(args), out);
@@ -132,6 +162,7 @@ int Run(int argc, char** argv, int proto_out_fd) {
     add_init_options(uninstall, false);
 
     app.add_subcommand("version", "Print the version");
+    app.add_subcommand("context", "Print what kioku knows for this project, under a budget (hooks: --hook-stdin)");
     app.footer([&] { return PluginCommandsFooter(global); });
 
     try {

@@ -3,7 +3,9 @@
 /// One function per built-in command; each returns the process exit code.
 
 #include <ostream>
+#include <istream>
 #include <string>
+#include <vector>
 
 #include "cli/init.hpp"
 #include "cli/load.hpp"
@@ -23,6 +25,9 @@ int Tools(const GlobalOptions& global, bool all, std::ostream& out);
 /// `arguments` is JSON text, "-" for stdin, or empty for {}.
 int Call(const GlobalOptions& global, const std::string& tool, const std::string& arguments,
          std::ostream& out);
+/// `kioku context` (context.cpp): never fails — errors go to `err`, the result is 0.
+int Context(const GlobalOptions& global, const std::vector<std::string>& args, std::istream& in,
+            std::ostream& out, std::ostream& err);
 int Doctor(const GlobalOptions& global, bool json, std::ostream& out);
 /// `kioku init` (install) / `kioku uninstall`: fills the paths InitOptions leaves empty
 /// (project = cwd, home = $HOME, kioku = this executable) and runs RunInit or PrintSnippet.

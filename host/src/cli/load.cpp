@@ -95,6 +95,8 @@ mcp::DispatcherOptions MakeDispatcherOptions(const Loaded& loaded) {
   o.page_size = loaded.config.tools_page_size;
   o.json_text_block = loaded.config.json_text_block;
   o.projects = loaded.config.projects;
+  o.context_token_budget = loaded.config.context_token_budget;
+  o.context_max_chars = loaded.config.context_max_chars;
   std::string text =
       "kioku is a persistent memory for coding agents, shared across sessions and agents. "
       "Enabled layers:";

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "context/context_block.hpp"
 #include "kioku/sdk/text.hpp"
 #include "mcp/client_project.hpp"
 #include "runtime.hpp"
@@ -192,6 +193,17 @@ std::optional<json> Dispatcher::Handle(const json& message, Session& session) {
       result = Discover();
     } else if (method == "tools/list") {
       result = ListTools(params, modern);
+    } else if (OffersContext() && method == "prompts/list") {
+      result = ListPrompts(modern);
+    } else if (OffersContext() && method == "prompts/get") {
+      result = GetPrompt(params, session, modern);
+    } else if (OffersContext() && method == "resources/list") {
+      result = ListResources(modern);
+    } else if (OffersContext() && method == "resources/templates/list") {
+      result = json{{"resourceTemplates", json::array()}};
+      if (modern) result.update({{"ttlMs", options_.list_ttl_ms}, {"cacheScope", "public"}});
+    } else if (OffersContext() && method == "resources/read") {
+      result = ReadResource(params, session, modern);
     } else if (method == "tools/call") {
       {
         // A cancellation may overtake its request (transports run calls on workers): it
@@ -249,14 +261,14 @@ json Dispatcher::Initialize(const json& params, Session& session) {
     session.client_roots = caps->contains("roots");
   }
   return json{{"protocolVersion", session.protocol_version},
-              {"capabilities", {{"tools", {{"listChanged", false}}}}},
+              {"capabilities", Capabilities(false)},
               {"serverInfo", {{"name", options_.server_name}, {"version", options_.server_version}}},
               {"instructions", options_.instructions}};
 }
 
 json Dispatcher::Discover() const {
   return json{{"supportedVersions", SupportedVersions()},
-              {"capabilities", {{"tools", json::object()}}},
+              {"capabilities", Capabilities(true)},
               {"instructions", options_.instructions},
               {"ttlMs", options_.list_ttl_ms},
               {"cacheScope", "public"}};
@@ -317,26 +329,7 @@ json Dispatcher::CallTool(const json& params, Session& session, bool modern,
   }
   if (runtime_.FindTool(name) == nullptr) throw RpcError{kInvalidParams, "Unknown tool: " + name};
 
-  sdk::Caller caller = session.base_caller;
-  caller.session_id = session.id;
-  caller.instance_id = session.instance_id;
-  std::string client_name = session.client_name;
-  if (modern) {
-    const json& meta = *Meta(params);
-    if (auto info = meta.find(kMetaClientInfo); info != meta.end() && info->is_object()) {
-      client_name = info->value("name", client_name);
-    }
-  }
-  caller.client_name = client_name;
-  // base_caller.agent_id comes from a bearer token or KIOKU_AGENT_ID, both set by the
-  // operator for one agent instance; clientInfo only names the client software and is
-  // self-reported (2026-07-28 basic_index.mdx: not for behaviour), so it fills in last.
-  if (caller.agent_id.empty() && !client_name.empty()) {
-    caller.agent_id = client_name;
-    caller.agent_source = sdk::AgentSource::kClientInfo;
-  }
-  if (caller.agent_id.empty()) caller.agent_id = "unknown";
-
+  sdk::Caller caller = CallerFor(params, session, modern);
   json ask;
   auto project = CallProject(params, session, modern, ask);
   if (!project) return ask;
@@ -357,6 +350,119 @@ json Dispatcher::CallTool(const json& params, Session& session, bool modern,
   }
   json result{{"content", std::move(content)}, {"isError", r.is_error}};
   if (!r.structured.is_null()) result["structuredContent"] = r.structured;
+  return result;
+}
+
+sdk::Caller Dispatcher::CallerFor(const json& params, const Session& session, bool modern) const {
+  sdk::Caller caller = session.base_caller;
+  caller.session_id = session.id;
+  caller.instance_id = session.instance_id;
+  std::string client_name = session.client_name;
+  if (modern) {
+    const json& meta = *Meta(params);
+    if (auto info = meta.find(kMetaClientInfo); info != meta.end() && info->is_object()) {
+      client_name = info->value("name", client_name);
+    }
+  }
+  caller.client_name = client_name;
+  // base_caller.agent_id comes from a bearer token or KIOKU_AGENT_ID, both set by the
+  // operator for one agent instance; clientInfo only names the client software and is
+  // self-reported (2026-07-28 basic_index.mdx: not for behaviour), so it fills in last.
+  if (caller.agent_id.empty() && !client_name.empty()) {
+    caller.agent_id = client_name;
+    caller.agent_source = sdk::AgentSource::kClientInfo;
+  }
+  if (caller.agent_id.empty()) caller.agent_id = "unknown";
+  return caller;
+}
+
+bool Dispatcher::OffersContext() const { return !runtime_.ContextProviders().empty(); }
+
+json Dispatcher::Capabilities(bool modern) const {
+  json caps{{"tools", modern ? json::object() : json{{"listChanged", false}}}};
+  if (OffersContext()) {
+    caps["prompts"] = {{"listChanged", false}};
+    caps["resources"] = {{"listChanged", false}, {"subscribe", false}};
+  }
+  return caps;
+}
+
+namespace {
+
+constexpr const char* kContextDescription =
+    "What kioku remembers for this project: pinned and top-ranked memories, the last "
+    "session's summary, open handoffs, live file claims by others, open questions and plan "
+    "tasks, each labelled [kind|trust], under a token budget.";
+constexpr const char* kEmptyContext = "kioku has nothing stored for this project yet.";
+
+}  // namespace
+
+std::string Dispatcher::ContextText(const std::string& query, const sdk::Caller& caller) {
+  ContextOptions options;
+  options.query = query;
+  options.token_budget = options_.context_token_budget;
+  options.max_chars = options_.context_max_chars;
+  std::string text = BuildContext(runtime_, caller, options).text;
+  if (text.empty()) {
+    text = query.empty() ? kEmptyContext : "kioku has nothing relevant to \"" + sdk::TruncateUtf8(query, 80) + "\".";
+  }
+  return text;
+}
+
+json Dispatcher::ListPrompts(bool modern) const {
+  json prompt{{"name", kContextPromptName},
+              {"title", "kioku: project memory"},
+              {"description", kContextDescription},
+              {"arguments", json::array({json{{"name", "query"},
+                                              {"description", "Only what is relevant to this text (optional)."},
+                                              {"required", false}}})}};
+  json result{{"prompts", json::array({std::move(prompt)})}};
+  if (modern) result.update({{"ttlMs", options_.list_ttl_ms}, {"cacheScope", "public"}});
+  return result;
+}
+
+json Dispatcher::GetPrompt(const json& params, Session& session, bool modern) {
+  auto name = params.find("name");
+  if (name == params.end() || !name->is_string() || name->get<std::string>() != kContextPromptName) {
+    throw RpcError{kInvalidParams, "Invalid params: unknown prompt; prompts/list offers \"context\""};
+  }
+  std::string query;
+  if (auto args = params.find("arguments"); args != params.end() && !args->is_null()) {
+    if (!args->is_object()) throw RpcError{kInvalidParams, "Invalid params: \"arguments\" must be an object of strings"};
+    if (auto q = args->find("query"); q != args->end() && !q->is_null()) {
+      if (!q->is_string()) throw RpcError{kInvalidParams, "Invalid params: arguments.query must be a string"};
+      query = *q;
+    }
+  }
+  const std::string text = ContextText(query, CallerFor(params, session, modern));
+  return json{{"description", "kioku memory for this project"},
+              {"messages", json::array({json{{"role", "user"}, {"content", {{"type", "text"}, {"text", text}}}}})}};
+}
+
+json Dispatcher::ListResources(bool modern) const {
+  json resource{{"uri", kContextResourceUri},
+                {"name", "context"},
+                {"title", "kioku: project memory"},
+                {"description", kContextDescription},
+                {"mimeType", "text/plain"}};
+  json result{{"resources", json::array({std::move(resource)})}};
+  if (modern) result.update({{"ttlMs", options_.list_ttl_ms}, {"cacheScope", "public"}});
+  return result;
+}
+
+json Dispatcher::ReadResource(const json& params, Session& session, bool modern) {
+  auto uri = params.find("uri");
+  if (uri == params.end() || !uri->is_string()) {
+    throw RpcError{kInvalidParams, "Invalid params: resources/read needs \"uri\" (string), e.g. \"kioku://context\""};
+  }
+  if (uri->get<std::string>() != kContextResourceUri) {
+    throw RpcError{kInvalidParams, "Resource not found", json{{"uri", *uri}}};
+  }
+  json result{{"contents", json::array({json{{"uri", kContextResourceUri},
+                                            {"mimeType", "text/plain"},
+                                            {"text", ContextText("", CallerFor(params, session, modern))}}})}};
+  // The block changes with every write and is the caller's own: never shared, not cached.
+  if (modern) result.update({{"ttlMs", 0}, {"cacheScope", "private"}});
   return result;
 }
 

@@ -101,7 +101,19 @@ struct DispatcherOptions {
   /// How long a tool call waits for the client's answer to an outstanding roots/list before
   /// it runs with the project it has.
   int roots_wait_ms = 5000;
+  std::size_t context_token_budget = 2000;  ///< Budget of the `context` prompt and resource.
+  std::size_t context_max_chars = 10000;
 };
+
+/// The context block (context/context_block.hpp) is offered to clients without hooks as
+/// both a prompt and a resource, advertised only when some layer provides context:
+///   - prompt `context` (optional argument `query`): user-invoked, e.g. Claude Code's
+///     `/mcp__kioku__context`, VS Code and Cursor prompt pickers; the query narrows it;
+///   - resource `kioku://context` (text/plain): application-attached (Claude Desktop, VS
+///     Code "Add Context", Cursor @-mentions), the session-start block.
+/// Neither costs tool-list tokens, and neither runs unless the client asks.
+inline constexpr const char* kContextPromptName = "context";
+inline constexpr const char* kContextResourceUri = "kioku://context";
 
 /// Thread-safe: Handle may run concurrently for different requests of one session (tool
 /// calls on worker threads), and cancellation arrives on another thread.
@@ -145,6 +157,15 @@ class Dispatcher {
   nlohmann::json CallTool(const nlohmann::json& params, Session& session,
                           bool modern, const std::shared_ptr<std::atomic<bool>>& cancel);
   nlohmann::json ToolJson(const RegisteredTool& tool) const;
+  nlohmann::json Capabilities(bool modern) const;
+  nlohmann::json ListPrompts(bool modern) const;
+  nlohmann::json GetPrompt(const nlohmann::json& params, Session& session, bool modern);
+  nlohmann::json ListResources(bool modern) const;
+  nlohmann::json ReadResource(const nlohmann::json& params, Session& session, bool modern);
+  std::string ContextText(const std::string& query, const sdk::Caller& caller);
+  /// The caller of a request: the session's identity, then the client's name.
+  sdk::Caller CallerFor(const nlohmann::json& params, const Session& session, bool modern) const;
+  bool OffersContext() const;
   void Cancel(const nlohmann::json& params, Session& session);
   /// Sends roots/list when the client declared roots and the transport can send.
   void RequestRoots(Session& session);

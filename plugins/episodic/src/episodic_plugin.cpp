@@ -1,5 +1,7 @@
 #include "episodic_plugin.hpp"
 
+#include "capture_hook.hpp"
+#include "context_provider.hpp"
 #include "schema.hpp"
 #include "tools.hpp"
 
@@ -18,6 +20,10 @@ void EpisodicPlugin::Register(sdk::Registrar& registrar) {
   RegisterSessionTools(registrar, *env_);
   RegisterRecallTools(registrar, *env_);
   RegisterIngestTools(registrar, *env_);
+  registrar.AddCommand(CaptureHookCommand(*env_));
+  registrar.AddContextProvider({"episodic", [env = env_.get()](const sdk::ContextRequest& request) {
+                                  return ProvideContext(*env, request);
+                                }});
 }
 
 }  // namespace kioku::episodic

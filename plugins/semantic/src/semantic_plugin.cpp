@@ -1,5 +1,6 @@
 #include "semantic_plugin.hpp"
 
+#include "context_provider.hpp"
 #include "golden_eval.hpp"
 #include "schema.hpp"
 #include "settings.hpp"
@@ -31,6 +32,9 @@ void SemanticPlugin::Register(sdk::Registrar& registrar) {
   RegisterManageTools(registrar, *ctx_);
   RegisterGraphTools(registrar, *ctx_);
   registrar.AddCommand(RecallEvalCommand(ctx_->settings));
+  registrar.AddContextProvider({"semantic", [ctx = ctx_.get()](const sdk::ContextRequest& request) {
+                                  return ProvideContext(*ctx, request);
+                                }});
 }
 
 }  // namespace kioku::semantic

@@ -1,5 +1,6 @@
 #include "working_plugin.hpp"
 
+#include "context_provider.hpp"
 #include "schema.hpp"
 #include "settings.hpp"
 #include "tools.hpp"
@@ -30,6 +31,9 @@ void WorkingPlugin::Register(sdk::Registrar& registrar) {
   RegisterPresenceTools(registrar, *env_);
   RegisterFileClaimTools(registrar, *env_);
   RegisterQuestionTools(registrar, *env_);
+  registrar.AddContextProvider({"working", [env = env_.get()](const sdk::ContextRequest& request) {
+                                  return ProvideContext(*env, request);
+                                }});
 }
 
 }  // namespace kioku::working

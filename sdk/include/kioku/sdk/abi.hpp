@@ -17,7 +17,7 @@
 #include <SQLiteCpp/SQLiteCpp.h>
 
 /// Bumped whenever a type crossing the boundary (Plugin, HostServices, ToolSpec, ...) changes.
-#define KIOKU_SDK_ABI 2u
+#define KIOKU_SDK_ABI 2u  // 2: ToolSpec::profile, Caller identity fields, Registrar::AddContextProvider, HostServices::DeferWrite/Projects
 
 #define KIOKU_STR_INNER(x) #x
 #define KIOKU_STR(x) KIOKU_STR_INNER(x)

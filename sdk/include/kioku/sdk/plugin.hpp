@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kioku/sdk/abi.hpp"
+#include "kioku/sdk/context.hpp"
 #include "kioku/sdk/tool.hpp"
 
 namespace kioku::sdk {
@@ -34,6 +35,9 @@ struct Migration {
 
 /// A CLI subcommand a plugin contributes to `kioku` (e.g. `kioku ingest`, `kioku hook`).
 /// `run` receives the arguments after the command name and returns the process exit code.
+/// A name of two words ("hook capture") adds a subcommand to a group that several plugins
+/// share: `kioku hook capture ...` runs it with the arguments after "capture"; the host
+/// prefers the two-word name over a one-word one ("hook"), which gets the other words.
 /// It runs in-process with every enabled plugin loaded; it may call tools via HostServices.
 struct CommandSpec {
   std::string name;     ///< e.g. "ingest"; must not clash with built-ins or other plugins.
@@ -52,6 +56,9 @@ class Registrar {
   /// plugins); the host treats that as a start-up failure.
   virtual void AddTool(ToolSpec spec, ToolHandler handler) = 0;
   virtual void AddCommand(CommandSpec command) = 0;
+  /// Adds a context provider (context.hpp: contract, budget and priority scale). A plugin
+  /// adds at most one. The default ignores it (hosts that assemble no context blocks).
+  virtual void AddContextProvider(ContextProviderSpec provider) { (void)provider; }
 };
 
 /// Base class of every memory layer. One instance per process; handlers may run

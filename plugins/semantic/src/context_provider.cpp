@@ -1,0 +1,173 @@
+#include "context_provider.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <set>
+
+#include "kioku/sdk/text.hpp"
+#include "anchors.hpp"
+#include "normalize.hpp"
+
+namespace kioku::semantic {
+namespace {
+
+constexpr int kPinnedLimit = 6;
+constexpr int kTopLimit = 30;  // ranked memories at session start
+
+std::vector<std::string> ContentStems(std::string_view text) {
+  std::set<std::string> stems;
+  std::string word;
+  auto flush = [&] {
+    if (word.size() >= 3 && !IsStopword(word)) {
+      stems.insert(word.substr(0, std::max<std::size_t>(4, word.size() - 2)));
+    }
+    word.clear();
+  };
+  for (char c : text) {
+    const auto u = static_cast<unsigned char>(c);
+    if (std::isalnum(u) || u >= 0x80) {
+      word += static_cast<char>(std::tolower(u));
+    } else {
+      flush();
+    }
+  }
+  flush();
+  return {stems.begin(), stems.end()};
+}
+
+std::string ItemText(const RecalledMemory& rm) {
+  const Memory& m = rm.memory;
+  std::string text = m.text;
+  if (!m.scope.path.empty()) text += " @" + m.scope.path;
+  if (!rm.anchor_verdict.empty() && rm.anchor_verdict != "affirmed") text += " (anchor " + rm.anchor_verdict + ")";
+  return text + " · " + m.id.substr(0, 10);
+}
+
+double RankPriority(std::size_t rank) { return std::max(0.5, 0.75 - 0.02 * static_cast<double>(rank)); }
+
+// One pass over the review states in the viewer's scope (global + this project): the
+// pinned memories (most important first, at most kPinnedLimit) and how many are pending or
+// contested. A plain scan (no status index): about 3 ms at 10,000 memories.
+struct ReviewStates {
+  std::vector<std::int64_t> pinned;  // seqs, best first
+  int pending = 0;
+  int contested = 0;
+};
+
+ReviewStates ScanReviewStates(const Env& env, const Viewer& viewer, std::int64_t now) {
+  SQLite::Statement& q = env.Stmt(
+      "SELECT m.seq, m.status FROM semantic_memories m "
+      "WHERE m.status IN ('pinned', 'pending', 'contested') AND (m.expires_at IS NULL OR m.expires_at > ?1) "
+      "AND (m.scope = 'global' OR (?2 <> '' AND m.project_id = ?2)) "
+      "ORDER BY m.status = 'pinned' DESC, m.importance DESC, m.updated_at DESC");
+  q.bind(1, now);
+  q.bind(2, viewer.project_id);
+  ReviewStates out;
+  while (q.executeStep()) {
+    const std::string status = q.getColumn(1).getString();
+    if (status == "pinned") {
+      if (out.pinned.size() < static_cast<std::size_t>(kPinnedLimit)) out.pinned.push_back(q.getColumn(0).getInt64());
+    } else if (status == "pending") {
+      ++out.pending;
+    } else {
+      ++out.contested;
+    }
+  }
+  q.reset();
+  return out;
+}
+
+void AddWithheld(sdk::ContextContribution& c, int pending, int contested, std::size_t contradicted) {
+  if (pending > 0) c.withheld.push_back({"pending review", pending});
+  if (contested > 0) c.withheld.push_back({"contested", contested});
+  if (contradicted > 0) c.withheld.push_back({"contradicted by an anchor", static_cast<int>(contradicted)});
+}
+
+}  // namespace
+
+bool RelevantToPrompt(std::string_view query, std::string_view memory_text) {
+  const std::vector<std::string> stems = ContentStems(query);
+  if (stems.empty()) return false;
+  const std::string haystack = AsciiLower(memory_text);
+  std::size_t hits = 0;
+  for (const std::string& s : stems) {
+    // A stem must start a word of the memory.
+    for (std::size_t pos = haystack.find(s); pos != std::string::npos; pos = haystack.find(s, pos + 1)) {
+      const auto before = pos == 0 ? ' ' : static_cast<unsigned char>(haystack[pos - 1]);
+      if (pos == 0 || !(std::isalnum(before) || before >= 0x80)) {
+        ++hits;
+        break;
+      }
+    }
+  }
+  return hits >= std::min<std::size_t>(2, stems.size());
+}
+
+sdk::ContextContribution ProvideContext(PluginContext& ctx, const sdk::ContextRequest& request) {
+  Env env = ctx.MakeEnv();
+  const Viewer viewer = ViewerOf(request.caller);
+  const int limit = static_cast<int>(std::max<std::size_t>(request.max_items, 1));
+  sdk::ContextContribution out;
+
+  if (request.query.empty()) {
+    const ReviewStates states = ScanReviewStates(env, viewer, request.now_ms);
+    std::size_t contradicted = 0;
+    for (const std::int64_t seq : states.pinned) {
+      std::optional<Memory> m = LoadMemoryBySeq(env.db, seq);
+      if (!m) continue;
+      RecalledMemory rm;
+      if (!m->anchor.empty()) {
+        rm.anchor_verdict = EvaluateAnchor(m->anchor, viewer.project_root, request.now_ms);
+        if (rm.anchor_verdict == "contradicted") {
+          ++contradicted;
+          continue;
+        }
+      }
+      rm.memory = std::move(*m);
+      out.items.push_back({rm.memory.kind, "pinned", ItemText(rm), 1.0});
+    }
+
+    // The best confirmed memories by recency and importance; a session start needs the
+    // top of the list, not all that the budget could hold.
+    RecallRequest top;
+    top.statuses = {"active"};
+    top.limit = std::clamp(limit - static_cast<int>(out.items.size()), 1, kTopLimit);
+    const RecallOutcome t = Recall(env, top, viewer);
+    for (std::size_t i = 0; i < t.memories.size(); ++i) {
+      out.items.push_back({t.memories[i].memory.kind, "confirmed", ItemText(t.memories[i]), RankPriority(i)});
+    }
+    AddWithheld(out, states.pending, states.contested, contradicted + t.contradicted.size());
+    return out;
+  }
+
+  RecallRequest r;
+  r.query = std::string(sdk::TruncateUtf8(request.query, kMaxQueryChars, ""));
+  r.limit = limit;
+  RecallOutcome found;
+  try {
+    found = Recall(env, r, viewer);
+  } catch (const sdk::ToolError&) {
+    return out;  // the prompt has no searchable word
+  }
+  int pending = 0, contested = 0;
+  std::size_t rank = 0;
+  for (const RecalledMemory& rm : found.memories) {
+    const Memory& m = rm.memory;
+    const bool relevant = rm.ranks.count("entity") > 0 ||
+                          RelevantToPrompt(request.query, m.text + " " + m.subject + " " + m.value);
+    if (!relevant) continue;
+    if (rm.status == "pending") {
+      ++pending;
+    } else if (rm.status == "contested") {
+      ++contested;
+    } else if (rm.status == "active" || rm.status == "pinned") {
+      out.items.push_back({m.kind, rm.status == "pinned" ? "pinned" : "confirmed", ItemText(rm), RankPriority(rank++)});
+    }
+  }
+  // Recall itself held back unconfirmed matches beyond its display cap; count them too.
+  pending += found.withheld;
+  AddWithheld(out, pending, contested, found.contradicted.size());
+  return out;
+}
+
+}  // namespace kioku::semantic

@@ -1,0 +1,103 @@
+// The semantic layer's context provider through the host's block assembly (BuildContext):
+// budget with 10,000 memories, whole items, pinned first, withheld counts, prompt relevance.
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <sstream>
+
+#include "context/context_block.hpp"
+#include "context_provider.hpp"
+#include "semantic_test_util.hpp"
+
+namespace kioku::semantic::testing {
+namespace {
+
+using kioku::host::BuildContext;
+using kioku::host::ContextOptions;
+
+std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
+class SemanticContextTest : public SemanticTest {
+ protected:
+  std::string Block(const std::string& query = "", std::size_t tokens = 2000) {
+    ContextOptions o;
+    o.query = query;
+    o.token_budget = tokens;
+    return BuildContext(*rt_->runtime, kioku::testing::TestRuntime::DefaultCaller(), o).text;
+  }
+};
+
+TEST_F(SemanticContextTest, TenThousandMemoriesStayUnderBudgetWithWholeItems) {
+  std::set<std::string> texts;
+  for (int batch = 0; batch < 100; ++batch) {
+    Json memories = Json::array();
+    for (int i = 0; i < 100; ++i) {
+      const int n = batch * 100 + i;
+      std::string text = "Module m" + std::to_string(n) + " keeps its cache in region r" + std::to_string(n % 37) +
+                         " and flushes every " + std::to_string(n % 11 + 1) + " seconds, measured on build " +
+                         std::to_string(n * 7);
+      texts.insert(text);
+      memories.push_back({{"text", text}, {"kind", n % 3 ? "fact" : "decision"}, {"importance", n % 10 + 1}});
+    }
+    Ok("memory_remember", {{"memories", memories}});
+  }
+  const std::string pinned_id = Remember("Always run the release build with -Werror", "decision");
+  Ok("memory_pin", {{"id", pinned_id}});
+  Ok("memory_suggest", {{"text", "Maybe the cache region should move to r40"}, {"kind", "fact"}});
+
+  for (std::size_t tokens : {200u, 2000u, 100000u}) {
+    const std::string block = Block("", tokens);
+    ASSERT_FALSE(block.empty());
+    EXPECT_LE(block.size(), std::min<std::size_t>(tokens * 4, 10'000)) << tokens;
+    const auto lines = Lines(block);
+    ASSERT_GE(lines.size(), 3u);
+    EXPECT_NE(lines[1].find("[decision|pinned] Always run the release build with -Werror"), std::string::npos)
+        << block;
+    // Every item line is a whole memory: its text is one stored text, not a cut.
+    for (std::size_t i = 2; i + 1 < lines.size(); ++i) {
+      const std::string& line = lines[i];
+      ASSERT_EQ(line.rfind("- [", 0), 0u) << line;
+      const auto start = line.find("] ") + 2;
+      const auto end = line.rfind(" · ");
+      ASSERT_NE(end, std::string::npos) << line;
+      EXPECT_TRUE(texts.count(line.substr(start, end - start))) << line;
+    }
+    EXPECT_NE(lines.back().find("1 pending review"), std::string::npos) << lines.back();
+    if (tokens == 200) {
+      EXPECT_NE(lines.back().find("cut by the budget"), std::string::npos) << lines.back();
+    }
+    EXPECT_LE(lines.size(), 2u + 6u + 30u) << "pinned + the top 30, header and footer";
+  }
+}
+
+TEST_F(SemanticContextTest, PromptWithNoRelevantMemoryGivesNothing) {
+  Remember("We deploy with Helm charts stored in ops/charts", "decision");
+  EXPECT_EQ(Block("please make the weather widget blue"), "");
+  EXPECT_EQ(Block("update the weather charts"), "") << "one shared word of several is not relevance";
+  const std::string block = Block("how do we deploy the helm charts?");
+  EXPECT_NE(block.find("[decision|confirmed] We deploy with Helm charts"), std::string::npos) << block;
+  EXPECT_EQ(Block("?!"), "") << "no searchable word";
+}
+
+TEST_F(SemanticContextTest, UnconfirmedMatchesAreCountedNotShown) {
+  Ok("memory_suggest", {{"text", "The staging database backup rotation runs nightly"}, {"kind", "fact"}});
+  const std::string block = Block("staging database rotation");
+  EXPECT_EQ(block, "") << "only withheld items: no block";
+}
+
+TEST(SemanticRelevance, NeedsTwoContentWordsOrTheOnlyOne) {
+  EXPECT_TRUE(RelevantToPrompt("pnpm", "We use pnpm, not npm"));
+  EXPECT_TRUE(RelevantToPrompt("run the tests please", "Tests run with ctest"));
+  EXPECT_FALSE(RelevantToPrompt("fix the tests for the parser", "Tests run with ctest"));
+  EXPECT_TRUE(RelevantToPrompt("fix the failing parser tests", "Parser tests need the fixtures"));
+  EXPECT_FALSE(RelevantToPrompt("the and of", "anything"));
+}
+
+}  // namespace
+}  // namespace kioku::semantic::testing
