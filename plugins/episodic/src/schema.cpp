@@ -1,5 +1,15 @@
 #include "schema.hpp"
 
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <SQLiteCpp/Statement.h>
+#include <nlohmann/json.hpp>
+
+#include "kioku/sdk/secrets.hpp"
+#include "kioku/sdk/tool.hpp"
+
 namespace kioku::episodic {
 
 namespace {
@@ -134,6 +144,30 @@ CREATE TABLE episodic_outbox (
 CREATE INDEX episodic_outbox_pending ON episodic_outbox(status, id);
 )SQL";
 
+// Version 2: the raw first 256 bytes of each ingested file (they can hold a secret) are
+// dropped — ingest now keeps a length + hash, and an empty head means "unknown, assume the
+// same file" once — and the parser states and outbox rows written before redaction
+// covered them are redacted in place.
+constexpr const char* kV2 = "UPDATE episodic_ingest_files SET head = X'';";
+
+void RedactStoredJson(SQLite::Database& db, const char* table, const char* key,
+                      const std::vector<const char*>& columns) {
+  for (const char* column : columns) {
+    std::vector<std::pair<std::string, std::string>> rows;
+    SQLite::Statement q(db, std::string("SELECT ") + key + ", " + column + " FROM " + table);
+    while (q.executeStep()) rows.emplace_back(q.getColumn(0).getString(), q.getColumn(1).getString());
+    for (const auto& [k, text] : rows) {
+      nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
+      if (value.is_discarded() || sdk::RedactSecretsInJson(value) == 0) continue;
+      SQLite::Statement up(db, std::string("UPDATE ") + table + " SET " + column + " = ? WHERE " +
+                                   key + " = ?");
+      up.bind(1, sdk::DumpJson(value));
+      up.bind(2, k);
+      up.exec();
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<sdk::Migration> EpisodicMigrations() {
@@ -141,7 +175,15 @@ std::vector<sdk::Migration> EpisodicMigrations() {
   v1.version = 1;
   v1.description = "sessions, log, summaries (FTS5 word + trigram), files, ingest state, outbox";
   v1.sql = kV1;
-  return {v1};
+  sdk::Migration v2;
+  v2.version = 2;
+  v2.description = "drop stored file heads; redact stored parser state and outbox rows";
+  v2.sql = kV2;
+  v2.apply = [](SQLite::Database& db) {
+    RedactStoredJson(db, "episodic_ingest_files", "path", {"state"});
+    RedactStoredJson(db, "episodic_outbox", "id", {"payload", "caller"});
+  };
+  return {v1, v2};
 }
 
 }  // namespace kioku::episodic

@@ -30,6 +30,7 @@ void WorkingPlugin::Register(sdk::Registrar& registrar) {
   RegisterPresenceTools(registrar, *env_);
   RegisterFileClaimTools(registrar, *env_);
   RegisterQuestionTools(registrar, *env_);
+  host_.Events().Subscribe(sdk::kToolCalledTopic, MakePresenceHandler(*env_));
 }
 
 }  // namespace kioku::working
