@@ -91,7 +91,14 @@ TEST(UnicodeMigration, RekeysStoredKeysAndMergesEntities) {
       "updated_at, dedup_hash) VALUES ('M1', 'fact', 'x', 'Caf\u00E9\u00A0Menu', "
       "'Caf\u00E9', 'active', 'global', 0, 0, 0)");
   db.exec("INSERT INTO semantic_memory_tags(tag, memory_seq) VALUES ('Caf\u00E9', 1)");
+  // Indexed as the writers index new rows (version 2 has no insert triggers).
+  db.exec("INSERT INTO semantic_entities_fts(rowid, name) SELECT seq, name FROM semantic_entities");
+  db.exec("INSERT INTO semantic_fts(rowid, text, subject, value, tags) SELECT seq, text, subject, "
+          "value, tags FROM semantic_memories");
+  db.exec("INSERT INTO semantic_fts_trigram(rowid, text) SELECT seq, text FROM semantic_memories");
   migrations[2].apply(db);
+  db.exec("INSERT INTO semantic_fts(semantic_fts) VALUES ('integrity-check')");
+  db.exec("INSERT INTO semantic_entities_fts(semantic_entities_fts) VALUES ('integrity-check')");
   SQLite::Statement e(db, "SELECT COUNT(*) FROM semantic_entities");
   e.executeStep();
   EXPECT_EQ(e.getColumn(0).getInt(), 2);

@@ -57,7 +57,7 @@ TEST_F(SemanticTest, FtsHostileQueriesSearchForWhatTheySay) {
   const std::string hook = Remember("The pre-commit hook runs clang-format", "fact");
   const std::string flaky = Remember("It's flaky on macOS, not on Linux", "observation");
   const std::string foo = Remember("foo is the legacy module name", "fact");
-  for (const char* q : {"C++", "-foo", "NOT macOS", "pre-commit", "it's", "NEAR(", "a:b",
+  for (const char* q : {"C++", "-foo", "NOT macOS", "pre-commit", "it's", "NEAR(x", "a:b",
                         "^start", "x OR", "(unbalanced", "col:value", "\"quoted phrase\""}) {
     sdk::ToolResult r = Call("memory_recall", {{"query", q}});
     EXPECT_FALSE(r.is_error) << q << ": " << r.text;
