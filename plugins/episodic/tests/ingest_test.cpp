@@ -351,9 +351,9 @@ TEST_F(IngestTest, SecretsNeverReachTheDatabase) {
   const std::string pw = "Zk81mmQ2xyPw";
   const std::string gh = "ghp_1234567890abcdefghijABCDEFGHIJ123456";
   const std::string head =
-      R"({"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/srv/app","sessionId":"22222222-aaaa-4bbb-8ccc-000000000002","version":"2.0.31","gitBranch":"fix/)" + gh +
-      R"(","type":"user","uuid":"00000000-0000-4000-8000-0000000000a1","timestamp":"2025-11-03T09:41:00.000Z","message":{"role":"user","content":"export AWS_SECRET_ACCESS_KEY=)" + aws +
-      R"( and from now on use the staging db"}})" "\n";
+      R"({"message":{"role":"user","content":"export AWS_SECRET_ACCESS_KEY=)" + aws +
+      R"( and from now on use the staging db"},"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/srv/app","sessionId":"22222222-aaaa-4bbb-8ccc-000000000002","version":"2.0.31","gitBranch":"fix/)" + gh +
+      R"(","type":"user","uuid":"00000000-0000-4000-8000-0000000000a1","timestamp":"2025-11-03T09:41:00.000Z"})" "\n";
   const std::string call =
       R"({"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/srv/app","sessionId":"22222222-aaaa-4bbb-8ccc-000000000002","version":"2.0.31","gitBranch":"main","type":"assistant","uuid":"00000000-0000-4000-8000-0000000000a2","timestamp":"2025-11-03T09:41:03.000Z","message":{"model":"claude-sonnet-4-5","id":"msg_z","type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_psql","name":"Bash","input":{"command":"psql postgres://admin:)" + pw +
       R"(@db.internal/app -c 'select 1'"}}]}})" "\n";
