@@ -402,6 +402,7 @@ CallOutcome Runtime::Call(std::string_view name, const nlohmann::json& args, con
   event.latency_ms = out.latency_ms;
   if (out.result.is_error) event.error = sdk::TruncateUtf8(out.result.text, 500);
   event.at_ms = impl_->options.clock->NowMs();
+  event.read_only = entry.tool.spec.annotations.read_only;
   impl_->bus.Publish(sdk::Event{sdk::kToolCalledTopic, event.ToJson()});
   return out;
 }

@@ -17,7 +17,8 @@ void ReadString(const nlohmann::json& payload, const char* key, std::string& out
 nlohmann::json ToolCallEvent::ToJson() const {
   return {{"tool", tool},         {"plugin", plugin},   {"agent_id", agent_id},
           {"session_id", session_id}, {"project_id", project_id}, {"outcome", outcome},
-          {"latency_ms", latency_ms}, {"error", error},   {"at_ms", at_ms}};
+          {"latency_ms", latency_ms}, {"error", error},   {"at_ms", at_ms},
+          {"read_only", read_only}};
 }
 
 ToolCallEvent ToolCallEvent::FromJson(const nlohmann::json& payload) {
@@ -30,6 +31,9 @@ ToolCallEvent ToolCallEvent::FromJson(const nlohmann::json& payload) {
   ReadString(payload, "project_id", event.project_id);
   ReadString(payload, "outcome", event.outcome);
   ReadString(payload, "error", event.error);
+  if (auto it = payload.find("read_only"); it != payload.end() && it->is_boolean()) {
+    event.read_only = it->get<bool>();
+  }
   if (auto it = payload.find("latency_ms"); it != payload.end() && it->is_number()) {
     event.latency_ms = it->get<double>();
   }

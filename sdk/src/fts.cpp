@@ -157,6 +157,25 @@ std::vector<std::string> FtsTokens(std::string_view text, const FtsQueryOptions&
   return std::move(out.Tokens());
 }
 
+bool IsFtsOperatorWord(std::string_view token) {
+  if (token.size() < 2 || token.size() > 4) return false;
+  std::string lower(token);
+  for (char& c : lower) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return lower == "and" || lower == "or" || lower == "not" || lower == "near";
+}
+
+std::optional<std::string> UnsearchableQuery(std::string_view text) {
+  if (text.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos) return std::nullopt;
+  for (const std::string& token : FtsTokens(text)) {
+    if (!IsFtsOperatorWord(token)) return std::nullopt;
+  }
+  return std::string(
+      "query has no searchable words (only operators such as AND/OR/NOT or punctuation); "
+      "send words, identifiers or paths, or omit query to list the most recent");
+}
+
 std::string QuoteFtsToken(std::string_view token) {
   std::string out;
   out.reserve(token.size() + 2);

@@ -5,6 +5,8 @@
 #include <cmath>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace kioku::sdk {
 namespace {
 
@@ -155,6 +157,183 @@ void ScanPrivateKey(std::string_view text, Findings& out) {
   }
 }
 
+// Named formats "prefix + tail": the tail's alphabet and minimum length (and, for fixed-size
+// formats, its exact length). Sources per rule in secrets.hpp.
+enum class Tail { kAlnum, kUrlSafe, kHex, kBase64 };
+
+struct PrefixRule {
+  std::string_view prefix;
+  std::string_view kind;
+  Tail tail;
+  std::size_t min_len;
+  std::size_t max_len;      ///< 0 = unbounded
+  bool span_tail_only;      ///< the prefix is a label (AccountKey=), not key material
+};
+
+constexpr PrefixRule kPrefixRules[] = {
+    {"sk_live_", "stripe-key", Tail::kAlnum, 16, 0, false},
+    {"rk_live_", "stripe-key", Tail::kAlnum, 16, 0, false},
+    {"pk_live_", "stripe-key", Tail::kAlnum, 16, 0, false},
+    {"sk_test_", "stripe-key", Tail::kAlnum, 16, 0, false},
+    {"rk_test_", "stripe-key", Tail::kAlnum, 16, 0, false},
+    {"whsec_", "stripe-webhook-secret", Tail::kAlnum, 24, 0, false},
+    {"glpat-", "gitlab-token", Tail::kUrlSafe, 20, 0, false},
+    {"glptt-", "gitlab-token", Tail::kUrlSafe, 20, 0, false},
+    {"gldt-", "gitlab-token", Tail::kUrlSafe, 20, 0, false},
+    {"glrt-", "gitlab-token", Tail::kUrlSafe, 20, 0, false},
+    {"npm_", "npm-token", Tail::kAlnum, 36, 0, false},
+    {"pypi-AgEIcHlwaS5vcmc", "pypi-token", Tail::kUrlSafe, 50, 0, false},
+    {"hf_", "huggingface-token", Tail::kAlnum, 30, 0, false},
+    {"dop_v1_", "digitalocean-token", Tail::kHex, 64, 64, false},
+    {"doo_v1_", "digitalocean-token", Tail::kHex, 64, 64, false},
+    {"dor_v1_", "digitalocean-token", Tail::kHex, 64, 64, false},
+    {"shpat_", "shopify-token", Tail::kHex, 32, 32, false},
+    {"shpss_", "shopify-token", Tail::kHex, 32, 32, false},
+    {"shpca_", "shopify-token", Tail::kHex, 32, 32, false},
+    {"shppa_", "shopify-token", Tail::kHex, 32, 32, false},
+    {"sq0atp-", "square-token", Tail::kUrlSafe, 22, 0, false},
+    {"sq0csp-", "square-token", Tail::kUrlSafe, 40, 0, false},
+    {"dapi", "databricks-token", Tail::kHex, 32, 32, false},
+    {"SK", "twilio-api-key", Tail::kHex, 32, 32, false},
+    {"key-", "mailgun-key", Tail::kAlnum, 32, 32, false},
+    {"GOCSPX-", "google-oauth-secret", Tail::kUrlSafe, 24, 0, false},
+    {"AccountKey=", "azure-storage-key", Tail::kBase64, 40, 0, true},
+    {"SharedAccessKey=", "azure-storage-key", Tail::kBase64, 40, 0, true},
+    {"xapp-", "slack-token", Tail::kUrlSafe, 20, 0, false},
+};
+
+bool IsBase64Char(char c) { return IsAlnum(c) || c == '+' || c == '/' || c == '='; }
+
+bool TailChar(Tail t, char c) {
+  switch (t) {
+    case Tail::kAlnum: return IsAlnum(c);
+    case Tail::kUrlSafe: return IsUrlSafe(c);
+    case Tail::kHex: return IsHex(c);
+    case Tail::kBase64: return IsBase64Char(c);
+  }
+  return false;
+}
+
+void ScanPrefixRules(std::string_view text, Findings& out) {
+  for (const PrefixRule& r : kPrefixRules) {
+    ForEachAtWordStart(text, r.prefix, [&](std::size_t pos) {
+      const std::size_t tail = pos + r.prefix.size();
+      std::size_t n = 0;
+      while (tail + n < text.size() && TailChar(r.tail, text[tail + n])) ++n;
+      if (n < r.min_len || (r.max_len != 0 && n != r.max_len)) return;
+      // Fixed-size formats must end at a word boundary (not be a slice of a longer token).
+      if (r.max_len != 0 && tail + n < text.size() && IsUrlSafe(text[tail + n])) return;
+      bool digit = false;
+      for (std::size_t i = tail; i < tail + n; ++i) digit |= IsDigit(text[i]);
+      if (!digit) return;  // "key-managementsystemsforthewholecompany" is prose
+      if (r.span_tail_only) {
+        out.push_back({std::string(r.kind), tail, n});
+      } else {
+        out.push_back({std::string(r.kind), pos, r.prefix.size() + n});
+      }
+    });
+  }
+}
+
+void ScanSendgrid(std::string_view text, Findings& out) {
+  // SG.<22 base64url>.<43 base64url> (SendGrid API key format; gitleaks "sendgrid-api-token").
+  ForEachAtWordStart(text, "SG.", [&](std::size_t pos) {
+    const std::size_t a = SpanWhile(text, pos + 3, IsUrlSafe);
+    if (a < 16 || pos + 3 + a >= text.size() || text[pos + 3 + a] != '.') return;
+    const std::size_t b = SpanWhile(text, pos + 4 + a, IsUrlSafe);
+    if (b < 30) return;
+    out.push_back({"sendgrid-key", pos, 4 + a + b});
+  });
+}
+
+void ScanAzureClientSecret(std::string_view text, Findings& out) {
+  // Entra ID client secrets: 3 chars, a digit, "Q~", then 31–34 chars of [A-Za-z0-9_~.-]
+  // (gitleaks "azure-ad-client-secret").
+  const auto secret_char = [](char c) { return IsUrlSafe(c) || c == '~' || c == '.'; };
+  for (std::size_t pos = text.find("Q~"); pos != std::string_view::npos;
+       pos = text.find("Q~", pos + 1)) {
+    if (pos < 4 || !IsDigit(text[pos - 1])) continue;
+    const std::size_t start = pos - 4;
+    if (!secret_char(text[start]) || !secret_char(text[start + 1]) ||
+        !secret_char(text[start + 2]) || !AtWordStart(text, start)) {
+      continue;
+    }
+    std::size_t n = 0;
+    while (pos + 2 + n < text.size() && secret_char(text[pos + 2 + n])) ++n;
+    if (n >= 31 && n <= 34) out.push_back({"azure-client-secret", start, 6 + n});
+  }
+}
+
+void ScanGcpServiceAccount(std::string_view text, Findings& out) {
+  // A service-account key file's "private_key_id": "<40 hex>" (the PEM itself is
+  // "private-key").
+  for (std::size_t pos = text.find("private_key_id"); pos != std::string_view::npos;
+       pos = text.find("private_key_id", pos + 1)) {
+    std::size_t p = pos + 14;
+    while (p < text.size() && (text[p] == '"' || text[p] == ' ' || text[p] == ':' ||
+                               text[p] == '=' || text[p] == '\'')) {
+      ++p;
+    }
+    const std::size_t n = SpanWhile(text, p, IsHex);
+    if (n >= 32) out.push_back({"gcp-service-account-key", p, n});
+  }
+}
+
+// Decodes standard or url-safe base64 (padding optional); nullopt when malformed.
+std::optional<std::string> DecodeBase64(std::string_view s) {
+  while (!s.empty() && s.back() == '=') s.remove_suffix(1);
+  std::string out;
+  std::uint32_t acc = 0;
+  int bits = 0;
+  for (char c : s) {
+    int v = -1;
+    if (IsUpper(c)) v = c - 'A';
+    else if (IsLower(c)) v = c - 'a' + 26;
+    else if (IsDigit(c)) v = c - '0' + 52;
+    else if (c == '+' || c == '-') v = 62;
+    else if (c == '/' || c == '_') v = 63;
+    if (v < 0) return std::nullopt;
+    acc = (acc << 6) | static_cast<std::uint32_t>(v);
+    bits += 6;
+    if (bits >= 8) {
+      bits -= 8;
+      out.push_back(static_cast<char>((acc >> bits) & 0xFF));
+    }
+  }
+  return out;
+}
+
+// Base64 of prose ("dGhlIHF1aWNr…" = "the quick…"): printable ASCII, several spaces,
+// mostly letters. Random key material decodes to binary.
+bool IsBase64OfProse(std::string_view tok) {
+  const auto decoded = DecodeBase64(tok);
+  if (!decoded || decoded->size() < 12) return false;
+  std::size_t spaces = 0, letters = 0;
+  for (unsigned char c : *decoded) {
+    if (c < 0x20 || c > 0x7E) {
+      if (c != '\n' && c != '\t') return false;
+    }
+    spaces += (c == ' ' || c == '\n');
+    letters += IsUpper(static_cast<char>(c)) || IsLower(static_cast<char>(c));
+  }
+  return spaces >= 2 && (letters + spaces) * 100 >= decoded->size() * 85;
+}
+
+void ScanBasicAuth(std::string_view text, Findings& out) {
+  // "Basic <base64(user:password)>" (RFC 7617).
+  for (std::size_t pos = text.find("Basic "); pos != std::string_view::npos;
+       pos = text.find("Basic ", pos + 1)) {
+    const std::size_t start = pos + 6;
+    const std::size_t n = SpanWhile(text, start, IsBase64Char);
+    if (n < 8) continue;
+    const auto decoded = DecodeBase64(text.substr(start, n));
+    if (!decoded) continue;
+    const std::size_t colon = decoded->find(':');
+    if (colon == std::string::npos || colon == 0 || colon + 3 > decoded->size()) continue;
+    out.push_back({"basic-auth", start, n});
+  }
+}
+
 // Values that are placeholders or references, not secrets.
 bool IsTrivialValue(std::string_view v) {
   if (v.size() < 6) return true;
@@ -187,9 +366,9 @@ bool IsTrivialValue(std::string_view v) {
 
 void ScanAssignments(std::string_view text, Findings& out) {
   // key (case-insensitive) [quote] [spaces] (= | : | :=) [spaces] [quote] value
-  static constexpr std::array<std::string_view, 11> kKeys = {
+  static constexpr std::array<std::string_view, 12> kKeys = {
       "password", "passwd", "passphrase", "secret", "secret_key", "token", "api_key",
-      "apikey", "api-key", "access_key", "private_key"};
+      "apikey", "api-key", "access_key", "private_key", "secret_access_key"};
   std::string lower(text);
   std::transform(lower.begin(), lower.end(), lower.begin(), Lower);
   for (std::string_view key : kKeys) {
@@ -224,7 +403,117 @@ void ScanAssignments(std::string_view text, Findings& out) {
         ++end;
       }
       const std::string_view value = text.substr(p, end - p);
-      if (!IsTrivialValue(value)) out.push_back({"credential-assignment", p, value.size()});
+      if (IsTrivialValue(value)) continue;
+      // The whole identifier the key word sits in names the rule when it is a known one.
+      std::size_t id_start = pos;
+      while (id_start > 0 && (IsAlnum(lower[id_start - 1]) || lower[id_start - 1] == '_')) {
+        --id_start;
+      }
+      const std::string_view ident = std::string_view(lower).substr(id_start, pos + key.size() - id_start);
+      const bool aws = ident.find("aws_secret") != std::string_view::npos ||
+                       ident == "secret_access_key";
+      out.push_back({aws ? "aws-secret-key" : "credential-assignment", p, value.size()});
+    }
+  }
+}
+
+bool IsWordChar(char c) { return IsAlnum(c) || c == '_' || c == '\'' || c == '-'; }
+
+// "the DB password is hunter2hunter2 for staging": a password word, at most four words,
+// a copula, then the value (kept only when it looks like a credential, not like prose).
+void ScanPasswordProse(std::string_view text, Findings& out) {
+  std::string lower(text);
+  std::transform(lower.begin(), lower.end(), lower.begin(), Lower);
+  // Words of the text with their offsets (ASCII words; other bytes separate).
+  struct W {
+    std::size_t pos, len;
+  };
+  std::vector<W> words;
+  for (std::size_t i = 0; i < lower.size();) {
+    if (!IsAlnum(lower[i])) {
+      ++i;
+      continue;
+    }
+    std::size_t j = i;
+    while (j < lower.size() && IsWordChar(lower[j])) ++j;
+    words.push_back({i, j - i});
+    i = j;
+  }
+  const auto word = [&](std::size_t k) { return std::string_view(lower).substr(words[k].pos, words[k].len); };
+  static constexpr std::array<std::string_view, 8> kPasswordWords = {
+      "password", "passwd", "passphrase", "passcode", "pwd", "pw", "passwords", "pass"};
+  static constexpr std::array<std::string_view, 6> kCopulas = {"is", "was", "are", "be",
+                                                               "becomes", "now"};
+  for (std::size_t k = 0; k < words.size(); ++k) {
+    if (std::find(kPasswordWords.begin(), kPasswordWords.end(), word(k)) == kPasswordWords.end()) {
+      continue;
+    }
+    // "pass" alone is a verb far more often than a noun: only "pass is"/"pass:".
+    const std::size_t max_gap = word(k) == "pass" ? 0 : 4;
+    for (std::size_t g = 0; g <= max_gap && k + 1 + g < words.size(); ++g) {
+      const std::size_t c = k + 1 + g;
+      // Text between the previous word and the copula must be plain spaces (one sentence).
+      const std::size_t prev_end = words[c - 1].pos + words[c - 1].len;
+      const std::string_view between = std::string_view(lower).substr(prev_end, words[c].pos - prev_end);
+      if (between.find_first_not_of(" \t") != std::string_view::npos) break;
+      std::size_t v = c + 1;
+      const std::string_view w = word(c);
+      bool copula = std::find(kCopulas.begin(), kCopulas.end(), w) != kCopulas.end();
+      if ((w == "set" || w == "changed" || w == "reset") && v < words.size() && word(v) == "to") {
+        copula = true;
+        ++v;
+      }
+      if (!copula) continue;
+      if (v < words.size() && (word(v) == "still" || word(v) == "now" || word(v) == "just")) ++v;
+      if (v + 1 < words.size() && (word(v) == "set" || word(v) == "changed") && word(v + 1) == "to") {
+        v += 2;
+      }
+      if (v >= words.size()) break;
+      // The value runs from its first character to the next whitespace, in the original
+      // text (symbols included), minus sentence punctuation at its end.
+      std::size_t start = words[v].pos;
+      const std::size_t gap_start = words[v - 1].pos + words[v - 1].len;
+      // Opening quote or symbol right before the word belongs to the value ("is 'x1'").
+      std::size_t q = start;
+      while (q > gap_start && text[q - 1] != ' ' && text[q - 1] != '\t') --q;
+      start = q;
+      std::size_t end = start;
+      while (end < text.size() && text[end] != ' ' && text[end] != '\t' && text[end] != '\n' &&
+             text[end] != '\r') {
+        ++end;
+      }
+      std::string_view value = text.substr(start, end - start);
+      while (!value.empty() && (value.back() == '.' || value.back() == ',' || value.back() == ';' ||
+                                value.back() == '!' || value.back() == '?' || value.back() == ')' ||
+                                value.back() == '"' || value.back() == '\'' || value.back() == '`')) {
+        value.remove_suffix(1);
+      }
+      while (!value.empty() && (value.front() == '"' || value.front() == '\'' || value.front() == '`' ||
+                                value.front() == '(')) {
+        value.remove_prefix(1);
+        ++start;
+      }
+      if (value.size() < 6 || IsTrivialValue(value)) break;
+      if (value.find('/') != std::string_view::npos || value.find("://") != std::string_view::npos) break;
+      const bool digit = std::any_of(value.begin(), value.end(), IsDigit);
+      const bool symbol = std::any_of(value.begin(), value.end(), [](char ch) {
+        return !IsAlnum(ch) && ch != '-' && ch != '\'' && static_cast<unsigned char>(ch) < 0x80;
+      });
+      const bool letter = std::any_of(value.begin(), value.end(), [](char ch) { return IsUpper(ch) || IsLower(ch); });
+      // "at least 12 characters", "is 2fa-protected": a digit-led word followed by letters
+      // only is a quantity or an adjective; require letters and (digits or symbols) mixed.
+      if (!((digit && letter) || symbol)) break;
+      // "12-character", "2FA-protected": a quantity or an adjective, not a value.
+      if (IsDigit(value.front())) {
+        const std::size_t dash = value.find('-');
+        if (dash != std::string_view::npos &&
+            std::all_of(value.begin() + static_cast<std::ptrdiff_t>(dash), value.end(),
+                        [](char ch) { return ch == '-' || IsUpper(ch) || IsLower(ch); })) {
+          break;
+        }
+      }
+      out.push_back({"password-in-prose", start, value.size()});
+      break;
     }
   }
 }
@@ -245,7 +534,8 @@ void ScanUrlCredentials(std::string_view text, Findings& out) {
     if (colon == std::string_view::npos) continue;
     const std::string_view password = userinfo.substr(colon + 1);
     if (password.size() < 3 || password.front() == '$' || password.front() == '<' ||
-        password.front() == '{' || password == "***" || password == "xxx") {
+        password.front() == '{' || password == "***" || password == "xxx" ||
+        password.rfind("[REDACTED:", 0) == 0) {  // already redacted: redaction is idempotent
       continue;
     }
     out.push_back({"url-credentials", start + colon + 1, password.size()});
@@ -277,6 +567,13 @@ bool IsUlid(std::string_view s) {
 // Allowlist for the entropy rule: ids and paths are random-looking but not secret.
 bool IsAllowlistedToken(std::string_view tok) {
   if (AllHex(tok) || IsUlid(tok)) return true;  // git SHAs (40/64), digests, ULIDs
+  // Subresource-integrity digests (W3C SRI; npm lockfiles): sha256/384/512-<base64 digest>.
+  for (const auto& [prefix, bytes] : {std::pair<std::string_view, std::size_t>{"sha256-", 32},
+                                      {"sha384-", 48}, {"sha512-", 64}}) {
+    if (tok.substr(0, prefix.size()) != prefix) continue;
+    const auto digest = DecodeBase64(tok.substr(prefix.size()));
+    if (digest && digest->size() == bytes) return true;
+  }
   // Paths: several '/'-separated segments, none long enough to be key material.
   if (std::count(tok.begin(), tok.end(), '/') >= 2) {
     bool short_segments = true;
@@ -336,7 +633,16 @@ void ScanEntropy(std::string_view text, Findings& out) {
       ++pos;
       continue;
     }
-    const std::size_t n = SpanWhile(text, pos, IsEntropyChar);
+    // "NAME=value" is two tokens: '=' inside a token only pads base64 at its end.
+    std::size_t n = 0;
+    while (pos + n < text.size() && IsEntropyChar(text[pos + n])) {
+      if (text[pos + n] == '=' && n > 0 && pos + n + 1 < text.size() &&
+          IsAlnum(text[pos + n + 1])) {
+        break;
+      }
+      ++n;
+    }
+    if (n == 0) n = 1;
     std::string_view tok = text.substr(pos, n);
     std::size_t off = pos;
     pos += n;
@@ -355,7 +661,7 @@ void ScanEntropy(std::string_view text, Findings& out) {
     if (!letters || !digits) continue;
     if (ShannonEntropy(tok) < 4.0) continue;
     if (MeanRunLength(tok) >= 3.0) continue;  // reads like an identifier, not a key
-    if (IsAllowlistedToken(tok)) continue;
+    if (IsAllowlistedToken(tok) || IsBase64OfProse(tok)) continue;
     out.push_back({"high-entropy", off, tok.size()});
   }
 }
@@ -371,8 +677,14 @@ Findings AllFindings(std::string_view text) {
   ScanSkKeys(text, found);
   ScanGoogle(text, found);
   ScanJwt(text, found);
+  ScanPrefixRules(text, found);
+  ScanSendgrid(text, found);
+  ScanAzureClientSecret(text, found);
+  ScanGcpServiceAccount(text, found);
+  ScanBasicAuth(text, found);
   ScanUrlCredentials(text, found);
   ScanAssignments(text, found);
+  ScanPasswordProse(text, found);
   ScanEntropy(text, found);
   std::stable_sort(found.begin(), found.end(), [](const SecretFinding& a, const SecretFinding& b) {
     if (a.offset != b.offset) return a.offset < b.offset;
@@ -397,8 +709,9 @@ std::optional<SecretFinding> FindSecret(std::string_view text) {
   return found.front();
 }
 
-std::string RedactSecrets(std::string_view text) {
+std::string RedactSecrets(std::string_view text, RedactionCounts* counts) {
   const Findings found = AllFindings(text);
+  if (found.empty()) return std::string(text);
   std::string out;
   out.reserve(text.size());
   std::size_t pos = 0;
@@ -406,9 +719,111 @@ std::string RedactSecrets(std::string_view text) {
     out.append(text.substr(pos, f.offset - pos));
     out += "[REDACTED:" + f.kind + "]";
     pos = f.offset + f.length;
+    if (counts) ++(*counts)[f.kind];
   }
   out.append(text.substr(pos));
   return out;
+}
+
+namespace {
+
+bool IsIdentifier(std::string_view key) {
+  if (key.empty() || IsDigit(key.front())) return false;
+  return std::all_of(key.begin(), key.end(), [](char c) { return IsAlnum(c) || c == '_'; });
+}
+
+std::string ChildPath(std::string_view base, std::string_view key) {
+  std::string out(base);
+  if (IsIdentifier(key)) {
+    if (!out.empty()) out.push_back('.');
+    out.append(key);
+  } else {
+    out += "[" + nlohmann::json(std::string(key)).dump(-1, ' ', false,
+                                                       nlohmann::json::error_handler_t::replace) +
+           "]";
+  }
+  return out;
+}
+
+std::optional<JsonSecretFinding> FindIn(const nlohmann::json& v, const std::string& path) {
+  if (v.is_string()) {
+    if (auto f = FindSecret(v.get_ref<const std::string&>())) return JsonSecretFinding{path, false, *f};
+    return std::nullopt;
+  }
+  if (v.is_array()) {
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      if (auto f = FindIn(v[i], path + "[" + std::to_string(i) + "]")) return f;
+    }
+    return std::nullopt;
+  }
+  if (v.is_object()) {
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      if (auto f = FindSecret(it.key())) return JsonSecretFinding{path, true, *f};
+      if (auto f = FindIn(it.value(), ChildPath(path, it.key()))) return f;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<JsonSecretFinding> FindSecretInJson(const nlohmann::json& value,
+                                                  std::string_view base_path) {
+  return FindIn(value, std::string(base_path));
+}
+
+std::size_t RedactSecretsInJson(nlohmann::json& value, RedactionCounts* counts) {
+  RedactionCounts local;
+  RedactionCounts& c = counts ? *counts : local;
+  std::size_t before = 0;
+  for (const auto& [k, n] : c) before += n;
+  const auto walk = [&c](auto& self, nlohmann::json& v) -> void {
+    if (v.is_string()) {
+      const std::string& s = v.get_ref<const std::string&>();
+      if (FindSecret(s)) v = RedactSecrets(s, &c);
+    } else if (v.is_array()) {
+      for (auto& e : v) self(self, e);
+    } else if (v.is_object()) {
+      bool key_secret = false;
+      for (auto it = v.begin(); it != v.end() && !key_secret; ++it) {
+        key_secret = FindSecret(it.key()).has_value();
+      }
+      if (key_secret) {
+        nlohmann::json rebuilt = nlohmann::json::object();
+        for (auto it = v.begin(); it != v.end(); ++it) {
+          const std::string key = RedactSecrets(it.key(), &c);
+          if (!rebuilt.contains(key)) rebuilt[key] = std::move(it.value());
+        }
+        v = std::move(rebuilt);
+      }
+      for (auto it = v.begin(); it != v.end(); ++it) self(self, *it);
+    }
+  };
+  walk(walk, value);
+  std::size_t after = 0;
+  for (const auto& [k, n] : c) after += n;
+  return after - before;
+}
+
+std::string DescribeSecret(const JsonSecretFinding& found) {
+  const std::string where = found.path.empty() ? std::string("the value") : "`" + found.path + "`";
+  return (found.in_key ? (found.path.empty() ? std::string("a key") : "a key of " + where)
+                       : where) +
+         " contains what looks like a secret (" + found.finding.kind + " at character " +
+         std::to_string(found.finding.offset) + ")";
+}
+
+std::string DescribeRedactions(const RedactionCounts& counts) {
+  std::size_t total = 0;
+  std::string parts;
+  for (const auto& [kind, n] : counts) {
+    if (n == 0) continue;
+    total += n;
+    if (!parts.empty()) parts += ", ";
+    parts += std::to_string(n) + " " + kind;
+  }
+  if (total == 0) return {};
+  return std::to_string(total) + " redacted (" + parts + ")";
 }
 
 }  // namespace kioku::sdk

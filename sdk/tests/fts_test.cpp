@@ -234,5 +234,20 @@ TEST_F(FtsMatchTest, RandomAndHugeInputsNeverThrow) {
   EXPECT_NO_THROW(Search("tri", huge));
 }
 
+TEST(UnsearchableQuery, OneRuleForPunctuationAndOperatorOnlyText) {
+  EXPECT_FALSE(UnsearchableQuery(""));
+  EXPECT_FALSE(UnsearchableQuery("  \t "));  // empty: list by recency, not an error
+  for (const char* q : {"AND OR NOT", "?!", "\"*-()", "near", "Not", "- + ( ) ^ :", "AND ?"}) {
+    const auto why = UnsearchableQuery(q);
+    ASSERT_TRUE(why) << q;
+    EXPECT_NE(why->find("no searchable words"), std::string::npos);
+  }
+  for (const char* q : {"do NOT commit", "C++", "and-or", "NOTE", "pre-commit", "東京"}) {
+    EXPECT_FALSE(UnsearchableQuery(q)) << q;
+  }
+  EXPECT_TRUE(IsFtsOperatorWord("NEAR"));
+  EXPECT_FALSE(IsFtsOperatorWord("nearby"));
+}
+
 }  // namespace
 }  // namespace kioku::sdk

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 
+#include "kioku/sdk/secrets.hpp"
 #include "kioku/sdk/text.hpp"
 
 namespace kioku::affective {
@@ -24,9 +25,10 @@ std::optional<OutcomeRecord> RecordFromToolCall(const sdk::ToolCallEvent& event,
   r.tool = sdk::TruncateUtf8(sdk::SanitizeUtf8(event.tool), kMaxToolNameChars, "");
   r.outcome = *outcome;
   if (event.latency_ms >= 0) r.latency_ms = event.latency_ms;
-  r.agent_id = event.agent_id.empty() ? "unknown" : sdk::SanitizeUtf8(event.agent_id);
-  r.session_id = sdk::SanitizeUtf8(event.session_id);
-  r.project_id = sdk::SanitizeUtf8(event.project_id);
+  // Caller strings reach the disk here without a tool call to refuse them: redact instead.
+  r.agent_id = event.agent_id.empty() ? "unknown" : sdk::RedactSecrets(sdk::SanitizeUtf8(event.agent_id));
+  r.session_id = sdk::RedactSecrets(sdk::SanitizeUtf8(event.session_id));
+  r.project_id = sdk::RedactSecrets(sdk::SanitizeUtf8(event.project_id));
   if (r.outcome != OutcomeKind::kSuccess) r.error = recorder.CleanError(event.error);
   r.at_ms = event.at_ms != 0 ? event.at_ms : now_ms;
   r.source = std::string(kSourceEvent);

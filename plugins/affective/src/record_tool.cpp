@@ -4,6 +4,7 @@
 #include "kioku/sdk/caller.hpp"
 #include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/clock.hpp"
+#include "kioku/sdk/secrets.hpp"
 #include "kioku/sdk/text.hpp"
 #include "kioku/sdk/tool.hpp"
 #include "tools.hpp"
@@ -99,6 +100,15 @@ std::string StringArg(const Json& obj, const char* key, const std::string& fallb
 
 OutcomeRecord ParseRecord(const Json& obj, const std::string& where, const sdk::Caller& caller,
                           std::int64_t now_ms, const Recorder& recorder) {
+  // Every string but `error` is stored as sent: refuse a secret in any of them (tool,
+  // model, error_class, source_id, session_id, agent_id, project_id), naming the field.
+  // `error` is free text from a failing tool and is redacted instead (Recorder::CleanError).
+  Json screened = obj;
+  if (screened.is_object()) screened.erase("error");
+  if (const auto found = sdk::FindSecretInJson(screened, where)) {
+    throw sdk::ToolError("refused: " + sdk::DescribeSecret(*found) +
+                         "; nothing was recorded. Send the field without the secret");
+  }
   OutcomeRecord r;
   r.tool = sdk::CollapseWhitespace(StringArg(obj, "tool", ""));
   if (r.tool.empty()) {

@@ -93,6 +93,26 @@ TEST_F(RecordTest, SourceIdMakesReingestIdempotent) {
   EXPECT_NE(last_text.find("1 duplicate"), std::string::npos) << last_text;
 }
 
+TEST_F(RecordTest, SecretsInAnyFieldButErrorAreRefusedWithTheirPath) {
+  const std::string key = "sk_live_4eC39HqLyjWDarjtT1zdp7dc";
+  for (const char* field : {"tool", "model", "error_class", "source_id", "session_id"}) {
+    json args = {{"tool", "Bash"}, {"outcome", "failure"}};
+    args[field] = key;
+    const std::string msg = Err("feedback_record", args);
+    EXPECT_NE(msg.find(std::string("`") + field + "`"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("stripe-key"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find(key), std::string::npos) << msg;
+  }
+  const std::string batch =
+      Err("feedback_record", {{"records", {{{"tool", "a"}, {"outcome", "success"}},
+                                           {{"tool", "b"}, {"outcome", "success"}, {"model", key}}}}});
+  EXPECT_NE(batch.find("`records[1].model`"), std::string::npos) << batch;
+  EXPECT_EQ(RawCount(), 0);
+  // The error text is redacted, not refused.
+  Ok("feedback_record", {{"tool", "Bash"}, {"outcome", "failure"}, {"error", "bad key " + key}});
+  EXPECT_EQ(Scalar("SELECT count(*) FROM affective_outcomes WHERE error LIKE '%REDACTED:stripe-key%'"), 1);
+}
+
 TEST_F(RecordTest, ErrorTextIsRedactedAndTruncated) {
   const std::string secret = "AKIAIOSFODNN7EXAMPLE";
   std::string error = "upload failed with key " + secret + " ";

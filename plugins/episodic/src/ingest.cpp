@@ -3,6 +3,8 @@
 #include "kioku/sdk/project_identity.hpp"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <set>
@@ -30,6 +32,7 @@ using nlohmann::json;
 namespace {
 
 constexpr std::size_t kHeadBytes = 256;
+constexpr std::string_view kHeadPrefix = "fnv1a64:";
 constexpr std::size_t kFeedbackBatch = 1'000;
 constexpr std::size_t kMaxRequestBytes = 2'000;
 
@@ -74,6 +77,29 @@ std::string ReadHead(const fs::path& path) {
   return head;
 }
 
+// What is kept of a file's head: its length and a 64-bit FNV-1a hash, never the bytes (the
+// head of a transcript can hold a secret). Enough to tell "same file, grown" from "replaced".
+std::string HeadFingerprint(std::string_view head) {
+  std::uint64_t h = 14695981039346656037ULL;  // FNV-1a 64 offset basis
+  for (unsigned char c : head) {
+    h ^= c;
+    h *= 1099511628211ULL;  // FNV 64-bit prime
+  }
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return std::string(kHeadPrefix) + std::to_string(head.size()) + ":" + hex;
+}
+
+// True when `head` (the current first bytes) starts like the file recorded as `stored`.
+bool SameHead(const std::string& stored, const std::string& head) {
+  if (stored.rfind(kHeadPrefix, 0) != 0) return stored.empty();  // legacy rows are migrated
+  const std::size_t colon = stored.find(':', kHeadPrefix.size());
+  if (colon == std::string::npos) return false;
+  const std::size_t len = std::strtoull(stored.c_str() + kHeadPrefix.size(), nullptr, 10);
+  if (head.size() < len) return false;
+  return HeadFingerprint(std::string_view(head).substr(0, len)) == stored;
+}
+
 bool Blank(const std::string& line) {
   return line.find_first_not_of(" \t\r\n") == std::string::npos;
 }
@@ -114,18 +140,66 @@ struct Applied {
   std::int64_t messages = 0, outcomes = 0, failed = 0, files = 0, statements = 0, suggested = 0;
 };
 
+// Every string of a batch that will be stored, redacted once before the transaction (so a
+// retried transaction does not count twice, and each secret of the transcript counts once).
+// Session ids are redacted too, consistently (RedactSecrets is deterministic).
+void RedactBatch(ParsedBatch& b, sdk::RedactionCounts& counts) {
+  const auto r = [&counts](std::string& v) {
+    if (!v.empty()) v = sdk::RedactSecrets(v, &counts);
+  };
+  std::map<std::string, SessionDelta> sessions;
+  for (auto& [id, d] : b.sessions) {
+    for (std::string* f : {&d.id, &d.agent, &d.cwd, &d.model, &d.branch, &d.title, &d.version,
+                           &d.last_message}) {
+      r(*f);
+    }
+    std::string key = id;
+    r(key);
+    sessions.emplace(std::move(key), std::move(d));
+  }
+  b.sessions = std::move(sessions);
+  for (auto& id : b.session_order) r(id);
+  for (auto& h : b.human) {
+    r(h.session_id);
+    r(h.text);
+  }
+  for (auto& o : b.outcomes) {
+    for (std::string* f : {&o.session_id, &o.call_id, &o.tool, &o.outcome, &o.error, &o.detail}) r(*f);
+  }
+  for (auto& f : b.files) {
+    r(f.session_id);
+    r(f.path);
+    r(f.action);
+  }
+  for (auto& k : b.seen_keys) r(k);
+}
+
 }  // namespace
 
-std::vector<fs::path> ListTranscripts(const fs::path& dir, std::size_t max_files) {
+std::vector<fs::path> ListTranscripts(const fs::path& dir, std::size_t max_files,
+                                      std::size_t* skipped_outside) {
   std::vector<fs::path> out;
   std::error_code ec;
+  // Every file is resolved (symlinks followed) and kept only when its target lies inside
+  // the resolved folder: a link x.jsonl -> /elsewhere/secret.jsonl is skipped, not read.
+  const fs::path root = fs::weakly_canonical(fs::absolute(dir, ec), ec);
+  if (ec) return out;
   fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec);
   for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (out.size() >= max_files) break;
     std::error_code e2;
-    if (it->is_regular_file(e2) && it->path().extension() == ".jsonl") out.push_back(it->path());
+    if (!it->is_regular_file(e2) || it->path().extension() != ".jsonl") continue;
+    const fs::path real = fs::canonical(it->path(), e2);
+    if (e2) continue;
+    const auto [r, p] = std::mismatch(root.begin(), root.end(), real.begin(), real.end());
+    if (r != root.end()) {
+      if (skipped_outside) ++*skipped_outside;
+      continue;
+    }
+    out.push_back(real);
   }
   std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());  // two links to one file
   return out;
 }
 
@@ -241,9 +315,10 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
   const std::uint64_t size = fs::file_size(canon, ec);
   auto& db = host_.Db();
   const std::string key = canon.string();
-  const std::string source = canon.filename().string();
+  const std::string source = sdk::RedactSecrets(canon.filename().string());
   FileRow row = LoadFileRow(db, key);
   const std::string head = ReadHead(canon);
+  const std::string head_print = HeadFingerprint(head);
 
   std::optional<std::uint64_t> expected_offset;  // CAS value; nullopt = no row yet
   std::uint64_t offset = 0;
@@ -252,7 +327,7 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
   Format format = forced;
   if (row.exists) {
     expected_offset = row.offset;
-    const bool replaced = size < row.offset || head.compare(0, row.head.size(), row.head) != 0;
+    const bool replaced = size < row.offset || !SameHead(row.head, head);
     if (replaced) {
       report.reset = true;
     } else {
@@ -350,7 +425,9 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
       title.bind(2, h.session_id);
       title.exec();
       for (const auto& stmt : FindDurableStatements(h.text)) {
-        const bool secret = sdk::FindSecret(stmt.text).has_value();
+        // Redacted statements are logged but never filed as memories.
+        const bool secret = sdk::FindSecret(stmt.text).has_value() ||
+                            stmt.text.find("[REDACTED:") != std::string::npos;
         LogEntry d = e;
         d.id.clear();
         d.type = "decision";
@@ -385,7 +462,9 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
         SQLite::Statement ob(db,
                              "INSERT OR IGNORE INTO episodic_outbox (dedupe_key, tool, payload, "
                              "caller, created_at) VALUES (?, 'memory_suggest', ?, ?, ?)");
-        ob.bind(1, "suggest:" + project + ":" + NormalizeKey(d.entry));
+        sdk::RedactSecretsInJson(payload);  // backstop: the batch is already redacted
+        sdk::RedactSecretsInJson(caller);
+        ob.bind(1, sdk::RedactSecrets("suggest:" + project + ":" + NormalizeKey(d.entry)));
         ob.bind(2, sdk::DumpJson(payload));
         ob.bind(3, sdk::DumpJson(caller));
         ob.bind(4, static_cast<int64_t>(now));
@@ -398,12 +477,16 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
       SQLite::Statement ob(db,
                            "INSERT INTO episodic_outbox (tool, payload, caller, created_at) "
                            "VALUES ('feedback_record', ?, ?, ?)");
-      ob.bind(1, sdk::DumpJson(json{{"records", records}}));
+      json payload = {{"records", records}};
       // No caller agent: each imported record names the transcript's agent itself, which
       // sdk::ResolveAgentId only accepts from a caller that does not name one.
-      ob.bind(2, sdk::DumpJson(json{{"agent_id", ""},
-                                    {"project_id", caller_.project_id},
-                                    {"project_root", caller_.project_root}}));
+      json caller = {{"agent_id", ""},
+                     {"project_id", caller_.project_id},
+                     {"project_root", caller_.project_root}};
+      sdk::RedactSecretsInJson(payload);  // backstop: the batch is already redacted
+      sdk::RedactSecretsInJson(caller);
+      ob.bind(1, sdk::DumpJson(payload));
+      ob.bind(2, sdk::DumpJson(caller));
       ob.bind(3, static_cast<int64_t>(now));
       ob.exec();
       records = json::array();
@@ -519,6 +602,11 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
     const std::int64_t skipped_delta = report.skipped_lines - skipped_committed;
     json new_state = state;
     new_state["parser"] = parser->SaveState();
+    // Pending tool inputs (a psql URL with its password) wait in the parser state: redact
+    // it like everything else stored. Not counted: what surfaces later is counted then.
+    sdk::RedactSecretsInJson(new_state);
+    sdk::RedactionCounts batch_redacted;
+    RedactBatch(batch, batch_redacted);
     Applied applied;
     sdk::WithWriteTransaction(db, [&] {
       applied = Applied{};
@@ -531,7 +619,7 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
         q.bind(1, FormatName(format));
         q.bind(2, static_cast<int64_t>(new_offset));
         q.bind(3, static_cast<int64_t>(new_line_no));
-        q.bind(4, head.data(), static_cast<int>(head.size()));
+        q.bind(4, head_print.data(), static_cast<int>(head_print.size()));
         q.bind(5, sdk::DumpJson(new_state));
         q.bind(6, static_cast<int64_t>(skipped_delta));
         q.bind(7, static_cast<int64_t>(now));
@@ -547,7 +635,7 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
         q.bind(2, FormatName(format));
         q.bind(3, static_cast<int64_t>(new_offset));
         q.bind(4, static_cast<int64_t>(new_line_no));
-        q.bind(5, head.data(), static_cast<int>(head.size()));
+        q.bind(5, head_print.data(), static_cast<int>(head_print.size()));
         q.bind(6, sdk::DumpJson(new_state));
         q.bind(7, static_cast<int64_t>(skipped_delta));
         q.bind(8, static_cast<int64_t>(now));
@@ -564,6 +652,7 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
     report.statements += applied.statements;
     report.suggested += applied.suggested;
     report.duplicates += batch.duplicates;
+    for (const auto& [kind, n] : batch_redacted) report.redacted[kind] += n;
     report.bad_timestamps += batch.bad_timestamps;
     for (const auto& sid : batch.session_order) {
       if (sessions_seen.insert(sid).second) report.sessions.push_back(sid);

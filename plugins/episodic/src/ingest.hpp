@@ -21,6 +21,10 @@
 ///     subject to another value (statements.hpp, statement_values.hpp).
 ///   Both are written to episodic_outbox in the same transaction as the batch and
 ///   delivered after commit (a failed delivery stays pending and is retried next time).
+/// Secrets: every string of a batch (texts, tool names and inputs, paths, branch, cwd,
+/// model, ids), the parser state (pending tool inputs) and the outbox payloads are redacted
+/// (sdk::RedactSecrets) before they are stored; the report counts redactions per rule. Of a
+/// file's head only a length + FNV-1a hash is kept, to detect a replaced file.
 /// Atomicity: a file is read in batches of `batch_bytes`; each batch, its parser state
 /// and the new byte offset commit in one transaction (compare-and-set on the offset, so
 /// two ingests of one file never record a line twice). A failure leaves the previous
@@ -44,6 +48,7 @@
 #include <vector>
 
 #include "kioku/sdk/host.hpp"
+#include "kioku/sdk/secrets.hpp"
 #include "settings.hpp"
 #include "transcript.hpp"
 
@@ -69,6 +74,8 @@ struct FileReport {
   std::vector<std::string> sessions;
   /// Session id → the project it was filed under (sdk::ProjectOfRecord of its cwd/remote).
   std::map<std::string, std::string> session_projects;
+  /// Secrets replaced before storing, per rule (sdk::RedactSecrets kinds); never the secret.
+  sdk::RedactionCounts redacted;
   bool reset = false;      ///< file replaced/truncated since last time: read from the start
   bool unchanged = false;  ///< nothing new since the last ingest
   bool stopped = false;    ///< stopped early (deadline/cancel); call again to continue
@@ -103,9 +110,13 @@ class Ingester {
   sdk::Caller caller_;
 };
 
-/// Transcript files under `dir` (recursively; *.jsonl), sorted, at most `max_files`.
+/// Transcript files under `dir` (recursively; *.jsonl), resolved (symlinks followed),
+/// sorted, without duplicates, at most `max_files`. A file whose resolved target lies
+/// outside the resolved `dir` is skipped and counted in `*skipped_outside` (when given):
+/// a walk never leaves the folder it was allowed to read.
 std::vector<std::filesystem::path> ListTranscripts(const std::filesystem::path& dir,
-                                                   std::size_t max_files = 10'000);
+                                                   std::size_t max_files = 10'000,
+                                                   std::size_t* skipped_outside = nullptr);
 
 /// Text of the per-session transcript summary, rebuilt from stored data (deterministic).
 std::string BuildTranscriptSummary(SQLite::Database& db, const std::string& session_id);

@@ -69,6 +69,7 @@ Json ReportJson(const FileReport& r) {
           {"suggested", r.suggested},
           {"sessions", r.sessions},
           {"projects", r.session_projects},
+          {"redacted", r.redacted},
           {"reset", r.reset},
           {"unchanged", r.unchanged},
           {"stopped", r.stopped}};
@@ -77,7 +78,9 @@ Json ReportJson(const FileReport& r) {
 struct Totals {
   std::set<std::string> sessions;
   std::int64_t messages = 0, skipped = 0, suggested = 0, outcomes = 0, statements = 0;
+  sdk::RedactionCounts redacted;
   void Add(const FileReport& r) {
+    for (const auto& [kind, n] : r.redacted) redacted[kind] += n;
     sessions.insert(r.sessions.begin(), r.sessions.end());
     messages += r.messages;
     skipped += r.skipped_lines;
@@ -133,6 +136,8 @@ void AddIngestTool(sdk::Registrar& reg, Env& env) {
                                       {"suggested_memories", js::T("integer")},
                                       {"tool_outcomes", js::T("integer")},
                                       {"statements", js::T("integer")},
+                                      {"redacted", {{"type", "object"},
+                                                    {"additionalProperties", js::T("integer")}}},
                                       {"files", {{"type", "array"}}},
                                       {"notes", {{"type", "array"}}}},
                                      {"sessions", "messages", "skipped_lines",
@@ -152,8 +157,9 @@ void AddIngestTool(sdk::Registrar& reg, Env& env) {
     CheckAllowed(path, env.settings, ctx.caller);
     const Format forced = FormatFromName(StrArg(args, "format", "auto"));
     std::vector<fs::path> files;
+    std::size_t outside = 0;
     if (fs::is_directory(path, ec)) {
-      files = ListTranscripts(path);
+      files = ListTranscripts(path, 10'000, &outside);
       if (files.empty()) {
         throw sdk::ToolError("no *.jsonl transcripts under " + ScrubHome(path.string()));
       }
@@ -180,6 +186,13 @@ void AddIngestTool(sdk::Registrar& reg, Env& env) {
     const DeliveryReport d = ingester.Deliver();
     std::vector<std::string> notes = LayerNotes(env.host, env.settings, d);
     if (stopped) notes.push_back("stopped at the call's deadline; call again to continue");
+    if (outside > 0) {
+      notes.push_back(std::to_string(outside) +
+                      " linked files were skipped: they resolve to places outside the folder");
+    }
+    if (const std::string r = sdk::DescribeRedactions(t.redacted); !r.empty()) {
+      notes.push_back("secrets " + r + " before storing");
+    }
     std::string text = "Ingested " + std::to_string(files.size()) + " file" +
                        (files.size() == 1 ? "" : "s") + ": " + std::to_string(t.sessions.size()) +
                        " sessions, " + std::to_string(t.messages) + " messages, " +
@@ -195,6 +208,7 @@ void AddIngestTool(sdk::Registrar& reg, Env& env) {
                                       {"suggested_memories", t.suggested},
                                       {"tool_outcomes", t.outcomes},
                                       {"statements", t.statements},
+                                      {"redacted", t.redacted},
                                       {"files", reports},
                                       {"notes", notes}});
   });
@@ -283,6 +297,9 @@ int RunIngestCommand(Env& env, const std::vector<std::string>& args, std::ostrea
     out << "total: " << t.sessions.size() << " sessions, " << t.messages << " messages, "
         << t.outcomes << " tool outcomes, " << t.suggested << " memory suggestions, " << t.skipped
         << " lines skipped\n";
+    if (const std::string r = sdk::DescribeRedactions(t.redacted); !r.empty()) {
+      out << "note: secrets " << r << " before storing\n";
+    }
     for (const auto& n : LayerNotes(env.host, env.settings, d)) out << "note: " << n << "\n";
   }
   if (!watch_dir.empty()) {

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "kioku/sdk/clock.hpp"
+#include "kioku/sdk/fts.hpp"
 #include "kioku/sdk/text.hpp"
 #include "recall.hpp"
 #include "schema_util.hpp"
@@ -68,6 +69,9 @@ void AddRecall(sdk::Registrar& reg, Env& env) {
   reg.AddTool(spec, [&env](const Json& args, const sdk::CallContext& ctx) {
     RecallQuery q;
     q.query = StrArg(args, "query");
+    if (const auto unsearchable = sdk::UnsearchableQuery(q.query)) {
+      throw sdk::ToolError(*unsearchable);
+    }
     q.since = TimeArg(args, "since");
     q.until = TimeArg(args, "until");
     CheckWindow(q.since, q.until);

@@ -1,6 +1,15 @@
 #include "schema.hpp"
 
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <SQLiteCpp/Statement.h>
+#include <nlohmann/json.hpp>
+
 #include "kioku/sdk/project_keys.hpp"
+#include "kioku/sdk/secrets.hpp"
+#include "kioku/sdk/tool.hpp"
 
 namespace kioku::episodic {
 
@@ -136,6 +145,30 @@ CREATE TABLE episodic_outbox (
 CREATE INDEX episodic_outbox_pending ON episodic_outbox(status, id);
 )SQL";
 
+// Version 3: the raw first 256 bytes of each ingested file (they can hold a secret) are
+// dropped — ingest now keeps a length + hash, and an empty head means "unknown, assume the
+// same file" once — and the parser states and outbox rows written before redaction
+// covered them are redacted in place.
+constexpr const char* kV3 = "UPDATE episodic_ingest_files SET head = X'';";
+
+void RedactStoredJson(SQLite::Database& db, const char* table, const char* key,
+                      const std::vector<const char*>& columns) {
+  for (const char* column : columns) {
+    std::vector<std::pair<std::string, std::string>> rows;
+    SQLite::Statement q(db, std::string("SELECT ") + key + ", " + column + " FROM " + table);
+    while (q.executeStep()) rows.emplace_back(q.getColumn(0).getString(), q.getColumn(1).getString());
+    for (const auto& [k, text] : rows) {
+      nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
+      if (value.is_discarded() || sdk::RedactSecretsInJson(value) == 0) continue;
+      SQLite::Statement up(db, std::string("UPDATE ") + table + " SET " + column + " = ? WHERE " +
+                                   key + " = ?");
+      up.bind(1, sdk::DumpJson(value));
+      up.bind(2, k);
+      up.exec();
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<sdk::Migration> EpisodicMigrations(const sdk::ProjectOptions& projects) {
@@ -143,7 +176,15 @@ std::vector<sdk::Migration> EpisodicMigrations(const sdk::ProjectOptions& projec
   v1.version = 1;
   v1.description = "sessions, log, summaries (FTS5 word + trigram), files, ingest state, outbox";
   v1.sql = kV1;
-  return {v1, sdk::ProjectKeysMigration(2, {{"episodic_sessions", "project", ""}}, projects)};
+  sdk::Migration v3;
+  v3.version = 3;
+  v3.description = "drop stored file heads; redact stored parser state and outbox rows";
+  v3.sql = kV3;
+  v3.apply = [](SQLite::Database& db) {
+    RedactStoredJson(db, "episodic_ingest_files", "path", {"state"});
+    RedactStoredJson(db, "episodic_outbox", "id", {"payload", "caller"});
+  };
+  return {v1, sdk::ProjectKeysMigration(2, {{"episodic_sessions", "project", ""}}, projects), v3};
 }
 
 }  // namespace kioku::episodic

@@ -324,6 +324,81 @@ TEST_F(IngestTest, UnknownPathAndOutsideRootsAreErrors) {
   EXPECT_EQ(Count("episodic_sessions"), 0);
 }
 
+// Every byte of every episodic table (and its FTS shadow tables), to prove a secret never
+// reached the database.
+std::string AllStoredBytes(SQLite::Database& db) {
+  std::vector<std::string> tables;
+  {
+    SQLite::Statement t(db, "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'episodic%'");
+    while (t.executeStep()) tables.push_back(t.getColumn(0).getString());
+  }
+  std::string out;
+  for (const auto& name : tables) {
+    SQLite::Statement q(db, "SELECT * FROM \"" + name + "\"");
+    while (q.executeStep()) {
+      for (int i = 0; i < q.getColumnCount(); ++i) {
+        const auto col = q.getColumn(i);
+        out.append(static_cast<const char*>(col.getBlob()), static_cast<std::size_t>(col.getBytes()));
+        out.push_back('\n');
+      }
+    }
+  }
+  return out;
+}
+
+TEST_F(IngestTest, SecretsNeverReachTheDatabase) {
+  const std::string aws = "q8Zr3kLm9PxT2vWn7YbC4dHj6FsA1gEu5RtK0oQi";
+  const std::string pw = "Zk81mmQ2xyPw";
+  const std::string gh = "ghp_1234567890abcdefghijABCDEFGHIJ123456";
+  const std::string head =
+      R"({"message":{"role":"user","content":"export AWS_SECRET_ACCESS_KEY=)" + aws +
+      R"( and from now on use the staging db"},"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/srv/app","sessionId":"22222222-aaaa-4bbb-8ccc-000000000002","version":"2.0.31","gitBranch":"fix/)" + gh +
+      R"(","type":"user","uuid":"00000000-0000-4000-8000-0000000000a1","timestamp":"2025-11-03T09:41:00.000Z"})" "\n";
+  const std::string call =
+      R"({"parentUuid":null,"isSidechain":false,"userType":"external","cwd":"/srv/app","sessionId":"22222222-aaaa-4bbb-8ccc-000000000002","version":"2.0.31","gitBranch":"main","type":"assistant","uuid":"00000000-0000-4000-8000-0000000000a2","timestamp":"2025-11-03T09:41:03.000Z","message":{"model":"claude-sonnet-4-5","id":"msg_z","type":"message","role":"assistant","content":[{"type":"tool_use","id":"toolu_psql","name":"Bash","input":{"command":"psql postgres://admin:)" + pw +
+      R"(@db.internal/app -c 'select 1'"}}]}})" "\n";
+  fs::create_directories(root_ / "s");
+  const fs::path f = root_ / "s" / "secret.jsonl";
+  std::ofstream(f, std::ios::binary) << head << call;
+  ASSERT_LT(head.find(aws), 256u);  // the secret sits in the file's first 256 bytes
+  const auto r = Ingest(f);
+  ASSERT_FALSE(r.is_error) << r.text;
+  const std::string stored = AllStoredBytes(rt_.Db());
+  for (const std::string& secret : {aws, pw, gh}) {
+    EXPECT_EQ(stored.find(secret), std::string::npos) << "stored: " << secret;
+  }
+  // The answer counts what was redacted, per rule, and never holds the secret.
+  EXPECT_EQ(r.structured["redacted"]["aws-secret-key"], 1) << r.structured.dump();
+  EXPECT_NE(r.text.find("redacted"), std::string::npos) << r.text;
+  for (const std::string& secret : {aws, pw, gh}) {
+    EXPECT_EQ(r.text.find(secret), std::string::npos);
+    EXPECT_EQ(r.structured.dump().find(secret), std::string::npos);
+  }
+  // Growth still continues from the offset (the head fingerprint matches).
+  Append(f, R"({"role":"user","content":"x","timestamp":"2025-11-03T09:42:00Z"})" "\n");
+  const auto again = Ingest(f);
+  ASSERT_FALSE(again.is_error) << again.text;
+  EXPECT_FALSE(again.structured["files"][0]["reset"].get<bool>());
+}
+
+TEST_F(IngestTest, FolderWalkSkipsLinksResolvingOutsideTheFolder) {
+  const fs::path elsewhere = rt_.dir / "elsewhere";
+  Copy(kGeneric, elsewhere, "secret.jsonl");
+  const fs::path dir = root_ / "walk";
+  Copy(kCodex, dir);
+  fs::create_symlink(elsewhere / "secret.jsonl", dir / "x.jsonl");
+  fs::create_directory_symlink(elsewhere, dir / "sub");  // directory links are not followed
+  const auto r = Ingest(dir);
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_EQ(r.structured["files"].size(), 1u) << r.structured.dump();
+  EXPECT_NE(r.text.find("outside the folder"), std::string::npos) << r.text;
+  EXPECT_EQ(Count("episodic_ingest_files", "path LIKE '%elsewhere%'"), 0);
+  EXPECT_EQ(Count("episodic_sessions", "source = 'generic'"), 0);
+  std::size_t outside = 0;
+  EXPECT_EQ(ListTranscripts(dir, 100, &outside).size(), 1u);
+  EXPECT_EQ(outside, 1u);
+}
+
 TEST_F(IngestTest, FailedBatchLeavesNothingBehind) {
   const fs::path f = Copy(kClaude, root_ / "claude");
   rt_.Db().exec(

@@ -39,9 +39,21 @@ TEST_F(RecallTest, EmptyQueryFallsBackToRecency) {
   Add("new", "2026-01-03T10:00:00Z", "b");
   Add("mid", "2026-01-02T10:00:00Z", "c");
   EXPECT_EQ(Sessions(json::object()), (std::vector<std::string>{"new", "mid", "old"}));
-  // A query without searchable tokens behaves the same.
-  auto r = CallOk("session_recall", {{"query", "\"*-()"}});
-  EXPECT_EQ(r.structured["mode"], "recency");
+  // A query with nothing to search for (punctuation, FTS operators) is refused with the
+  // same sdk::UnsearchableQuery rule as memory_recall, not silently turned into recency.
+  auto punct = Call("session_recall", {{"query", "\"*-()"}});
+  auto ops = Call("session_recall", {{"query", "AND OR NOT"}});
+  ASSERT_TRUE(punct.is_error);
+  ASSERT_TRUE(ops.is_error);
+  EXPECT_EQ(punct.text, ops.text);
+  EXPECT_NE(ops.text.find("no searchable words"), std::string::npos) << ops.text;
+  EXPECT_EQ(CallOk("session_recall", {{"query", "   "}}).structured["mode"], "recency");
+}
+
+TEST_F(RecallTest, EpochUntilIsAFilterNotUnset) {
+  Add("t0", "2026-01-01T00:00:00Z", "entry zero");
+  EXPECT_TRUE(Sessions({{"until", "1970-01-01T00:00:00Z"}}).empty());
+  EXPECT_EQ(Sessions({{"since", "1970-01-01T00:00:00Z"}}).size(), 1u);
 }
 
 TEST_F(RecallTest, SinceIsInclusiveUntilIsExclusive) {

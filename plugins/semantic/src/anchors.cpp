@@ -1,5 +1,6 @@
 #include "anchors.hpp"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -53,6 +54,22 @@ std::optional<fs::path> Inside(const std::string& root, const std::string& rel) 
   return fs::path(root) / norm;
 }
 
+// Inside(), then symlinks resolved (realpath of the existing part): the target must still
+// lie inside the resolved root, so `leak -> /outside` cannot make an anchor an oracle on
+// files outside the project. nullopt when it escapes or cannot be resolved.
+std::optional<fs::path> ResolvedInside(const std::string& root, const std::string& rel) {
+  const std::optional<fs::path> lexical = Inside(root, rel);
+  if (!lexical) return std::nullopt;
+  std::error_code ec;
+  const fs::path real_root = fs::weakly_canonical(fs::path(root), ec);
+  if (ec) return std::nullopt;
+  const fs::path real = fs::weakly_canonical(*lexical, ec);
+  if (ec) return std::nullopt;
+  const auto [r, p] = std::mismatch(real_root.begin(), real_root.end(), real.begin(), real.end());
+  if (r != real_root.end()) return std::nullopt;
+  return real;
+}
+
 std::optional<std::int64_t> UntilMs(const std::string& text) {
   std::optional<std::int64_t> ms = sdk::ParseRfc3339(text);
   // A bare date means "through that day".
@@ -84,6 +101,18 @@ std::string ValidateAnchor(std::string_view anchor) {
   return "";
 }
 
+std::string ConfineAnchor(std::string_view anchor, const std::string& project_root) {
+  const auto words = Split(anchor);
+  if (!words || words->size() < 2 || words->front().rfind("file-", 0) != 0) return "";
+  if (project_root.empty()) return "";  // nothing to resolve against; recall says unverified
+  if (!ResolvedInside(project_root, (*words)[1])) {
+    return "anchor path '" + (*words)[1] +
+           "' resolves (following symlinks) to a place outside the project; anchor a file "
+           "inside the project";
+  }
+  return "";
+}
+
 std::string EvaluateAnchor(std::string_view anchor, const std::string& project_root,
                            std::int64_t now_ms) {
   const auto words = Split(anchor);
@@ -102,7 +131,7 @@ std::string EvaluateAnchor(std::string_view anchor, const std::string& project_r
     if (line.rfind(prefix, 0) != 0) return "unverified";  // detached HEAD
     return line.substr(prefix.size()) == (*words)[1] ? "affirmed" : "contradicted";
   }
-  const std::optional<fs::path> path = Inside(project_root, (*words)[1]);
+  const std::optional<fs::path> path = ResolvedInside(project_root, (*words)[1]);
   if (!path) return "unverified";
   const bool exists = fs::exists(*path, ec);
   if (ec) return "unverified";

@@ -6,7 +6,7 @@
 ///
 /// Grammar: `<predicate> <arg>…`, arguments separated by spaces, "double quotes" for an
 /// argument with spaces. Paths are relative to the caller's project root and may not leave
-/// it. Supported predicates:
+/// it, lexically or through a symlink. Supported predicates:
 ///   file-exists <path>                 affirmed when it exists
 ///   file-absent <path>                 affirmed when it does not exist
 ///   file-contains <path> <text>        affirmed when the file (first 1 MiB) contains text
@@ -26,7 +26,13 @@ namespace kioku::semantic {
 /// supported (for a ToolError).
 std::string ValidateAnchor(std::string_view anchor);
 
-/// Evaluates a well-formed anchor against `project_root` at `now_ms`.
+/// Empty when the file path of a well-formed anchor, with symlinks resolved, stays inside
+/// `project_root` (or the anchor has no path, or there is no root); else the refusal
+/// message. Checked at write time; recall re-checks and answers "unverified" for an escape.
+std::string ConfineAnchor(std::string_view anchor, const std::string& project_root);
+
+/// Evaluates a well-formed anchor against `project_root` at `now_ms`. File paths are
+/// resolved (symlinks followed) and must stay inside the resolved root, else "unverified".
 std::string EvaluateAnchor(std::string_view anchor, const std::string& project_root,
                            std::int64_t now_ms);
 

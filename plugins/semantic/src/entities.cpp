@@ -5,6 +5,7 @@
 #include <set>
 #include <utility>
 
+#include "kioku/sdk/match_key.hpp"
 #include "normalize.hpp"
 
 namespace kioku::semantic {
@@ -268,7 +269,7 @@ void Classify(std::string_view w, bool backticked, std::vector<Classified>& out)
 }  // namespace
 
 std::string NormalizeEntityName(std::string_view name) {
-  std::string n = AsciiLower(Trim(name));
+  std::string n = sdk::MatchKey(name);
   if (StartsWith(n, "./")) n.erase(0, 2);
   while (n.size() > 1 && n.back() == '/') n.pop_back();
   return n;

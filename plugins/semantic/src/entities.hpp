@@ -39,7 +39,8 @@ struct EntityMention {
 std::vector<EntityMention> ExtractEntities(std::string_view text, std::size_t max_entities = 32);
 
 /// Lookup key for a user-typed entity name (what entity_graph/entity_relate accept):
-/// trimmed, ASCII lower-cased, a leading "./" and a trailing '/' removed.
+/// sdk::MatchKey (NFKC, full case folding, Unicode white space collapsed and trimmed), a
+/// leading "./" and a trailing '/' removed. "Taro\u00A0", "Ｔａｒｏ" and "taro" are one entity.
 std::string NormalizeEntityName(std::string_view name);
 
 /// Type guess for a user-typed entity name: the type ExtractEntities gives it when the

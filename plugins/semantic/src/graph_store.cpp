@@ -89,6 +89,24 @@ bool OpenAt(const Relation& r, std::int64_t t) {
   return r.valid_from <= t && (r.valid_to == 0 || r.valid_to > t);
 }
 
+// Interval helpers over [from, to) with to == 0 meaning open (+infinity).
+bool Covers(const Relation& r, std::int64_t from, std::int64_t to) {
+  return r.valid_from <= from && (r.valid_to == 0 || (to != 0 && r.valid_to >= to));
+}
+bool Overlaps(const Relation& r, std::int64_t from, std::int64_t to) {
+  return (to == 0 || r.valid_from < to) && (r.valid_to == 0 || r.valid_to > from);
+}
+bool Touches(const Relation& r, std::int64_t from, std::int64_t to) {
+  return (to == 0 || r.valid_from <= to) && (r.valid_to == 0 || r.valid_to >= from);
+}
+
+void Expire(SQLite::Database& db, const Relation& r, std::int64_t now) {
+  SQLite::Statement q(db, "UPDATE semantic_relations SET expired_at = ? WHERE seq = ?");
+  q.bind(1, now);
+  q.bind(2, r.seq);
+  q.exec();
+}
+
 }  // namespace
 
 std::string NormalizeRelationType(const std::string& type) {
@@ -169,20 +187,69 @@ RelateOutcome Relate(const Env& env, const Entity& from, const std::string& type
   }
   const std::int64_t now = env.clock.NowMs();
   RelateOutcome out;
-  const std::vector<Relation> believed = Believed(env.db, from.seq, type);
+  std::vector<Relation> believed = Believed(env.db, from.seq, type);
+  const auto& single_types = env.settings.graph.single_valued;
+  const bool single = std::find(single_types.begin(), single_types.end(), type) != single_types.end();
+
+  // (1) Single-valued, open-ended: "from valid_from until the next known change".
+  if (single && valid_to == 0) {
+    for (const Relation& r : believed) {
+      if (r.to_seq != to.seq && r.valid_from > valid_from) {
+        valid_to = valid_to == 0 ? r.valid_from : std::min(valid_to, r.valid_from);
+      }
+    }
+  }
+  // (2) Same target: one row per continuous interval. A believed row that already covers
+  // the assertion makes it known; rows that overlap or touch it merge into one.
   for (const Relation& r : believed) {
-    if (r.to_seq == to.seq && r.valid_from <= valid_from &&
-        (r.valid_to == 0 ? valid_to == 0 : (valid_to != 0 && r.valid_to >= valid_to))) {
+    if (r.to_seq == to.seq && Covers(r, valid_from, valid_to)) {
       out.relation = r;
       out.already_known = true;
       return out;
     }
   }
-  const auto& single = env.settings.graph.single_valued;
-  if (std::find(single.begin(), single.end(), type) != single.end()) {
+  std::int64_t merged_from = valid_from, merged_to = valid_to;
+  std::vector<const Relation*> merged;
+  for (bool grew = true; grew;) {
+    grew = false;
     for (const Relation& r : believed) {
-      if (r.to_seq != to.seq && r.valid_from < valid_from && OpenAt(r, valid_from)) {
-        out.closed.push_back(Close(env.db, r, valid_from, now, agent_id));
+      if (r.to_seq != to.seq || r.expired_at != 0) continue;
+      if (std::find(merged.begin(), merged.end(), &r) != merged.end()) continue;
+      if (!Touches(r, merged_from, merged_to)) continue;
+      merged.push_back(&r);
+      merged_from = std::min(merged_from, r.valid_from);
+      merged_to = (merged_to == 0 || r.valid_to == 0) ? 0 : std::max(merged_to, r.valid_to);
+      grew = true;
+    }
+  }
+  for (const Relation* r : merged) Expire(env.db, *r, now);
+  // (3) Single-valued, other targets: the newer assertion wins over [merged_from, merged_to);
+  // their parts outside it are recorded again as corrected copies.
+  if (single) {
+    for (const Relation& r : believed) {
+      if (r.to_seq == to.seq || !Overlaps(r, merged_from, merged_to)) continue;
+      Expire(env.db, r, now);
+      if (r.valid_from < merged_from) {
+        Relation before = r;
+        before.valid_to = merged_from;
+        before.recorded_at = now;
+        before.expired_at = 0;
+        before.replaces = r.id;
+        out.closed.push_back(Insert(env.db, before, agent_id));
+      }
+      if (merged_to != 0 && (r.valid_to == 0 || r.valid_to > merged_to)) {
+        Relation after = r;
+        after.valid_from = merged_to;
+        after.recorded_at = now;
+        after.expired_at = 0;
+        after.replaces = r.id;
+        out.closed.push_back(Insert(env.db, after, agent_id));
+      }
+      if (r.valid_from >= merged_from &&
+          (merged_to == 0 || (r.valid_to != 0 && r.valid_to <= merged_to))) {
+        Relation gone = r;  // wholly superseded in valid time: reported, not re-recorded
+        gone.expired_at = now;
+        out.closed.push_back(gone);
       }
     }
   }
@@ -190,9 +257,10 @@ RelateOutcome Relate(const Env& env, const Entity& from, const std::string& type
   r.from_seq = from.seq;
   r.type = type;
   r.to_seq = to.seq;
-  r.valid_from = valid_from;
-  r.valid_to = valid_to;
+  r.valid_from = merged_from;
+  r.valid_to = merged_to;
   r.recorded_at = now;
+  if (!merged.empty()) r.replaces = merged.front()->id;
   out.relation = Insert(env.db, r, agent_id);
   return out;
 }

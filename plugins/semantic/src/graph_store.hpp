@@ -8,9 +8,23 @@
 /// a relation's validity (closing it) expires the row and records a corrected copy with
 /// valid_to set, so "what did kioku believe at T" stays answerable. Nothing is deleted.
 ///
-/// Single-valued relation types (settings graph.single_valued, e.g. uses, owned_by,
-/// default_branch) close the previous open relation of the same (from, type) when a new
-/// target is asserted; other types (depends_on, implements, …) accumulate.
+/// Assertion rule (valid time is what the assertion says about the world; transaction time
+/// is when kioku learned it, so the order in which assertions arrive never matters for
+/// what is valid when, and a later assertion corrects an earlier one where they disagree):
+///  1. Single-valued types (settings graph.single_valued, e.g. uses, owned_by,
+///     default_branch): an open-ended assertion holds "until the next known change" — its
+///     valid_to becomes the earliest valid_from of a believed row of another target that
+///     starts after it. So asserting B from March and then A from January gives
+///     A [Jan, Mar) and B [Mar, open), the same as asserting them in time order.
+///  2. Same target, any type: one believed row per continuous interval. An assertion that a
+///     believed row already covers is `already_known` (nothing written); believed rows
+///     that overlap or touch it are expired and one row over their union is recorded
+///     (`replaces` names the first of them). entity_graph never lists a fact twice.
+///  3. Single-valued, other targets: within the (merged) interval the new assertion wins;
+///     each overlapping row of another target is expired and its parts before and after
+///     the interval are recorded again as corrected copies. Rows wholly inside it are
+///     reported as closed and not re-recorded. Other types (depends_on, implements, …)
+///     accumulate targets.
 
 #include <cstdint>
 #include <optional>

@@ -158,6 +158,7 @@ sdk::ToolResult Graph(PluginContext& ctx, const Json& args, const sdk::CallConte
   } else {
     const std::string query = args.at("query").get<std::string>();
     if (Trim(query).empty()) throw sdk::ToolError("query is empty; send part of an entity name");
+    if (const auto unsearchable = sdk::UnsearchableQuery(query)) throw sdk::ToolError(*unsearchable);
     roots = SearchEntities(env.db, query, type, 20);
   }
 
@@ -345,12 +346,21 @@ void RegisterGraphTools(sdk::Registrar& registrar, PluginContext& ctx) {
       const std::string type = NormalizeRelationType(args.at("type").get<std::string>());
       const std::int64_t now = env.clock.NowMs();
       const std::int64_t valid_from = OptionalTimeArg(args, "valid_from").value_or(now);
-      const std::int64_t valid_to = OptionalTimeArg(args, "valid_to").value_or(0);
+      const std::optional<std::int64_t> valid_to_arg = OptionalTimeArg(args, "valid_to");
+      // Checked here, not only in Relate: a given valid_to of 1970-01-01 must not read as
+      // the store's "open" (0).
+      if (valid_from < 0) throw sdk::ToolError("valid_from is before 1970-01-01; send a later time");
+      if (valid_to_arg && *valid_to_arg <= valid_from) {
+        throw sdk::ToolError("valid_to (" + sdk::FormatRfc3339(*valid_to_arg) +
+                             ") must be later than valid_from (" + sdk::FormatRfc3339(valid_from) +
+                             "); omit valid_to for a relation that still holds");
+      }
+      const std::int64_t valid_to = valid_to_arg.value_or(0);
       const std::string from_type = AsciiLower(Trim(args.value("from_type", "")));
       const std::string to_type = AsciiLower(Trim(args.value("to_type", "")));
+      ScreenArguments(args);
       for (const char* f : {"from", "to"}) {
         const std::string v = args.at(f).get<std::string>();
-        ScreenSecrets(v, f);
         if (Trim(v).empty()) throw sdk::ToolError(std::string(f) + " is empty; send an entity name");
       }
       RelateOutcome outcome;

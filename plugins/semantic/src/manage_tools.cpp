@@ -226,20 +226,19 @@ sdk::ToolResult EditMemory(PluginContext& ctx, const Json& args, const sdk::Call
   Env env = ctx.MakeEnv();
   const std::int64_t now = env.clock.NowMs();
   MemoryEdit e;
+  ScreenArguments(args);
   if (args.contains("text")) {
     std::string text = sdk::SanitizeUtf8(Trim(args.at("text").get<std::string>()));
     if (text.empty()) throw sdk::ToolError("text is empty; send the new text or omit text");
     if (sdk::Utf8Length(text) > static_cast<std::size_t>(kMaxTextChars)) {
       throw sdk::ToolError("text is longer than 4000 characters; shorten it");
     }
-    ScreenSecrets(text, "text");
     e.text = std::move(text);
   }
   if (args.contains("kind")) e.kind = args.at("kind").get<std::string>();
   if (args.contains("subject")) e.subject = NormalizeSubject(args.at("subject").get<std::string>());
   if (args.contains("value")) {
     e.value = std::string(Trim(args.at("value").get<std::string>()));
-    ScreenSecrets(*e.value, "value");
   }
   if (e.subject && e.subject->empty() && !e.value) e.value = "";  // clearing the subject clears its value
   if (args.contains("tags")) e.tags = ParseTags(args.at("tags"));
@@ -249,10 +248,12 @@ sdk::ToolResult EditMemory(PluginContext& ctx, const Json& args, const sdk::Call
   if (args.contains("anchor")) {
     e.anchor = std::string(Trim(args.at("anchor").get<std::string>()));
     if (const std::string bad = ValidateAnchor(*e.anchor); !bad.empty()) throw sdk::ToolError(bad);
+    if (const std::string bad = ConfineAnchor(*e.anchor, caller.project_root); !bad.empty()) {
+      throw sdk::ToolError(bad);
+    }
   }
   if (args.contains("source_ref")) {
     e.source_ref = args.at("source_ref").get<std::string>();
-    ScreenSecrets(*e.source_ref, "source_ref");
   }
   if (args.contains("status")) e.status = args.at("status").get<std::string>();
   if (args.contains("scope") || args.contains("path")) {

@@ -1,5 +1,6 @@
 #include "normalize.hpp"
 
+#include "kioku/sdk/match_key.hpp"
 #include "kioku/sdk/text.hpp"
 
 namespace kioku::semantic {
@@ -55,7 +56,7 @@ std::string_view Trim(std::string_view text) {
 }
 
 std::string NormalizeText(std::string_view text) {
-  std::string out = AsciiLower(sdk::CollapseWhitespace(text));
+  std::string out = sdk::MatchKey(text);
   if (!out.empty() && out.back() == '.') out.pop_back();
   while (!out.empty() && out.back() == ' ') out.pop_back();
   return out;
@@ -70,7 +71,7 @@ std::string NormalizeSubject(std::string_view subject) {
 }
 
 std::string NormalizeTag(std::string_view tag) {
-  std::string out = AsciiLower(sdk::CollapseWhitespace(tag));
+  std::string out = sdk::MatchKey(tag);
   if (!out.empty() && out.front() == '#') out.erase(0, 1);
   for (char& c : out) {
     if (c == ' ') c = '-';

@@ -11,15 +11,16 @@
 
 namespace kioku::semantic {
 
-/// Reaffirm key of a memory's text (token-goat-mem seed, "Explicit capture"): ASCII case
-/// folded, whitespace runs collapsed to one space, trimmed, one trailing '.' dropped.
+/// Reaffirm key of a memory's text (token-goat-mem seed, "Explicit capture"):
+/// sdk::MatchKey (NFKC, full case folding, Unicode white space collapsed and trimmed), one
+/// trailing '.' dropped. So "Taro\u00A0", "Ｔａｒｏ" and "taro" are one key.
 std::string NormalizeText(std::string_view text);
 
 /// Subject key: NormalizeText, then inner spaces become '-' ("Package manager" →
 /// "package-manager"), so spelling variants of one key compare equal.
 std::string NormalizeSubject(std::string_view subject);
 
-/// Tag key: lower-case ASCII, trimmed, inner whitespace → '-', a leading '#' dropped.
+/// Tag key: sdk::MatchKey, inner whitespace → '-', a leading '#' dropped.
 std::string NormalizeTag(std::string_view tag);
 
 /// 64-bit FNV-1a over the parts joined with U+001F (unit separator). Used as an indexed

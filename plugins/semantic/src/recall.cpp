@@ -114,13 +114,14 @@ Sql FilterSql(const RecallRequest& r, const Viewer& v, std::int64_t now) {
     f.text += " AND m.scope = ?";
     f.binds.emplace_back(r.scope);
   }
-  if (r.since != 0) {
+  // Unset, not zero, means unbounded: 1970-01-01T00:00:00Z is a time like any other.
+  if (r.since) {
     f.text += " AND m.captured_at >= ?";
-    f.binds.emplace_back(r.since);
+    f.binds.emplace_back(*r.since);
   }
-  if (r.until != 0) {
+  if (r.until) {
     f.text += " AND m.captured_at < ?";
-    f.binds.emplace_back(r.until);
+    f.binds.emplace_back(*r.until);
   }
   for (const std::string& tag : r.tags) {
     f.text +=
@@ -399,13 +400,9 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
 
   std::vector<ListResult> lists;
   const std::string_view query = Trim(r.query);
+  if (const auto unsearchable = sdk::UnsearchableQuery(query)) throw sdk::ToolError(*unsearchable);
   if (!query.empty()) {
     const std::vector<std::string> words = WordTerms(query);
-    if (words.empty()) {
-      throw sdk::ToolError(
-          "query has no searchable words (only operators or punctuation); send words, "
-          "identifiers or paths, or omit query to list by recency and importance");
-    }
     out.text_query = true;
     // Column weights: a hit in subject/value/tags says more than one in running text.
     std::map<std::string, int> word_df;

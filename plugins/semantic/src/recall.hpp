@@ -29,8 +29,8 @@ struct RecallRequest {
   std::vector<std::string> statuses;  ///< Any of; empty = the live ones (not superseded).
   std::string subject;                ///< Normalized subject; "" = any.
   std::string scope;                  ///< "global" | "project" | "path"; "" = all visible.
-  std::int64_t since = 0;             ///< captured_at >= since (0 = unbounded).
-  std::int64_t until = 0;             ///< captured_at < until (0 = unbounded).
+  std::optional<std::int64_t> since;  ///< captured_at >= since (unset = unbounded).
+  std::optional<std::int64_t> until;  ///< captured_at < until (unset = unbounded).
   std::optional<std::int64_t> as_of;  ///< What was believed at that time.
   int limit = 10;
 };

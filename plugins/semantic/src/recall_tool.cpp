@@ -63,9 +63,9 @@ RecallRequest ParseRecallArgs(const Json& args, const Settings& settings) {
   if (args.contains("status")) r.statuses = args.at("status").get<std::vector<std::string>>();
   if (args.contains("subject")) r.subject = NormalizeSubject(args.at("subject").get<std::string>());
   r.scope = args.value("scope", "");
-  if (const auto since = OptionalTimeArg(args, "since")) r.since = *since;
-  if (const auto until = OptionalTimeArg(args, "until")) r.until = *until;
-  if (r.since != 0 && r.until != 0 && r.until <= r.since) {
+  r.since = OptionalTimeArg(args, "since");
+  r.until = OptionalTimeArg(args, "until");
+  if (r.since && r.until && *r.until <= *r.since) {
     throw sdk::ToolError("until must be later than since");
   }
   r.as_of = OptionalTimeArg(args, "as_of");

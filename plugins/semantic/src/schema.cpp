@@ -1,8 +1,18 @@
 #include "schema.hpp"
 
-#include "kioku/sdk/project_keys.hpp"
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
 
+#include <SQLiteCpp/Statement.h>
+
+#include "entities.hpp"
+#include "kioku/sdk/project_keys.hpp"
 #include "kioku/sdk/db.hpp"
+#include "memory.hpp"
+#include "memory_store.hpp"
+#include "normalize.hpp"
 
 namespace kioku::semantic {
 namespace {
@@ -184,6 +194,118 @@ CREATE TRIGGER semantic_memories_au_cjk AFTER UPDATE OF cjk ON semantic_memories
 END;
 )SQL";
 
+// Version 3: matching keys moved from ASCII folding to sdk::MatchKey (NFKC + full case
+// folding + Unicode white space). Stored keys are recomputed: memory subjects and dedupe
+// hashes, tags, entity norm_names. Entities whose new keys collide are merged into the
+// one that already holds the key (links and relations repointed), so "Ｔａｒｏ" and
+// "Taro" become one entity as new writes would make them.
+void RekeyUnicode(SQLite::Database& db) {
+  {
+    struct Row {
+      std::int64_t seq;
+      std::string kind, scope, project_id, path, subject, value, text;
+    };
+    std::vector<Row> rows;
+    SQLite::Statement q(db,
+                        "SELECT seq, kind, scope, project_id, path, subject, value, text FROM "
+                        "semantic_memories");
+    while (q.executeStep()) {
+      rows.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getString(),
+                      q.getColumn(2).getString(), q.getColumn(3).getString(),
+                      q.getColumn(4).getString(), q.getColumn(5).getString(),
+                      q.getColumn(6).getString(), q.getColumn(7).getString()});
+    }
+    SQLite::Statement up(db,
+                         "UPDATE semantic_memories SET subject = ?, dedup_hash = ? WHERE seq = ?");
+    for (const Row& r : rows) {
+      const std::string subject = r.subject.empty() ? r.subject : NormalizeSubject(r.subject);
+      Scope scope;
+      scope.kind = r.scope;
+      scope.project_id = r.project_id;
+      scope.path = r.path;
+      up.bind(1, subject);
+      up.bind(2, static_cast<int64_t>(DedupHash(r.kind, scope, subject, r.value, r.text)));
+      up.bind(3, static_cast<int64_t>(r.seq));
+      up.exec();
+      up.reset();
+    }
+  }
+  {
+    std::vector<std::pair<std::string, std::int64_t>> tags;
+    SQLite::Statement q(db, "SELECT tag, memory_seq FROM semantic_memory_tags");
+    while (q.executeStep()) tags.emplace_back(q.getColumn(0).getString(), q.getColumn(1).getInt64());
+    for (const auto& [tag, seq] : tags) {
+      const std::string key = NormalizeTag(tag);
+      if (key == tag || key.empty()) continue;
+      SQLite::Statement ins(db,
+                            "INSERT OR IGNORE INTO semantic_memory_tags(tag, memory_seq) VALUES (?, ?)");
+      ins.bind(1, key);
+      ins.bind(2, static_cast<int64_t>(seq));
+      ins.exec();
+      SQLite::Statement del(db, "DELETE FROM semantic_memory_tags WHERE tag = ? AND memory_seq = ?");
+      del.bind(1, tag);
+      del.bind(2, static_cast<int64_t>(seq));
+      del.exec();
+    }
+    std::vector<std::pair<std::int64_t, std::string>> joined;
+    SQLite::Statement m(db, "SELECT seq, tags FROM semantic_memories WHERE tags <> ''");
+    while (m.executeStep()) joined.emplace_back(m.getColumn(0).getInt64(), m.getColumn(1).getString());
+    for (const auto& [seq, text] : joined) {
+      std::vector<std::string> keys;
+      for (const std::string& t : SplitTags(text)) {
+        const std::string key = NormalizeTag(t);
+        if (!key.empty() && std::find(keys.begin(), keys.end(), key) == keys.end()) keys.push_back(key);
+      }
+      const std::string rejoined = JoinTags(keys);
+      if (rejoined == text) continue;
+      SQLite::Statement up(db, "UPDATE semantic_memories SET tags = ? WHERE seq = ?");
+      up.bind(1, rejoined);
+      up.bind(2, static_cast<int64_t>(seq));
+      up.exec();
+    }
+  }
+  {
+    struct Ent {
+      std::int64_t seq;
+      std::string type, norm;
+    };
+    std::vector<Ent> ents;
+    SQLite::Statement q(db, "SELECT seq, type, norm_name FROM semantic_entities ORDER BY seq");
+    while (q.executeStep()) {
+      ents.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getString(), q.getColumn(2).getString()});
+    }
+    for (const Ent& e : ents) {
+      const std::string key = NormalizeEntityName(e.norm);
+      if (key == e.norm || key.empty()) continue;
+      SQLite::Statement holder(db,
+                               "SELECT seq FROM semantic_entities WHERE norm_name = ? AND type = ? "
+                               "AND seq <> ?");
+      holder.bind(1, key);
+      holder.bind(2, e.type);
+      holder.bind(3, static_cast<int64_t>(e.seq));
+      if (!holder.executeStep()) {
+        SQLite::Statement up(db, "UPDATE semantic_entities SET norm_name = ? WHERE seq = ?");
+        up.bind(1, key);
+        up.bind(2, static_cast<int64_t>(e.seq));
+        up.exec();
+        continue;
+      }
+      const std::int64_t keep = holder.getColumn(0).getInt64();
+      for (const char* sql :
+           {"UPDATE OR IGNORE semantic_memory_entities SET entity_seq = ?1 WHERE entity_seq = ?2",
+            "DELETE FROM semantic_memory_entities WHERE entity_seq = ?2",
+            "UPDATE semantic_relations SET from_seq = ?1 WHERE from_seq = ?2",
+            "UPDATE semantic_relations SET to_seq = ?1 WHERE to_seq = ?2",
+            "DELETE FROM semantic_entities WHERE seq = ?2"}) {
+        SQLite::Statement st(db, sql);
+        st.bind(1, static_cast<int64_t>(keep));
+        st.bind(2, static_cast<int64_t>(e.seq));
+        st.exec();
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::vector<sdk::Migration> SemanticMigrations(const sdk::ProjectOptions& projects) {
@@ -195,6 +317,9 @@ std::vector<sdk::Migration> SemanticMigrations(const sdk::ProjectOptions& projec
                     "per-row insert triggers",
                  kV2, nullptr});
   out.push_back(sdk::ProjectKeysMigration(3, {{"semantic_memories", "project_id", "path"}}, projects));
+  out.push_back({4, "matching keys by Unicode NFKC case folding (subjects, dedupe hashes, tags, "
+                    "entity names; colliding entities merged)",
+                 "", RekeyUnicode});
   return out;
 }
 

@@ -133,14 +133,25 @@ std::vector<std::string> ParseTags(const Json& tags) {
   return out;
 }
 
+namespace {
+
+[[noreturn]] void RefuseSecret(const sdk::JsonSecretFinding& found) {
+  throw sdk::ToolError("refused: " + sdk::DescribeSecret(found) +
+                       "; nothing was stored. Remove the secret — say where it lives "
+                       "instead (\"the token is in the CI secret STORE_TOKEN\") — and send "
+                       "again");
+}
+
+}  // namespace
+
 void ScreenSecrets(std::string_view text, std::string_view field) {
   if (const auto finding = sdk::FindSecret(text)) {
-    throw sdk::ToolError("refused: " + std::string(field) + " contains what looks like a secret (" +
-                         finding->kind + " at character " + std::to_string(finding->offset) +
-                         "); nothing was stored. Remove the secret — say where it lives "
-                         "instead (\"the token is in the CI secret STORE_TOKEN\") — and send "
-                         "again");
+    RefuseSecret({std::string(field), false, *finding});
   }
+}
+
+void ScreenArguments(const Json& args) {
+  if (const auto found = sdk::FindSecretInJson(args)) RefuseSecret(*found);
 }
 
 std::string Preview(std::string_view text, std::size_t max_bytes) {

@@ -61,6 +61,12 @@ std::vector<std::string> ParseTags(const Json& tags);
 /// Refuses text holding a secret (sdk::FindSecret): nothing is stored.
 void ScreenSecrets(std::string_view text, std::string_view field);
 
+/// Refuses arguments holding a secret in any string or key (sdk::FindSecretInJson), naming
+/// the argument path (`tags[1]`, `anchor`) and the rule, never the secret. Every write tool
+/// screens its whole arguments with it, so tags, subject, path, anchor and any field added
+/// later are covered.
+void ScreenArguments(const Json& args);
+
 /// Compact one-line preview.
 std::string Preview(std::string_view text, std::size_t max_bytes = 100);
 

@@ -192,7 +192,7 @@ MemoryDraft ParseDraft(const Json& item, const sdk::Caller& caller, const Settin
                            "'; send one of fact, decision, preference, correction, lesson, "
                            "todo, event, observation");
     }
-    ScreenSecrets(d.text, "text");
+    ScreenArguments(item);
     if (item.contains("subject")) {
       d.subject = NormalizeSubject(item.at("subject").get<std::string>());
       if (d.subject.empty()) throw sdk::ToolError("subject is empty; send a key such as \"package-manager\" or omit it");
@@ -203,16 +203,17 @@ MemoryDraft ParseDraft(const Json& item, const sdk::Caller& caller, const Settin
         throw sdk::ToolError("value needs a subject (the key it is the value of), e.g. "
                              "subject \"package-manager\", value \"pnpm\"");
       }
-      ScreenSecrets(d.value, "value");
     }
     if (item.contains("tags")) d.tags = ParseTags(item.at("tags"));
     d.importance = item.value("importance", 5);
     d.confidence = item.value("confidence", 1.0);
     d.source = item.value("source", suggest ? "derived" : "agent");
     d.source_ref = item.value("source_ref", "");
-    ScreenSecrets(d.source_ref, "source_ref");
     d.anchor = std::string(Trim(item.value("anchor", "")));
     if (const std::string bad = ValidateAnchor(d.anchor); !bad.empty()) throw sdk::ToolError(bad);
+    if (const std::string bad = ConfineAnchor(d.anchor, caller.project_root); !bad.empty()) {
+      throw sdk::ToolError(bad);
+    }
     if (item.contains("expires")) d.expires_at = ParseExpires(item.at("expires"), now_ms);
     std::optional<std::string> path;
     if (item.contains("path")) path = item.at("path").get<std::string>();

@@ -61,6 +61,62 @@ TEST_F(GraphTest, SingleValuedTypeClosesThePreviousTarget) {
   EXPECT_EQ(Count("semantic_relations", "expired_at IS NOT NULL"), 1);
 }
 
+TEST_F(GraphTest, OutOfOrderSingleValuedAssertionsBuildTheSameTimeline) {
+  AdvanceDays(100);
+  // Learned in reverse: first "uses vite since day 60", then "uses webpack since day 10".
+  Ok("entity_relate", {{"from", "web"}, {"type", "uses"}, {"to", "vite"}, {"valid_from", At(60)}});
+  Json r = Ok("entity_relate",
+              {{"from", "web"}, {"type", "uses"}, {"to", "webpack"}, {"valid_from", At(10)}});
+  EXPECT_EQ(r["relation"]["valid_to"], At(60));  // until the next known change
+  EXPECT_EQ(Targets(GraphOf("web"), "web", "uses"), std::vector<std::string>{"vite"});
+  EXPECT_EQ(Targets(GraphOf("web", {{"as_of", At(30)}}), "web", "uses"),
+            std::vector<std::string>{"webpack"});
+  EXPECT_EQ(Targets(GraphOf("web", {{"as_of", At(70)}}), "web", "uses"),
+            std::vector<std::string>{"vite"});
+  EXPECT_EQ(Count("semantic_relations", "expired_at IS NULL AND valid_to IS NULL"), 1);
+}
+
+TEST_F(GraphTest, OverlappingReassertionMergesInsteadOfDuplicating) {
+  AdvanceDays(100);
+  Ok("entity_relate", {{"from", "api"}, {"type", "depends_on"}, {"to", "redis"},
+                       {"valid_from", At(10)}, {"valid_to", At(40)}});
+  Json r = Ok("entity_relate", {{"from", "api"}, {"type", "depends_on"}, {"to", "redis"},
+                                {"valid_from", At(30)}, {"valid_to", At(70)}});
+  EXPECT_EQ(r["action"], "related");
+  EXPECT_EQ(r["relation"]["valid_from"], At(10));
+  EXPECT_EQ(r["relation"]["valid_to"], At(70));
+  Json inside = Ok("entity_relate", {{"from", "api"}, {"type", "depends_on"}, {"to", "redis"},
+                                     {"valid_from", At(20)}, {"valid_to", At(50)}});
+  EXPECT_EQ(inside["action"], "already_known");
+  // Listed once, now and at any time inside the interval.
+  EXPECT_EQ(Targets(GraphOf("api", {{"as_of", At(35)}}), "api", "depends_on"),
+            std::vector<std::string>{"redis"});
+  EXPECT_EQ(Count("semantic_relations", "expired_at IS NULL"), 1);
+  // An open re-assertion overlapping an open row is already known.
+  Ok("entity_relate", {{"from", "api"}, {"type", "depends_on"}, {"to", "pg"}, {"valid_from", At(5)}});
+  EXPECT_EQ(Ok("entity_relate", {{"from", "api"}, {"type", "depends_on"}, {"to", "pg"},
+                                 {"valid_from", At(8)}})["action"],
+            "already_known");
+}
+
+TEST_F(GraphTest, NewerAssertionWinsInsideItsIntervalAndKeepsTheRest) {
+  AdvanceDays(100);
+  Ok("entity_relate", {{"from", "svc"}, {"type", "uses"}, {"to", "mysql"}, {"valid_from", At(0)}});
+  Json r = Ok("entity_relate", {{"from", "svc"}, {"type", "uses"}, {"to", "pg"},
+                                {"valid_from", At(20)}, {"valid_to", At(30)}});
+  EXPECT_EQ(r["closed"].size(), 2u);  // mysql before day 20 and from day 30 on
+  EXPECT_EQ(Targets(GraphOf("svc", {{"as_of", At(10)}}), "svc", "uses"), std::vector<std::string>{"mysql"});
+  EXPECT_EQ(Targets(GraphOf("svc", {{"as_of", At(25)}}), "svc", "uses"), std::vector<std::string>{"pg"});
+  EXPECT_EQ(Targets(GraphOf("svc"), "svc", "uses"), std::vector<std::string>{"mysql"});
+}
+
+TEST_F(GraphTest, EpochValidToIsNotReadAsOpen) {
+  const auto r = Call("entity_relate", {{"from", "a1"}, {"type", "uses"}, {"to", "b1"},
+                                        {"valid_to", "1970-01-01T00:00:00Z"}});
+  EXPECT_TRUE(r.is_error);
+  EXPECT_NE(r.text.find("valid_to"), std::string::npos) << r.text;
+}
+
 TEST_F(GraphTest, ManyValuedTypesAccumulate) {
   Ok("entity_relate", {{"from", "web"}, {"type", "depends_on"}, {"to", "react"}});
   AdvanceDays(1);

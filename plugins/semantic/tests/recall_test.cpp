@@ -58,7 +58,7 @@ TEST_F(SemanticTest, FtsHostileQueriesSearchForWhatTheySay) {
   const std::string hook = Remember("The pre-commit hook runs clang-format", "fact");
   const std::string flaky = Remember("It's flaky on macOS, not on Linux", "observation");
   const std::string foo = Remember("foo is the legacy module name", "fact");
-  for (const char* q : {"C++", "-foo", "AND OR NOT", "pre-commit", "it's", "NEAR(", "a:b",
+  for (const char* q : {"C++", "-foo", "NOT macOS", "pre-commit", "it's", "NEAR(x", "a:b",
                         "^start", "x OR", "(unbalanced", "col:value", "\"quoted phrase\""}) {
     sdk::ToolResult r = Call("memory_recall", {{"query", q}});
     EXPECT_FALSE(r.is_error) << q << ": " << r.text;
@@ -67,12 +67,13 @@ TEST_F(SemanticTest, FtsHostileQueriesSearchForWhatTheySay) {
   EXPECT_EQ(RecallIds({{"query", "-foo"}}).front(), foo);
   EXPECT_EQ(RecallIds({{"query", "pre-commit"}}).front(), hook);
   EXPECT_EQ(RecallIds({{"query", "it's"}}).front(), flaky);
-  EXPECT_TRUE(Contains(RecallIds({{"query", "AND OR NOT"}}), flaky));  // "not" as a word
+  EXPECT_TRUE(Contains(RecallIds({{"query", "NOT macOS"}}), flaky));  // "not" as a word
+  // Only operators: refused like punctuation (sdk::UnsearchableQuery), see hardening_test.
 }
 
 TEST_F(SemanticTest, QueryOfOnlyOperatorsIsAClearError) {
   Remember("something", "fact");
-  for (const char* q : {"\"", "*", "- + ( ) ^ :", "\"\"\""}) {
+  for (const char* q : {"\"", "*", "- + ( ) ^ :", "\"\"\"", "AND OR NOT", "near"}) {
     const std::string msg = Err("memory_recall", {{"query", q}});
     EXPECT_NE(msg.find("no searchable words"), std::string::npos) << q << ": " << msg;
   }

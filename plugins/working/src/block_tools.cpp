@@ -54,6 +54,7 @@ Json BlockJson(const std::string& key, const VersionedState& s) {
 
 sdk::ToolResult BlockWrite(const Env& env, const Json& args, const sdk::CallContext& ctx) {
   const Actor actor = ResolveActor(env, args, ctx);
+  RefuseSecret(env, args.value("key", std::string()), "key");
   const std::string key = KeyArg(args);
   const std::string text = CheckText(env, args.value("content", std::string()), "content",
                                      env.settings.max_block_bytes);

@@ -100,14 +100,17 @@ std::string CheckText(const Env& env, std::string_view text, const std::string& 
                          " bytes — shorten it");
   }
   std::string clean = sdk::IsValidUtf8(text) ? std::string(text) : sdk::SanitizeUtf8(text);
-  if (env.settings.screen_secrets) {
-    if (auto finding = sdk::FindSecret(clean)) {
-      throw sdk::ToolError(what + " looks like it contains a secret (" + finding->kind +
-                           " at byte " + std::to_string(finding->offset) +
-                           "); nothing was stored — remove or redact it and retry");
-    }
-  }
+  RefuseSecret(env, clean, what);
   return clean;
+}
+
+void RefuseSecret(const Env& env, std::string_view text, const std::string& what) {
+  if (!env.settings.screen_secrets) return;
+  if (auto finding = sdk::FindSecret(text)) {
+    throw sdk::ToolError(what + " looks like it contains a secret (" + finding->kind +
+                         " at byte " + std::to_string(finding->offset) +
+                         "); nothing was stored — remove or redact it and retry");
+  }
 }
 
 std::optional<std::string> TextArg(const Env& env, const Json& args, const char* key,

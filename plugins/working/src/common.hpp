@@ -82,6 +82,11 @@ void RecordEvent(SQLite::Database& db, const Actor& actor, std::string_view kind
 /// Throws sdk::ToolError naming `key` and the limit.
 std::optional<std::string> TextArg(const Env& env, const Json& args, const char* key,
                                    std::int64_t max_bytes);
+/// Refuses `text` when it holds a secret (sdk::FindSecret; when screening is enabled),
+/// naming `what` and the rule, never the secret. For identifiers (block keys, claimed
+/// paths) that are stored but are not free text.
+void RefuseSecret(const Env& env, std::string_view text, const std::string& what);
+
 /// Like TextArg but the argument must be present and non-blank.
 std::string RequiredTextArg(const Env& env, const Json& args, const char* key,
                             std::int64_t max_bytes);

@@ -79,6 +79,10 @@ std::vector<std::string> InWorkingDir(std::vector<std::string> inputs, const Act
 
 sdk::ToolResult FileClaim(const Env& env, const Json& args, const sdk::CallContext& ctx) {
   const Actor actor = ResolveActor(env, args, ctx);
+  const std::vector<std::string> raw_paths = PathsArg(args);
+  for (std::size_t i = 0; i < raw_paths.size(); ++i) {
+    RefuseSecret(env, raw_paths[i], "paths[" + std::to_string(i) + "]");
+  }
   const auto paths = NormalizeClaimPaths(
       InWorkingDir(PathsArg(args), actor), actor.project_root,
       static_cast<std::size_t>(env.settings.max_paths_per_call));
@@ -236,20 +240,26 @@ sdk::ToolResult FileRelease(const Env& env, const Json& args, const sdk::CallCon
   auto& db = env.Db();
   Json released;
   Json not_held;
+  Json expired;  // released claims whose lease had already run out: path → expiry
   std::string refusal;
   sdk::WithWriteTransaction(db, [&] {
     released = Json::array();
     not_held = Json::array();
+    expired = Json::object();
     refusal.clear();
     const std::int64_t now = env.Now();
     if (all) {
       SQLite::Statement del(db,
                             "DELETE FROM working_file_claims WHERE project_id = ? AND "
-                            "holder = ? RETURNING path");
+                            "holder = ? RETURNING path, expires_at_ms");
       del.bind(1, actor.project_id);
       del.bind(2, actor.agent_id);
       std::vector<std::string> gone;
-      while (del.executeStep()) gone.push_back(del.getColumn(0).getString());
+      while (del.executeStep()) {
+        gone.push_back(del.getColumn(0).getString());
+        const std::int64_t until = del.getColumn(1).getInt64();
+        if (until <= now) expired[gone.back()] = Rfc(until);
+      }
       std::sort(gone.begin(), gone.end());
       for (const auto& p : gone) {
         RecordEvent(db, actor, "file.release", p, Json::object(), now);
@@ -264,6 +274,7 @@ sdk::ToolResult FileRelease(const Env& env, const Json& args, const sdk::CallCon
           not_held.push_back(path);
         } else if (old->holder == actor.agent_id) {
           mine.push_back(path);
+          if (old->expires_at_ms <= now) expired[path] = Rfc(old->expires_at_ms);
         } else {
           refusal += "\n- " + path + ": held by " + old->holder + " until " +
                      Rfc(old->expires_at_ms);
@@ -292,12 +303,21 @@ sdk::ToolResult FileRelease(const Env& env, const Json& args, const sdk::CallCon
         "\nRelease only your own paths, or take a claim over with file_claim force:true.");
   }
   std::string text = "released " + std::to_string(released.size()) + " claim(s)";
-  for (const auto& p : released) text += "\n- " + p.get<std::string>();
+  if (!expired.empty()) {
+    text += " (" + std::to_string(expired.size()) +
+            " had already expired: others could have taken them since)";
+  }
+  for (const auto& p : released) {
+    const std::string path = p.get<std::string>();
+    text += "\n- " + path;
+    if (expired.contains(path)) text += " (expired " + expired[path].get<std::string>() + ")";
+  }
   if (!not_held.empty()) {
     text += "\nnot claimed by anyone (nothing to do):";
     for (const auto& p : not_held) text += " " + p.get<std::string>();
   }
-  Json out = {{"released", std::move(released)}, {"not_held", std::move(not_held)}};
+  Json out = {{"released", std::move(released)}, {"not_held", std::move(not_held)},
+              {"expired", std::move(expired)}};
   return sdk::ToolResult::Ok(std::move(text), std::move(out));
 }
 
@@ -435,7 +455,9 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env) {
         {"all", BoolProp("")},
         {"agent_id", AgentIdProp()},
     });
-    spec.output_schema = OutputSchema({{"released", ArrayOf(Str())}, {"not_held", ArrayOf(Str())}},
+    spec.output_schema = OutputSchema({{"released", ArrayOf(Str())}, {"not_held", ArrayOf(Str())},
+                                       {"expired", {{"type", "object"},
+                                                    {"additionalProperties", Str()}}}},
                                       {"released", "not_held"});
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

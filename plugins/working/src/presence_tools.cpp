@@ -99,6 +99,29 @@ sdk::ToolResult PresenceList(const Env& env, const Json& args, const sdk::CallCo
 
 }  // namespace
 
+sdk::EventBus::Handler MakePresenceHandler(const Env& env) {
+  return [&env](const sdk::Event& event) {
+    const sdk::ToolCallEvent call = sdk::ToolCallEvent::FromJson(event.payload);
+    // Working-layer writes touch presence in their own transaction already.
+    if (call.read_only || call.outcome != "success" || call.plugin == "working") return;
+    if (call.agent_id.empty() || call.agent_id == "unknown" || call.project_id.empty()) return;
+    try {
+      auto& db = env.Db();
+      sdk::WithWriteTransaction(db, [&] {
+        SQLite::Statement q(db,
+                            "UPDATE working_presence SET last_seen_ms = MAX(last_seen_ms, ?) "
+                            "WHERE project_id = ? AND agent_id = ?");
+        q.bind(1, static_cast<int64_t>(call.at_ms > 0 ? call.at_ms : env.Now()));
+        q.bind(2, call.project_id);
+        q.bind(3, call.agent_id);
+        q.exec();
+      });
+    } catch (const std::exception& e) {
+      env.host.Log().Warn(std::string("presence refresh after ") + call.tool + " failed: " + e.what());
+    }
+  };
+}
+
 void RegisterPresenceTools(sdk::Registrar& registrar, const Env& env) {
   {
     sdk::ToolSpec spec;
@@ -108,7 +131,8 @@ void RegisterPresenceTools(sdk::Registrar& registrar, const Env& env) {
     spec.description =
         "Heartbeat: tell other agents in this project that you are active, optionally with "
         "a short status and what you are focused on. Call it at the start of work and every "
-        "few minutes while working (any write tool also counts as a heartbeat). You count "
+        "few minutes while working (once you have pinged, any successful write of any layer "
+        "also counts as a heartbeat). You count "
         "as live for presence_ttl_seconds (default 900 s) after your last heartbeat; after "
         "that your file claims may be taken over. Omitted fields keep their previous value.";
     spec.input_schema = InputSchema({

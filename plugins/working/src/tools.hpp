@@ -10,6 +10,15 @@ namespace kioku::working {
 
 /// presence_ping, presence_list.
 void RegisterPresenceTools(sdk::Registrar& registrar, const Env& env);
+
+/// The presence rule across layers: presence_ping and every working-layer write create or
+/// refresh the caller's heartbeat inside their own transaction; every other successful
+/// call of a tool not annotated read_only (memory_remember, session_log, feedback_record,
+/// plan_update, …, any layer) refreshes an existing heartbeat of its caller in that
+/// project. This handler, subscribed to sdk::kToolCalledTopic, does the latter with one
+/// short write on the publishing thread (reads never write). Never throws: a failed touch
+/// is logged and dropped (the next write retries it).
+sdk::EventBus::Handler MakePresenceHandler(const Env& env);
 /// file_claim, file_release, claim_list.
 void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env);
 /// block_write, block_read, block_list.

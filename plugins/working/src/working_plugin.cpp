@@ -34,6 +34,7 @@ void WorkingPlugin::Register(sdk::Registrar& registrar) {
   registrar.AddContextProvider({"working", [env = env_.get()](const sdk::ContextRequest& request) {
                                   return ProvideContext(*env, request);
                                 }});
+  host_.Events().Subscribe(sdk::kToolCalledTopic, MakePresenceHandler(*env_));
 }
 
 }  // namespace kioku::working

@@ -32,6 +32,9 @@ struct ToolCallEvent {
   double latency_ms = 0;
   std::string error;  ///< Error text for non-success outcomes, else empty.
   std::int64_t at_ms = 0;  ///< When the call finished, Unix ms.
+  /// The tool's annotations.read_only. Layers that react to writes (the working layer's
+  /// presence: every successful non-read-only call is a sign of life) test it.
+  bool read_only = false;
 
   nlohmann::json ToJson() const;
   static ToolCallEvent FromJson(const nlohmann::json& payload);

@@ -50,6 +50,23 @@ std::vector<std::string> FtsTokens(std::string_view text, const FtsQueryOptions&
 std::optional<std::string> BuildFtsQuery(std::string_view text,
                                          const FtsQueryOptions& options = {});
 
+/// True for the FTS5 operator words AND, OR, NOT, NEAR in any letter case
+/// (https://sqlite.org/fts5.html §3.7). Quoted they are ordinary words.
+bool IsFtsOperatorWord(std::string_view token);
+
+/// The one rule for queries without anything to search for, used by every layer that
+/// searches (memory_recall, session_recall, entity search):
+///   - empty or white-space-only text: not a text query (nullopt; the caller lists by
+///     recency or its own order);
+///   - text holding a search token (FtsTokens) other than an operator word: searched, with
+///     any operator words as literal words ("do NOT commit" finds "not");
+///   - text holding only punctuation and/or operator words ("?!", "AND OR NOT", "-- *"):
+///     refused — returns the message for an isError answer (the layer adds nothing but its
+///     field name). Never searched as literal words: FTS5 would treat them as syntax when
+///     unquoted, and quoted they match nearly every English row, which answers nothing.
+/// Returns the refusal message, or nullopt when the query may be run (or is empty).
+std::optional<std::string> UnsearchableQuery(std::string_view text);
+
 /// Quotes one token as an FTS5 string: wraps in double quotes, doubling inner quotes.
 std::string QuoteFtsToken(std::string_view token);
 

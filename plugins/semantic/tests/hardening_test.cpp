@@ -1,0 +1,164 @@
+// Issue 9 (data side) for the semantic layer: secrets in every argument, Unicode matching
+// keys (and their migration), anchors confined through symlinks, epoch time filters, and
+// operator-only queries.
+
+#include <filesystem>
+#include <fstream>
+
+#include <SQLiteCpp/Database.h>
+
+#include "anchors.hpp"
+#include "memory_store.hpp"
+#include "normalize.hpp"
+#include "schema.hpp"
+#include "semantic_test_util.hpp"
+
+namespace kioku::semantic::testing {
+namespace {
+
+constexpr const char* kStripe = "sk_live_4eC39HqLyjWDarjtT1zdp7dc";
+
+class HardeningTest : public SemanticTest {};
+
+TEST_F(HardeningTest, SecretsInAnyArgumentAreRefusedWithTheirPath) {
+  const std::string before = Snapshot();
+  for (const auto& [args, path] : std::vector<std::pair<Json, std::string>>{
+           {{{"text", "deploy key rotated"}, {"kind", "fact"}, {"tags", {"ops", kStripe}}}, "tags[1]"},
+           {{{"text", "deploy key rotated"}, {"kind", "fact"}, {"subject", kStripe}, {"value", "x"}}, "subject"},
+           {{{"text", "deploy key rotated"}, {"kind", "fact"}, {"path", std::string("src/") + kStripe}}, "path"},
+           {{{"text", "deploy key rotated"}, {"kind", "fact"},
+             {"anchor", std::string("file-contains .env ") + kStripe}}, "anchor"},
+           {{{"text", "the DB password is hunter2hunter2 for staging"}, {"kind", "fact"}}, "text"},
+       }) {
+    const std::string msg = Err("memory_remember", args);
+    EXPECT_NE(msg.find("`" + path + "`"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find(kStripe), std::string::npos) << msg;
+    EXPECT_EQ(msg.find("hunter2hunter2"), std::string::npos) << msg;
+  }
+  const std::string batch = Err("memory_remember",
+                                {{"memories", {{{"text", "ok"}, {"kind", "fact"}},
+                                               {{"text", "ok 2"}, {"kind", "fact"}, {"tags", {kStripe}}}}}});
+  EXPECT_NE(batch.find("tags[0]"), std::string::npos) << batch;
+  EXPECT_NE(batch.find("stripe-key"), std::string::npos) << batch;
+  const std::string id = Remember("plain fact");
+  EXPECT_NE(Err("memory_edit", {{"id", id}, {"tags", {kStripe}}}).find("`tags[0]`"), std::string::npos);
+  EXPECT_NE(Err("entity_relate", {{"from", "svc"}, {"type", "uses"}, {"to", kStripe}}).find("`to`"),
+            std::string::npos);
+  EXPECT_EQ(Count("semantic_memories"), 1);
+  EXPECT_NE(Snapshot(), before);  // only the plain fact was stored
+}
+
+TEST_F(HardeningTest, UnicodeVariantsShareOneKey) {
+  EXPECT_EQ(NormalizeText("Taro\u00A0"), NormalizeText("taro"));
+  EXPECT_EQ(NormalizeText("\uFF34\uFF41\uFF52\uFF4F"), "taro");  // fullwidth Ｔａｒｏ
+  EXPECT_EQ(NormalizeText("cafe\u0301"), NormalizeText("caf\u00E9"));
+  EXPECT_EQ(NormalizeText("STRASSE"), NormalizeText("stra\u00DFe"));
+  EXPECT_EQ(NormalizeText("a\u3000\u2003b"), "a b");
+  EXPECT_EQ(NormalizeTag("#Caf\u00E9\u00A0Bar"), NormalizeTag("cafe\u0301-bar"));
+
+  Remember("Taro prefers the caf\u00E9 on 3rd street");
+  const Json again = Ok("memory_remember",
+                        {{"text", "\uFF34\uFF41\uFF52\uFF4F\u00A0prefers the cafe\u0301 on 3rd street"},
+                         {"kind", "fact"}});
+  EXPECT_EQ(again["results"][0]["action"], "reaffirmed");
+  EXPECT_EQ(Count("semantic_memories"), 1);
+  // Stored text stays as written.
+  EXPECT_EQ(Count("semantic_memories", "text = 'Taro prefers the caf\u00E9 on 3rd street'"), 1);
+
+  Ok("entity_relate", {{"from", "Taro\u00A0"}, {"type", "works_on"}, {"to", "kioku"}});
+  Ok("entity_relate", {{"from", "\uFF34\uFF41\uFF52\uFF4F"}, {"type", "works_on"}, {"to", "kioku"}});
+  EXPECT_EQ(Count("semantic_entities", "norm_name = 'taro'"), 1);
+  EXPECT_EQ(Count("semantic_relations"), 1);
+}
+
+TEST(UnicodeMigration, RekeysStoredKeysAndMergesEntities) {
+  SQLite::Database db(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  const auto migrations = SemanticMigrations();
+  ASSERT_GE(migrations.size(), 4u);
+  db.exec(migrations[0].sql);
+  db.exec(migrations[1].sql);
+  // Rows as version 2 keyed them (ASCII folding only).
+  db.exec(
+      "INSERT INTO semantic_entities(seq, id, type, name, norm_name, created_at) VALUES "
+      "(1, 'E1', 'concept', 'Taro', 'taro', 0), "
+      "(2, 'E2', 'concept', '\uFF34\uFF41\uFF52\uFF4F', '\uFF34\uFF41\uFF52\uFF4F', 0), "
+      "(3, 'E3', 'concept', 'kioku', 'kioku', 0)");
+  db.exec(
+      "INSERT INTO semantic_relations(id, from_seq, type, to_seq, valid_from, recorded_at) "
+      "VALUES ('R1', 2, 'works_on', 3, 0, 0)");
+  db.exec(
+      "INSERT INTO semantic_memories(id, kind, text, subject, tags, status, scope, captured_at, "
+      "updated_at, dedup_hash) VALUES ('M1', 'fact', 'x', 'Caf\u00E9\u00A0Menu', "
+      "'Caf\u00E9', 'active', 'global', 0, 0, 0)");
+  db.exec("INSERT INTO semantic_memory_tags(tag, memory_seq) VALUES ('Caf\u00E9', 1)");
+  // Indexed as the writers index new rows (version 2 has no insert triggers).
+  db.exec("INSERT INTO semantic_entities_fts(rowid, name) SELECT seq, name FROM semantic_entities");
+  db.exec("INSERT INTO semantic_fts(rowid, text, subject, value, tags) SELECT seq, text, subject, "
+          "value, tags FROM semantic_memories");
+  db.exec("INSERT INTO semantic_fts_trigram(rowid, text) SELECT seq, text FROM semantic_memories");
+  migrations[3].apply(db);  // 3 rewrites project keys (nothing to move here)
+  db.exec("INSERT INTO semantic_fts(semantic_fts) VALUES ('integrity-check')");
+  db.exec("INSERT INTO semantic_entities_fts(semantic_entities_fts) VALUES ('integrity-check')");
+  SQLite::Statement e(db, "SELECT COUNT(*) FROM semantic_entities");
+  e.executeStep();
+  EXPECT_EQ(e.getColumn(0).getInt(), 2);
+  SQLite::Statement r(db, "SELECT from_seq FROM semantic_relations");
+  r.executeStep();
+  EXPECT_EQ(r.getColumn(0).getInt(), 1);
+  SQLite::Statement m(db, "SELECT subject, tags, dedup_hash FROM semantic_memories");
+  m.executeStep();
+  EXPECT_EQ(m.getColumn(0).getString(), "caf\u00E9-menu");
+  EXPECT_EQ(m.getColumn(1).getString(), "caf\u00E9");
+  Scope global;
+  global.kind = "global";
+  EXPECT_EQ(m.getColumn(2).getInt64(), DedupHash("fact", global, "caf\u00E9-menu", "", "x"));
+  SQLite::Statement t(db, "SELECT tag FROM semantic_memory_tags");
+  t.executeStep();
+  EXPECT_EQ(t.getColumn(0).getString(), "caf\u00E9");
+}
+
+TEST_F(HardeningTest, EpochUntilIsAFilterNotUnset) {
+  Remember("fact captured now");
+  EXPECT_TRUE(RecallIds({{"until", "1970-01-01T00:00:00Z"}}).empty());
+  EXPECT_EQ(RecallIds({{"since", "1970-01-01T00:00:00Z"}}).size(), 1u);
+}
+
+TEST_F(HardeningTest, OperatorOnlyQueriesAreRefusedLikePunctuation) {
+  Remember("we ship on Friday and not before");
+  const std::string ops = Err("memory_recall", {{"query", "AND OR NOT"}});
+  const std::string punct = Err("memory_recall", {{"query", "?!-- *"}});
+  EXPECT_EQ(ops, punct);
+  EXPECT_NE(ops.find("no searchable words"), std::string::npos);
+  EXPECT_EQ(Err("entity_graph", {{"query", "NOT NEAR"}}), ops);
+  // With a real word, operator words are literal words.
+  EXPECT_EQ(RecallIds({{"query", "Friday AND NOT"}}).size(), 1u);
+}
+
+TEST_F(HardeningTest, AnchorsCannotLeaveTheProjectThroughSymlinks) {
+  namespace fs = std::filesystem;
+  const fs::path root = rt_->dir / "project";
+  const fs::path outside = rt_->dir / "outside";
+  fs::create_directories(root);
+  fs::create_directories(outside);
+  std::ofstream(outside / "secret.txt") << "guess-me";
+  fs::create_directory_symlink(outside, root / "leak");
+  sdk::Caller caller;
+  caller.agent_id = "a";
+  caller.project_id = "proj";
+  caller.project_root = root.string();
+  const std::string msg = Err("memory_remember",
+                              {{"text", "leak holds it"}, {"kind", "fact"},
+                               {"anchor", "file-contains leak/secret.txt guess-me"}},
+                              caller);
+  EXPECT_NE(msg.find("outside the project"), std::string::npos) << msg;
+  EXPECT_EQ(Count("semantic_memories"), 0);
+  // Stored before the link existed, or by an older kioku: recall cannot confirm or deny.
+  EXPECT_EQ(EvaluateAnchor("file-contains leak/secret.txt guess-me", root.string(), 0), "unverified");
+  EXPECT_EQ(EvaluateAnchor("file-contains leak/secret.txt wrong", root.string(), 0), "unverified");
+  EXPECT_EQ(EvaluateAnchor("file-exists leak/secret.txt", root.string(), 0), "unverified");
+  std::ofstream(root / "inside.txt") << "hello";
+  EXPECT_EQ(EvaluateAnchor("file-contains inside.txt hello", root.string(), 0), "affirmed");
+}
+
+}  // namespace
+}  // namespace kioku::semantic::testing

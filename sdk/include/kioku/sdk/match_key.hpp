@@ -1,0 +1,30 @@
+#pragma once
+/// @file match_key.hpp
+/// The one key under which every layer compares names and texts that a person would call
+/// "the same": entity names, subjects, tags, dedupe keys of memory texts. Stored text stays
+/// as written; only the key is normalized.
+///
+/// MatchKey(text) =
+///   1. invalid UTF-8 replaced by U+FFFD;
+///   2. ICU's NFKC_Casefold (UAX #15 compatibility composition + Unicode full case folding
+///      + removal of default-ignorable code points; ICU Normalizer2 "nfkc_cf", the mapping
+///      of Unicode's DerivedNormalizationProps NFKC_CF): "Ｔａｒｏ" → "taro",
+///      "cafe\u0301" → "café", "Straße" → "strasse", "ＡＢＣ①" → "abc1";
+///   3. every run of Unicode white space (ICU u_isUWhiteSpace: U+00A0, U+2003, U+3000, tabs,
+///      newlines, …) collapsed to one ASCII space, and both ends trimmed.
+/// So "Taro\u00A0", "Ｔａｒｏ" and "taro" share one key. Deterministic for a given ICU
+/// version (Unicode updates may, rarely, change a key: re-key stored rows on upgrade).
+///
+/// Thread-safety: safe from any thread (ICU's normalizer instance is immutable and shared).
+/// Errors: never throws for any input; on an ICU failure the input with ASCII letters
+/// lower-cased is returned (so keys stay usable).
+
+#include <string>
+#include <string_view>
+
+namespace kioku::sdk {
+
+/// The matching key of `text` (see the file comment). Output is valid UTF-8.
+std::string MatchKey(std::string_view text);
+
+}  // namespace kioku::sdk

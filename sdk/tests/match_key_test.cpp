@@ -1,0 +1,24 @@
+#include "kioku/sdk/match_key.hpp"
+
+#include <gtest/gtest.h>
+
+namespace kioku::sdk {
+namespace {
+
+TEST(MatchKey, FoldsCompatibilityFormsCaseAndUnicodeSpace) {
+  EXPECT_EQ(MatchKey("Taro\u00A0"), "taro");
+  EXPECT_EQ(MatchKey("\uFF34\uFF41\uFF52\uFF4F"), "taro");     // fullwidth
+  EXPECT_EQ(MatchKey("cafe\u0301"), MatchKey("caf\u00E9"));      // decomposed vs composed
+  EXPECT_EQ(MatchKey("caf\u00E9"), "caf\u00E9");                 // NFC form kept, not stripped
+  EXPECT_EQ(MatchKey("Stra\u00DFe"), "strasse");                 // full case folding
+  EXPECT_EQ(MatchKey("\u0130stanbul"), MatchKey("i\u0307stanbul"));
+  EXPECT_EQ(MatchKey("  a\u3000\u2003\tb\n "), "a b");
+  EXPECT_EQ(MatchKey("\u2460"), "1");                             // circled digit
+  EXPECT_EQ(MatchKey("soft\u00ADhyphen"), "softhyphen");         // default ignorable
+  EXPECT_EQ(MatchKey("\xFF" "abc"), "\uFFFD" "abc");             // invalid UTF-8 replaced
+  EXPECT_EQ(MatchKey(""), "");
+  EXPECT_EQ(MatchKey("東京タワー"), "東京タワー");
+}
+
+}  // namespace
+}  // namespace kioku::sdk
