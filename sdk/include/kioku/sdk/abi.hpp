@@ -39,13 +39,13 @@ class Plugin;
 class HostServices;
 }  // namespace kioku::sdk
 
-extern "C" {
 /// Returns the plugin's settings schema (settings.hpp): the plugin class's static
 /// `SettingsSchema()`. The host calls it after checking abi_version and fingerprint and
 /// before `create`, validates the YAML section and fills its defaults, so the settings are
 /// complete when the plugin's constructor runs.
 using KiokuSettingsSchemaFn = nlohmann::json (*)();
 
+extern "C" {
 /// Plain-C manifest every plugin module exports as `kioku_plugin_manifest_v1`. The first
 /// field never moves: the host reads `abi_version` first and reads nothing else from a
 /// module built for another ABI.
