@@ -90,6 +90,7 @@ struct Runtime::Impl {
   std::vector<sdk::CommandSpec> commands;
   bool started = false;
   bool stopped = false;
+  bool serving = false;  ///< Started in StartMode::kServe (plugins were started).
 };
 
 class ServicesImpl final : public sdk::HostServices {
@@ -241,10 +242,10 @@ void Runtime::LoadPlugin(std::string name, const std::filesystem::path& module_p
   impl_->plugins.back()->version = version;
 }
 
-void Runtime::Start() {
+void Runtime::Start(StartMode mode) {
   if (impl_->started) return;
   impl_->started = true;
-  auto& db = impl_->pool->ForThisThread();
+  impl_->serving = mode == StartMode::kServe;
   // Every section is checked before any plugin exists, so a typo in one plugin's section
   // never leaves another half-started, and each constructor sees complete settings.
   for (auto& entry : impl_->plugins) CompleteSettings(*entry);
@@ -256,18 +257,20 @@ void Runtime::Start() {
       throw std::runtime_error("plugin '" + entry->name + "' threw on create: " + e.what());
     }
     if (!entry->plugin) throw std::runtime_error("plugin '" + entry->name + "' returned no instance on create");
-    RunMigrations(db, entry->name, entry->plugin->Migrations());
+    if (impl_->serving) RunMigrations(impl_->pool->ForThisThread(), entry->name, entry->plugin->Migrations());
     RegistrarImpl registrar(*impl_, entry->name);
     entry->plugin->Register(registrar);
   }
-  for (auto& entry : impl_->plugins) entry->plugin->Start();
+  if (impl_->serving) {
+    for (auto& entry : impl_->plugins) entry->plugin->Start();
+  }
 }
 
 void Runtime::Stop() {
   if (!impl_->started || impl_->stopped) return;
   impl_->stopped = true;
   for (auto it = impl_->plugins.rbegin(); it != impl_->plugins.rend(); ++it) {
-    if (!(*it)->plugin) continue;
+    if (!(*it)->plugin || !impl_->serving) continue;
     try {
       (*it)->plugin->Stop();
     } catch (const std::exception& e) {

@@ -26,6 +26,11 @@ namespace kioku::host {
 /// Builds a plugin instance in-process (tests, static builds).
 using PluginFactory = std::function<std::unique_ptr<sdk::Plugin>(sdk::HostServices&)>;
 
+/// What Runtime::Start does. kDescribe lets plugins register (so their tools and commands
+/// can be listed, e.g. by `kioku --help`) without touching the database: no migrations and
+/// no Plugin::Start (nor, later, Plugin::Stop).
+enum class StartMode { kServe, kDescribe };
+
 struct RuntimeOptions {
   std::filesystem::path data_dir;  ///< Created 0700 if missing.
   std::filesystem::path db_path;   ///< Default: data_dir / "kioku.db".
@@ -76,7 +81,7 @@ class Runtime {
   /// constructed), then per plugin: creates it, runs pending migrations, registers
   /// tools/commands; then starts them all.
   /// Throws std::runtime_error with a one-line message on any failure.
-  void Start();
+  void Start(StartMode mode = StartMode::kServe);
   /// Stops plugins (reverse order) and drops tools/subscriptions. Idempotent.
   void Stop();
 

@@ -106,5 +106,30 @@ TEST_F(SettingsLifecycleTest, LoadedModuleSchemaComesThroughTheManifest) {
   EXPECT_EQ(ok.CallTool("echo_say", {{"text", "hey"}}, caller).text, "hey");
 }
 
+// `kioku --help` lists plugin commands: plugins register, nothing is migrated or started.
+class MigratingPlugin final : public sdk::Plugin {
+ public:
+  explicit MigratingPlugin(sdk::HostServices&) {}
+  std::vector<sdk::Migration> Migrations() const override {
+    return {{1, "t", "CREATE TABLE migrating_t (x INTEGER)", {}}};
+  }
+  void Register(sdk::Registrar& r) override {
+    r.AddCommand({"mig-cmd", "A command", "kioku mig-cmd", [](auto&, auto&, auto&, auto&) { return 0; }});
+  }
+  void Start() override { ++g_constructed; }
+};
+
+TEST_F(SettingsLifecycleTest, DescribeModeRegistersWithoutMigratingOrStarting) {
+  {
+    Runtime rt(options_);
+    rt.AddPlugin("mig", [](sdk::HostServices& h) { return std::make_unique<MigratingPlugin>(h); });
+    rt.Start(StartMode::kDescribe);
+    ASSERT_EQ(rt.Commands().size(), 1u);
+    EXPECT_EQ(rt.Commands()[0].name, "mig-cmd");
+    EXPECT_EQ(g_constructed, 0);  // Start() not called
+  }
+  EXPECT_FALSE(std::filesystem::exists(dir_.path() / "kioku.db"));
+}
+
 }  // namespace
 }  // namespace kioku::host
