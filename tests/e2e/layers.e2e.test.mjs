@@ -9,7 +9,8 @@
 // - working with 8 real `kioku serve` processes on one KIOKU_HOME: 25 rounds of a concurrent
 //   file_claim on a fresh path (exactly one winner, the others told who), and a handoff
 //   claimed by all 8 at once (exactly one winner); no "locked"/"busy" error reaches a caller.
-// - cross-layer: workspace_dump (working) writes an episodic summary session_recall finds.
+// - cross-layer: workspace_dump (working) writes an episodic summary session_recall finds;
+//   transcript statements reach semantic as pending memories whose subject/value supersede.
 //
 // Nothing sleeps: every wait is a request/response with the SDK, under a safety timeout.
 
@@ -288,6 +289,52 @@ describe('episodic layer through kioku serve', () => {
 
     const missing = await call(client, 'session_ingest', { path: path.join(sandbox.dir, 'nope.jsonl') });
     assert.equal(missing.isError, true);
+  });
+});
+
+describe('cross-layer: transcript statements become pending memories with subject/value', () => {
+  let sandbox;
+  let session;
+  before(async () => {
+    sandbox = makeSandbox({ enabled: ['episodic', 'semantic'], extraYaml: 'episodic:\n  ingest:\n    allowed_roots: ["*"]' });
+    session = await connect(sandbox);
+  });
+  after(async () => {
+    await session?.client.close();
+    sandbox?.cleanup();
+  });
+
+  // One Claude Code session file whose only prompt is `prompt`, in the sandbox's folder.
+  const transcript = (sid, at, prompt) => {
+    const line = {
+      parentUuid: null, isSidechain: false, userType: 'external', cwd: sandbox.dir, sessionId: sid,
+      version: '2.0.31', gitBranch: 'main', type: 'user', uuid: `${sid}-u1`, timestamp: at,
+      message: { role: 'user', content: prompt },
+    };
+    const file = path.join(sandbox.dir, `${sid}.jsonl`);
+    writeFileSync(file, JSON.stringify(line) + '\n');
+    return file;
+  };
+
+  test('a later value for the subject supersedes the earlier one once confirmed', async () => {
+    const { client } = session;
+    const a = await ok(client, 'session_ingest', {
+      path: transcript('33333333-aaaa-4bbb-8ccc-00000000000a', '2025-11-03T09:00:00.000Z', 'Fix the build. We use npm in this repo.'),
+    });
+    assert.equal(a.suggested_memories, 1, JSON.stringify(a));
+    const b = await ok(client, 'session_ingest', {
+      path: transcript('33333333-aaaa-4bbb-8ccc-00000000000b', '2025-11-04T09:00:00.000Z',
+        'We decided on npm last month, but scratch that: from now on use pnpm, not npm.'),
+    });
+    assert.equal(b.suggested_memories, 1, JSON.stringify(b));
+
+    const rec = await ok(client, 'memory_recall', { subject: 'package-manager', status: ['pending'], scope: 'project' });
+    const byValue = Object.fromEntries(rec.memories.map((m) => [m.value, m]));
+    assert.ok(byValue.npm && byValue.pnpm, JSON.stringify(rec.memories));
+    assert.equal(byValue.pnpm.text, 'from now on use pnpm, not npm.');  // the revised words only
+
+    const confirmed = await ok(client, 'memory_edit', { id: byValue.pnpm.id, status: 'active' });
+    assert.deepEqual(confirmed.replaced, [byValue.npm.id], JSON.stringify(confirmed));
   });
 });
 

@@ -1,6 +1,7 @@
 // Claude Code session files (~/.claude/projects/<cwd>/<session>.jsonl).
 #include <set>
 
+#include "env.hpp"
 #include "parser_common.hpp"
 #include "transcript.hpp"
 
@@ -153,6 +154,9 @@ class ClaudeParser final : public TranscriptParser {
         const std::string id = block.value("tool_use_id", "");
         PendingCall call;
         if (id.empty() || !pending_.Take(id, &call)) continue;  // call before our offset
+        // A resumed session's file repeats earlier lines; when their uuids were rewritten
+        // the tool_use id still names the call (README "Resumed sessions").
+        if (SeenElsewhere("tool_result:" + id, out)) continue;
         const std::string text = transcript::ContentText(block.value("content", json()));
         std::string outcome = "success";
         if (block.value("is_error", false)) {
@@ -192,6 +196,12 @@ class ClaudeParser final : public TranscriptParser {
     }
     text = Trimmed(transcript::StripHarnessBlocks(text));
     if (text.empty() || IsMarker(text)) return true;
+    // The same words at the same instant are a carried-over copy, whatever its uuid.
+    if (SeenElsewhere("human:" + std::to_string(at) + ":" +
+                          NormalizeKey(text).substr(0, 160),
+                      out)) {
+      return true;
+    }
     ++s.messages;
     out.human.push_back({sid, at, line_no, std::move(text)});
     return true;
@@ -215,6 +225,18 @@ class ClaudeParser final : public TranscriptParser {
   }
 
  private:
+  // True when `key` was recorded before (this batch or an earlier ingest); otherwise it is
+  // remembered and false is returned.
+  bool SeenElsewhere(const std::string& key, ParsedBatch& out) {
+    if (batch_seen_.count(key) || (ctx_.seen && ctx_.seen(key))) {
+      ++out.duplicates;
+      return true;
+    }
+    batch_seen_.insert(key);
+    out.seen_keys.push_back(key);
+    return false;
+  }
+
   ParserContext ctx_;
   transcript::PendingCalls pending_;
   std::int64_t last_at_ = 0;

@@ -83,6 +83,31 @@ std::string Clean(std::string_view text, std::size_t max_bytes) {
                            max_bytes);
 }
 
+// Drops queued (undelivered) memory_suggest rows of `project` whose subject is `subject`
+// with another value, said before `at`. Returns true when a row said after `at` sets the
+// subject already: the caller's older statement is not queued.
+bool SupersedePendingSuggestion(SQLite::Database& db, const std::string& project,
+                                const std::string& subject, const std::string& value,
+                                std::int64_t at) {
+  static constexpr const char* kWhere =
+      " FROM episodic_outbox WHERE status = 'pending' AND tool = 'memory_suggest' AND "
+      "json_extract(caller, '$.project_id') = ?1 AND lower(json_extract(payload, '$.subject')) = "
+      "lower(?2) AND lower(json_extract(payload, '$.value')) <> lower(?3)";
+  SQLite::Statement newer(db, std::string("SELECT 1") + kWhere +
+                                  " AND json_extract(caller, '$.said_at') > ?4 LIMIT 1");
+  newer.bind(1, project);
+  newer.bind(2, subject);
+  newer.bind(3, value);
+  newer.bind(4, static_cast<int64_t>(at));
+  if (newer.executeStep()) return true;
+  SQLite::Statement del(db, std::string("DELETE") + kWhere);
+  del.bind(1, project);
+  del.bind(2, subject);
+  del.bind(3, value);
+  del.exec();
+  return false;
+}
+
 // Counters of one committed batch (the transaction body may run more than once).
 struct Applied {
   std::int64_t messages = 0, outcomes = 0, failed = 0, files = 0, statements = 0, suggested = 0;
@@ -335,7 +360,18 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
                        {"session_id", h.session_id},
                        {"project_id", project},
                        {"project_root", cwd_of.count(h.session_id) ? cwd_of[h.session_id]
-                                                                   : caller_.project_root}};
+                                                                   : caller_.project_root},
+                       {"said_at", h.at}};
+        if (!stmt.subject.empty()) {
+          payload["subject"] = Clean(stmt.subject, 200);
+          payload["value"] = Clean(stmt.value, 500);
+          // statements.hpp: a later value for a subject supersedes an earlier one. A
+          // suggestion still waiting here is replaced; once delivered, semantic keeps both
+          // pending and confirming one supersedes the other.
+          if (SupersedePendingSuggestion(db, project, payload["subject"], payload["value"], h.at)) {
+            continue;  // a newer value for this subject is already queued
+          }
+        }
         SQLite::Statement ob(db,
                              "INSERT OR IGNORE INTO episodic_outbox (dedupe_key, tool, payload, "
                              "caller, created_at) VALUES (?, ?, ?, ?, ?)");

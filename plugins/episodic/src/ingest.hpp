@@ -15,8 +15,10 @@
 /// Cross-layer (only when the tool exists, per the layers' agreement):
 ///   - feedback_record {records: [...]} in batches of <= 1000, with at/source_id so the
 ///     affective layer can weight recency and skip duplicates;
-///   - memory_suggest {text, kind, source: "import", source_ref: "<file>:<line> (<time>)",
-///     tags} once per statement and project, remembered across re-ingests.
+///   - memory_suggest {text, kind, subject?, value?, source: "import", source_ref:
+///     "<file>:<line> (<time>)", tags} once per statement and project, remembered across
+///     re-ingests; a queued suggestion is dropped when a statement said later sets its
+///     subject to another value (statements.hpp, statement_values.hpp).
 ///   Both are written to episodic_outbox in the same transaction as the batch and
 ///   delivered after commit (a failed delivery stays pending and is retried next time).
 /// Atomicity: a file is read in batches of `batch_bytes`; each batch, its parser state
@@ -25,6 +27,9 @@
 /// batches and nothing of the failed one. A file replaced or truncated since the last
 /// ingest (its first bytes changed or it shrank) is read again from the start; Claude
 /// Code lines are de-duplicated by uuid, so nothing is recorded twice.
+/// Resumed Claude Code sessions: each sessionId is its own session; lines a resuming file
+/// carries over stay with the earlier session and are recorded once whichever file comes
+/// first (keys: uuid, tool_use id of a result, time + text of a human message).
 /// Robustness: lines are read one at a time (line_reader.hpp, bounded memory); blank,
 /// malformed (not JSON, binary, cut off), oversize and unrecognized lines are counted and
 /// skipped; a line whose time is not RFC 3339 takes the previous line's time and is

@@ -501,3 +501,104 @@ TEST_F(IngestTest, IngestCommandRunsFromTheCli) {
 
 }  // namespace
 }  // namespace kioku::episodic::testing
+
+namespace kioku::episodic::testing {
+namespace {
+
+// One Claude Code line of session `sid` (uuid given), at second `t` of 2025-11-03T10:00.
+std::string ClaudeLine(const std::string& sid, const std::string& uuid, int t, json message,
+                       const char* type = "user", json extra = json::object()) {
+  char ts[40];
+  std::snprintf(ts, sizeof ts, "2025-11-03T10:%02d:%02d.000Z", t / 60, t % 60);
+  json l = {{"parentUuid", nullptr}, {"isSidechain", false}, {"userType", "external"},
+            {"cwd", "/home/dev/shop"}, {"sessionId", sid}, {"version", "2.0.31"},
+            {"gitBranch", "main"}, {"type", type}, {"message", message}, {"uuid", uuid},
+            {"timestamp", ts}};
+  l.update(extra);
+  return l.dump() + "\n";
+}
+
+// A prompt, one Bash call and its result: the unit a resumed file repeats.
+std::string ClaudeTurn(const std::string& sid, const std::string& tag, int t,
+                       const std::string& prompt, const std::string& uuid_prefix) {
+  const std::string call = "toolu_" + tag;
+  return ClaudeLine(sid, uuid_prefix + tag + "-1", t, {{"role", "user"}, {"content", prompt}}) +
+         ClaudeLine(sid, uuid_prefix + tag + "-2", t + 1,
+                    {{"model", "claude-sonnet-4-5"}, {"id", "msg_" + tag}, {"role", "assistant"},
+                     {"content", json::array({{{"type", "tool_use"}, {"id", call}, {"name", "Bash"},
+                                               {"input", {{"command", "make test"}}}}})}},
+                    "assistant") +
+         ClaudeLine(sid, uuid_prefix + tag + "-3", t + 2,
+                    {{"role", "user"},
+                     {"content", json::array({{{"type", "tool_result"}, {"tool_use_id", call},
+                                               {"content", "ok"}}})}});
+}
+
+class ResumedSessionTest : public IngestTest {
+ protected:
+  // Session A, then a file that resumes it: A's lines carried over (same session id,
+  // timestamps, and uuids unless `rewrite_uuids`), followed by session B's own lines.
+  void Write(bool rewrite_uuids) {
+    const std::string a = ClaudeTurn("sess-a", "a1", 0, "From now on use pnpm, not npm.", "u-");
+    const std::string carried =
+        ClaudeTurn("sess-a", "a1", 0, "From now on use pnpm, not npm.", rewrite_uuids ? "r-" : "u-");
+    const std::string b =
+        ClaudeTurn("sess-b", "b1", 30, "Always run the linter before committing.", "u-");
+    fs::create_directories(root_ / "claude");
+    std::ofstream(root_ / "claude" / "sess-a.jsonl", std::ios::binary) << a;
+    std::ofstream(root_ / "claude" / "sess-b.jsonl", std::ios::binary) << carried << b;
+  }
+  void ExpectCountedOnce() {
+    EXPECT_EQ(Count("episodic_sessions"), 2);  // the earlier session and its continuation
+    EXPECT_EQ(Count("episodic_log", "type = 'decision' AND session_id = 'sess-a'"), 1);
+    EXPECT_EQ(Count("episodic_log", "type = 'decision' AND session_id = 'sess-b'"), 1);
+    EXPECT_EQ(Count("episodic_log", "type = 'request'"), 2);
+    EXPECT_EQ(Scalar("SELECT SUM(calls) FROM episodic_tool_stats"), 2);
+    EXPECT_EQ(Scalar("SELECT SUM(calls) FROM episodic_tool_stats WHERE session_id = 'sess-a'"), 1);
+    std::size_t outcomes = 0;
+    for (const auto& f : Captured::Feedback()) outcomes += f["records"].size();
+    EXPECT_EQ(outcomes, 2u);
+    EXPECT_EQ(Captured::Suggest().size(), 2u);
+  }
+};
+
+TEST_F(ResumedSessionTest, EarlierFileFirstCountsCarriedLinesOnce) {
+  Write(false);
+  IngestOk(root_ / "claude" / "sess-a.jsonl");
+  const json r = IngestOk(root_ / "claude" / "sess-b.jsonl");
+  ExpectCountedOnce();
+  EXPECT_EQ(r["files"][0]["duplicates"], 3);  // the carried-over prompt, call and result
+}
+
+TEST_F(ResumedSessionTest, ResumingFileFirstGivesTheSameRecord) {
+  Write(false);
+  IngestOk(root_ / "claude" / "sess-b.jsonl");
+  IngestOk(root_ / "claude" / "sess-a.jsonl");
+  ExpectCountedOnce();
+}
+
+TEST_F(ResumedSessionTest, RewrittenUuidsAreStillRecognizedAsCarriedOver) {
+  Write(true);
+  IngestOk(root_ / "claude" / "sess-a.jsonl");
+  IngestOk(root_ / "claude" / "sess-b.jsonl");
+  ExpectCountedOnce();
+}
+
+TEST_F(IngestTest, LaterValueForASubjectSupersedesAQueuedOne) {
+  fs::create_directories(root_ / "claude");
+  const fs::path p = root_ / "claude" / "sess-c.jsonl";
+  std::ofstream(p, std::ios::binary)
+      << ClaudeTurn("sess-c", "c1", 0, "We use npm in this repo.", "u-")
+      << ClaudeTurn("sess-c", "c2", 10,
+                    "We decided on npm last month, but scratch that: from now on use pnpm, not npm.",
+                    "u-");
+  IngestOk(p);
+  ASSERT_EQ(Captured::Suggest().size(), 1u);
+  EXPECT_EQ(Captured::Suggest()[0]["subject"], "package-manager");
+  EXPECT_EQ(Captured::Suggest()[0]["value"], "pnpm");
+  EXPECT_EQ(Captured::Suggest()[0]["text"], "from now on use pnpm, not npm.");
+  EXPECT_EQ(Count("episodic_log", "type = 'decision'"), 2);  // both said, both logged
+}
+
+}  // namespace
+}  // namespace kioku::episodic::testing

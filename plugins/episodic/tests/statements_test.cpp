@@ -63,5 +63,66 @@ TEST(Statements, IgnoresPastedLogsCodeAndQuotes) {
             (std::vector<std::string>{"From now on keep PRs small."}));
 }
 
+DurableStatement One(std::string_view human) {
+  auto v = FindDurableStatements(human);
+  EXPECT_EQ(v.size(), 1u) << human;
+  return v.empty() ? DurableStatement{} : v.front();
+}
+
+TEST(Statements, CatchesLabelsPermissionClausesAndLowerCase) {
+  EXPECT_EQ(One("Rule of thumb: every new script gets a --help flag.").kind, "preference");
+  EXPECT_EQ(One("Note for future sessions: the CI runners are arm64.").kind, "fact");
+  EXPECT_EQ(One("You don't need to ask before running the formatter; just run it.").kind,
+            "preference");
+  EXPECT_EQ(One("Default to small commits unless I say otherwise.").kind, "preference");
+  EXPECT_EQ(One("Please stop adding emoji to commit messages.").kind, "preference");
+  EXPECT_EQ(One("Each time you finish a refactor, run the full suite.").kind, "preference");
+  EXPECT_EQ(One("Since the client is committed, always regenerate it after changing the spec.")
+                .kind,
+            "preference");
+  EXPECT_EQ(One("No - so the rule is: integration tests only run nightly, never on PRs.").kind,
+            "decision");
+  EXPECT_EQ(One("We agreed with the mobile team that the v1 endpoints stay frozen.").kind, "fact");
+  EXPECT_EQ(One("release branches are never rebased once they are pushed").kind, "decision");
+  EXPECT_EQ(One("Actually, the config file lives in /etc/marlin, not in the repo.").kind,
+            "correction");
+  EXPECT_EQ(Texts("Here is the error:\nError: always set timeout-minutes\n    at run (a.js:1:2)\n"
+                  "Going forward, cap every CI job at 20 minutes."),
+            (std::vector<std::string>{"Going forward, cap every CI job at 20 minutes."}));
+}
+
+TEST(Statements, KeepsOutTemporaryHypotheticalReportedAndSelf) {
+  for (const char* s : {"For now, skip the tests.", "don't push this branch yet",
+                        "no callbacks for this one", "If we ever decide to drop v1, never do it on a Friday.",
+                        "Sam keeps saying we should never use ORMs.", "I always forget the flag order.",
+                        "What if we always rounded at the edge?", "We used to always deploy on Fridays.",
+                        "Make sure the README mentions the flag.", "Don't do that."}) {
+    EXPECT_TRUE(Texts(s).empty()) << s;
+  }
+  EXPECT_TRUE(FindDurableStatements("# AGENTS.md instructions for /x\n\nAlways run ruff.").empty());
+  EXPECT_TRUE(FindDurableStatements("This session is being continued from a previous "
+                                    "conversation. Always use pnpm.")
+                  .empty());
+}
+
+TEST(Statements, RevisionKeepsTheNewValueAndSetsSubjectValue) {
+  const auto st = One("We decided on npm workspaces last month, but scratch that: from now on "
+                      "use pnpm workspaces.");
+  EXPECT_EQ(st.text, "from now on use pnpm workspaces.");
+  EXPECT_EQ(st.subject, "package-manager");
+  EXPECT_EQ(st.value, "pnpm");
+  const auto parser = One("the parser uses winnow, keep it that way");
+  EXPECT_EQ(parser.subject, "parser");
+  EXPECT_EQ(parser.value, "winnow");
+  const auto orm = One("Going forward we use sqlx, not diesel, for new queries.");
+  EXPECT_EQ(orm.subject, "orm");
+  EXPECT_EQ(orm.value, "sqlx");
+  EXPECT_TRUE(One("Never use npm here, ever.").subject.empty());  // a refused value sets nothing
+  // Two values for one subject in one message: the later one stands.
+  auto two = FindDurableStatements("We use npm in this repo. Scratch that: from now on use yarn.");
+  ASSERT_EQ(two.size(), 1u);
+  EXPECT_EQ(two[0].value, "yarn");
+}
+
 }  // namespace
 }  // namespace kioku::episodic
