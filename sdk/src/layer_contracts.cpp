@@ -15,11 +15,16 @@ Json SessionSummaryAddArgs(std::string_view session_id, std::string_view summary
 }
 
 Json MemorySuggestArgs(const MemorySuggestion& s) {
-  return {{"text", s.text},
-          {"kind", s.kind},
-          {"source", s.source},
-          {"source_ref", s.source_ref},
-          {"tags", s.tags}};
+  Json args = {{"text", s.text},
+               {"kind", s.kind},
+               {"source", s.source},
+               {"source_ref", s.source_ref},
+               {"tags", s.tags}};
+  if (!s.subject.empty()) {
+    args["subject"] = s.subject;
+    args["value"] = s.value;
+  }
+  return args;
 }
 
 Json FeedbackRecordItem(const ToolOutcome& o) {

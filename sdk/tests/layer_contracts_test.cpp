@@ -18,12 +18,15 @@ TEST(LayerContracts, EpisodicPayloads) {
 }
 
 TEST(LayerContracts, MemorySuggestPayload) {
-  const Json j = MemorySuggestArgs({"use pnpm", "preference", "import", "a.jsonl:3", {"transcript"}});
+  const Json j = MemorySuggestArgs({"use pnpm", "preference", "import", "a.jsonl:3", {"transcript"}, "", ""});
   EXPECT_EQ(j, (Json{{"text", "use pnpm"},
                      {"kind", "preference"},
                      {"source", "import"},
                      {"source_ref", "a.jsonl:3"},
                      {"tags", {"transcript"}}}));
+  MemorySuggestion keyed{"use pnpm", "preference", "import", "a.jsonl:3", {}, "package manager", "pnpm"};
+  EXPECT_EQ(MemorySuggestArgs(keyed).at("subject"), "package manager");
+  EXPECT_EQ(MemorySuggestArgs(keyed).at("value"), "pnpm");
 }
 
 TEST(LayerContracts, FeedbackRecordItemLeavesOutWhatTheCalleeDefaults) {

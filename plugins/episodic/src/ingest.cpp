@@ -353,9 +353,9 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
         ++a.statements;
         if (!suggest || secret) continue;
         const std::string project = project_of(h.session_id);
-        const json payload = sdk::contract::MemorySuggestArgs(
-            {d.entry, stmt.kind, "import", ref + " (" + sdk::FormatRfc3339(h.at) + ")",
-             {"transcript", FormatName(format)}});
+        sdk::contract::MemorySuggestion suggestion{
+            d.entry, stmt.kind, "import", ref + " (" + sdk::FormatRfc3339(h.at) + ")",
+            {"transcript", FormatName(format)}, "", ""};
         json caller = {{"agent_id", e.agent_id.empty() ? caller_.agent_id : e.agent_id},
                        {"session_id", h.session_id},
                        {"project_id", project},
@@ -363,15 +363,16 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
                                                                    : caller_.project_root},
                        {"said_at", h.at}};
         if (!stmt.subject.empty()) {
-          payload["subject"] = Clean(stmt.subject, 200);
-          payload["value"] = Clean(stmt.value, 500);
+          suggestion.subject = Clean(stmt.subject, 200);
+          suggestion.value = Clean(stmt.value, 500);
           // statements.hpp: a later value for a subject supersedes an earlier one. A
           // suggestion still waiting here is replaced; once delivered, semantic keeps both
           // pending and confirming one supersedes the other.
-          if (SupersedePendingSuggestion(db, project, payload["subject"], payload["value"], h.at)) {
+          if (SupersedePendingSuggestion(db, project, suggestion.subject, suggestion.value, h.at)) {
             continue;  // a newer value for this subject is already queued
           }
         }
+        const json payload = sdk::contract::MemorySuggestArgs(suggestion);
         SQLite::Statement ob(db,
                              "INSERT OR IGNORE INTO episodic_outbox (dedupe_key, tool, payload, "
                              "caller, created_at) VALUES (?, ?, ?, ?, ?)");

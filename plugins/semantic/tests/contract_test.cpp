@@ -16,6 +16,13 @@ TEST_F(SemanticTest, MemorySuggestAcceptsTheSdkPayload) {
   const Json out = Ok(sdk::contract::kMemorySuggest, sdk::contract::MemorySuggestArgs(s));
   ASSERT_EQ(out["results"].size(), 1u);
   EXPECT_EQ(out["results"][0]["status"], "pending");
+
+  s.text = "We use pnpm, not yarn";
+  s.kind = "decision";
+  s.subject = "package manager";
+  s.value = "pnpm";
+  const Json keyed = Ok(sdk::contract::kMemorySuggest, sdk::contract::MemorySuggestArgs(s));
+  EXPECT_EQ(keyed["results"][0]["status"], "pending");
 }
 
 }  // namespace

@@ -47,9 +47,11 @@ struct MemorySuggestion {
   std::string source;      ///< Where it came from, e.g. "import".
   std::string source_ref;  ///< Pointer back to the origin ("file.jsonl:12 (2026-…Z)").
   std::vector<std::string> tags;
+  std::string subject;     ///< Contradiction key ("package manager"); empty = none.
+  std::string value;       ///< The subject's value ("pnpm"); sent only with a subject.
 };
 
-/// memory_suggest's arguments for one suggestion.
+/// memory_suggest's arguments for one suggestion (subject/value only when subject is set).
 Json MemorySuggestArgs(const MemorySuggestion& suggestion);
 
 // ---- affective ----------------------------------------------------------------------------
