@@ -44,8 +44,10 @@ function(kioku_add_plugin layer)
   install(TARGETS ${module} LIBRARY DESTINATION ${install_dir})
 
   if(KIOKU_BUILD_TESTS AND ARG_TESTS)
+    # Inside kioku's own tree (tests/ is added after plugins/, so the target does not exist
+    # yet here; the name resolves at generate time).
     set(test_host "")
-    if(TARGET kioku::host_testing)
+    if(DEFINED kioku_SOURCE_DIR)
       set(test_host kioku::host_testing)
     endif()
     add_executable(${layer}_test ${ARG_TESTS})

@@ -144,12 +144,16 @@ int Context(const GlobalOptions& global, const std::vector<std::string>& args, s
     if (root.empty() && a.hook_stdin) root = envelope.cwd;
 
     Loaded loaded = LoadRuntime(global);
-    sdk::Caller caller = LocalCaller("");  // KIOKU_AGENT_ID, else unknown
+    // KIOKU_AGENT_ID, else unknown; the project exactly as the server names its folder.
+    sdk::Caller caller = LocalCaller("", loaded.config.projects);
     if (!a.agent.empty()) caller.agent_id = a.agent;
     if (!root.empty()) {
       std::error_code ec;
-      caller.project_root = std::filesystem::absolute(root, ec).lexically_normal().string();
-      caller.project_id = sdk::ProjectIdentity(caller.project_root);
+      const auto folder = std::filesystem::absolute(sdk::ExpandHome(root), ec).lexically_normal();
+      const sdk::ProjectInfo info = sdk::ResolveProject(folder, loaded.config.projects);
+      caller.project_root = info.root;
+      caller.project_id = info.id;
+      caller.working_dir = folder.string();
     }
     caller.session_id = envelope.session_id;
 

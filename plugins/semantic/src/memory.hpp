@@ -75,6 +75,7 @@ extern const char* const kMemoryColumns;
 Memory ReadMemory(SQLite::Statement& q);
 
 /// Loads by exact id; nullopt when absent.
+std::optional<Memory> LoadMemoryBySeq(SQLite::Database& db, std::int64_t seq);
 std::optional<Memory> LoadMemoryById(SQLite::Database& db, const std::string& id);
 
 /// Resolves an id or unique prefix (>= 4 chars) to a memory; ToolError otherwise
