@@ -34,14 +34,15 @@ TEST_F(FeedbackRecordContract, BatchFromTheSdkBuildersIsRecordedAndReportsExpire
   const sdk::Json args = sdk::contract::FeedbackRecordArgs(sdk::Json::array(
       {sdk::contract::FeedbackRecordItem(full), sdk::contract::FeedbackRecordItem(old),
        sdk::contract::FeedbackRecordItem(minimal)}));
-  const sdk::Json out = Ok(sdk::contract::kFeedbackRecord, args);
+  const sdk::Json out = Ok(sdk::contract::kFeedbackRecord, args, Importer());  // as episodic delivers
   EXPECT_EQ(out["recorded"], 2);
   EXPECT_EQ(sdk::contract::FeedbackRecordExpired(out), 1);
 
   // Re-sending the same source_id is idempotent (episodic's outbox may retry).
   const sdk::Json again = Ok(sdk::contract::kFeedbackRecord,
                              sdk::contract::FeedbackRecordArgs(
-                                 sdk::Json::array({sdk::contract::FeedbackRecordItem(full)})));
+                                 sdk::Json::array({sdk::contract::FeedbackRecordItem(full)})),
+                             Importer());
   EXPECT_EQ(again["duplicates"], 1);
 }
 

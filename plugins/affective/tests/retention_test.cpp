@@ -97,6 +97,7 @@ TEST_F(RetentionTest, StartRunsADuePass) {
     return std::make_unique<AffectivePlugin>(h);
   });
   second.Start();
+  second.FlushDeferredWrites();  // the start-up pass runs on the background writer
   EXPECT_EQ(RawCount(), 0);
   EXPECT_EQ(BucketN(), 3);
 }

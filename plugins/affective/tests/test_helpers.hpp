@@ -18,6 +18,9 @@ class AffectiveTest : public ::testing::Test {
   void Start(json settings = json::object()) {
     rt.Add<AffectivePlugin>("affective", std::move(settings));
     rt.Start();
+    // The start-up retention pass runs on the background writer (a real process runs it
+    // within deferred_max_age_ms); every test begins after it.
+    rt.runtime->FlushDeferredWrites();
   }
 
   /// Calls a tool expecting success; returns structuredContent.
@@ -54,7 +57,16 @@ class AffectiveTest : public ::testing::Test {
       r.update(extra);
       records.push_back(r);
     }
-    Ok("feedback_record", {{"records", records}});
+    // Records naming another agent come from a caller the transport did not name (an
+    // importer such as episodic's outbox): a named caller may not speak for others.
+    Ok("feedback_record", {{"records", records}}, extra.contains("agent_id") ? Importer() : kioku::testing::TestRuntime::DefaultCaller());
+  }
+
+  /// The caller of a cross-layer import: no agent of its own (sdk::CallerKnown is false).
+  static sdk::Caller Importer() {
+    sdk::Caller c = kioku::testing::TestRuntime::DefaultCaller();
+    c.agent_id.clear();
+    return c;
   }
 
   kioku::testing::TestRuntime rt;

@@ -60,7 +60,11 @@ TEST_F(SharedSamplesTest, EveryFileMatchesItsExpectations) {
     EXPECT_EQ(s->started_at, Ms(e["time_range"]["first"].get<std::string>().c_str()));
     EXPECT_EQ(s->last_activity_at, Ms(e["time_range"]["last"].get<std::string>().c_str()));
     EXPECT_EQ(s->model, e["model"]);
-    EXPECT_EQ(s->project, ScrubHome(e["cwd"].get<std::string>()));
+    // Filed under the project the server computes (issue 10): the recorded remote when the
+    // transcript has one (Codex session_meta.git.repository_url), else the recorded cwd.
+    const std::string cwd = e["cwd"];
+    EXPECT_EQ(s->project, e["format"] == "codex" ? "git.kelpie.internal/sensors/kelpie" : cwd);
+    EXPECT_EQ(f["projects"][sid], s->project);
     EXPECT_EQ(Scalar("SELECT COUNT(*) FROM episodic_log WHERE session_id = ? AND type = 'request'",
                      sid),
               static_cast<std::int64_t>(e["human_prompt_lines"].size()));
