@@ -1,5 +1,6 @@
 #include "procedural_plugin.hpp"
 
+#include "context_provider.hpp"
 #include "schema.hpp"
 #include "tool_support.hpp"
 
@@ -19,6 +20,9 @@ std::vector<sdk::Migration> ProceduralPlugin::Migrations() const { return proced
 void ProceduralPlugin::Register(sdk::Registrar& registrar) {
   AddPlanTools(registrar, context_);
   AddProcedureTools(registrar, context_);
+  registrar.AddContextProvider({"procedural", [this](const sdk::ContextRequest& request) {
+                                  return ProvideContext(host_, request);
+                                }});
 }
 
 }  // namespace kioku::procedural
