@@ -81,8 +81,16 @@ describe('affective layer with the SDK client over stdio', () => {
     assert.equal((await client.callTool({ name: 'echo_fail', arguments: {} })).isError, true);
     assert.equal((await client.callTool({ name: 'echo_say', arguments: { text: 5 } })).isError, true);
 
-    const q = await client.callTool({ name: 'feedback_query', arguments: { group_by: ['agent'] } });
-    assert.notEqual(q.isError, true, JSON.stringify(q.content));
+    // Capture is written by the host's background writer (batched, flushed within about a
+    // second): poll until it lands, bounded so a lost capture still fails.
+    let q;
+    for (let i = 0; i < 200; i++) {
+      q = await client.callTool({ name: 'feedback_query', arguments: { group_by: ['agent'] } });
+      assert.notEqual(q.isError, true, JSON.stringify(q.content));
+      const seen = q.structuredContent.tools.reduce((n, r) => n + r.n, 0);
+      if (seen >= 4) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     const rows = Object.fromEntries(q.structuredContent.tools.map((r) => [r.tool, r]));
     assert.deepEqual(Object.keys(rows).sort(), ['echo_fail', 'echo_say'], 'feedback_* calls are not recorded');
     assert.equal(rows.echo_say.n, 3);

@@ -201,7 +201,10 @@ describe('bad input over stdio', () => {
       Buffer.from([0xc3, 0x28, 0xff]),
       Buffer.from('"}}}\n'),
     ]);
-    assertError(await server.sendExpectingNoId(inString, 'invalid UTF-8 inside a string'), -32700);
+    // The id is still readable, so the error carries it (the client is not left waiting).
+    const answer = server.waitFor((m) => m.id === 'u8', 'answer to invalid UTF-8 inside a string');
+    await server.write(inString);
+    assertError(await answer, -32700);
     const out = await server.request('tools/call', { name: 'echo_bytes', arguments: {} });
     assert.match(out.result.content[0].text, /^bad \uFFFD+ bytes$/u);
     await stillServes();

@@ -50,7 +50,7 @@ describe('context block through the SDK client', () => {
   let sandbox;
   let client;
   before(async () => {
-    sandbox = makeSandbox({ enabled: LAYERS });
+    sandbox = makeSandbox({ enabled: LAYERS, profile: 'full' });
     client = new Client({ name: 'kioku-e2e-context', version: '1.0.0' }, { capabilities: {} });
     const transport = new StdioClientTransport({
       command: KIOKU_BIN,
@@ -130,7 +130,7 @@ describe('context block in the 2026-07-28 era over raw stdio', () => {
   let sandbox;
   let server;
   before(() => {
-    sandbox = makeSandbox({ enabled: LAYERS });
+    sandbox = makeSandbox({ enabled: LAYERS, profile: 'full' });
     server = new RawStdioServer(sandbox, { args: ['--config', sandbox.config, 'serve'] });
   });
   after(async () => {

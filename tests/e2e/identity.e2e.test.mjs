@@ -141,7 +141,7 @@ describe('projects: transcripts, subfolders and plain folders', () => {
   let sandbox;
   let session;
   beforeEach(() => {
-    sandbox = makeSandbox({ enabled: LAYERS, extraYaml: INGEST_YAML });
+    sandbox = makeSandbox({ enabled: LAYERS, extraYaml: INGEST_YAML, profile: 'full' });
   });
   afterEach(async () => {
     await session?.client.close();
@@ -232,7 +232,7 @@ describe('projects: MCP roots', () => {
   let sandbox;
   let session;
   beforeEach(() => {
-    sandbox = makeSandbox({ enabled: ['semantic'] });
+    sandbox = makeSandbox({ enabled: ['semantic'], profile: 'full' });
   });
   afterEach(async () => {
     await session?.client.close();
@@ -302,7 +302,7 @@ describe('projects: HTTP per request and token limits', () => {
   });
 
   test('two tokens limited to different projects; Kioku-Project; 403 for another project', async (t) => {
-    sandbox = makeSandbox({ enabled: ['semantic'] });
+    sandbox = makeSandbox({ enabled: ['semantic'], profile: 'full' });
     const checkout = makeCheckout(path.join(sandbox.dir, 'webapp'));
     const plain = path.join(sandbox.dir, 'plain');
     mkdirSync(plain);
@@ -316,6 +316,8 @@ describe('projects: HTTP per request and token limits', () => {
         'plugins:',
         '  enabled: [semantic]',
         'server:',
+        '  tools:',
+        '    profile: full',
         '  http:',
         '    tokens:',
         `      - {token: "${alice}", agent_id: alice, projects: [${JSON.stringify(checkout)}]}`,
@@ -382,7 +384,7 @@ describe('agents: two windows with one configured id', () => {
   });
 
   test('race for one file: one wins, the other is told; memories stay shared', async () => {
-    sandbox = makeSandbox({ enabled: ['working', 'semantic'] });
+    sandbox = makeSandbox({ enabled: ['working', 'semantic'], profile: 'full' });
     const checkout = makeCheckout(path.join(sandbox.dir, 'webapp'));
     windows = await Promise.all([0, 1].map(() => connect(sandbox, { cwd: checkout, agent: 'claude-main' })));
     const results = await Promise.all(
@@ -426,7 +428,7 @@ describe('migration: a database made by kioku 0.1.0', () => {
   });
 
   test('rows under old project spellings move to the repository project', async () => {
-    sandbox = makeSandbox({ enabled: LAYERS });
+    sandbox = makeSandbox({ enabled: LAYERS, profile: 'full' });
     mkdirSync(sandbox.home, { recursive: true });
     copyFileSync(path.join(here, '..', 'fixtures', 'db', 'release-0.1.0.db'), path.join(sandbox.home, 'kioku.db'));
     // 0.1.0 stored the transcript's cwd as "~/kioku-release-fixture/webapp": recreate that

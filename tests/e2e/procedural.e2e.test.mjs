@@ -69,7 +69,7 @@ describe('procedural layer through kioku serve', () => {
   let sandbox;
   let sessions = [];
   beforeEach(() => {
-    sandbox = makeSandbox({ enabled: ['procedural', 'affective'] });
+    sandbox = makeSandbox({ enabled: ['procedural', 'affective'], profile: 'full' });
   });
   afterEach(async () => {
     await Promise.all(sessions.map((s) => s.client.close()));
