@@ -177,7 +177,14 @@ describe('procedural layer through kioku serve', () => {
     const rec = await ok(client, 'procedure_save', { name: 'release', outcome: 'failure', note: 'tag already existed' });
     assert.equal(rec.runs, 2);
     assert.equal(rec.success_rate, 0.5);
-    const fb = await call(client, 'feedback_query', { tool_prefix: 'procedure/' });
+    // The affective layer records the run event on the host's background writer (flushed
+    // within about a second): poll, bounded, so a lost event still fails.
+    let fb;
+    for (let i = 0; i < 200; i++) {
+      fb = await call(client, 'feedback_query', { tool_prefix: 'procedure/' });
+      if (/procedure\/release/.test(textOf(fb))) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     assert.match(textOf(fb), /procedure\/release/);
   });
 });
