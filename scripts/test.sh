@@ -25,6 +25,8 @@ echo "== install smoke test"
 prefix=$(mktemp -d)
 cmake --install build/ci --prefix "$prefix" >/dev/null
 KIOKU_HOME="$prefix/home" "$prefix/bin/kioku" doctor
+echo "== out-of-tree plugin against the installed SDK"
+bash scripts/example-plugin-smoke.sh "$prefix"
 rm -rf "$prefix"
 
 if [ "${KIOKU_SKIP_ASAN:-0}" != 1 ]; then

@@ -45,6 +45,10 @@ LoadedModule LoadModule(const std::filesystem::path& path, const std::string& ex
                              std::string(m.name ? m.name : "(null)") + "', expected '" +
                              expected_name + "'");
   }
+  if (m.settings_schema == nullptr) {
+    throw std::runtime_error("plugin " + file +
+                             ": manifest has no settings_schema (write the manifest with KIOKU_PLUGIN)");
+  }
   if (!lib.has("kioku_plugin_create_v1")) {
     throw std::runtime_error("plugin " + file + ": missing entry point kioku_plugin_create_v1");
   }

@@ -18,6 +18,7 @@
 #include <sqlite3.h>
 
 #include "kioku/sdk/db.hpp"
+#include "kioku/sdk/settings.hpp"
 #include "kioku/sdk/text.hpp"
 
 namespace kioku::host {
@@ -101,6 +102,7 @@ struct PluginEntry {
   std::string name;
   std::string version;
   nlohmann::json settings;
+  nlohmann::json settings_schema;
   PluginFactory factory;
   std::unique_ptr<ServicesImpl> services;
   std::unique_ptr<sdk::Plugin> plugin;
@@ -119,7 +121,7 @@ struct Runtime::Impl {
   std::vector<sdk::ContextProviderSpec> context_providers;
   bool started = false;
   bool stopped = false;
-  Runtime* self = nullptr;
+  bool serving = false;  ///< Started in StartMode::kServe (plugins were started).
 };
 
 class ServicesImpl final : public sdk::HostServices {
@@ -209,10 +211,28 @@ class RegistrarImpl final : public sdk::Registrar {
   const std::string& plugin_;
 };
 
+// Validates the YAML section, then fills the schema's defaults and validates the result
+// (a default that breaks its own schema is the plugin's bug, worded as such).
+void CompleteSettings(PluginEntry& entry) {
+  std::unique_ptr<JsonSchema> schema;
+  try {
+    schema = std::make_unique<JsonSchema>(entry.settings_schema);
+  } catch (const std::exception& e) {
+    throw std::runtime_error("settings schema of plugin '" + entry.name + "' is invalid: " + e.what());
+  }
+  if (auto v = schema->Validate(entry.settings); !v.empty()) {
+    throw std::runtime_error("settings of plugin '" + entry.name + "': " + JoinViolations(v));
+  }
+  entry.settings = sdk::ApplySettingsDefaults(entry.settings_schema, entry.settings);
+  if (auto v = schema->Validate(entry.settings); !v.empty()) {
+    throw std::runtime_error("settings defaults of plugin '" + entry.name + "' break its schema: " +
+                             JoinViolations(v));
+  }
+}
+
 }  // namespace
 
 Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
-  impl_->self = this;
   if (!options.clock) options.clock = std::make_shared<sdk::SystemClock>();
   if (options.data_dir.empty()) throw std::runtime_error("runtime: data directory not set");
   std::error_code ec;
@@ -236,7 +256,8 @@ Runtime::~Runtime() {
   impl_->plugins.clear();  // instances first (reverse order of members), then libraries
 }
 
-void Runtime::AddPlugin(std::string name, PluginFactory factory, nlohmann::json settings) {
+void Runtime::AddPluginWithSchema(std::string name, PluginFactory factory, nlohmann::json settings,
+                                  nlohmann::json settings_schema) {
   if (impl_->started) throw std::logic_error("AddPlugin after Start");
   for (const auto& p : impl_->plugins) {
     if (p->name == name) throw std::runtime_error("plugin '" + name + "' added twice");
@@ -245,6 +266,7 @@ void Runtime::AddPlugin(std::string name, PluginFactory factory, nlohmann::json 
   entry->name = std::move(name);
   entry->version = "builtin";
   entry->settings = settings.is_null() ? nlohmann::json::object() : std::move(settings);
+  entry->settings_schema = std::move(settings_schema);
   entry->factory = std::move(factory);
   impl_->plugins.push_back(std::move(entry));
 }
@@ -253,19 +275,26 @@ void Runtime::LoadPlugin(std::string name, const std::filesystem::path& module_p
   auto module = LoadModule(module_path, name);
   const std::string version = module.manifest->version ? module.manifest->version : "";
   auto create = module.create;
-  AddPlugin(name,
-            [create](sdk::HostServices& host) {
-              return std::unique_ptr<sdk::Plugin>(create(host));
-            },
-            std::move(settings));
+  nlohmann::json settings_schema;
+  try {
+    settings_schema = module.manifest->settings_schema();
+  } catch (const std::exception& e) {
+    throw std::runtime_error("plugin '" + name + "' threw in SettingsSchema: " + e.what());
+  }
+  AddPluginWithSchema(
+      name, [create](sdk::HostServices& host) { return std::unique_ptr<sdk::Plugin>(create(host)); },
+      std::move(settings), std::move(settings_schema));
   impl_->plugins.back()->module = std::move(module);
   impl_->plugins.back()->version = version;
 }
 
-void Runtime::Start() {
+void Runtime::Start(StartMode mode) {
   if (impl_->started) return;
   impl_->started = true;
-  auto& db = impl_->pool->ForThisThread();
+  impl_->serving = mode == StartMode::kServe;
+  // Every section is checked before any plugin exists, so a typo in one plugin's section
+  // never leaves another half-started, and each constructor sees complete settings.
+  for (auto& entry : impl_->plugins) CompleteSettings(*entry);
   for (auto& entry : impl_->plugins) {
     entry->services = std::make_unique<ServicesImpl>(*this, *impl_, *entry);
     try {
@@ -274,16 +303,14 @@ void Runtime::Start() {
       throw std::runtime_error("plugin '" + entry->name + "' threw on create: " + e.what());
     }
     if (!entry->plugin) throw std::runtime_error("plugin '" + entry->name + "' returned no instance on create");
-    JsonSchema settings_schema(entry->plugin->SettingsSchema());
-    if (auto v = settings_schema.Validate(entry->settings); !v.empty()) {
-      throw std::runtime_error("settings of plugin '" + entry->name + "': " + JoinViolations(v));
-    }
-    RunMigrations(db, entry->name, entry->plugin->Migrations());
+    if (impl_->serving) RunMigrations(impl_->pool->ForThisThread(), entry->name, entry->plugin->Migrations());
     RegistrarImpl registrar(*impl_, entry->name);
     entry->plugin->Register(registrar);
   }
   SelectTools();
-  for (auto& entry : impl_->plugins) entry->plugin->Start();
+  if (impl_->serving) {
+    for (auto& entry : impl_->plugins) entry->plugin->Start();
+  }
 }
 
 void Runtime::SelectTools() {
@@ -314,7 +341,7 @@ void Runtime::Stop() {
   impl_->stopped = true;
   impl_->deferred->Flush();  // while every plugin still runs
   for (auto it = impl_->plugins.rbegin(); it != impl_->plugins.rend(); ++it) {
-    if (!(*it)->plugin) continue;
+    if (!(*it)->plugin || !impl_->serving) continue;
     try {
       (*it)->plugin->Stop();
     } catch (const std::exception& e) {

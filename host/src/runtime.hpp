@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include <type_traits>
+
 #include <nlohmann/json.hpp>
 
 #include "kioku/sdk/clock.hpp"
@@ -24,6 +26,11 @@ namespace kioku::host {
 
 /// Builds a plugin instance in-process (tests, static builds).
 using PluginFactory = std::function<std::unique_ptr<sdk::Plugin>(sdk::HostServices&)>;
+
+/// What Runtime::Start does. kDescribe lets plugins register (so their tools and commands
+/// can be listed, e.g. by `kioku --help`) without touching the database: no migrations and
+/// no Plugin::Start (nor, later, Plugin::Stop).
+enum class StartMode { kServe, kDescribe };
 
 struct RuntimeOptions {
   std::filesystem::path data_dir;  ///< Created 0700 if missing.
@@ -66,15 +73,27 @@ class Runtime {
   Runtime(const Runtime&) = delete;
   Runtime& operator=(const Runtime&) = delete;
 
-  /// Adds an in-process plugin. Must be called before Start().
-  void AddPlugin(std::string name, PluginFactory factory, nlohmann::json settings = nlohmann::json::object());
+  /// Adds an in-process plugin. Must be called before Start(). `make` returns a
+  /// std::unique_ptr<P>; the settings schema is P's static SettingsSchema() (what
+  /// KIOKU_PLUGIN exports for a module).
+  template <class F>
+  void AddPlugin(std::string name, F make, nlohmann::json settings = nlohmann::json::object()) {
+    using P = typename std::invoke_result_t<F&, sdk::HostServices&>::element_type;
+    AddPluginWithSchema(std::move(name), PluginFactory(std::move(make)), std::move(settings),
+                        P::SettingsSchema());
+  }
+  /// Same, with the settings schema given explicitly.
+  void AddPluginWithSchema(std::string name, PluginFactory factory, nlohmann::json settings,
+                           nlohmann::json settings_schema);
   /// Loads `kioku-<name>.so` from `module_path` (manifest checked first). Before Start().
   void LoadPlugin(std::string name, const std::filesystem::path& module_path,
                   nlohmann::json settings = nlohmann::json::object());
 
-  /// Validates settings, runs pending migrations, registers tools/commands, starts plugins.
+  /// Validates every plugin's settings and fills their defaults (before any plugin is
+  /// constructed), then per plugin: creates it, runs pending migrations, registers
+  /// tools/commands; then starts them all.
   /// Throws std::runtime_error with a one-line message on any failure.
-  void Start();
+  void Start(StartMode mode = StartMode::kServe);
   /// Stops plugins (reverse order) and drops tools/subscriptions. Idempotent.
   void Stop();
 

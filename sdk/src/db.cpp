@@ -12,6 +12,7 @@
 #include <SQLiteCpp/Exception.h>
 #include <SQLiteCpp/Statement.h>
 
+#include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/text.hpp"
 #include "kioku/sdk/tool.hpp"
 
@@ -50,21 +51,6 @@ void BackOff(int attempt) {
 
 // For display in error messages: user input may be huge or contain control bytes.
 std::string Shown(std::string_view s) { return TruncateUtf8(SanitizeUtf8(s), 64); }
-
-// Smallest string greater than every string starting with `prefix` (byte order), or empty
-// when there is none (prefix of all 0xff bytes).
-std::string PrefixUpperBound(std::string_view prefix) {
-  std::string upper(prefix);
-  while (!upper.empty()) {
-    auto& c = reinterpret_cast<unsigned char&>(upper.back());
-    if (c != 0xff) {
-      ++c;
-      return upper;
-    }
-    upper.pop_back();
-  }
-  return upper;
-}
 
 std::vector<std::string> MatchPrefix(SQLite::Database& db, const std::string& table,
                                      const std::string& column, const std::string& prefix) {

@@ -39,7 +39,7 @@ class NotesPlugin final : public sdk::Plugin {
  public:
   explicit NotesPlugin(sdk::HostServices& host) : host_(host) {}
 
-  json SettingsSchema() const override {
+  static json SettingsSchema() {
     return json::parse(R"({"type":"object","properties":{"prefix":{"type":"string","maxLength":10}},
                            "additionalProperties":false})");
   }

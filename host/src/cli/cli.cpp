@@ -77,7 +77,8 @@ int RunPluginCommand(const GlobalOptions& global, const std::string& name, std::
 
 std::string PluginCommandsFooter(const GlobalOptions& global) {
   try {
-    auto loaded = LoadRuntime(global);
+    // Describe mode: the plugins register their commands, nothing is migrated or started.
+    auto loaded = LoadRuntime(global, StartMode::kDescribe);
     std::string text = "Plugin commands (run `kioku <command> --help`):\n";
     for (const auto& c : loaded.runtime->Commands()) text += "  " + c.name + "  " + c.summary + "\n";
     return text;

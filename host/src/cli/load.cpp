@@ -39,7 +39,7 @@ Loaded LoadConfig(const GlobalOptions& options) {
   return loaded;
 }
 
-Loaded LoadRuntime(const GlobalOptions& options) {
+Loaded LoadRuntime(const GlobalOptions& options, StartMode mode) {
   Loaded loaded = LoadConfig(options);
   const auto& config = loaded.config;
   RuntimeOptions ro;
@@ -55,13 +55,13 @@ Loaded LoadRuntime(const GlobalOptions& options) {
     loaded.runtime->LoadPlugin(name, module, it == config.plugin_settings.end() ? nlohmann::json::object() : it->second);
   }
   try {
-    loaded.runtime->Start();
+    loaded.runtime->Start(mode);
   } catch (const DatabaseLockedError&) {
     throw;  // a lock, not a config problem: its message names the database
   } catch (const std::exception& e) {
     throw std::runtime_error("config " + config.source + ": " + e.what());
   }
-  ::chmod(loaded.runtime->Options().db_path.c_str(), 0600);
+  if (mode == StartMode::kServe) ::chmod(loaded.runtime->Options().db_path.c_str(), 0600);
   return loaded;
 }
 

@@ -31,8 +31,9 @@ struct Loaded {
 /// Throws std::runtime_error with the one-line start-up message.
 Loaded LoadConfig(const GlobalOptions& options);
 
-/// LoadConfig, then loads every enabled plugin and starts the runtime.
-Loaded LoadRuntime(const GlobalOptions& options);
+/// LoadConfig, then loads every enabled plugin and starts the runtime. With
+/// StartMode::kDescribe (`kioku --help`) plugins only register: no migrations, no Start().
+Loaded LoadRuntime(const GlobalOptions& options, StartMode mode = StartMode::kServe);
 
 /// The caller for in-process use (CLI, stdio, HTTP base): agent from KIOKU_AGENT_ID (else
 /// `default_agent`), project from KIOKU_PROJECT_ROOT or the working directory through

@@ -8,14 +8,28 @@
 #include "runtime.hpp"
 
 namespace kioku::host::mcp {
+
+const nlohmann::json* RequestMeta(const nlohmann::json& params) {
+  if (!params.is_object()) return nullptr;
+  auto it = params.find("_meta");
+  return (it != params.end() && it->is_object()) ? &*it : nullptr;
+}
+
+bool IsModernRequest(const nlohmann::json& params) {
+  const nlohmann::json* meta = RequestMeta(params);
+  return meta != nullptr && meta->contains(kMetaVersion);
+}
+
+std::vector<std::string> SupportedVersions() {
+  std::vector<std::string> v{kModernVersion};
+  v.insert(v.end(), kLegacyVersions.begin(), kLegacyVersions.end());
+  return v;
+}
+
 namespace {
 
 using nlohmann::json;
 
-constexpr const char* kMetaVersion = "io.modelcontextprotocol/protocolVersion";
-constexpr const char* kMetaCapabilities = "io.modelcontextprotocol/clientCapabilities";
-constexpr const char* kMetaClientInfo = "io.modelcontextprotocol/clientInfo";
-constexpr const char* kMetaServerInfo = "io.modelcontextprotocol/serverInfo";
 constexpr const char* kRootsKey = "roots";  // our key in InputRequests / InputResponses
 
 /// A protocol fault raised while handling a request; becomes a JSON-RPC error.
@@ -25,29 +39,12 @@ struct RpcError {
   json data = nullptr;
 };
 
-const json* Meta(const json& params) {
-  if (!params.is_object()) return nullptr;
-  auto it = params.find("_meta");
-  return (it != params.end() && it->is_object()) ? &*it : nullptr;
-}
-
-bool IsModern(const json& params) {
-  const json* meta = Meta(params);
-  return meta != nullptr && meta->contains(kMetaVersion);
-}
-
 std::string RequestKey(const Session& session, const json& id) { return session.id + "|" + id.dump(); }
-
-std::vector<std::string> SupportedVersions() {
-  std::vector<std::string> v{kModernVersion};
-  v.insert(v.end(), kLegacyVersions.begin(), kLegacyVersions.end());
-  return v;
-}
 
 // Checks the per-request fields of a modern request (basic_index.mdx "Per-request protocol
 // fields"): the version must be one we implement, clientCapabilities must be present.
 void CheckModernMeta(const json& params) {
-  const json& meta = *Meta(params);
+  const json& meta = *RequestMeta(params);
   const json& version = meta[kMetaVersion];
   if (!version.is_string()) {
     throw RpcError{kInvalidParams, "_meta." + std::string(kMetaVersion) + " must be a string such as \"" +
@@ -175,7 +172,7 @@ std::optional<json> Dispatcher::Handle(const json& message, Session& session) {
   }
   if (!params.is_object()) return ErrorResponse(id, kInvalidParams, "Invalid params: \"params\" must be an object");
 
-  const bool modern = IsModern(params);
+  const bool modern = IsModernRequest(params);
   std::shared_ptr<std::atomic<bool>> cancel;
   try {
     if (modern) CheckModernMeta(params);
@@ -359,7 +356,7 @@ sdk::Caller Dispatcher::CallerFor(const json& params, const Session& session, bo
   caller.instance_id = session.instance_id;
   std::string client_name = session.client_name;
   if (modern) {
-    const json& meta = *Meta(params);
+    const json& meta = *RequestMeta(params);
     if (auto info = meta.find(kMetaClientInfo); info != meta.end() && info->is_object()) {
       client_name = info->value("name", client_name);
     }
@@ -505,7 +502,7 @@ std::optional<sdk::ProjectInfo> Dispatcher::CallProject(const json& params, Sess
                                                         json& ask) {
   std::optional<sdk::ProjectInfo> chosen;
   std::string named_by;
-  if (const json* meta = Meta(params); meta != nullptr && meta->contains(kMetaProject)) {
+  if (const json* meta = RequestMeta(params); meta != nullptr && meta->contains(kMetaProject)) {
     const json& value = (*meta)[kMetaProject];
     if (value.is_string()) chosen = ProjectNamedByClient(value.get<std::string>(), options_.projects);
     if (!chosen) {
@@ -516,7 +513,7 @@ std::optional<sdk::ProjectInfo> Dispatcher::CallProject(const json& params, Sess
     named_by = "the request";
   }
   if (!chosen && modern) {
-    const json& caps = (*Meta(params))[kMetaCapabilities];
+    const json& caps = (*RequestMeta(params))[kMetaCapabilities];
     if (caps.is_object() && caps.contains("roots")) {
       auto responses = params.find("inputResponses");
       if (responses != params.end() && responses->is_object() && responses->contains(kRootsKey)) {

@@ -39,6 +39,20 @@ inline constexpr const char* kModernVersion = "2026-07-28";
 /// Legacy versions answered by `initialize`, newest first.
 inline const std::vector<std::string> kLegacyVersions = {"2025-11-25", "2025-06-18", "2025-03-26"};
 
+/// Per-request `_meta` keys of the 2026-07-28 protocol (basic_index.mdx "Per-request protocol
+/// fields"); shared by the dispatcher and the HTTP transport, which routes on them.
+inline constexpr const char* kMetaVersion = "io.modelcontextprotocol/protocolVersion";
+inline constexpr const char* kMetaCapabilities = "io.modelcontextprotocol/clientCapabilities";
+inline constexpr const char* kMetaClientInfo = "io.modelcontextprotocol/clientInfo";
+inline constexpr const char* kMetaServerInfo = "io.modelcontextprotocol/serverInfo";
+
+/// `params._meta` when `params` is an object holding an object `_meta`, else nullptr.
+const nlohmann::json* RequestMeta(const nlohmann::json& params);
+/// A 2026-07-28 request: its params._meta carries the protocol version.
+bool IsModernRequest(const nlohmann::json& params);
+/// Every protocol version we answer: the modern one, then kLegacyVersions.
+std::vector<std::string> SupportedVersions();
+
 /// JSON-RPC / MCP error codes.
 enum ErrorCode : int {
   kParseError = -32700,

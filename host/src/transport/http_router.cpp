@@ -13,7 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kMetaVersion = "io.modelcontextprotocol/protocolVersion";
+using mcp::kMetaVersion;
 constexpr const char* kJson = "application/json";
 constexpr const char* kCorsHeaders =
     "Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name, "
@@ -153,26 +153,19 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
   return diff == 0;
 }
 
+// The message's params._meta (mcp::RequestMeta), for a message that may lack params.
 const json* ParamsMeta(const json& message) {
   auto params = message.find("params");
-  if (params == message.end() || !params->is_object()) return nullptr;
-  auto meta = params->find("_meta");
-  return (meta != params->end() && meta->is_object()) ? &*meta : nullptr;
+  return params == message.end() ? nullptr : mcp::RequestMeta(*params);
 }
 
 bool BodyIsModern(const json& message) {
-  const json* meta = ParamsMeta(message);
-  return meta != nullptr && meta->contains(kMetaVersion);
+  auto params = message.find("params");
+  return params != message.end() && mcp::IsModernRequest(*params);
 }
 
 bool IsLegacyVersion(std::string_view version) {
   return std::find(mcp::kLegacyVersions.begin(), mcp::kLegacyVersions.end(), version) != mcp::kLegacyVersions.end();
-}
-
-json SupportedVersions() {
-  json v = json::array({mcp::kModernVersion});
-  for (const auto& legacy : mcp::kLegacyVersions) v.push_back(legacy);
-  return v;
 }
 
 HttpResponse MethodNotAllowed(std::string allow, std::string message) {
@@ -531,7 +524,7 @@ HttpRoute HttpRouter::PostLegacy(const HttpRequest& request, const json& message
   const std::string* header_version = request.Header("mcp-protocol-version");
   if (header_version != nullptr && *header_version != mcp::kModernVersion && !IsLegacyVersion(*header_version)) {
     return Now(JsonResponse(400, RpcError(id, mcp::kUnsupportedProtocolVersion, "Unsupported protocol version",
-                                          json{{"supported", SupportedVersions()}, {"requested", *header_version}})));
+                                          json{{"supported", mcp::SupportedVersions()}, {"requested", *header_version}})));
   }
   const bool modern_header = header_version != nullptr && *header_version == mcp::kModernVersion;
   if (is_request && modern_header) {

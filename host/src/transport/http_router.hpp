@@ -53,9 +53,6 @@ class HttpRouter {
 
   HttpRoute Route(const HttpRequest& request);
 
-  /// Sessions of legacy clients (exposed for tests and metrics).
-  HttpSessionTable& Sessions() { return sessions_; }
-
  private:
   HttpRoute RouteChecked(const HttpRequest& request, const std::string* origin);
   HttpRoute PostMcp(const HttpRequest& request, const std::string& agent_id);

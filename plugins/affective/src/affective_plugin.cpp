@@ -12,7 +12,7 @@ namespace kioku::affective {
 AffectivePlugin::AffectivePlugin(sdk::HostServices& host)
     : host_(host), recorder_(host, settings_), context_{host, settings_, recorder_} {}
 
-nlohmann::json AffectivePlugin::SettingsSchema() const { return SettingsJsonSchema(); }
+nlohmann::json AffectivePlugin::SettingsSchema() { return SettingsJsonSchema(); }
 
 std::vector<sdk::Migration> AffectivePlugin::Migrations() const { return AffectiveMigrations(host_.Projects()); }
 

@@ -19,7 +19,7 @@ class AffectivePlugin : public sdk::Plugin {
  public:
   explicit AffectivePlugin(sdk::HostServices& host);
 
-  nlohmann::json SettingsSchema() const override;
+  static nlohmann::json SettingsSchema();
   std::vector<sdk::Migration> Migrations() const override;
   /// Registers feedback_record/query/route, the `hook` command and (when `capture` is on)
   /// the tool.called subscription.

@@ -1,5 +1,7 @@
 #include "settings.hpp"
 
+#include "kioku/sdk/settings.hpp"
+
 namespace kioku::affective {
 
 nlohmann::json SettingsJsonSchema() {
@@ -35,13 +37,14 @@ nlohmann::json SettingsJsonSchema() {
         {"capture",
          {{"type", "boolean"}, {"default", true},
           {"description", "Record every kioku tool call automatically."}}},
-        {"capture_exclude", name_list},
+        {"capture_exclude", sdk::Setting(name_list, json::array())},
         {"hook",
          {{"type", "object"},
           {"additionalProperties", false},
           {"properties",
-           {{"agent_id", {{"type", "string"}, {"minLength", 1}, {"maxLength", 200}}},
-            {"skip_mcp_servers", name_list}}}}}}}};
+           {{"agent_id", {{"type", "string"}, {"minLength", 1}, {"maxLength", 200},
+                          {"default", "claude-code"}}},
+            {"skip_mcp_servers", sdk::Setting(name_list, json::array({"kioku"}))}}}}}}}};
 }
 
 Settings ParseSettings(const nlohmann::json& section) {

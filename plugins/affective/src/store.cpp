@@ -8,25 +8,12 @@
 #include <SQLiteCpp/Statement.h>
 
 #include "kioku/sdk/clock.hpp"
+#include "kioku/sdk/sql.hpp"
 
 namespace kioku::affective {
 namespace {
 
 using Binding = std::variant<std::string, std::int64_t>;
-
-// Smallest string above every string that starts with `prefix` (byte order), or "" when
-// none exists; lets a prefix filter use the (tool, ...) index instead of LIKE.
-std::string PrefixUpperBound(std::string prefix) {
-  while (!prefix.empty()) {
-    auto& c = reinterpret_cast<unsigned char&>(prefix.back());
-    if (c != 0xff) {
-      ++c;
-      return prefix;
-    }
-    prefix.pop_back();
-  }
-  return prefix;
-}
 
 // Appends the filter's conditions (each starting with " AND ").
 void AppendFilter(const Filter& f, std::string& sql, std::vector<Binding>& binds) {
@@ -41,7 +28,7 @@ void AppendFilter(const Filter& f, std::string& sql, std::vector<Binding>& binds
   if (!f.tool_prefix.empty()) {
     sql += " AND tool >= ?";
     binds.emplace_back(f.tool_prefix);
-    if (std::string upper = PrefixUpperBound(f.tool_prefix); !upper.empty()) {
+    if (std::string upper = sdk::PrefixUpperBound(f.tool_prefix); !upper.empty()) {
       sql += " AND tool < ?";
       binds.emplace_back(std::move(upper));
     }

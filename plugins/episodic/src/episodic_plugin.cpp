@@ -10,7 +10,7 @@ namespace kioku::episodic {
 EpisodicPlugin::EpisodicPlugin(sdk::HostServices& host)
     : env_(std::make_unique<Env>(Env{host, Settings{}})) {}
 
-nlohmann::json EpisodicPlugin::SettingsSchema() const { return episodic::SettingsSchema(); }
+nlohmann::json EpisodicPlugin::SettingsSchema() { return episodic::SettingsSchema(); }
 
 std::vector<sdk::Migration> EpisodicPlugin::Migrations() const { return EpisodicMigrations(env_->host.Projects()); }
 

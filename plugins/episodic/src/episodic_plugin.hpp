@@ -16,7 +16,7 @@ class EpisodicPlugin : public sdk::Plugin {
  public:
   explicit EpisodicPlugin(sdk::HostServices& host);
 
-  nlohmann::json SettingsSchema() const override;
+  static nlohmann::json SettingsSchema();
   std::vector<sdk::Migration> Migrations() const override;
   void Register(sdk::Registrar& registrar) override;
 

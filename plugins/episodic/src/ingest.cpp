@@ -17,6 +17,7 @@
 #include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/ids.hpp"
+#include "kioku/sdk/layer_contracts.hpp"
 #include "kioku/sdk/secrets.hpp"
 #include "kioku/sdk/text.hpp"
 #include "line_reader.hpp"
@@ -364,8 +365,10 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
   std::set<std::string> sessions_seen;
   std::map<std::string, std::string> cwd_of;  // session → working directory (this run)
   std::map<std::string, sdk::ProjectInfo> project_of_sid;  // session → its project (this run)
-  const bool suggest = settings_.suggest_memories && host_.HasTool("memory_suggest");
-  const bool feedback = settings_.record_outcomes && host_.HasTool("feedback_record");
+  const bool suggest =
+      settings_.suggest_memories && host_.HasTool(sdk::contract::kMemorySuggest);
+  const bool feedback =
+      settings_.record_outcomes && host_.HasTool(sdk::contract::kFeedbackRecord);
 
   auto apply = [&](const ParsedBatch& b, Applied& a) {
     const std::int64_t now = host_.GetClock().NowMs();
@@ -437,11 +440,9 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
         ++a.statements;
         if (!suggest || secret) continue;
         const std::string project = project_of(h.session_id);
-        json payload = {{"text", d.entry},
-                        {"kind", stmt.kind},
-                        {"source", "import"},
-                        {"source_ref", ref + " (" + sdk::FormatRfc3339(h.at) + ")"},
-                        {"tags", json::array({"transcript", FormatName(format)})}};
+        sdk::contract::MemorySuggestion suggestion{
+            d.entry, stmt.kind, "import", ref + " (" + sdk::FormatRfc3339(h.at) + ")",
+            {"transcript", FormatName(format)}, "", ""};
         json caller = {{"agent_id", e.agent_id.empty() ? caller_.agent_id : e.agent_id},
                        {"session_id", h.session_id},
                        {"project_id", project},
@@ -450,24 +451,26 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
                                             : caller_.project_root},
                        {"said_at", h.at}};
         if (!stmt.subject.empty()) {
-          payload["subject"] = Clean(stmt.subject, 200);
-          payload["value"] = Clean(stmt.value, 500);
+          suggestion.subject = Clean(stmt.subject, 200);
+          suggestion.value = Clean(stmt.value, 500);
           // statements.hpp: a later value for a subject supersedes an earlier one. A
           // suggestion still waiting here is replaced; once delivered, semantic keeps both
           // pending and confirming one supersedes the other.
-          if (SupersedePendingSuggestion(db, project, payload["subject"], payload["value"], h.at)) {
+          if (SupersedePendingSuggestion(db, project, suggestion.subject, suggestion.value, h.at)) {
             continue;  // a newer value for this subject is already queued
           }
         }
+        json payload = sdk::contract::MemorySuggestArgs(suggestion);
         SQLite::Statement ob(db,
                              "INSERT OR IGNORE INTO episodic_outbox (dedupe_key, tool, payload, "
-                             "caller, created_at) VALUES (?, 'memory_suggest', ?, ?, ?)");
+                             "caller, created_at) VALUES (?, ?, ?, ?, ?)");
         sdk::RedactSecretsInJson(payload);  // backstop: the batch is already redacted
         sdk::RedactSecretsInJson(caller);
         ob.bind(1, sdk::RedactSecrets("suggest:" + project + ":" + NormalizeKey(d.entry)));
-        ob.bind(2, sdk::DumpJson(payload));
-        ob.bind(3, sdk::DumpJson(caller));
-        ob.bind(4, static_cast<int64_t>(now));
+        ob.bind(2, std::string(sdk::contract::kMemorySuggest));
+        ob.bind(3, sdk::DumpJson(payload));
+        ob.bind(4, sdk::DumpJson(caller));
+        ob.bind(5, static_cast<int64_t>(now));
         a.suggested += ob.exec();
       }
     }
@@ -476,8 +479,8 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
       if (records.empty()) return;
       SQLite::Statement ob(db,
                            "INSERT INTO episodic_outbox (tool, payload, caller, created_at) "
-                           "VALUES ('feedback_record', ?, ?, ?)");
-      json payload = {{"records", records}};
+                           "VALUES (?, ?, ?, ?)");
+      json payload = sdk::contract::FeedbackRecordArgs(std::move(records));
       // No caller agent: each imported record names the transcript's agent itself, which
       // sdk::ResolveAgentId only accepts from a caller that does not name one.
       json caller = {{"agent_id", ""},
@@ -485,9 +488,10 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
                      {"project_root", caller_.project_root}};
       sdk::RedactSecretsInJson(payload);  // backstop: the batch is already redacted
       sdk::RedactSecretsInJson(caller);
-      ob.bind(1, sdk::DumpJson(payload));
-      ob.bind(2, sdk::DumpJson(caller));
-      ob.bind(3, static_cast<int64_t>(now));
+      ob.bind(1, std::string(sdk::contract::kFeedbackRecord));
+      ob.bind(2, sdk::DumpJson(payload));
+      ob.bind(3, sdk::DumpJson(caller));
+      ob.bind(4, static_cast<int64_t>(now));
       ob.exec();
       records = json::array();
     };
@@ -524,17 +528,20 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
         AppendLog(db, e);
       }
       if (!feedback) continue;
-      json r = {{"tool", o.tool},
-                {"outcome", o.outcome},
-                {"session_id", o.session_id},
-                {"project_id", project_of(o.session_id)},
-                {"at", sdk::FormatRfc3339(o.at)}};
-      r["agent_id"] = d && !d->agent.empty() ? d->agent : caller_.agent_id;
-      if (d && !d->model.empty()) r["model"] = d->model;
-      if (o.latency_ms && *o.latency_ms <= 86'400'000) r["latency_ms"] = *o.latency_ms;
-      if (!o.error.empty()) r["error"] = Clean(o.error, 500);
-      if (!o.call_id.empty()) r["source_id"] = sdk::TruncateUtf8(o.call_id, 200);
-      records.push_back(std::move(r));
+      sdk::contract::ToolOutcome r;
+      r.tool = o.tool;
+      r.outcome = o.outcome;
+      r.session_id = o.session_id;
+      r.project_id = project_of(o.session_id);
+      r.at_ms = o.at;
+      r.agent_id = d && !d->agent.empty() ? d->agent : caller_.agent_id;
+      if (d) r.model = d->model;
+      if (o.latency_ms && *o.latency_ms <= 86'400'000) {
+        r.latency_ms = static_cast<double>(*o.latency_ms);
+      }
+      if (!o.error.empty()) r.error = Clean(o.error, 500);
+      if (!o.call_id.empty()) r.source_id = sdk::TruncateUtf8(o.call_id, 200);
+      records.push_back(sdk::contract::FeedbackRecordItem(r));
       if (records.size() >= kFeedbackBatch) flush_records();
     }
     flush_records();
@@ -778,7 +785,7 @@ DeliveryReport Ingester::Deliver() {
       sdk::ToolResult res = host_.CallTool(r.tool, payload, caller);
       const std::int64_t now = host_.GetClock().NowMs();
       sdk::WithWriteTransaction(db, [&] {
-        if (!res.is_error && r.tool == "feedback_record") {
+        if (!res.is_error && r.tool == sdk::contract::kFeedbackRecord) {
           SQLite::Statement d(db, "DELETE FROM episodic_outbox WHERE id = ?");
           d.bind(1, static_cast<int64_t>(r.id));
           d.exec();
@@ -798,9 +805,8 @@ DeliveryReport Ingester::Deliver() {
           u.exec();
         }
       });
-      if (!res.is_error && r.tool == "feedback_record" && res.structured.is_object() &&
-          res.structured.contains("expired") && res.structured["expired"].is_number_integer()) {
-        rep.expired_outcomes += res.structured["expired"].get<std::int64_t>();
+      if (!res.is_error && r.tool == sdk::contract::kFeedbackRecord) {
+        rep.expired_outcomes += sdk::contract::FeedbackRecordExpired(res.structured).value_or(0);
       }
       if (res.is_error) {
         ++rep.failed;

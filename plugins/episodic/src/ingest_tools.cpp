@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ingest.hpp"
+#include "kioku/sdk/layer_contracts.hpp"
 #include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/text.hpp"
 #include "privacy.hpp"
@@ -93,10 +94,10 @@ struct Totals {
 std::vector<std::string> LayerNotes(sdk::HostServices& host, const Settings& s,
                                     const DeliveryReport& d) {
   std::vector<std::string> notes;
-  if (s.record_outcomes && !host.HasTool("feedback_record")) {
+  if (s.record_outcomes && !host.HasTool(sdk::contract::kFeedbackRecord)) {
     notes.push_back("affective layer disabled: tool outcomes were not sent to feedback_record");
   }
-  if (s.suggest_memories && !host.HasTool("memory_suggest")) {
+  if (s.suggest_memories && !host.HasTool(sdk::contract::kMemorySuggest)) {
     notes.push_back("semantic layer disabled: durable statements were logged but not filed as "
                     "memories");
   }

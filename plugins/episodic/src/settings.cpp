@@ -46,6 +46,7 @@ Json SettingsSchema() {
          {{"type", "array"},
           {"items", {{"type", "string"}, {"minLength", 1}, {"maxLength", 4096}}},
           {"maxItems", 64},
+          {"default", Json::array({"~/.claude/projects", "~/.codex/sessions"})},
           {"description", "Folders session_ingest may read (\"~\" = $HOME, \"*\" = any)."}}},
         {"max_line_bytes", integer(1024, 1 << 30, 8 << 20, "Longer lines are skipped.")},
         {"batch_bytes", integer(4096, 1 << 30, 16 << 20, "Input bytes per transaction.")},

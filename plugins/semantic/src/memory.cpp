@@ -67,14 +67,6 @@ Memory ReadMemory(SQLite::Statement& q) {
   return m;
 }
 
-std::optional<Memory> LoadMemoryBySeq(SQLite::Database& db, std::int64_t seq) {
-  SQLite::Statement q(db, std::string("SELECT ") + kMemoryColumns +
-                              " FROM semantic_memories m WHERE m.seq = ?");
-  q.bind(1, seq);
-  if (!q.executeStep()) return std::nullopt;
-  return ReadMemory(q);
-}
-
 std::optional<Memory> LoadMemoryById(SQLite::Database& db, const std::string& id) {
   SQLite::Statement q(db, std::string("SELECT ") + kMemoryColumns +
                               " FROM semantic_memories m WHERE m.id = ?");

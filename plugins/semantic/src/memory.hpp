@@ -74,8 +74,7 @@ extern const char* const kMemoryColumns;
 /// Reads a row selected with kMemoryColumns (column 0 onwards).
 Memory ReadMemory(SQLite::Statement& q);
 
-/// Loads by seq / exact id; nullopt when absent.
-std::optional<Memory> LoadMemoryBySeq(SQLite::Database& db, std::int64_t seq);
+/// Loads by exact id; nullopt when absent.
 std::optional<Memory> LoadMemoryById(SQLite::Database& db, const std::string& id);
 
 /// Resolves an id or unique prefix (>= 4 chars) to a memory; ToolError otherwise

@@ -12,7 +12,7 @@ SemanticPlugin::SemanticPlugin(sdk::HostServices& host) : host_(host) {}
 
 SemanticPlugin::~SemanticPlugin() = default;
 
-nlohmann::json SemanticPlugin::SettingsSchema() const { return semantic::SettingsSchema(); }
+nlohmann::json SemanticPlugin::SettingsSchema() { return semantic::SettingsSchema(); }
 
 std::string SemanticPlugin::Instructions() const {
   return "Semantic memory (what is known): call memory_recall before deciding anything that "

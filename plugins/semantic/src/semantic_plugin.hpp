@@ -20,7 +20,7 @@ class SemanticPlugin : public sdk::Plugin {
   explicit SemanticPlugin(sdk::HostServices& host);
   ~SemanticPlugin() override;
 
-  nlohmann::json SettingsSchema() const override;
+  static nlohmann::json SettingsSchema();
   std::string Instructions() const override;
   std::vector<sdk::Migration> Migrations() const override;
   void Register(sdk::Registrar& registrar) override;

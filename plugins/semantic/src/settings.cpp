@@ -91,6 +91,7 @@ Json SettingsSchema() {
             {{"type", "array"},
              {"items", {{"type", "string"}, {"maxLength", 64}}},
              {"maxItems", 200},
+             {"default", GraphSettings().single_valued},
              {"description", "Relation types where a new assertion closes the old one."}}},
            {"max_relations", Int(1, 5000, 200, "Relations one entity_graph answer returns.")},
        })},

@@ -186,7 +186,6 @@ Json OutputSchema(Json properties, std::vector<std::string> required) {
 }
 
 Json NullableStr() { return {{"type", Json::array({"string", "null"})}}; }
-Json NullableInt() { return {{"type", Json::array({"integer", "null"})}}; }
 Json Str() { return {{"type", "string"}}; }
 Json Int() { return {{"type", "integer"}}; }
 Json Bool() { return {{"type", "boolean"}}; }

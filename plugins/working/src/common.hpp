@@ -113,7 +113,6 @@ Json InputSchema(Json properties, std::vector<std::string> required = {});
 /// Output schema object (extra properties allowed, required listed).
 Json OutputSchema(Json properties, std::vector<std::string> required);
 Json NullableStr();
-Json NullableInt();
 Json Str();
 Json Int();
 Json Bool();

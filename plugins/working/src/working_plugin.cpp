@@ -9,7 +9,7 @@ namespace kioku::working {
 
 WorkingPlugin::WorkingPlugin(sdk::HostServices& host) : host_(host) {}
 
-nlohmann::json WorkingPlugin::SettingsSchema() const { return working::SettingsSchema(); }
+nlohmann::json WorkingPlugin::SettingsSchema() { return working::SettingsSchema(); }
 
 std::string WorkingPlugin::Instructions() const {
   return "Working memory (what am I doing, who else is here): start with workspace_status "

@@ -16,7 +16,7 @@ class WorkingPlugin : public sdk::Plugin {
  public:
   explicit WorkingPlugin(sdk::HostServices& host);
 
-  nlohmann::json SettingsSchema() const override;
+  static nlohmann::json SettingsSchema();
   std::string Instructions() const override;
   std::vector<sdk::Migration> Migrations() const override;
   /// Parses settings (throws std::runtime_error naming the key on contradictions) and

@@ -9,6 +9,7 @@
 #include "focus.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/ids.hpp"
+#include "kioku/sdk/layer_contracts.hpp"
 #include "kioku/sdk/text.hpp"
 #include "tools.hpp"
 
@@ -464,20 +465,21 @@ sdk::ToolResult WorkspaceDump(const Env& env, const Json& args, const sdk::CallC
   // 2. Episodic write, outside any transaction of ours (the other layer opens its own).
   std::string episodic = "disabled";
   std::string episodic_note = "episodic layer disabled: summary kept in the working layer only";
-  if (host.HasTool("session_summary_add")) {
+  if (host.HasTool(sdk::contract::kSessionSummaryAdd)) {
     sdk::Caller caller = ctx.caller;
     caller.agent_id = actor.agent_name;  // summaries are shared by the agent's windows
     caller.session_id = session_id;
-    if (host.HasTool("session_start")) {
-      const auto started = host.CallTool("session_start", {{"session_id", session_id}}, caller);
+    if (host.HasTool(sdk::contract::kSessionStart)) {
+      const auto started =
+          host.CallTool(sdk::contract::kSessionStart, sdk::contract::SessionStartArgs(session_id), caller);
       if (started.is_error) {
         throw sdk::ToolError("episodic session_start failed: " + Snip(started.text, 300) +
                              "; nothing was dumped or released — retry later or fix the "
                              "episodic layer");
       }
     }
-    const auto added = host.CallTool("session_summary_add",
-                                     {{"session_id", session_id}, {"summary", summary}}, caller);
+    const auto added = host.CallTool(sdk::contract::kSessionSummaryAdd,
+                                     sdk::contract::SessionSummaryAddArgs(session_id, summary), caller);
     if (added.is_error) {
       throw sdk::ToolError("episodic session_summary_add refused the summary: " +
                            Snip(added.text, 300) + "; nothing was dumped or released");

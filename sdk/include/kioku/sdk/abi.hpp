@@ -16,8 +16,11 @@
 #include <nlohmann/json.hpp>
 #include <SQLiteCpp/SQLiteCpp.h>
 
-/// Bumped whenever a type crossing the boundary (Plugin, HostServices, ToolSpec, ...) changes.
-#define KIOKU_SDK_ABI 2u  // 2: ToolSpec::profile, Caller identity fields, Registrar::AddContextProvider, HostServices::DeferWrite/Projects
+/// Bumped whenever a type crossing the boundary (Plugin, HostServices, ToolSpec, the
+/// manifest, ...) changes. 2: the manifest carries the settings schema, read before create;
+/// ToolSpec::profile; Caller identity fields; Registrar::AddContextProvider;
+/// HostServices::DeferWrite/Projects.
+#define KIOKU_SDK_ABI 2u
 
 #define KIOKU_STR_INNER(x) #x
 #define KIOKU_STR(x) KIOKU_STR_INNER(x)
@@ -38,14 +41,23 @@ class Plugin;
 class HostServices;
 }  // namespace kioku::sdk
 
+/// Returns the plugin's settings schema (settings.hpp): the plugin class's static
+/// `SettingsSchema()`. The host calls it after checking abi_version and fingerprint and
+/// before `create`, validates the YAML section and fills its defaults, so the settings are
+/// complete when the plugin's constructor runs.
+using KiokuSettingsSchemaFn = nlohmann::json (*)();
+
 extern "C" {
-/// Plain-C manifest every plugin module exports as `kioku_plugin_manifest_v1`.
+/// Plain-C manifest every plugin module exports as `kioku_plugin_manifest_v1`. The first
+/// field never moves: the host reads `abi_version` first and reads nothing else from a
+/// module built for another ABI.
 struct KiokuPluginManifest {
   std::uint32_t abi_version;  ///< KIOKU_SDK_ABI the module was built with.
   const char* name;           ///< Plugin name = config key; module file is `kioku-<name>.so`.
   const char* version;        ///< Plugin's own semantic version, e.g. "0.1.0".
   const char* fingerprint;    ///< KIOKU_BUILD_FINGERPRINT the module was built with.
   const char* description;    ///< One line for `kioku doctor` and `tools`.
+  KiokuSettingsSchemaFn settings_schema;  ///< Since ABI 2; never null (KIOKU_PLUGIN sets it).
 };
 }
 
@@ -55,10 +67,13 @@ struct KiokuPluginManifest {
 using KiokuCreatePluginFn = kioku::sdk::Plugin* (*)(kioku::sdk::HostServices& host);
 
 /// Exports a plugin class. CLASS must derive from kioku::sdk::Plugin and have a constructor
-/// taking `kioku::sdk::HostServices&` (which outlives the plugin object).
+/// taking `kioku::sdk::HostServices&` (which outlives the plugin object). Its settings
+/// schema is `CLASS::SettingsSchema()` — the class's own static function when it declares
+/// one, else Plugin's (no settings).
 #define KIOKU_PLUGIN(NAME, VERSION, DESCRIPTION, CLASS)                                  \
   extern "C" KIOKU_EXPORT const KiokuPluginManifest kioku_plugin_manifest_v1 = {         \
-      KIOKU_SDK_ABI, NAME, VERSION, KIOKU_BUILD_FINGERPRINT, DESCRIPTION};              \
+      KIOKU_SDK_ABI, NAME, VERSION, KIOKU_BUILD_FINGERPRINT, DESCRIPTION,                \
+      &CLASS::SettingsSchema};                                                           \
   extern "C" KIOKU_EXPORT kioku::sdk::Plugin* kioku_plugin_create_v1(                   \
       kioku::sdk::HostServices& host) {                                                  \
     return new CLASS(host);                                                              \

@@ -50,8 +50,10 @@ class HostServices {
 
   virtual Logger& Log() = 0;
 
-  /// This plugin's section of the YAML config, converted to JSON and validated against
-  /// `Plugin::SettingsSchema()`; an empty object when the section is absent.
+  /// This plugin's section of the YAML config, converted to JSON, validated against the
+  /// plugin class's `SettingsSchema()` and completed with its defaults
+  /// (ApplySettingsDefaults, settings.hpp) — already when the constructor runs. Keys the
+  /// schema declares without a default are absent unless the YAML sets them.
   virtual const nlohmann::json& Settings() const = 0;
 
   virtual EventBus& Events() = 0;

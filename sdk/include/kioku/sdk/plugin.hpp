@@ -1,8 +1,9 @@
 #pragma once
 /// @file plugin.hpp
 /// The plugin contract. Lifecycle, driven by the host:
-///   create(host) → SettingsSchema() checked against the YAML section → Migrations() run
-///   (pending ones, a transaction each) → Register(registrar) → Start()
+///   SettingsSchema() (static, through the manifest) → YAML section validated against it and
+///   its defaults filled in → create(host) (HostServices::Settings() complete) →
+///   Migrations() run (pending ones, a transaction each) → Register(registrar) → Start()
 ///   ... serve ...
 ///   Stop() → tools and subscriptions dropped → delete → module unloaded.
 
@@ -68,11 +69,14 @@ class KIOKU_EXPORT Plugin {
  public:
   virtual ~Plugin() = default;
 
-  /// JSON Schema of this plugin's YAML section; the default accepts only an empty object,
-  /// so an unknown key fails start-up. Use "additionalProperties": false.
-  virtual nlohmann::json SettingsSchema() const {
-    return {{"type", "object"}, {"additionalProperties", false}};
-  }
+  /// JSON Schema of this plugin's YAML section, with a "default" on every leaf
+  /// (settings.hpp: build it with sdk::Settings / sdk::Setting). Static: the host reads it
+  /// through the manifest BEFORE constructing the plugin, validates the section and fills
+  /// the defaults, so the constructor can read complete settings from
+  /// HostServices::Settings(). A plugin with settings declares its own
+  /// `static Json SettingsSchema()`, hiding this one, which accepts only an empty object (an
+  /// unknown key fails start-up). Must not throw and must return the same value every time.
+  static Json SettingsSchema() { return {{"type", "object"}, {"additionalProperties", false}}; }
 
   /// Two or three lines telling an agent when and how to use this layer's tools; the host
   /// joins them into the MCP `instructions` of initialize/server/discover. Empty = the host

@@ -10,13 +10,10 @@
 #include <stdexcept>
 #include <string>
 
-#include <nlohmann/json.hpp>
-
 #include "kioku/sdk/abi.hpp"
+#include "kioku/sdk/json.hpp"
 
 namespace kioku::sdk {
-
-using Json = nlohmann::json;
 
 /// MCP tool annotations. Hints only; clients must not trust them for security.
 struct ToolAnnotations {
@@ -125,9 +122,5 @@ class KIOKU_EXPORT ToolError : public std::runtime_error {
 /// A tool implementation. Runs on a host worker thread; may run concurrently with itself.
 /// `args` has already been validated against the tool's input schema.
 using ToolHandler = std::function<ToolResult(const Json& args, const CallContext& ctx)>;
-
-/// Serializes JSON for the wire or for a model: invalid UTF-8 in strings is replaced with
-/// U+FFFD instead of throwing (nlohmann's default dump throws type_error 316).
-std::string DumpJson(const Json& value, int indent = -1);
 
 }  // namespace kioku::sdk

@@ -1,4 +1,4 @@
-#include "kioku/sdk/tool.hpp"
+#include "kioku/sdk/json.hpp"
 
 namespace kioku::sdk {
 

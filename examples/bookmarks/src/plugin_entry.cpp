@@ -1,0 +1,5 @@
+// The module's entry points (manifest + factory); only this file includes abi.hpp.
+#include "bookmarks_plugin.hpp"
+#include "kioku/sdk/abi.hpp"
+
+KIOKU_PLUGIN("bookmarks", "0.1.0", "Example: per-project bookmarks", bookmarks::BookmarksPlugin)

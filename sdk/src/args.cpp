@@ -1,0 +1,176 @@
+#include "kioku/sdk/args.hpp"
+
+#include "kioku/sdk/clock.hpp"
+#include "kioku/sdk/db.hpp"
+#include "kioku/sdk/secrets.hpp"
+#include "kioku/sdk/text.hpp"
+
+namespace kioku::sdk {
+namespace {
+
+// User text inside an error message: bounded and valid UTF-8.
+std::string Shown(std::string_view text, std::size_t max_bytes = 64) {
+  return TruncateUtf8(SanitizeUtf8(text), max_bytes);
+}
+
+const Json* Find(const Json& args, std::string_view key) {
+  if (!args.is_object()) return nullptr;
+  auto it = args.find(key);
+  if (it == args.end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+std::string NotAString(std::string_view key, const Json& value) {
+  return std::string(key) + " must be a string, got " + std::string(value.type_name());
+}
+
+std::string Join(std::span<const std::string_view> words) {
+  std::string out;
+  for (const auto w : words) {
+    if (!out.empty()) out += ", ";
+    out += w;
+  }
+  return out;
+}
+
+// Depth-first, in document order, so the reported finding is the first a reader would see.
+void Walk(const Json& value, const std::string& path) {
+  if (value.is_string()) {
+    const std::string& text = value.get_ref<const std::string&>();
+    if (const auto finding = FindSecret(text)) {
+      const std::size_t chars = Utf8Length(std::string_view(text).substr(0, finding->offset));
+      throw ToolError("refused: " + (path.empty() ? std::string("the value") : path) +
+                      " contains what looks like a secret (" + finding->kind + " at character " +
+                      std::to_string(chars) +
+                      "); nothing was stored. Remove it — say where it lives instead (\"the "
+                      "token is in the CI secret STORE_TOKEN\") — and send again");
+    }
+  } else if (value.is_object()) {
+    for (const auto& [key, child] : value.items()) {
+      Walk(child, path.empty() ? key : path + "." + key);
+    }
+  } else if (value.is_array()) {
+    for (std::size_t i = 0; i < value.size(); ++i) {
+      Walk(value[i], path + "[" + std::to_string(i) + "]");
+    }
+  }
+}
+
+void CheckAgentId(const std::string& id) {
+  if (id.empty() || id.size() > kMaxAgentIdBytes) {
+    throw ToolError("agent_id must be 1 to " + std::to_string(kMaxAgentIdBytes) + " bytes");
+  }
+  for (const unsigned char c : id) {
+    if (c <= 0x20 || c == 0x7f) {
+      throw ToolError("agent_id '" + Shown(id, 40) +
+                      "' contains whitespace or a control character; send a name like "
+                      "\"claude-code-1\"");
+    }
+  }
+  if (id == "unknown") {
+    throw ToolError("agent_id 'unknown' is reserved; send a name like \"claude-code-1\"");
+  }
+}
+
+}  // namespace
+
+std::int64_t ParseTime(const Json& value, std::string_view field) {
+  if (!value.is_string()) {
+    throw ToolError(std::string(field) +
+                    " must be an RFC 3339 string such as \"2026-03-01T12:00:00Z\" or a date "
+                    "\"2026-03-01\", got " + std::string(value.type_name()));
+  }
+  const std::string& text = value.get_ref<const std::string&>();
+  if (const auto ms = ParseRfc3339(text)) return *ms;
+  throw ToolError(std::string(field) + " '" + Shown(text) +
+                  "' is not RFC 3339; send a date-time with Z or an offset, e.g. "
+                  "\"2026-03-01T12:00:00Z\", or a date \"2026-03-01\" (= 00:00Z)");
+}
+
+std::optional<std::int64_t> TimeArg(const Json& args, std::string_view key) {
+  const Json* v = Find(args, key);
+  if (v == nullptr) return std::nullopt;
+  return ParseTime(*v, key);
+}
+
+void CheckTimeWindow(std::optional<std::int64_t> since, std::optional<std::int64_t> until) {
+  if (since && until && *since >= *until) {
+    throw ToolError("since (" + FormatRfc3339(*since) + ") must be before until (" +
+                    FormatRfc3339(*until) + "); the window is [since, until)");
+  }
+}
+
+std::optional<std::string> TextArg(const Json& args, std::string_view key,
+                                   std::size_t max_bytes) {
+  const Json* v = Find(args, key);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_string()) throw ToolError(NotAString(key, *v));
+  const std::string& raw = v->get_ref<const std::string&>();
+  std::string text = IsValidUtf8(raw) ? raw : SanitizeUtf8(raw);
+  if (text.size() > max_bytes) {
+    throw ToolError(std::string(key) + " is " + std::to_string(text.size()) +
+                    " bytes; the limit is " + std::to_string(max_bytes) + " bytes — shorten it");
+  }
+  return text;
+}
+
+std::string RequiredTextArg(const Json& args, std::string_view key, std::size_t max_bytes) {
+  auto text = TextArg(args, key, max_bytes);
+  if (!text || CollapseWhitespace(*text).empty()) {
+    throw ToolError(std::string(key) + " is empty; send some text");
+  }
+  return std::move(*text);
+}
+
+int EnumIndex(const Json& args, std::string_view key, std::span<const std::string_view> words) {
+  const Json* v = Find(args, key);
+  if (v == nullptr) return -1;
+  if (v->is_string()) {
+    const std::string& word = v->get_ref<const std::string&>();
+    for (std::size_t i = 0; i < words.size(); ++i) {
+      if (words[i] == word) return static_cast<int>(i);
+    }
+    throw ToolError(std::string(key) + " '" + Shown(word, 40) + "' is not one of: " +
+                    Join(words) + "; send one of them");
+  }
+  throw ToolError(std::string(key) + " must be one of: " + Join(words));
+}
+
+std::optional<std::string> IdArg(SQLite::Database& db, const Json& args, std::string_view key,
+                                 const IdColumn& where) {
+  const Json* v = Find(args, key);
+  if (v == nullptr) return std::nullopt;
+  if (!v->is_string()) throw ToolError(NotAString(key, *v));
+  return ResolveIdPrefix(db, where.table, where.column, v->get_ref<const std::string&>(),
+                         where.noun);
+}
+
+void ScreenSecrets(const Json& value, std::string_view where) { Walk(value, std::string(where)); }
+
+std::string ResolveAgentId(const Caller& caller, const Json& args, AgentArgument policy,
+                           bool required) {
+  const bool known = !caller.agent_id.empty() && caller.agent_id != "unknown";
+  std::string arg;
+  if (const Json* v = Find(args, "agent_id")) {
+    if (!v->is_string()) throw ToolError(NotAString("agent_id", *v));
+    arg = v->get<std::string>();
+    CheckAgentId(arg);
+  }
+  if (!arg.empty()) {
+    if (known && arg != caller.agent_id && policy == AgentArgument::kFallback) {
+      throw ToolError("this connection is already identified as agent '" + caller.agent_id +
+                      "'; omit agent_id or send '" + caller.agent_id +
+                      "' (agent_id is only for transports that cannot tell who calls)");
+    }
+    return arg;
+  }
+  if (known) return caller.agent_id;
+  if (required) {
+    throw ToolError(
+        "cannot tell which agent is calling: send agent_id (a stable name such as "
+        "\"claude-code-1\")");
+  }
+  return {};
+}
+
+}  // namespace kioku::sdk
