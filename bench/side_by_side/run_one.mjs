@@ -83,6 +83,7 @@ export async function runOne(server, size, dir, opts) {
     for (const q of qs.slice(0, opts.warmup)) await call(server.searchCall(q.query));
     const searchMs = [];
     let hits = 0;
+    let found = 0;
     for (let round = 0; round < opts.rounds; ++round) {
       checkBudget('searches');
       for (const q of qs) {
@@ -90,6 +91,7 @@ export async function runOne(server, size, dir, opts) {
         const r = await call(server.searchCall(q.query));
         searchMs.push(nowMs() - ts);
         if (round === 0 && server.hit(r, q.expect)) ++hits;
+        if (round === 0 && server.found(r, q.expect)) ++found;
       }
     }
     Object.assign(out, {
@@ -97,8 +99,9 @@ export async function runOne(server, size, dir, opts) {
       searchP95Ms: quantile(searchMs, 0.95),
       searchMaxMs: Math.max(...searchMs),
       hitAt1: hits / qs.length,
+      foundRate: found / qs.length,
     });
-    progress(`${tag} search p50 ${out.searchP50Ms.toFixed(2)} ms, hit@1 ${hits}/${qs.length}`);
+    progress(`${tag} search p50 ${out.searchP50Ms.toFixed(2)} ms, hit@1 ${hits}/${qs.length}, found ${found}/${qs.length}`);
     out.peakRssMb = peakRssMb(pid);
   } finally {
     const tc = nowMs();

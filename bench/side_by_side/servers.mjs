@@ -44,6 +44,8 @@ export function kiokuServer({ bin, pluginDir, config }) {
     searchCall: (query) => ({ name: 'memory_recall', arguments: { query } }),
     /** Right answer: the best-ranked memory is the item the query names. */
     hit: (result, expect) => result.structuredContent?.memories?.[0]?.text === expect.text,
+    /** Found at all: the item is among the memories returned (default limit). */
+    found: (result, expect) => (result.structuredContent?.memories ?? []).some((m) => m.text === expect.text),
     dataFile: db,
     /**
      * Bytes of the database after a checkpoint: the server has exited, so a WAL left behind
@@ -110,6 +112,7 @@ export function referenceServer() {
       const names = (result.structuredContent?.entities ?? []).map((e) => e.name);
       return names.length === 1 && names[0] === expect.name;
     },
+    found: (result, expect) => (result.structuredContent?.entities ?? []).some((e) => e.name === expect.name),
     dataFile: file,
     storageBytes: (dir) => ({ bytes: fileBytes(file(dir)), walBytes: 0 }),
     storageBreakdown: () => [],
