@@ -37,6 +37,16 @@ export async function runOne(server, size, dir, opts) {
   const client = new Client({ name: 'kioku-bench-side-by-side', version: '0.0.0' });
   let pid = null;
   try {
+    await measure();
+  } catch (e) {
+    // Say why: the server's own last words (a failed start, a crash) beside the client's error.
+    const tail = stderr.trim().split('\n').slice(-3).join(' | ');
+    throw new Error(`${e.message}${tail ? `; ${server.name} stderr: ${tail}` : ''}`);
+  } finally {
+    await close();
+  }
+
+  async function measure() {
     const t0 = nowMs();
     await client.connect(transport, callOpts);
     out.connectMs = nowMs() - t0;
@@ -103,7 +113,9 @@ export async function runOne(server, size, dir, opts) {
     });
     progress(`${tag} search p50 ${out.searchP50Ms.toFixed(2)} ms, hit@1 ${hits}/${qs.length}, found ${found}/${qs.length}`);
     out.peakRssMb = peakRssMb(pid);
-  } finally {
+  }
+
+  async function close() {
     const tc = nowMs();
     await client.close().catch(() => {});
     // close() gives up waiting after 2 s (then SIGTERM); wait for the exit itself.
