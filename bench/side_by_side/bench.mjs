@@ -116,7 +116,7 @@ async function main() {
         results.push({ ...r, load1: load });
       } catch (e) {
         process.stderr.write(`${e.stack || e}\n`);
-        results.push({ server: name, size, error: String(e.message || e).slice(0, 300), load1: load });
+        results.push({ ...e.partial, server: name, size, error: String(e.message || e).slice(0, 300), load1: load });
       } finally {
         if (opt.keep) process.stderr.write(`kept ${dir}\n`);
         else rmSync(dir, { recursive: true, force: true });

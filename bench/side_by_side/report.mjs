@@ -11,7 +11,12 @@ const sig = (v) => {
 };
 
 function pair(k, r, f) {
-  const one = (x) => (!x ? '—' : x.error ? 'error' : f(x));
+  // A failed run still shows what it measured before failing (e.g. writes before a timeout).
+  const one = (x) => {
+    if (!x) return '—';
+    const v = f(x);
+    return x.error && (v === '—' || v.includes('NaN') || v.startsWith('—')) ? 'error' : v + (x.error ? '*' : '');
+  };
   return `${one(k)} / ${one(r)}`;
 }
 
@@ -63,7 +68,7 @@ export function printReport(results, sizes, machine) {
   }
   const notes = [];
   for (const x of results) {
-    if (x.error) notes.push(`${x.server} ${x.size}: ${x.error}`);
+    if (x.error) notes.push(`${x.server} ${x.size} (* = measured before this failure): ${x.error}`);
     if (Number.isFinite(x.stored) && x.stored !== x.size) notes.push(`${x.server} ${x.size}: stored ${x.stored} of ${x.size} items as new`);
     if (x.walBytesAfterCheckpoint > 0) notes.push(`${x.server} ${x.size}: WAL still ${x.walBytesAfterCheckpoint} bytes after checkpoint`);
     if (x.closeMs > 1500) notes.push(`${x.server} ${x.size}: took ${fmt(x.closeMs, 0)} ms to exit after stdin closed`);

@@ -41,7 +41,9 @@ export async function runOne(server, size, dir, opts) {
   } catch (e) {
     // Say why: the server's own last words (a failed start, a crash) beside the client's error.
     const tail = stderr.trim().split('\n').slice(-3).join(' | ');
-    throw new Error(`${e.message}${tail ? `; ${server.name} stderr: ${tail}` : ''}`);
+    const err = new Error(`${e.message}${tail ? `; ${server.name} stderr: ${tail}` : ''}`);
+    err.partial = out; // the figures measured before the failure (e.g. writes/s before a search timeout)
+    throw err;
   } finally {
     await close();
   }
