@@ -144,6 +144,10 @@ std::string EvaluateAnchor(std::string_view anchor, const std::string& project_r
   in.read(content.data(), static_cast<std::streamsize>(kMaxRead));
   content.resize(static_cast<std::size_t>(in.gcount()));
   const bool contains = content.find((*words)[2]) != std::string::npos;
+  // Past the read bound the rest of the file is unknown: only a match inside the bound
+  // decides; otherwise the verdict would be a guess (a wrong "contradicted" withholds a
+  // true memory, a wrong "affirmed" confirms a false one).
+  if (!contains && in.peek() != std::char_traits<char>::eof()) return "unverified";
   if (pred == "file-contains") return contains ? "affirmed" : "contradicted";
   return contains ? "contradicted" : "affirmed";  // file-not-contains
 }

@@ -160,5 +160,23 @@ TEST_F(HardeningTest, AnchorsCannotLeaveTheProjectThroughSymlinks) {
   EXPECT_EQ(EvaluateAnchor("file-contains inside.txt hello", root.string(), 0), "affirmed");
 }
 
+// A file past the anchor read bound (1 MiB): a match inside the bound decides; a needle that
+// may sit beyond it gives no verdict instead of a wrong one.
+TEST_F(HardeningTest, AnchorsOnFilesPastTheReadBoundAreUnverifiedUnlessMatchedEarly) {
+  namespace fs = std::filesystem;
+  const fs::path root = rt_->dir / "big";
+  fs::create_directories(root);
+  {
+    std::ofstream out(root / "big.txt", std::ios::binary);
+    out << "early-marker\n" << std::string((1 << 20) + 4096, 'x') << "\nlate-marker\n";
+  }
+  EXPECT_EQ(EvaluateAnchor("file-contains big.txt early-marker", root.string(), 0), "affirmed");
+  EXPECT_EQ(EvaluateAnchor("file-not-contains big.txt early-marker", root.string(), 0), "contradicted");
+  EXPECT_EQ(EvaluateAnchor("file-contains big.txt late-marker", root.string(), 0), "unverified");
+  EXPECT_EQ(EvaluateAnchor("file-not-contains big.txt late-marker", root.string(), 0), "unverified");
+  std::ofstream(root / "small.txt") << "only this";
+  EXPECT_EQ(EvaluateAnchor("file-contains small.txt absent", root.string(), 0), "contradicted");
+}
+
 }  // namespace
 }  // namespace kioku::semantic::testing
