@@ -59,6 +59,7 @@ Target TargetFor(const Json& args, const sdk::CallContext& ctx) {
   if (args.contains("session_id")) {
     t.id = args["session_id"].get<std::string>();
     t.explicit_id = true;
+    RefuseSecrets(t.id, "session_id");  // ids are stored and shown like any other text
     return t;
   }
   t.id = ctx.caller.session_id;
@@ -109,6 +110,7 @@ void AddSessionStart(sdk::Registrar& reg, Env& env) {
     std::string id = StrArg(args, "session_id", ctx.caller.session_id);
     if (id.empty()) id = sdk::NewId(now);
     CheckSessionIdFormat(id);
+    RefuseSecrets(id, "session_id");
     RefuseSecrets(StrArg(args, "title"), "title");
     bool created = false;
     auto& db = env.host.Db();

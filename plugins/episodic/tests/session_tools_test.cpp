@@ -99,6 +99,19 @@ TEST_F(EpisodicTest, LogRefusesSecretsAndStoresNothing) {
   EXPECT_EQ(Count("episodic_sessions"), 0);
 }
 
+TEST_F(EpisodicTest, SessionIdsAreScreenedForSecrets) {
+  const std::string stripe = "sk_live_4eC39HqLyjWDarjtT1zdp7dc";
+  for (const auto& [tool, args] : {std::pair{"session_start", json{{"session_id", stripe}}},
+                                    std::pair{"session_log", json{{"session_id", stripe}, {"entry", "hello"}}}}) {
+    auto r = Call(tool, args);
+    ASSERT_TRUE(r.is_error) << tool;
+    EXPECT_NE(r.text.find("session_id"), std::string::npos) << r.text;
+    EXPECT_EQ(r.text.find(stripe), std::string::npos) << r.text;
+  }
+  EXPECT_EQ(Count("episodic_sessions"), 0);
+  EXPECT_EQ(Count("episodic_log"), 0);
+}
+
 TEST_F(EpisodicTest, LogRejectsHugeEntryBySchema) {
   auto r = Call("session_log", {{"entry", std::string(9000, 'a')}});
   EXPECT_TRUE(r.is_error);

@@ -89,6 +89,7 @@ sdk::ToolResult HandoffWrite(const Env& env, const Json& args, const sdk::CallCo
       throw sdk::ToolError("to_agent must be an agent id of 1 to 128 bytes, or omitted for "
                            "a handoff open to any agent");
     }
+    RefuseSecret(env, *to_agent, "to_agent");
   }
   auto& db = env.Db();
   std::string id;

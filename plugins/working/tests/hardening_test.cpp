@@ -96,6 +96,11 @@ TEST_F(HardeningTest, BlockKeysAndClaimedPathsAreScreened) {
   EXPECT_EQ(msg.find(token), std::string::npos) << msg;
   EXPECT_EQ(Count("SELECT count(*) FROM working_blocks"), 0);
   EXPECT_EQ(Count("SELECT count(*) FROM working_file_claims"), 0);
+  const std::string stripe = "sk_live_4eC39HqLyjWDarjtT1zdp7dc";
+  msg = Err("handoff_write", {{"summary", "ok"}, {"to_agent", stripe}});
+  EXPECT_NE(msg.find("to_agent"), std::string::npos) << msg;
+  EXPECT_EQ(msg.find(stripe), std::string::npos) << msg;
+  EXPECT_EQ(Count("SELECT count(*) FROM working_handoffs"), 0);
 }
 
 }  // namespace
