@@ -77,10 +77,25 @@ ReviewStates ScanReviewStates(const Env& env, const Viewer& viewer, std::int64_t
   return out;
 }
 
-void AddWithheld(sdk::ContextContribution& c, int pending, int contested, std::size_t contradicted) {
-  if (pending > 0) c.withheld.push_back({"pending review", pending});
+void AddWithheld(sdk::ContextContribution& c, int pending, int contested, std::size_t contradicted, int stale = 0) {
+  if (pending > 0) c.withheld.push_back({"pending review (kioku review)", pending});
+  if (stale > 0) c.withheld.push_back({"stale", stale});
   if (contested > 0) c.withheld.push_back({"contested", contested});
   if (contradicted > 0) c.withheld.push_back({"contradicted by an anchor", static_cast<int>(contradicted)});
+}
+
+// Active, unpinned memories whose decayed confidence fell below housekeeping.stale_below.
+int CountStale(const Env& env, const Viewer& viewer, std::int64_t now) {
+  SQLite::Statement& q = env.Stmt(
+      "SELECT COUNT(*) FROM semantic_memories m WHERE m.status = 'active' AND m.confidence < ?3 "
+      "AND (m.expires_at IS NULL OR m.expires_at > ?1) AND (m.scope = 'global' OR (?2 <> '' AND m.project_id = ?2))");
+  q.bind(1, now);
+  q.bind(2, viewer.project_id);
+  q.bind(3, env.settings.housekeeping.stale_below);
+  q.executeStep();
+  const int n = q.getColumn(0).getInt();
+  q.reset();
+  return n;
 }
 
 }  // namespace
@@ -136,7 +151,8 @@ sdk::ContextContribution ProvideContext(PluginContext& ctx, const sdk::ContextRe
     for (std::size_t i = 0; i < t.memories.size(); ++i) {
       out.items.push_back({t.memories[i].memory.kind, "confirmed", ItemText(t.memories[i]), RankPriority(i)});
     }
-    AddWithheld(out, states.pending, states.contested, contradicted + t.contradicted.size());
+    AddWithheld(out, states.pending, states.contested, contradicted + t.contradicted.size(),
+                CountStale(env, viewer, request.now_ms));
     return out;
   }
 

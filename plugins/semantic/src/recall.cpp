@@ -12,6 +12,7 @@
 #include "kioku/sdk/fusion.hpp"
 #include "kioku/sdk/tool.hpp"
 #include "normalize.hpp"
+#include "review_store.hpp"
 
 namespace kioku::semantic {
 namespace {
@@ -445,6 +446,13 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
   }
   out.candidates = static_cast<int>(by_seq.size());
   if (by_seq.empty()) return out;
+  if (out.text_query) {
+    // Marked helpful (memory_used): a vote among what the other lists found.
+    std::vector<std::int64_t> seqs;
+    seqs.reserve(by_seq.size());
+    for (const auto& [seq, c] : by_seq) seqs.push_back(seq);
+    if (sdk::RankList useful = UsefulnessList(env, seqs); !useful.ids.empty()) rank_lists.push_back(std::move(useful));
+  }
 
   const std::vector<sdk::FusedItem> fused =
       sdk::ReciprocalRankFusion(rank_lists, env.settings.recall.rrf_k);

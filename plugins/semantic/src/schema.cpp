@@ -13,6 +13,7 @@
 #include "memory.hpp"
 #include "memory_store.hpp"
 #include "normalize.hpp"
+#include "review_store.hpp"
 
 namespace kioku::semantic {
 namespace {
@@ -320,6 +321,9 @@ std::vector<sdk::Migration> SemanticMigrations(const sdk::ProjectOptions& projec
   out.push_back({4, "matching keys by Unicode NFKC case folding (subjects, dedupe hashes, tags, "
                     "entity names; colliding entities merged)",
                  "", RekeyUnicode});
+  out.push_back({5, "review queue: rival pairs without a subject, memory_used marks, confidence decay "
+                    "state, housekeeping runs",
+                 kTrustMigrationSql, nullptr});
   return out;
 }
 

@@ -1,6 +1,7 @@
 #include "semantic_plugin.hpp"
 
 #include "context_provider.hpp"
+#include "decay.hpp"
 #include "golden_eval.hpp"
 #include "schema.hpp"
 #include "settings.hpp"
@@ -22,6 +23,11 @@ std::string SemanticPlugin::Instructions() const {
          "labelled unconfirmed or contested as hints to verify.";
 }
 
+void SemanticPlugin::Start() {
+  // Housekeeping runs on the host's writer thread, never on start-up's path.
+  if (ctx_) MaybeScheduleMaintenance(*ctx_);
+}
+
 std::vector<sdk::Migration> SemanticPlugin::Migrations() const { return SemanticMigrations(host_.Projects()); }
 
 void SemanticPlugin::Register(sdk::Registrar& registrar) {
@@ -31,6 +37,7 @@ void SemanticPlugin::Register(sdk::Registrar& registrar) {
   RegisterRecallTool(registrar, *ctx_);
   RegisterManageTools(registrar, *ctx_);
   RegisterGraphTools(registrar, *ctx_);
+  RegisterReviewTools(registrar, *ctx_);
   registrar.AddCommand(RecallEvalCommand(ctx_->settings));
   registrar.AddContextProvider({"semantic", [ctx = ctx_.get()](const sdk::ContextRequest& request) {
                                   return ProvideContext(*ctx, request);

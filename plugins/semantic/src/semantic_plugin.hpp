@@ -24,6 +24,7 @@ class SemanticPlugin : public sdk::Plugin {
   std::string Instructions() const override;
   std::vector<sdk::Migration> Migrations() const override;
   void Register(sdk::Registrar& registrar) override;
+  void Start() override;
 
  private:
   sdk::HostServices& host_;

@@ -75,6 +75,13 @@ Json SettingsSchema() {
            {"entity", Num(0, 10, 0.8, "RRF weight of the entity-match list.")},
            {"recency", Num(0, 10, 1.0, "Empty query: weight of the newest-first list.")},
            {"importance", Num(0, 10, 0.5, "Empty query: weight of the importance list.")},
+           {"useful", Num(0, 10, 0.4, "RRF weight of the marked-helpful (memory_used) list.")},
+       })},
+      {"housekeeping",
+       Object({
+           {"interval_minutes", Int(0, 525600, 360, "Minutes between background housekeeping passes; 0 = only memory_maintain.")},
+           {"stale_below", Num(0, 1, 0.4, "Decayed confidence below which review lists a memory as stale.")},
+           {"superseded_retention_days", Int(0, 36500, 0, "Days superseded memories are kept before deletion; 0 = forever.")},
        })},
       {"multipliers",
        Object({
@@ -122,6 +129,13 @@ Settings ParseSettings(const Json& section) {
     Read(w, "entity", s.weights.entity);
     Read(w, "recency", s.weights.recency);
     Read(w, "importance", s.weights.importance);
+    Read(w, "useful", s.weights.useful);
+  }
+  if (section.contains("housekeeping")) {
+    const Json& h = section.at("housekeeping");
+    Read(h, "interval_minutes", s.housekeeping.interval_minutes);
+    Read(h, "stale_below", s.housekeeping.stale_below);
+    Read(h, "superseded_retention_days", s.housekeeping.superseded_retention_days);
   }
   if (section.contains("multipliers")) {
     const Json& m = section.at("multipliers");

@@ -34,6 +34,23 @@ struct ListWeights {
   double entity = 0.8;      ///< Memories linked to entities named in the query.
   double recency = 1.0;     ///< Empty query: newest first.
   double importance = 0.5;  ///< Empty query: most important first.
+  /// Memories marked helpful with memory_used, most sessions first (review_store.hpp
+  /// UsefulnessList). Only re-ranks what another list found. Modest on purpose.
+  double useful = 0.4;
+};
+
+/// Decay of confidence, review thresholds and retention (decay.hpp, review_store.hpp).
+struct HousekeepingSettings {
+  /// Minutes between background housekeeping passes (memory_maintain's work) run on the
+  /// host's writer thread after a call; 0 = only when memory_maintain is called.
+  int interval_minutes = 360;
+  /// An active, unpinned memory whose decayed confidence falls below this is listed as
+  /// "stale" in review (it is never changed or deleted for it).
+  double stale_below = 0.4;
+  /// Days a superseded (replaced, forgotten, rejected, consolidated) memory is kept before
+  /// the pass deletes it for good; 0 = keep forever. Pinned, active, pending and contested
+  /// memories are never deleted.
+  int superseded_retention_days = 0;
 };
 
 /// Multipliers applied after fusion. See ranking.hpp for the formulas and sources.
@@ -67,6 +84,7 @@ struct Settings {
   ListWeights weights;
   MultiplierSettings multipliers;
   GraphSettings graph;
+  HousekeepingSettings housekeeping;
   /// Default scope of memory_remember when the call names none: "project" when the caller
   /// has a project, else "global".
   std::string default_scope = "project";

@@ -3,6 +3,7 @@
 /// Shared pieces of the semantic tools: the plugin context handlers capture, argument
 /// helpers (times, ids, scope), and JSON Schema builders.
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -27,6 +28,8 @@ struct PluginContext {
   sdk::HostServices& host;
   Settings settings;
   StatementCache statements;
+  /// When MaybeScheduleMaintenance last looked (decay.hpp), host clock ms; 0 = never.
+  std::atomic<std::int64_t> maintenance_checked_at{0};
 
   Env MakeEnv() { return Env{host.Db(), host.GetClock(), settings, statements}; }
 };
