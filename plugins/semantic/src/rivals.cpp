@@ -36,6 +36,9 @@ const std::map<std::string, std::set<std::string>>& Categories() {
       {"license", {"mit", "apache", "gpl", "bsd", "mpl"}},
       {"container-runtime", {"docker", "podman"}},
       {"editor", {"vim", "neovim", "emacs", "vscode"}},
+      {"log-level", {"trace", "debug", "info", "warn", "warning", "error", "fatal"}},
+      {"weekday", {"monday", "mondays", "tuesday", "tuesdays", "wednesday", "wednesdays", "thursday",
+                   "thursdays", "friday", "fridays", "saturday", "saturdays", "sunday", "sundays"}},
   };
   return kCategories;
 }
@@ -80,8 +83,8 @@ bool IsDemoter(const std::string& w) {
 bool IsFiller(const std::string& w) {
   static const std::set<std::string> kFill = {
       "actually", "now", "everything", "always", "please", "also", "really", "still", "new",
-      "switched", "switch", "moved", "move", "go", "going", "one", "thing", "things", "like",
-      "prefer", "prefers", "preferred", "want", "wants", "need", "needs", "make", "sure",
+      "switched", "switch", "moved", "move", "one", "thing", "things", "like",
+      "prefer", "prefers", "preferred", "want", "wants", "make", "sure",
       "here", "project", "repo", "repository", "team", "everywhere", "from", "onward",
       "onwards", "today", "anymore", "longer", "more", "must", "let", "let's", "lets",
       "instead", "over", "rather", "via", "each", "every", "only"};
@@ -219,11 +222,19 @@ TopicProfile BuildTopicProfile(std::string_view text, std::string_view subject, 
       {"license", {"license", "licensed", "licence"}},
       {"js-runtime", {"runtime", "run", "runs", "execute", "server", "scripts", "script"}},
       {"editor", {"editor", "edit", "ide"}},
+      {"log-level", {"log", "logs", "logging", "level", "loglevel", "verbosity", "logger"}},
   };
   for (const auto& [cat, cues] : kCues) {
     if (cat == category || p.mentioned.count(cat) == 0) continue;
     const bool cued = std::any_of(words.begin(), words.end(), [&](const std::string& w) { return cues.count(w) > 0; });
     if (!cued) {
+      // An everyday word after all: it names the topic instead ("node version").
+      for (const std::string& w : p.mentioned[cat]) {
+        const bool elsewhere = std::any_of(p.mentioned.begin(), p.mentioned.end(), [&](const auto& other) {
+          return other.first != cat && other.second.count(w) > 0;
+        });
+        if (!elsewhere) p.terms.insert(Stem(w));
+      }
       p.mentioned.erase(cat);
       p.asserted.erase(cat);
     }
