@@ -87,7 +87,8 @@ void AddWithheld(sdk::ContextContribution& c, int pending, int contested, std::s
 // Active, unpinned memories whose decayed confidence fell below housekeeping.stale_below.
 int CountStale(const Env& env, const Viewer& viewer, std::int64_t now) {
   SQLite::Statement& q = env.Stmt(
-      "SELECT COUNT(*) FROM semantic_memories m WHERE m.status = 'active' AND m.confidence < ?3 "
+      "SELECT COUNT(*) FROM semantic_memories m JOIN semantic_memory_decay d ON d.memory_seq = m.seq "
+      "WHERE m.status = 'active' AND d.confidence < ?3 AND d.ref_at >= m.updated_at "
       "AND (m.expires_at IS NULL OR m.expires_at > ?1) AND (m.scope = 'global' OR (?2 <> '' AND m.project_id = ?2))");
   q.bind(1, now);
   q.bind(2, viewer.project_id);

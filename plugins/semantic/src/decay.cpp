@@ -43,47 +43,37 @@ void Decay(const Env& env, MaintainReport& report) {
   struct Row {
     std::int64_t seq;
     std::string kind, status;
-    double confidence;
-    std::int64_t updated_at, used_at;
-    bool has_state;
-    double base;
+    double stated;
     std::int64_t ref_at;
+    bool has_state;
+    double decayed;
   };
   std::vector<Row> rows;
   {
     SQLite::Statement q(env.db,
-                        "SELECT m.seq, m.kind, m.status, m.confidence, m.updated_at, "
-                        "coalesce((SELECT max(u.at) FROM semantic_memory_usage u WHERE u.memory_seq = m.seq), 0), "
-                        "d.base IS NOT NULL, coalesce(d.base, 0), coalesce(d.ref_at, 0) "
+                        "SELECT m.seq, m.kind, m.status, m.confidence, max(m.updated_at, "
+                        "coalesce((SELECT max(u.at) FROM semantic_memory_usage u WHERE u.memory_seq = m.seq), 0)), "
+                        "d.confidence IS NOT NULL, coalesce(d.confidence, 0) "
                         "FROM semantic_memories m LEFT JOIN semantic_memory_decay d ON d.memory_seq = m.seq "
                         "WHERE m.status IN ('active','pending','contested')");
     while (q.executeStep()) {
       rows.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getString(), q.getColumn(2).getString(),
-                      q.getColumn(3).getDouble(), q.getColumn(4).getInt64(), q.getColumn(5).getInt64(),
-                      q.getColumn(6).getInt() != 0, q.getColumn(7).getDouble(), q.getColumn(8).getInt64()});
+                      q.getColumn(3).getDouble(), q.getColumn(4).getInt64(), q.getColumn(5).getInt() != 0,
+                      q.getColumn(6).getDouble()});
     }
   }
-  SQLite::Statement up(env.db, "UPDATE semantic_memories SET confidence = ? WHERE seq = ?");
   SQLite::Statement state(env.db,
-                          "INSERT INTO semantic_memory_decay(memory_seq, base, ref_at) VALUES (?1, ?2, ?3) "
-                          "ON CONFLICT(memory_seq) DO UPDATE SET base = ?2, ref_at = ?3");
+                          "INSERT INTO semantic_memory_decay(memory_seq, confidence, ref_at) VALUES (?1, ?2, ?3) "
+                          "ON CONFLICT(memory_seq) DO UPDATE SET confidence = ?2, ref_at = ?3");
   for (const Row& r : rows) {
-    // Restated (or edited) since the last pass: what it says now is the new base.
-    const double base = !r.has_state || r.updated_at > r.ref_at ? r.confidence : r.base;
-    const std::int64_t ref = std::max(r.updated_at, r.used_at);
     const auto h = ms.half_life_days.find(r.kind);
-    const double conf = DecayedConfidence(base, static_cast<double>(std::max<std::int64_t>(0, now - ref)) / sdk::kMsPerDay,
-                                          h != ms.half_life_days.end() ? h->second : 90.0, ms.decay_exponent);
-    if (std::abs(conf - r.confidence) > 1e-4) {
-      sdk::Bind(up, conf, r.seq);
-      up.exec();
-      up.reset();
-      ++report.decayed;
-    }
-    if (!r.has_state || base != r.base || ref != r.ref_at) {
-      sdk::Bind(state, r.seq, base, ref);
+    const double days = static_cast<double>(std::max<std::int64_t>(0, now - r.ref_at)) / sdk::kMsPerDay;
+    const double conf = DecayedConfidence(r.stated, days, h != ms.half_life_days.end() ? h->second : 90.0, ms.decay_exponent);
+    if (!r.has_state || std::abs(conf - r.decayed) > 1e-4) {
+      sdk::Bind(state, r.seq, conf, r.ref_at);
       state.exec();
       state.reset();
+      ++report.decayed;
     }
     if (r.status == "active" && conf < env.settings.housekeeping.stale_below) ++report.stale;
   }

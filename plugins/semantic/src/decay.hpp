@@ -16,9 +16,11 @@
 /// fact 90 d, observation 30 d, event/todo 14 d). With C = −0.5: R(t) = (1 + 3t/h)^−½.
 ///   t     days since the memory was last stated (captured, reaffirmed, edited — updated_at)
 ///         or last marked helpful with memory_used, whichever is later;
-///   base  the confidence it was stated with: reset to the stored confidence whenever it is
-///         restated (a reaffirm raises it to the stated value), kept while it only decays,
-///         so repeated passes never compound.
+///   base  the confidence it was stated with (the memory's `confidence`, which a reaffirm
+///         raises); decay never writes it, so passes never compound and recall's ranking
+///         (which decays on its own, ranking.hpp) is not decayed twice.
+/// The decayed value is kept beside the memory (semantic_memory_decay) and read by review's
+/// `stale` bucket and the context footer.
 /// Pinned memories never decay. Example: a fact stated with confidence 1.0 reads 0.5 after
 /// 90 days and 0.4 — the default `stale_below`, where review lists it as stale — after
 /// about 157 days. Nothing is deleted or demoted for decay.
@@ -26,7 +28,7 @@
 /// One pass, inside the caller's write transaction, in order:
 ///   1. expired: non-pinned live memories whose `expires` passed become superseded
 ///      (audit row "expired"); recall already hides them, now review and lists do too;
-///   2. decay: the formula above, stored in `confidence` (state in semantic_memory_decay);
+///   2. decay: the formula above, stored in semantic_memory_decay;
 ///   3. rival outcomes: rival pairs with a side gone are closed and the survivor reinstated;
 ///      a memory contested only by a pinned subject rival that is gone becomes active;
 ///   4. retention: superseded memories older than housekeeping.superseded_retention_days
@@ -45,7 +47,7 @@ struct PluginContext;
 
 struct MaintainReport {
   int expired = 0;
-  int decayed = 0;     ///< Memories whose stored confidence changed.
+  int decayed = 0;     ///< Memories whose decayed confidence changed.
   int stale = 0;       ///< Active, unpinned memories now below stale_below.
   int reinstated = 0;  ///< Survivors of resolved rivalries.
   int pruned = 0;      ///< Superseded memories deleted by retention.

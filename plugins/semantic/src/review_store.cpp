@@ -38,7 +38,7 @@ CREATE TABLE semantic_memory_usage (
 
 CREATE TABLE semantic_memory_decay (
   memory_seq INTEGER PRIMARY KEY REFERENCES semantic_memories(seq) ON DELETE CASCADE,
-  base       REAL NOT NULL,
+  confidence REAL NOT NULL,
   ref_at     INTEGER NOT NULL
 );
 
@@ -257,7 +257,8 @@ ReviewListing ListReview(const Env& env, const Viewer& viewer, const std::string
   const std::vector<Bucket> simple = {
       {"pending", "WHERE m.status = 'pending'" + live},
       {"contested", "WHERE m.status = 'contested'" + live},
-      {"stale", "WHERE m.status = 'active' AND m.confidence < ?3" + live},
+      {"stale", "WHERE m.status = 'active' AND EXISTS (SELECT 1 FROM semantic_memory_decay d WHERE "
+                "d.memory_seq = m.seq AND d.confidence < ?3 AND d.ref_at >= m.updated_at)" + live},
   };
   for (const Bucket& b : simple) {
     {
@@ -283,7 +284,11 @@ ReviewListing ListReview(const Env& env, const Viewer& viewer, const std::string
         }
       }
       if (item.bucket == std::string("stale")) {
-        item.note = "confidence " + std::to_string(m.confidence).substr(0, 4) + " (decayed; reaffirm, mark used or forget)";
+        SQLite::Statement d(env.db, "SELECT confidence FROM semantic_memory_decay WHERE memory_seq = ?");
+        sdk::Bind(d, m.seq);
+        const double decayed = d.executeStep() ? d.getColumn(0).getDouble() : m.confidence;
+        item.note = "confidence decayed to " + std::to_string(decayed).substr(0, 4) +
+                    " (reaffirm it, mark it used, or forget it)";
       }
       item.memory = std::move(m);
       out.items.push_back(std::move(item));

@@ -10,14 +10,15 @@
 ///                           reason, and how the pair was resolved (resolved_at,
 ///                           resolution "promoted:<id>" | "rejected:<id>" | "gone:<id>")
 ///   semantic_memory_usage   (memory, session) marks of memory_used; one per pair
-///   semantic_memory_decay   decay state of each memory (decay.hpp)
+///   semantic_memory_decay   decayed confidence of each unpinned live memory (decay.hpp)
 ///   semantic_maintenance    when each housekeeping pass last ran
 ///
 /// Buckets, in the viewer's scope (global + its project), expired memories left out:
 ///   pending       status pending (suggestions, transcript ingest)
 ///   contested     status contested (a subject rival that is pinned, or a rival pair)
 ///   contradicted  active/pinned memories whose anchor the project contradicts now
-///   stale         active, unpinned memories whose decayed confidence fell below
+///   stale         active, unpinned memories whose decayed confidence (as of the last
+///                 housekeeping pass, not restated since) fell below
 ///                 housekeeping.stale_below (decay.hpp)
 /// Nothing here is ever promoted automatically; only Promote changes a memory to active.
 ///

@@ -110,7 +110,7 @@ std::vector<std::string> Words(std::string_view text) {
       continue;
     }
     if (std::isalnum(u) || u >= 0x80 || u == '.' || u == '_' || u == '-' || u == '/' ||
-        u == '@' || u == '\'' || u == '+') {
+        u == '@' || u == '\'' || u == '+' || u == '#') {
       w += static_cast<char>(std::tolower(u));
     } else {
       flush();
@@ -139,6 +139,15 @@ std::string DigitRun(const std::string& w) {
   std::string run = w.substr(b, e - b);
   while (!run.empty() && run.back() == '.') run.pop_back();
   return run;
+}
+
+// A number right after one of these names a thing ("issue 12", "step 3"), not a value.
+bool IsCounterNoun(const std::string& w) {
+  static const std::set<std::string> kNouns = {
+      "issue", "issues", "pr", "prs", "ticket", "bug", "step", "item", "line", "row", "case", "test",
+      "task", "chapter", "section", "part", "phase", "memory", "note", "number", "no", "id", "job",
+      "build", "run", "page", "figure", "table", "option", "rule", "story", "sprint", "week", "day"};
+  return kNouns.count(w) > 0;
 }
 
 bool LooksLikePath(const std::string& w) {
@@ -176,7 +185,13 @@ TopicProfile BuildTopicProfile(std::string_view text, std::string_view subject, 
       continue;
     }
     if (const std::string digits = DigitRun(w); !digits.empty()) {
-      p.values.insert(digits);
+      if (w[0] == '#') {
+        p.terms.insert(w);
+      } else if (i > 0 && IsCounterNoun(words[i - 1])) {
+        p.terms.insert(words[i - 1] + "#" + digits);
+      } else {
+        p.values.insert(digits);
+      }
       continue;
     }
     if (LooksLikePath(w)) {

@@ -8,6 +8,7 @@
 
 #include "consolidate.hpp"
 #include "kioku/sdk/clock.hpp"
+#include "kioku/sdk/db.hpp"
 #include "memory_store.hpp"
 #include "schema.hpp"
 #include "semantic_test_util.hpp"

@@ -12,7 +12,15 @@ using Json = nlohmann::json;
 
 class DecayTest : public SemanticTest {
  protected:
-  double Confidence(const std::string& id) { return Ok("memory_get", {{"id", id}})["memory"]["confidence"].get<double>(); }
+  // The decayed confidence of the last pass; -1 when the memory has none (pinned).
+  double Confidence(const std::string& id) {
+    SQLite::Statement q(rt_->Db(),
+                        "SELECT d.confidence FROM semantic_memory_decay d JOIN semantic_memories m ON m.seq = d.memory_seq "
+                        "WHERE m.id = ? AND m.status <> 'pinned'");
+    q.bind(1, id);
+    return q.executeStep() ? q.getColumn(0).getDouble() : -1;
+  }
+  double Stated(const std::string& id) { return Ok("memory_get", {{"id", id}})["memory"]["confidence"].get<double>(); }
   std::string Status(const std::string& id) { return Ok("memory_get", {{"id", id}})["memory"]["status"].get<std::string>(); }
   void Days(double d) { rt_->clock->Advance(static_cast<std::int64_t>(d * sdk::kMsPerDay)); }
 };
@@ -32,7 +40,9 @@ TEST_F(DecayTest, UnpinnedDecaysPinnedDoesNotAndPassesDoNotCompound) {
   Json r = Ok("memory_maintain", Json::object());
   EXPECT_EQ(r["decayed"], 1);
   EXPECT_NEAR(Confidence(fact), 0.5, 1e-3);
-  EXPECT_DOUBLE_EQ(Confidence(pinned), 1.0);
+  EXPECT_DOUBLE_EQ(Stated(fact), 1.0);  // the stated confidence (recall's input) is untouched
+  EXPECT_EQ(Confidence(pinned), -1);
+  EXPECT_DOUBLE_EQ(Stated(pinned), 1.0);
   r = Ok("memory_maintain", Json::object());  // same time again: unchanged
   EXPECT_EQ(r["decayed"], 0);
   EXPECT_NEAR(Confidence(fact), 0.5, 1e-3);
@@ -52,7 +62,7 @@ TEST_F(DecayTest, ReaffirmRestoresAndUseRestartsTheClock) {
   Ok("memory_used", {{"ids", {b}}, {"session_id", "s1"}});
   Ok("memory_maintain", Json::object());
   EXPECT_NEAR(Confidence(a), 1.0, 1e-3);
-  EXPECT_NEAR(Confidence(b), 1.0, 1e-3);  // used: back to its stated confidence
+  EXPECT_NEAR(Confidence(b), 1.0, 1e-3);  // used: the clock restarts from its stated confidence
   Days(90);
   Ok("memory_maintain", Json::object());
   EXPECT_NEAR(Confidence(a), 0.5, 1e-3);

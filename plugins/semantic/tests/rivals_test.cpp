@@ -19,10 +19,16 @@ TopicProfile ProfileOf(const Json& m) {
                            m.value("value", ""));
 }
 
-TEST(RivalPairs, PrecisionAndRecallOnTheLabelledSet) {
-  std::ifstream in(std::string(KIOKU_SEMANTIC_FIXTURES_DIR) + "/rival_pairs.jsonl");
-  ASSERT_TRUE(in) << "fixture missing";
+struct Score {
   int pairs = 0, tp = 0, fp = 0, fn = 0;
+  double Precision() const { return tp + fp == 0 ? 0 : static_cast<double>(tp) / (tp + fp); }
+  double Recall() const { return tp + fn == 0 ? 0 : static_cast<double>(tp) / (tp + fn); }
+};
+
+Score ScoreFile(const std::string& name) {
+  std::ifstream in(std::string(KIOKU_SEMANTIC_FIXTURES_DIR) + "/" + name);
+  EXPECT_TRUE(in) << name << " missing";
+  Score s;
   std::string line;
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#') continue;
@@ -30,24 +36,35 @@ TEST(RivalPairs, PrecisionAndRecallOnTheLabelledSet) {
     const bool truth = j.at("label") == "rival";
     const PairVerdict v = ClassifyPair(ProfileOf(j.at("a")), ProfileOf(j.at("b")));
     const bool said = v.kind == PairKind::kRival;
-    ++pairs;
-    if (said && truth) ++tp;
+    ++s.pairs;
+    s.tp += said && truth;
     if (said && !truth) {
-      ++fp;
+      ++s.fp;
       std::cout << "false rival: " << j.at("a").at("text") << " / " << j.at("b").at("text") << " (" << v.reason << ")\n";
     }
     if (!said && truth) {
-      ++fn;
+      ++s.fn;
       std::cout << "missed rival: " << j.at("a").at("text") << " / " << j.at("b").at("text") << "\n";
     }
   }
-  ASSERT_GE(pairs, 50);
-  const double precision = tp + fp == 0 ? 0 : static_cast<double>(tp) / (tp + fp);
-  const double recall = tp + fn == 0 ? 0 : static_cast<double>(tp) / (tp + fn);
-  std::cout << "rival detection on " << pairs << " pairs: precision " << precision << ", recall " << recall
-            << " (tp " << tp << ", fp " << fp << ", fn " << fn << ")\n";
-  EXPECT_GE(precision, 0.85);
-  EXPECT_GE(recall, 0.75);
+  std::cout << "rival detection on " << name << " (" << s.pairs << " pairs): precision " << s.Precision()
+            << ", recall " << s.Recall() << " (tp " << s.tp << ", fp " << s.fp << ", fn " << s.fn << ")\n";
+  return s;
+}
+
+TEST(RivalPairs, PrecisionAndRecallOnTheLabelledSet) {
+  const Score s = ScoreFile("rival_pairs.jsonl");
+  ASSERT_GE(s.pairs, 50);
+  EXPECT_GE(s.Precision(), 0.9);
+  EXPECT_GE(s.Recall(), 0.85);
+}
+
+// Written after tuning: the honest figure for text the detector was not fitted to.
+TEST(RivalPairs, PrecisionAndRecallOnHeldOutPairs) {
+  const Score s = ScoreFile("rival_pairs_holdout.jsonl");
+  ASSERT_GE(s.pairs, 20);
+  EXPECT_GE(s.Precision(), 0.7);
+  EXPECT_GE(s.Recall(), 0.5);
 }
 
 TEST(RivalPairs, DemotedChoicesAreNotAsserted) {
