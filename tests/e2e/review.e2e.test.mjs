@@ -118,3 +118,33 @@ describe('memory_review through the SDK client', () => {
     assert.equal(typeof maint.structuredContent.decayed, 'number');
   });
 });
+
+describe('a database made by kioku 0.1.0 migrates to the review tables', () => {
+  test('memory_review and memory_maintain work on the migrated file', async () => {
+    const { copyFileSync, mkdirSync } = await import('node:fs');
+    const path = await import('node:path');
+    const { fileURLToPath } = await import('node:url');
+    const here = path.dirname(fileURLToPath(import.meta.url));
+    const sandbox = makeSandbox({ enabled: ['semantic'], profile: 'full' });
+    mkdirSync(sandbox.home, { recursive: true });
+    copyFileSync(path.join(here, '..', 'fixtures', 'db', 'release-0.1.0.db'), path.join(sandbox.home, 'kioku.db'));
+    const client = new Client({ name: 'kioku-e2e-review-migrate', version: '1.0.0' }, { capabilities: {} });
+    try {
+      await withTimeout(client.connect(new StdioClientTransport({
+        command: KIOKU_BIN,
+        args: ['--config', sandbox.config, 'serve'],
+        env: keepEnv(sandbox.env({ KIOKU_AGENT_ID: 'e2e-agent' })),
+        cwd: sandbox.dir,
+        stderr: 'pipe',
+      })), 'initialize');
+      const review = await withTimeout(client.callTool({ name: 'memory_review', arguments: {} }), 'memory_review');
+      assert.equal(review.isError, false, JSON.stringify(review));
+      assert.deepEqual(Object.keys(review.structuredContent.counts).sort(), ['contested', 'contradicted', 'pending', 'stale']);
+      const maint = await withTimeout(client.callTool({ name: 'memory_maintain', arguments: {} }), 'memory_maintain');
+      assert.equal(maint.isError, false, JSON.stringify(maint));
+    } finally {
+      await client.close();
+      sandbox.cleanup();
+    }
+  });
+});

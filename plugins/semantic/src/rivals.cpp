@@ -129,8 +129,13 @@ std::string Stem(std::string w) {
   return w;
 }
 
-// The digit run of a token ("v20.1" → "20.1", "4-space" → "4"); "" when it has no digit.
+// The digit run of a value-like token ("v20.1" → "20.1", "4-space" → "4", "node@20" →
+// "20"); "" when it has no digit or is a name with digits ("m12", "ec2", "s3").
 std::string DigitRun(const std::string& w) {
+  const bool numeric = !w.empty() && (std::isdigit(static_cast<unsigned char>(w[0])) ||
+                                      (w.size() > 1 && w[0] == 'v' && std::isdigit(static_cast<unsigned char>(w[1]))) ||
+                                      w.find('@') != std::string::npos);
+  if (!numeric) return {};
   std::size_t b = 0;
   while (b < w.size() && !std::isdigit(static_cast<unsigned char>(w[b]))) ++b;
   if (b == w.size()) return {};
@@ -280,9 +285,18 @@ PairVerdict ClassifyPair(const TopicProfile& o, const TopicProfile& n) {
     }
     if (mine == theirs) category_restates = true;
   }
+  // Numbered things ("issue#12" vs "issue#13") are different things, not rival values.
+  const auto numbered = [](const std::set<std::string>& terms) {
+    std::set<std::string> out;
+    for (const std::string& t : terms) {
+      if (t.find('#') != std::string::npos) out.insert(t);
+    }
+    return out;
+  };
+  if (const auto a = numbered(o.terms), b = numbered(n.terms); !a.empty() && !b.empty() && a != b) return v;
   std::size_t shared = 0;
   for (const std::string& t : o.terms) shared += n.terms.count(t);
-  const bool same_topic = shared >= 2 && TermJaccard(o.terms, n.terms) >= 0.4;
+  const bool same_topic = shared >= 2 && TermJaccard(o.terms, n.terms) >= 0.5;
   if (same_topic) {
     if (o.negative != n.negative) {
       v.kind = PairKind::kRival;

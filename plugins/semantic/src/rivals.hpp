@@ -8,8 +8,11 @@
 /// A text is reduced to a TopicProfile:
 ///   terms      content words (ASCII lower-case, light plural/-ing/-ed stemming, stopwords
 ///              and value-like tokens removed) plus the subject's words;
-///   values     value-like tokens: numbers and versions (the digit run: "v20" → "20",
-///              "4-space" → "4"), file paths, and the words of an explicit `value`;
+///   values     value-like tokens: numbers and versions (the digit run of a token that
+///              starts with a digit, "v<digit>" or holds '@': "v20" → "20", "4-space" → "4";
+///              names with digits such as "m12" or "ec2" are terms, and so is a number after
+///              a counter noun: "issue 12" → "issue#12"), file paths, and the words of an
+///              explicit `value`;
 ///   categories members of a small lexicon of interchangeable choices (package managers,
 ///              test runners, bundlers, databases, build systems, branches, indentation, …)
 ///              found in the text, the value, or implied by the subject ("package-manager").
@@ -21,7 +24,7 @@
 /// ClassifyPair(older, newer):
 ///   rival        (1) both assert members of one category and the asserted sets are
 ///                disjoint ("we use yarn now" vs "switched from pnpm to bun"); or
-///                (2) same topic — term Jaccard >= 0.4 with >= 2 shared terms — and either
+///                (2) same topic — term Jaccard >= 0.5 with >= 2 shared terms — and either
 ///                the polarity differs or both carry values and the value sets are disjoint
 ///                ("Node 18" vs "Node 20", "indent 2 spaces" vs "indent 4 spaces");
 ///   restatement  same topic (category asserted sets equal, or the Jaccard rule) without a

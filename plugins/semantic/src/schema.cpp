@@ -321,7 +321,7 @@ std::vector<sdk::Migration> SemanticMigrations(const sdk::ProjectOptions& projec
   out.push_back({4, "matching keys by Unicode NFKC case folding (subjects, dedupe hashes, tags, "
                     "entity names; colliding entities merged)",
                  "", RekeyUnicode});
-  out.push_back({5, "review queue: rival pairs without a subject, memory_used marks, confidence decay "
+  out.push_back({static_cast<int>(out.size()) + 1, "review queue: rival pairs without a subject, memory_used marks, confidence decay "
                     "state, housekeeping runs",
                  kTrustMigrationSql, nullptr});
   return out;

@@ -124,10 +124,9 @@ std::string Describe(const WriteResult& r, const MemoryDraft& d, const std::vect
   }
   if (!rivals.empty()) {
     // No shared subject: a likely rival found by topic (rivals.hpp). Ask, do not decide.
-    line += " — this may replace";
-    for (std::size_t i = 0; i < rivals.size(); ++i) {
-      line += (i ? "; " : " ") + rivals[i].id + " \"" + rivals[i].text + "\" (" + rivals[i].reason + ")";
-    }
+    // One preview at most: a batch of similar memories must not blow the result cap.
+    line += " — this may replace " + rivals[0].id + " \"" + Preview(rivals[0].text, 60) + "\" (" + rivals[0].reason + ")";
+    for (std::size_t i = 1; i < rivals.size(); ++i) line += ", " + rivals[i].id;
     line += d.suggest ? "; listed in memory_review"
                       : "; both contested: give subject/value, or confirm one with memory_review promote";
   }
