@@ -37,6 +37,7 @@ int InstallTerminationPipe() {
 
 int Serve(const GlobalOptions& global, const ServeOptions& serve, int proto_out_fd) {
   auto loaded = LoadRuntime(global);
+  RunAutoSnapshot(loaded);
   mcp::Dispatcher dispatcher(*loaded.runtime, MakeDispatcherOptions(loaded));
   const int wake_fd = InstallTerminationPipe();
   auto log = MakeLogger("host");
