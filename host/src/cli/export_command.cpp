@@ -64,7 +64,7 @@ int Export(const GlobalOptions& global, const std::string& format, const std::st
 int Import(const GlobalOptions& global, const std::string& file, const std::string& format, std::ostream& out) {
   auto loaded = LoadRuntime(global);
   try {
-    const ForeignImportReport report = ImportFile(*loaded.runtime, file, format, LocalCaller("", loaded.config.projects));
+    const ForeignImportReport report = ImportFile(*loaded.runtime, file, format);
     out << "imported " << file << " (" << report.format << "):";
     for (const auto& [layer, c] : report.layers) {
       out << " " << layer << " " << c.inserted << " new, " << c.skipped << " already there;";

@@ -6,9 +6,7 @@
 
 namespace kioku::host {
 
-ForeignImportReport ImportFile(Runtime& runtime, const std::string& file, const std::string& format,
-                               const sdk::Caller& caller) {
-  (void)caller;
+ForeignImportReport ImportFile(Runtime& runtime, const std::string& file, const std::string& format) {
   if (format != "auto" && format != "kioku") {
     throw std::runtime_error("unknown import format '" + format + "'; send auto or kioku");
   }

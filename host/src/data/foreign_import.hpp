@@ -1,12 +1,13 @@
 #pragma once
 /// @file foreign_import.hpp
-/// `kioku import FILE`: a kioku export (data_export.hpp), recognised by its content.
+/// `kioku import FILE`: reads the file, recognises its format by content and imports it.
+/// Formats: a kioku export (data_export.hpp). Foreign formats (CLAUDE.md bullets, the
+/// reference memory server's memory.jsonl, token-goat-mem exports) are not read yet.
 
 #include <map>
 #include <string>
 #include <vector>
 
-#include "kioku/sdk/tool.hpp"
 #include "kioku/sdk/export.hpp"
 #include "runtime.hpp"
 
@@ -20,7 +21,6 @@ struct ForeignImportReport {
 
 /// Imports `file` read as `format` ("auto" = by content). Throws std::runtime_error saying
 /// what is wrong with the file; then nothing was written.
-ForeignImportReport ImportFile(Runtime& runtime, const std::string& file, const std::string& format,
-                               const sdk::Caller& caller);
+ForeignImportReport ImportFile(Runtime& runtime, const std::string& file, const std::string& format);
 
 }  // namespace kioku::host
