@@ -9,7 +9,7 @@
 #include <unordered_map>
 
 #include <nlohmann/json.hpp>
-#include <toml++/toml.hpp>
+#include <toml++/toml.h>
 
 namespace kioku::semantic {
 namespace {
