@@ -331,8 +331,9 @@ class TableImporter {
     return st.getColumn(0).getInt64();
   }
 
-  // The existing row's surrogate (0 without one) when the row is already there.
+  // The existing row's surrogate (1 without one) when the row is already there.
   std::optional<std::int64_t> Existing(const json& values, const std::string& at) {
+    bool identified = false;  // a complete natural key decided
     for (const auto& key : t_.unique_keys) {
       std::vector<std::size_t> idx;
       bool complete = true;
@@ -344,12 +345,13 @@ class TableImporter {
         }
         idx.push_back(static_cast<std::size_t>(it - cols_.begin()));
       }
-      if (complete) {
-        if (auto hit = Lookup(idx, values, at)) return hit;
-      }
+      if (!complete) continue;
+      identified = true;
+      if (auto hit = Lookup(idx, values, at)) return hit;
     }
-    if (!t_.unique_keys.empty() || surrogate_index_ < 0) return std::nullopt;
-    // Only a surrogate key: the same row under the same key, else anywhere.
+    if (identified || surrogate_index_ < 0) return std::nullopt;
+    // Only a surrogate identifies the row: the same row under the same key, else an equal
+    // row under another key (an earlier import that had to renumber it).
     std::vector<std::size_t> all;
     for (std::size_t i = 0; i < cols_.size(); ++i) all.push_back(i);
     if (auto hit = Lookup(all, values, at)) return hit;

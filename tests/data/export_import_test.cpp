@@ -44,8 +44,10 @@ void Populate(testing::TestRuntime& rt, const std::string& tag) {
   Ok(rt, "session_start", {{"session_id", "sess-" + tag}});
   Ok(rt, "session_log", {{"session_id", "sess-" + tag}, {"entry", "fixed the token refresh race"}, {"type", "progress"}});
   Ok(rt, "session_end", {{"session_id", "sess-" + tag}, {"summary", "Fixed the race; TODO regression test"}});
-  Ok(rt, "plan_create", {{"title", "Ship v2 " + tag}, {"tasks", {"write code", "test it"}}});
-  Ok(rt, "plan_check", {{"plan", "latest"}, {"task", "t1"}, {"state", "done"}});
+  const auto plan = Ok(rt, "plan_create", {{"title", "Ship v2 " + tag},
+                                          {"tasks", json::array({{{"title", "write code"}, {"criteria", {"green"}}},
+                                                                 {{"title", "test it"}, {"depends_on", {1}}}})}});
+  Ok(rt, "plan_check", {{"plan", plan.structured.value("plan_id", "")}, {"task", "t1"}, {"state", "done"}});
   Ok(rt, "procedure_save", {{"name", "release-" + tag}, {"when", "cutting a release"},
                             {"steps", {"bump the version", "tag it"}}});
   Ok(rt, "feedback_record", {{"tool", "Bash"}, {"outcome", "success"}, {"latency_ms", 12}});
