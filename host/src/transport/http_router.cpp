@@ -7,6 +7,7 @@
 
 #include "mcp/dispatcher.hpp"
 #include "runtime.hpp"
+#include "transport/http_push.hpp"
 
 namespace kioku::host {
 namespace {
@@ -69,7 +70,7 @@ HttpResponse Empty(unsigned status) {
   return r;
 }
 
-HttpRoute Now(HttpResponse response) { return HttpRoute{std::move(response), {}}; }
+HttpRoute Now(HttpResponse response) { return HttpRoute{std::move(response), {}, {}}; }
 
 int ErrorCode(const json& response) {
   auto error = response.find("error");
@@ -132,19 +133,28 @@ double QualityOf(std::string_view item) {
 
 // 2025-11-25/2026-07-28: clients list application/json and text/event-stream. We only send
 // application/json, so refuse (406) an Accept that excludes it; no Accept means anything.
-bool AcceptsJson(const std::string* accept) {
-  if (accept == nullptr) return true;
+bool AcceptsMedia(const std::string* accept, std::initializer_list<std::string_view> types) {
   std::string_view rest = *accept;
   while (!rest.empty()) {
     const std::size_t comma = rest.find(',');
     std::string_view item = rest.substr(0, comma);
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     const std::string type = MediaType(item);
-    if (type != kJson && type != "application/*" && type != "*/*") continue;
+    if (std::find(types.begin(), types.end(), type) == types.end()) continue;
     if (QualityOf(item) <= 0) continue;  // "q=0": explicitly not acceptable
     return true;
   }
   return false;
+}
+
+// A legacy tools/call is answered as an SSE stream only to a client that lists
+// text/event-stream (http_push.hpp); no Accept gets plain JSON.
+bool AcceptsEventStream(const std::string* accept) {
+  return accept != nullptr && AcceptsMedia(accept, {"text/event-stream", "text/*", "*/*"});
+}
+
+bool AcceptsJson(const std::string* accept) {
+  return accept == nullptr || AcceptsMedia(accept, {kJson, "application/*", "*/*"});
 }
 
 // RFC 9110 field-value characters: visible ASCII, space and tab.
@@ -521,7 +531,7 @@ HttpRoute HttpRouter::PostModern(const HttpRequest& request, const json& message
     if (!response) return Empty(202);  // cancelled: nothing more is due for it
     return JsonResponse(ModernStatus(*response), *response);
   };
-  if (mcp::Dispatcher::IsToolCall(message)) return HttpRoute{{}, std::move(answer)};
+  if (mcp::Dispatcher::IsToolCall(message)) return HttpRoute{{}, std::move(answer), {}};
   return Now(answer());
 }
 
@@ -560,6 +570,7 @@ HttpRoute HttpRouter::PostLegacy(const HttpRequest& request, const json& message
     auto temp = TempSession(agent_id);
     auto session = sessions_.Make(temp->base_caller);
     session->allowed_projects = temp->allowed_projects;
+    InstallHttpPush(*session);  // roots/list reaches the client on a tools/call's SSE answer
     auto response = dispatcher_.Handle(message, *session);
     if (!response) return Now(Empty(202));
     HttpResponse r = JsonResponse(LegacyStatus(*response), *response);
@@ -597,7 +608,12 @@ HttpRoute HttpRouter::PostLegacy(const HttpRequest& request, const json& message
     if (!response) return Empty(202);  // cancelled by notifications/cancelled
     return JsonResponse(LegacyStatus(*response), *response);
   };
-  if (mcp::Dispatcher::IsToolCall(message)) return HttpRoute{{}, std::move(answer)};
+  if (mcp::Dispatcher::IsToolCall(message)) {
+    HttpRoute route{{}, std::move(answer), {}};
+    // A queued roots/list goes first on this call's answer; the call waits for the reply.
+    if (AcceptsEventStream(request.Header("accept"))) route.events = TakeHttpPushed(*session);
+    return route;
+  }
   return Now(answer());
 }
 
@@ -670,7 +686,7 @@ HttpRoute HttpRouter::CallToolApi(const HttpRequest& request, const std::string&
                      const int code = ErrorCode(*response);
                      return ApiError(code == mcp::kInvalidParams ? 400 : code == mcp::kProjectForbidden ? 403 : 500,
                                      (*response)["error"].value("message", std::string("tool call failed")));
-                   }};
+                   }, {}};
 }
 
 }  // namespace kioku::host

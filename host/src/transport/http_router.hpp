@@ -42,6 +42,9 @@ struct HttpResponse {
 struct HttpRoute {
   HttpResponse response;
   std::function<HttpResponse()> work;
+  /// With `work`: server→client messages (serialized JSON-RPC, http_push.hpp) to send first;
+  /// non-empty turns the answer into an SSE stream: these events, then work's body.
+  std::vector<std::string> events;
 };
 
 /// Thread-safe; Route may run on several I/O threads at once, and the returned work on

@@ -5,7 +5,11 @@
 #include <cctype>
 #include <chrono>
 #include <condition_variable>
+<<<<<<< HEAD
+#include <functional>
+=======
 #include <map>
+>>>>>>> harden9
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -25,6 +29,7 @@
 #include "logging.hpp"
 #include "mcp/dispatcher.hpp"
 #include "runtime.hpp"
+#include "transport/http_push.hpp"
 #include "transport/http_router.hpp"
 
 namespace kioku::host {
@@ -250,6 +255,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return Send(PlainError(500, std::string("internal error: ") + e.what()));
     }
     if (!route.work) return Send(std::move(route.response));
+    if (!route.events.empty()) return StartEventStream(std::move(route));
     // Tool calls leave the I/O thread; the answer comes back to this connection's strand.
     net::post(*server_.workers, [self = shared_from_this(), work = std::move(route.work)]() mutable {
       HttpResponse response;
@@ -291,6 +297,62 @@ class Connection : public std::enable_shared_from_this<Connection> {
       if (ec || res->need_eof()) return self->Close();
       self->Read();
     });
+  }
+
+  // The SSE answer of a legacy tools/call (http_push.hpp): a chunked 200 carrying the
+  // queued server requests at once, then — once the call has run on a worker (it waits for
+  // the client's reply to them) — its JSON-RPC response as the last event.
+  void StartEventStream(HttpRoute route) {
+    auto header = std::make_shared<http::response<http::empty_body>>(http::status::ok, version_);
+    header->set(http::field::server, "kioku");
+    header->set(http::field::content_type, "text/event-stream");
+    header->set(http::field::cache_control, "no-store");
+    header->keep_alive(keep_alive_ && !server_.stopping.load());
+    header->chunked(true);
+    auto serializer = std::make_shared<http::response_serializer<http::empty_body>>(*header);
+    std::string first;
+    for (const auto& event : route.events) first += SseEvent(event);
+    stream_.expires_after(std::chrono::milliseconds(server_.options.write_timeout_ms));
+    http::async_write_header(
+        stream_, *serializer,
+        [self = shared_from_this(), header, serializer, first = std::move(first),
+         work = std::move(route.work)](beast::error_code ec, std::size_t) mutable {
+          if (ec) return self->Close();
+          self->WriteChunk(std::move(first), [self, header, work = std::move(work)]() mutable {
+            net::post(*self->server_.workers, [self, header, work = std::move(work)]() mutable {
+              HttpResponse response;
+              try {
+                response = work();
+              } catch (const std::exception& e) {
+                self->server_.log->Error(std::string("http tool call failed: ") + e.what());
+              }
+              net::post(self->stream_.get_executor(), [self, header, body = std::move(response.body)]() mutable {
+                auto finish = [self, header] { self->EndEventStream(!header->keep_alive()); };
+                if (body.empty()) return finish();  // cancelled: no response is due
+                self->WriteChunk(SseEvent(body), std::move(finish));
+              });
+            });
+          });
+        });
+  }
+
+  void WriteChunk(std::string text, std::function<void()> then) {
+    auto bytes = std::make_shared<std::string>(std::move(text));
+    stream_.expires_after(std::chrono::milliseconds(server_.options.write_timeout_ms));
+    net::async_write(stream_, http::make_chunk(net::const_buffer(bytes->data(), bytes->size())),
+                     [self = shared_from_this(), bytes, then = std::move(then)](beast::error_code ec, std::size_t) {
+                       if (ec) return self->Close();
+                       then();
+                     });
+  }
+
+  void EndEventStream(bool close) {
+    stream_.expires_after(std::chrono::milliseconds(server_.options.write_timeout_ms));
+    net::async_write(stream_, http::make_chunk_last(),
+                     [self = shared_from_this(), close](beast::error_code ec, std::size_t) {
+                       if (ec || close) return self->Close();
+                       self->Read();
+                     });
   }
 
   // "Lingering close" (RFC 9112 9.6): after the answer, stop sending and discard what the

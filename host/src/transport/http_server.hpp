@@ -5,9 +5,11 @@
 /// stay in http_server.cpp (pimpl) so including this header costs little.
 ///
 /// Endpoints:
-///   POST   /mcp              one JSON-RPC message per request; answers `application/json`
-///                            (never SSE, which the spec allows); notifications and client
-///                            responses get 202 with an empty body.
+///   POST   /mcp              one JSON-RPC message per request; answers `application/json`,
+///                            except a legacy tools/call while a server request (roots/list)
+///                            is queued for the client: then `text/event-stream` with that
+///                            request first and the call's response last (http_push.hpp);
+///                            notifications and client responses get 202 with an empty body.
 ///   DELETE /mcp              ends a legacy session (`Mcp-Session-Id`): 204, unknown 404.
 ///   GET    /mcp              405: no server-initiated stream is offered.
 ///   GET    /healthz          {"status":"ok","tools":N}; no token needed.
@@ -41,7 +43,8 @@
 /// method is answered inline. A connection has at most one request in flight (no
 /// pipelining), so queued calls are bounded by max_connections. Slow or silent clients are
 /// bounded by header_timeout_ms and the per-address limit (see HttpServerOptions).
-/// Connections are kept alive; Stop() drains. Not done: cancelling a call when its client disconnects, SSE responses,
+/// Connections are kept alive; Stop() drains. Not done: cancelling a call when its client
+/// disconnects, a GET SSE stream,
 /// Mcp-Param-* validation (no kioku tool declares x-mcp-header).
 
 #include <atomic>
