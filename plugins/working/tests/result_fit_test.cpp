@@ -78,6 +78,29 @@ TEST_F(ResultFitTest, PresenceListPagesUnderTheCap) {
   EXPECT_GT(pages_, 1);
 }
 
+TEST_F(ResultFitTest, BlockReadOfABlockOverTheCapReadsInWindows) {
+  StartWith({{"max_block_bytes", 200'000}});
+  std::string content = Words(0, 150'000) + " café ☕ end";  // multi-byte characters at the edge
+  // The write's echo fits too (before: the host refused a result the write had committed).
+  const sdk::ToolResult wrote = Call("block_write", {{"key", "big"}, {"content", content}});
+  ASSERT_FALSE(wrote.is_error) << wrote.text.substr(0, 300);
+  EXPECT_LE(wrote.text.size() + sdk::DumpJson(wrote.structured).size(), kCap);
+  EXPECT_EQ(wrote.structured["bytes"], content.size());
+  EXPECT_GT(wrote.structured["omitted_bytes"].get<std::size_t>(), 0u);
+  std::string back;
+  Json args = {{"key", "big"}};
+  for (int reads = 0; reads < 20; ++reads) {
+    sdk::ToolResult r = Call("block_read", args);
+    ASSERT_FALSE(r.is_error) << r.text.substr(0, 300);
+    EXPECT_LE(r.text.size() + sdk::DumpJson(r.structured).size(), kCap);
+    back += r.structured["content"].get<std::string>();
+    if (!r.structured.contains("next_offset")) break;
+    EXPECT_GT(r.structured["omitted_bytes"].get<std::size_t>(), 0u);
+    args["offset"] = r.structured["next_offset"];
+  }
+  EXPECT_EQ(back, content);
+}
+
 TEST_F(ResultFitTest, LimitStillAppliesAndABadCursorIsRefused) {
   for (int i = 0; i < 5; ++i) Ok("question_add", {{"question", "short question " + std::to_string(i)}});
   const Json first = Ok("question_list", {{"limit", 2}});
