@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/backup.hpp"
 #include "tool_selection.hpp"
 #include "kioku/sdk/project_identity.hpp"
 
@@ -50,6 +51,7 @@ struct Config {
   std::size_t context_token_budget = 2000;  ///< tokens (bytes / 4)
   std::size_t context_max_chars = 10000;    ///< hard cap; Claude Code previews longer hook output
   HttpConfig http;
+  BackupSettings backup;  ///< backup: (dir, auto_after_hours, keep)
   /// `identity:` — monorepo packages that are projects of their own (project_identity.hpp).
   sdk::ProjectOptions projects;
   /// Each plugin's section (by config key), converted to JSON; absent = {}.

@@ -473,11 +473,12 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
   int unconfirmed_shown = 0;
   std::vector<const Scored*> chosen;
   std::unordered_map<std::int64_t, std::string> verdicts;
+  const AnchorDeadline anchor_deadline = AnchorDeadline::ForOneRecall();
   for (const Scored& s : scored) {
     if (static_cast<int>(chosen.size()) >= r.limit) break;
     // Anchors test the world as it is now, so only current recalls evaluate them.
     if (!s.cand->anchor.empty() && !r.as_of) {
-      const std::string verdict = EvaluateAnchor(s.cand->anchor, viewer.project_root, now);
+      const std::string verdict = EvaluateAnchor(s.cand->anchor, viewer.project_root, now, anchor_deadline);
       if (verdict == "contradicted") {
         out.contradicted.push_back(s.cand->id);
         continue;
