@@ -140,6 +140,13 @@ std::pair<std::size_t, bool> MemoryVectors::IndexState(SQLite::Database& db) {
   return {index_->Size(), index_->UsesHnsw()};
 }
 
+std::string MemoryVectors::WriteNote() const {
+  if (embedder_ == nullptr) return "";
+  const sdk::EmbedderHealth h = embedder_->Health();
+  if (!h.circuit_open && h.consecutive_failures == 0) return "";
+  return "stored; embedding deferred, vector search degraded: " + h.last_error;
+}
+
 void MemoryVectors::Reset() {
   std::unique_lock lock(mu_);
   index_.reset();

@@ -59,6 +59,11 @@ class MemoryVectors {
   /// calibration). Empty when vectors are unusable.
   std::vector<sdk::VectorHit> Nearest(SQLite::Database& db, const std::vector<float>& unit, std::size_t k);
 
+  /// For a write's answer: "" while the endpoint is healthy (or none is configured), else
+  /// one line saying the memory is stored and will be embedded when the endpoint is back.
+  /// No network traffic (reads the embedder's health).
+  std::string WriteNote() const;
+
   /// Drops the in-memory index (after a model switch); the next query rebuilds it.
   void Reset();
 

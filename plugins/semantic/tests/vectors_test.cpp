@@ -37,7 +37,7 @@ class VectorsTest : public ::testing::Test {
     c.backoff_ms = 0;
     c.breaker_failures = 2;
     c.breaker_cooldown_ms = 60000;
-    return providers::MakeOpenAiEmbedder(c, rt->clock);
+    return host::providers::MakeOpenAiEmbedder(c, rt->clock);
   }
 
   // (Re)starts the runtime on the same directory and database: a process restart.
@@ -142,6 +142,11 @@ TEST_F(VectorsTest, EndpointDownLeavesWritesAndTextRecallWorkingAndSaysDegraded)
   server.SetMode(Mode::kHttp500);
   const std::string id = Remember("the production database is postgres 16");
   const sdk::ToolResult r = Recall("production database");
+  // After the failure, writes still succeed and say vectors are degraded.
+  const sdk::ToolResult w = rt->Call("memory_remember", {{"text", "the test database is sqlite"}, {"kind", "fact"}});
+  ASSERT_FALSE(w.is_error) << w.text;
+  EXPECT_EQ(w.structured["vectors"], "degraded");
+  EXPECT_NE(w.text.find("embedding deferred"), std::string::npos) << w.text;
   ASSERT_FALSE(r.is_error) << r.text;
   EXPECT_EQ(r.structured["vectors"], "degraded");
   EXPECT_NE(r.text.find("degraded (text search only)"), std::string::npos) << r.text;
@@ -239,6 +244,25 @@ TEST_F(VectorsTest, CalibrationSuggestsAFloorFromTheStore) {
   EXPECT_EQ(code, 0) << text;
   EXPECT_NE(text.find("suggested semantic.vectors.min_score: "), std::string::npos) << text;
   EXPECT_NE(text.find("on-topic  (15)"), std::string::npos) << text;
+}
+
+}  // namespace
+}  // namespace kioku::semantic
+
+namespace kioku::semantic {
+namespace {
+
+// A database made by kioku 0.1.0 migrates: its memories are queued and then embedded.
+TEST_F(VectorsTest, ReleaseDatabaseMigratesAndQueuesItsMemories) {
+  std::filesystem::copy_file(KIOKU_SEMANTIC_EVAL_DIR "/../../../tests/fixtures/db/release-0.1.0.db",
+                             rt->dir / "kioku.db", std::filesystem::copy_options::overwrite_existing);
+  Restart(MakeEmbedder());
+  const int memories = Count("SELECT count(*) FROM semantic_memories");
+  ASSERT_GT(memories, 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM semantic_embed_queue"), memories);
+  const auto [code, text] = Embed();
+  EXPECT_EQ(code, 0) << text;
+  EXPECT_EQ(Count("SELECT count(*) FROM semantic_vectors"), memories);
 }
 
 }  // namespace
