@@ -258,8 +258,9 @@ bool VectorIndex::LoadHnsw(const std::filesystem::path& path) {
   try {
     auto space = std::make_unique<hnswlib::InnerProductSpace>(static_cast<std::size_t>(m.dim));
     auto graph = std::make_unique<Graph>(space.get(), path.string());
-    // hnswlib does not record the dimension; its per-element data size tells it.
-    if (graph->data_size_ != static_cast<std::size_t>(m.dim) * sizeof(float)) return false;
+    // hnswlib records no dimension; the file's element layout (links, then the vector,
+    // then the label) gives the vector's byte size.
+    if (graph->label_offset_ - graph->offsetData_ != static_cast<std::size_t>(m.dim) * sizeof(float)) return false;
     graph->setEf(static_cast<std::size_t>(m.options.hnsw_ef_search));
     std::size_t live = 0;
     for (hnswlib::tableint i = 0; i < graph->cur_element_count; ++i) {
