@@ -44,6 +44,30 @@ const json& HostSchema() {
         },
         "additionalProperties": false
       },
+      "providers": {
+        "type": "object",
+        "properties": {
+          "embedding": {
+            "type": "object",
+            "properties": {
+              "url": {"type": "string", "pattern": "^https?://[^\\s]+$"},
+              "model": {"type": "string", "minLength": 1, "maxLength": 200},
+              "api_key_env": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+              "dimensions": {"type": "integer", "minimum": 1, "maximum": 16384},
+              "connect_timeout_ms": {"type": "integer", "minimum": 50, "maximum": 600000},
+              "timeout_ms": {"type": "integer", "minimum": 50, "maximum": 600000},
+              "max_retries": {"type": "integer", "minimum": 0, "maximum": 10},
+              "backoff_ms": {"type": "integer", "minimum": 0, "maximum": 60000},
+              "batch_size": {"type": "integer", "minimum": 1, "maximum": 2048},
+              "breaker_failures": {"type": "integer", "minimum": 1, "maximum": 1000},
+              "breaker_cooldown_ms": {"type": "integer", "minimum": 0, "maximum": 86400000}
+            },
+            "required": ["url", "model"],
+            "additionalProperties": false
+          }
+        },
+        "additionalProperties": false
+      },
       "identity": {
         "type": "object",
         "properties": {
@@ -106,7 +130,7 @@ const json& HostSchema() {
 }
 
 const std::set<std::string>& HostKeys() {
-  static const std::set<std::string> keys{"home", "log_level", "plugins", "server", "identity", "backup"};
+  static const std::set<std::string> keys{"home", "log_level", "plugins", "server", "identity", "backup", "providers"};
   return keys;
 }
 
@@ -237,12 +261,28 @@ Config ParseConfig(const std::string& yaml_text, const std::string& source,
   for (const auto& [key, value] : doc.items()) {
     if (HostKeys().count(key)) continue;
     if (!known.count(key)) {
-      Fail(source, key + ": unknown key; host keys are home, log_level, plugins, server, identity, backup, and plugin sections are "
+      Fail(source, key + ": unknown key; host keys are home, log_level, plugins, server, identity, backup, providers, and plugin sections are "
                          "named after a plugin");
     }
     config.plugin_settings[key] = value.is_null() ? json::object() : value;
   }
 
+  if (auto pv = doc.find("providers"); pv != doc.end() && pv->is_object()) {
+    if (auto e = pv->find("embedding"); e != pv->end() && e->is_object()) {
+      EmbeddingConfig& c = config.embedding;
+      c.url = e->value("url", c.url);
+      c.model = e->value("model", c.model);
+      c.api_key_env = e->value("api_key_env", c.api_key_env);
+      c.dimensions = e->value("dimensions", c.dimensions);
+      c.connect_timeout_ms = e->value("connect_timeout_ms", c.connect_timeout_ms);
+      c.timeout_ms = e->value("timeout_ms", c.timeout_ms);
+      c.max_retries = e->value("max_retries", c.max_retries);
+      c.backoff_ms = e->value("backoff_ms", c.backoff_ms);
+      c.batch_size = e->value("batch_size", c.batch_size);
+      c.breaker_failures = e->value("breaker_failures", c.breaker_failures);
+      c.breaker_cooldown_ms = e->value("breaker_cooldown_ms", c.breaker_cooldown_ms);
+    }
+  }
   if (auto id = doc.find("identity"); id != doc.end() && id->is_object()) {
     config.projects.packages = id->value("packages", config.projects.packages);
   }

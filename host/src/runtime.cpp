@@ -160,6 +160,7 @@ class ServicesImpl final : public sdk::HostServices {
   std::filesystem::path DataDir() const override { return impl_.options.data_dir; }
   void DeferWrite(std::function<void(SQLite::Database&)> write) override { impl_.deferred->Add(std::move(write)); }
   const sdk::ProjectOptions& Projects() const override { return impl_.options.projects; }
+  sdk::Embedder* GetEmbedder() override { return impl_.options.embedder.get(); }
 
  private:
   Runtime& runtime_;

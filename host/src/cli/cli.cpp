@@ -142,6 +142,8 @@ int Run(int argc, char** argv, int proto_out_fd) {
     bool doctor_json = false;
     auto* doctor = app.add_subcommand("doctor", "Check config, plugins, database, FTS5 and permissions");
     doctor->add_flag("--json", doctor_json, "Print the report as JSON");
+    bool doctor_online = false;
+    doctor->add_flag("--online", doctor_online, "Also call the configured embedding endpoint once");
 
     InitOptions init_options;
     bool init_print = false;
@@ -196,7 +198,7 @@ int Run(int argc, char** argv, int proto_out_fd) {
     if (serve->parsed()) return Serve(global, serve_options, proto_out_fd);
     if (tools->parsed()) return Tools(global, tools_all, out);
     if (call->parsed()) return Call(global, tool, arguments, call_project, out);
-    if (doctor->parsed()) return Doctor(global, doctor_json, out);
+    if (doctor->parsed()) return Doctor(global, doctor_json, out, doctor_online);
     if (init->parsed() || uninstall->parsed()) {
       return Init(global, init_options, init->parsed(), init_print, out);
     }

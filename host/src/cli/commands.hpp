@@ -29,7 +29,9 @@ int Call(const GlobalOptions& global, const std::string& tool, const std::string
 /// `kioku context` (context.cpp): never fails — errors go to `err`, the result is 0.
 int Context(const GlobalOptions& global, const std::vector<std::string>& args, std::istream& in,
             std::ostream& out, std::ostream& err);
-int Doctor(const GlobalOptions& global, bool json, std::ostream& out);
+/// `online`: also sends one embedding request to `providers.embedding` (when configured)
+/// and reports its model, dimension and latency, or the error.
+int Doctor(const GlobalOptions& global, bool json, std::ostream& out, bool online = false);
 /// `kioku export` (export_command.cpp): `format` "json" or "md"; `output` "" or "-" = `out`,
 /// else a 0600 file written through a rename.
 int Export(const GlobalOptions& global, const std::string& format, const std::string& output, std::ostream& out);
