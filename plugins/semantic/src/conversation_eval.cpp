@@ -102,7 +102,9 @@ EvalReport RunConversationSet(std::istream& in, const Settings& settings_in,
         throw LineError(line_no, e.what());
       }
       WithMemoryWriter(env, [&](MemoryWriter& writer) {
-        const WriteResult r = writer.Remember(draft, Author{"eval", "eval"});
+        // One episode per conversation session, as an agent's session would write them.
+        const std::string session = conversation + ":s" + std::to_string(turn.value("session", 0));
+        const WriteResult r = writer.Remember(draft, Author{"eval", session});
         memory_of_turn[id] = r.id;
         turn_of_memory[r.id] = id;
       });
