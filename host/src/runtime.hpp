@@ -50,6 +50,9 @@ struct RuntimeOptions {
   ToolSelection tools;
   /// Identity settings (config `identity:`) handed to plugins via HostServices::Projects.
   sdk::ProjectOptions projects;
+  /// The embedding provider (config `providers.embedding`) handed to plugins through
+  /// HostServices::GetEmbedder; null = none (text search only).
+  std::shared_ptr<sdk::Embedder> embedder;
 };
 
 /// A registered tool as the dispatcher sees it.

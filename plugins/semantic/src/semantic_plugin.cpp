@@ -1,6 +1,7 @@
 #include "semantic_plugin.hpp"
 
 #include "context_provider.hpp"
+#include "embed_worker.hpp"
 #include "golden_eval.hpp"
 #include "schema.hpp"
 #include "settings.hpp"
@@ -34,9 +35,20 @@ void SemanticPlugin::Register(sdk::Registrar& registrar) {
   RegisterManageTools(registrar, *ctx_);
   RegisterGraphTools(registrar, *ctx_);
   registrar.AddCommand(RecallEvalCommand(ctx_->settings));
+  registrar.AddCommand(EmbedCommand(*ctx_));
   registrar.AddContextProvider({"semantic", [ctx = ctx_.get()](const sdk::ContextRequest& request) {
                                   return ProvideContext(*ctx, request);
                                 }});
+}
+
+void SemanticPlugin::Start() {
+  if (ctx_) ctx_->worker->Start();
+}
+
+void SemanticPlugin::Stop() {
+  if (!ctx_) return;
+  ctx_->worker->Stop();
+  ctx_->vectors->Save();
 }
 
 }  // namespace kioku::semantic
