@@ -22,8 +22,7 @@ Json MemoryItemProperties() {
       {"scope", EnumSchema({"global", "project", "path"}, "default project")},
       {"path", StringSchema(1024, "for scope path")},
       {"anchor", StringSchema(500, "checked on recall: file-exists|file-absent <path>, file-contains|"
-                                   "file-not-contains <path> <text>, git-branch-is <b>, valid-until <date>, glob-exists <glob>, "
-                                   "newest-of <p> <p>..., git-tracked <p>, package-version <manifest> <v>")},
+                                   "file-not-contains <path> <text>, git-branch-is <b>, valid-until <date>")},
       {"expires", StringSchema(64, "RFC 3339")},
       {"source", EnumSchema({"user", "agent", "derived", "import"}, "")},
       {"source_ref", StringSchema(500, "file, URL, commit")},
