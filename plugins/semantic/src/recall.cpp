@@ -166,8 +166,8 @@ std::string JoinOr(const std::vector<std::string>& terms) {
 // a bigram phrase), joined to the memories by rowid with the filters applied, ranked by
 // BM25 with the column weights `weights` (", 1.0, 2.0" or "").
 //
-// Bounded work. Each term's matches are first counted up to `scan_limit` (LIMIT inside
-// the count). Rare terms (count <= scan_limit) are ranked exactly by BM25,
+// Bounded work. Each term's matches are first counted up to `scan_limit`, newest first
+// (LIMIT inside the count). Rare terms (count <= scan_limit) are ranked exactly by BM25,
 // with the common terms still contributing to the score of those rows
 // ("(rare…) AND (rare… OR common…)"). Only when that yields fewer than the list size do
 // the common terms add candidates: their newest matches (rowid order, which FTS5 streams
@@ -176,7 +176,7 @@ std::string JoinOr(const std::vector<std::string>& terms) {
 // Ranking goes through sdk kioku_bm25 with each phrase's document frequency supplied:
 // bm25() itself counts a phrase's rows to get its IDF, O(rows) per query for a term in
 // most rows. Rare terms pass their exact count; a common term passes an estimate from the
-// density of its oldest `scan_limit` matches over the rowid range they span, scaled to the
+// density of its newest `scan_limit` matches over the rowid range they span, scaled to the
 // whole range (FTS rowids are memory seqs, assigned in write order).
 ListResult FtsList(const Env& env, const std::string& name, double weight,
                    const std::string& table, const std::string& weights,
@@ -187,16 +187,12 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
   std::vector<std::string> rare, common;
   std::map<std::string, double> df_of;
   {
-    SQLite::Statement& range =
-        env.Stmt("SELECT coalesce(min(seq), 0), coalesce(max(seq), 0) FROM semantic_memories");
-    range.executeStep();
-    const double first_rowid = static_cast<double>(range.getColumn(0).getInt64());
-    const double rows_span = static_cast<double>(range.getColumn(1).getInt64()) - first_rowid + 1;
-    range.reset();
-    // Oldest matches first: FTS5 reads a doclist forwards; ORDER BY rowid DESC would load
-    // the whole doclist to walk it backwards, O(rows) for a common term.
-    SQLite::Statement& df = env.Stmt("SELECT count(*), max(rowid) FROM (SELECT rowid FROM " + table +
-                                     " WHERE " + table + " MATCH ? LIMIT ?)");
+    SQLite::Statement& top = env.Stmt("SELECT coalesce(max(seq), 0) FROM semantic_memories");
+    top.executeStep();
+    const double max_rowid = static_cast<double>(top.getColumn(0).getInt64());
+    top.reset();
+    SQLite::Statement& df = env.Stmt("SELECT count(*), min(rowid) FROM (SELECT rowid FROM " + table +
+                                     " WHERE " + table + " MATCH ? ORDER BY rowid DESC LIMIT ?)");
     for (const std::string& t : terms) {
       df.reset();
       df.bind(1, t);
@@ -208,8 +204,9 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
         df_of[t] = count;
         rare.push_back(t);
       } else {
-        const double window = std::max(1.0, static_cast<double>(df.getColumn(1).getInt64()) - first_rowid + 1);
-        df_of[t] = std::max<double>(count, count * rows_span / window);
+        const double oldest = static_cast<double>(df.getColumn(1).getInt64());
+        const double span = std::max(1.0, max_rowid - oldest + 1);
+        df_of[t] = std::max<double>(count, count * max_rowid / span);
         common.push_back(t);
       }
     }
