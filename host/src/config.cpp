@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -134,22 +133,62 @@ const std::set<std::string>& HostKeys() {
   return keys;
 }
 
+// YAML 1.2 core schema numbers, checked by hand: std::regex costs more to build than a
+// whole config takes to parse, and every one-shot `kioku call` parses one.
+//   int   ^[-+]?[0-9]+$
+//   float ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+std::size_t SkipDigits(const std::string& s, std::size_t i) {
+  while (i < s.size() && IsDigit(s[i])) ++i;
+  return i;
+}
+
+std::size_t SkipSign(const std::string& s, std::size_t i) {
+  return i < s.size() && (s[i] == '+' || s[i] == '-') ? i + 1 : i;
+}
+
+bool IsYamlInt(const std::string& s) {
+  const std::size_t start = SkipSign(s, 0);
+  const std::size_t end = SkipDigits(s, start);
+  return end > start && end == s.size();
+}
+
+bool IsYamlFloat(const std::string& s) {
+  std::size_t i = SkipSign(s, 0);
+  if (i < s.size() && s[i] == '.') {
+    const std::size_t frac = SkipDigits(s, i + 1);
+    if (frac == i + 1) return false;
+    i = frac;
+  } else {
+    const std::size_t whole = SkipDigits(s, i);
+    if (whole == i) return false;
+    i = whole;
+    if (i < s.size() && s[i] == '.') i = SkipDigits(s, i + 1);
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    const std::size_t sign = SkipSign(s, i + 1);
+    const std::size_t exp = SkipDigits(s, sign);
+    if (exp == sign) return false;
+    i = exp;
+  }
+  return i == s.size();
+}
+
 json ScalarToJson(const YAML::Node& node) {
   const std::string& text = node.Scalar();
   if (node.Tag() == "!") return text;  // quoted: always a string
-  static const std::regex kInt("^[-+]?[0-9]+$");
-  static const std::regex kFloat("^[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?$");
   if (text == "~" || text == "null" || text == "Null" || text == "NULL" || text.empty()) return nullptr;
   if (text == "true" || text == "True" || text == "TRUE") return true;
   if (text == "false" || text == "False" || text == "FALSE") return false;
-  if (std::regex_match(text, kInt)) {
+  if (IsYamlInt(text)) {
     try {
       return std::stoll(text);
     } catch (const std::out_of_range&) {
       return text;
     }
   }
-  if (std::regex_match(text, kFloat)) return std::stod(text);
+  if (IsYamlFloat(text)) return std::stod(text);
   return text;
 }
 
@@ -226,6 +265,10 @@ Config ParseConfig(const std::string& yaml_text, const std::string& source,
   } catch (const std::exception& e) {
     Fail(source, e.what());
   }
+  return ParseConfigDoc(std::move(doc), source, known_plugins);
+}
+
+Config ParseConfigDoc(json doc, const std::string& source, const std::vector<std::string>& known_plugins) {
   if (doc.is_null()) doc = json::object();
   if (!doc.is_object()) Fail(source, "the top level must be a mapping of keys (home, plugins, server, <plugin>)");
 

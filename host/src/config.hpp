@@ -90,6 +90,9 @@ nlohmann::json YamlToJson(const std::string& yaml_text);
 Config ParseConfig(const std::string& yaml_text, const std::string& source,
                    const std::vector<std::string>& known_plugins);
 
+/// The same for a document already converted by YamlToJson (start-up parses the YAML once).
+Config ParseConfigDoc(nlohmann::json doc, const std::string& source, const std::vector<std::string>& known_plugins);
+
 /// Chooses the config text: `--config` path, else KIOKU_CONFIG, else the embedded default.
 /// Returns {text, source}. Throws when the named file cannot be read.
 std::pair<std::string, std::string> ReadConfigText(const std::string& cli_path);

@@ -50,6 +50,13 @@ struct RuntimeOptions {
   ToolSelection tools;
   /// Identity settings (config `identity:`) handed to plugins via HostServices::Projects.
   sdk::ProjectOptions projects;
+  /// A process that makes one call and exits (`kioku call`): each tool's JSON Schemas are
+  /// compiled when it is first called instead of at Start (a malformed schema then fails
+  /// that call, naming the tool), Stop() writes the deferred writes on the calling thread's
+  /// connection (no second connection to open), and connections close without a WAL
+  /// checkpoint (the WAL stays for the next process; a server checkpoints as it runs and
+  /// when it exits). Start-up cost, not behaviour: results are the same.
+  bool one_shot = false;
   /// The embedding provider (config `providers.embedding`) handed to plugins through
   /// HostServices::GetEmbedder; null = none (text search only).
   std::shared_ptr<sdk::Embedder> embedder;

@@ -13,6 +13,7 @@
 #include <SQLiteCpp/Exception.h>
 #include <SQLiteCpp/Statement.h>
 
+#include "kioku/sdk/fts_rank.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/text.hpp"
 #include "kioku/sdk/tool.hpp"
@@ -116,6 +117,7 @@ SQLite::Database OpenDatabase(const std::string& path, int busy_timeout_ms) {
     db.exec("PRAGMA synchronous=NORMAL");
     db.exec("PRAGMA foreign_keys=ON");
     db.setBusyTimeout(busy_timeout_ms);
+    RegisterFtsRank(db.getHandle());
     return db;
   } catch (const SQLite::Exception& e) {
     throw SQLite::Exception("cannot open database '" + path + "': " + e.what(),

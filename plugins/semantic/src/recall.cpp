@@ -167,26 +167,36 @@ std::string JoinOr(const std::vector<std::string>& terms) {
 }
 
 // FTS list over `table` for the query `terms` (each one FTS5 expression: a quoted token or
-// a bigram phrase), joined to the memories by rowid with the filters applied.
+// a bigram phrase), joined to the memories by rowid with the filters applied, ranked by
+// BM25 with the column weights `weights` (", 1.0, 2.0" or "").
 //
-// Bounded work: BM25 needs every matching row scored, which for a term in most rows costs
-// O(rows). So each term's document frequency is first counted up to `scan_limit`
-// (LIMIT inside the count). Rare terms (df <= scan_limit) are ranked exactly by BM25,
+// Bounded work. Each term's matches are first counted up to `scan_limit`, newest first
+// (LIMIT inside the count). Rare terms (count <= scan_limit) are ranked exactly by BM25,
 // with the common terms still contributing to the score of those rows
 // ("(rare…) AND (rare… OR common…)"). Only when that yields fewer than the list size do
 // the common terms add candidates: their newest matches (rowid order, which FTS5 streams
 // without sorting), BM25-scored and sorted in memory.
+//
+// Ranking goes through sdk kioku_bm25 with each phrase's document frequency supplied:
+// bm25() itself counts a phrase's rows to get its IDF, O(rows) per query for a term in
+// most rows. Rare terms pass their exact count; a common term passes an estimate from the
+// density of its newest `scan_limit` matches over the rowid range they span, scaled to the
+// whole range (FTS rowids are memory seqs, assigned in write order).
 ListResult FtsList(const Env& env, const std::string& name, double weight,
-                   const std::string& table, const std::string& rank_expr,
+                   const std::string& table, const std::string& weights,
                    const std::vector<std::string>& terms, const Sql& filter,
                    const std::optional<std::int64_t>& as_of,
                    int n, std::map<std::string, int>* dfs = nullptr) {
   const int scan = env.settings.recall.scan_limit;
   std::vector<std::string> rare, common;
+  std::map<std::string, double> df_of;
   {
-    SQLite::Statement& df = env.Stmt(
-        "SELECT count(*) FROM (SELECT 1 FROM " + table + " WHERE " + table +
-                    " MATCH ? LIMIT ?)");
+    SQLite::Statement& top = env.Stmt("SELECT coalesce(max(seq), 0) FROM semantic_memories");
+    top.executeStep();
+    const double max_rowid = static_cast<double>(top.getColumn(0).getInt64());
+    top.reset();
+    SQLite::Statement& df = env.Stmt("SELECT count(*), min(rowid) FROM (SELECT rowid FROM " + table +
+                                     " WHERE " + table + " MATCH ? ORDER BY rowid DESC LIMIT ?)");
     for (const std::string& t : terms) {
       df.reset();
       df.bind(1, t);
@@ -194,15 +204,30 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
       df.executeStep();
       const int count = df.getColumn(0).getInt();
       if (dfs != nullptr) (*dfs)[t] = count;
-      (count <= scan ? rare : common).push_back(t);
+      if (count <= scan) {
+        df_of[t] = count;
+        rare.push_back(t);
+      } else {
+        const double oldest = static_cast<double>(df.getColumn(1).getInt64());
+        const double span = std::max(1.0, max_rowid - oldest + 1);
+        df_of[t] = std::max<double>(count, count * max_rowid / span);
+        common.push_back(t);
+      }
     }
+    df.reset();
   }
-  const std::string select = std::string("SELECT ") + kCandidateColumns + ", " + rank_expr +
-                             " AS score FROM " + table +
-                             " f JOIN semantic_memories m ON m.seq = f.rowid WHERE " + table +
-                             " MATCH ? AND " + filter.text;
-  const auto binds_for = [&](const std::string& match) {
+  const auto select = [&](std::size_t phrases) {
+    std::string rank = "kioku_bm25(" + table + weights;
+    for (std::size_t i = 0; i < phrases; ++i) rank += ", ?";
+    return std::string("SELECT ") + kCandidateColumns + ", " + rank + ") AS score FROM " + table +
+           " f JOIN semantic_memories m ON m.seq = f.rowid WHERE " + table + " MATCH ? AND " +
+           filter.text;
+  };
+  // Binds in placeholder order: each phrase's df (in the order the phrases appear in
+  // `match`), the MATCH expression, then the filter's.
+  const auto binds_for = [&](const std::vector<std::string>& phrases, const std::string& match) {
     std::vector<Bind> b;
+    for (const std::string& p : phrases) b.emplace_back(df_of[p]);
     b.emplace_back(match);
     b.insert(b.end(), filter.binds.begin(), filter.binds.end());
     return b;
@@ -210,17 +235,21 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
   ListResult out;
   if (!rare.empty()) {
     std::string match = "(" + JoinOr(rare) + ")";
-    if (!common.empty()) match += " AND (" + JoinOr(terms) + ")";
-    out = RunList(env, name, weight, select + " ORDER BY score LIMIT " + std::to_string(n),
-                  binds_for(match), as_of);
+    std::vector<std::string> phrases = rare;
+    if (!common.empty()) {
+      match += " AND (" + JoinOr(terms) + ")";
+      phrases.insert(phrases.end(), terms.begin(), terms.end());
+    }
+    out = RunList(env, name, weight, select(phrases.size()) + " ORDER BY score LIMIT " + std::to_string(n),
+                  binds_for(phrases, match), as_of);
   } else {
     out.list.name = name;
     out.list.weight = weight;
   }
   if (static_cast<int>(out.rows.size()) < n && !common.empty()) {
     ListResult newest = RunList(env, name, weight,
-                                select + " ORDER BY f.rowid DESC LIMIT " + std::to_string(n),
-                                binds_for(JoinOr(common)), as_of);
+                                select(common.size()) + " ORDER BY f.rowid DESC LIMIT " + std::to_string(n),
+                                binds_for(common, JoinOr(common)), as_of);
     std::vector<std::size_t> order(newest.rows.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -565,7 +594,8 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
     words = WordTerms(query, rs.drop_filler);
     out.text_query = true;
     // Column weights: a hit in subject/value/tags says more than one in running text.
-    const std::string word_rank = "bm25(semantic_fts, 1.0, 2.0, 2.0, 1.5)";
+    // (A kioku_bm25 column-weight suffix: FtsList appends the phrase frequencies.)
+    const std::string word_rank = ", 1.0, 2.0, 2.0, 1.5";
     std::map<std::string, int> word_df;
     lists.push_back(FtsList(env, "bm25", w.bm25, "semantic_fts", word_rank, words, filter,
                             r.as_of, n, &word_df));
@@ -594,12 +624,11 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
       if (!nb.rows.empty()) lists.push_back(std::move(nb));
     }
     if (const auto tri = TrigramTerms(query, word_df); !tri.empty() && w.trigram > 0) {
-      lists.push_back(FtsList(env, "trigram", w.trigram, "semantic_fts_trigram",
-                              "bm25(semantic_fts_trigram)", tri, filter, r.as_of, n));
+      lists.push_back(FtsList(env, "trigram", w.trigram, "semantic_fts_trigram", "", tri, filter,
+                              r.as_of, n));
     }
     if (const auto cjk = CjkTerms(query); !cjk.empty() && w.cjk > 0) {
-      lists.push_back(FtsList(env, "cjk", w.cjk, "semantic_fts_cjk", "bm25(semantic_fts_cjk)",
-                              cjk, filter, r.as_of, n));
+      lists.push_back(FtsList(env, "cjk", w.cjk, "semantic_fts_cjk", "", cjk, filter, r.as_of, n));
     }
     if (w.entity > 0) {
       const std::vector<std::int64_t> entities = QueryEntities(env, query);
