@@ -9,6 +9,7 @@
 #include "logging.hpp"
 #include "migrations.hpp"
 #include "plugin_loader.hpp"
+#include "providers/openai_embedder.hpp"
 #include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/ids.hpp"
 
@@ -48,6 +49,13 @@ Loaded LoadRuntime(const GlobalOptions& options, StartMode mode) {
   ro.max_result_bytes = config.max_result_bytes;
   ro.tools = config.tools;
   ro.projects = config.projects;
+  if (!config.embedding.url.empty()) {
+    try {
+      ro.embedder = providers::MakeOpenAiEmbedder(config.embedding, nullptr);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("config " + config.source + ": " + e.what());
+    }
+  }
   loaded.runtime = std::make_unique<Runtime>(ro);
   for (const auto& name : config.enabled) {
     auto module = FindModule(name, loaded.search_path);

@@ -16,6 +16,14 @@ using nlohmann::json;
 
 using mcp::kMetaVersion;
 constexpr const char* kJson = "application/json";
+// Headers a request may carry at most once (lower-case name, name as shown in answers). The
+// MCP-Protocol-Version / Mcp-Method / Mcp-Name checks of each era say the same themselves.
+constexpr std::array<std::pair<const char*, const char*>, 6> kSingletonHeaders{{{"host", "Host"},
+                                                                              {"origin", "Origin"},
+                                                                              {"authorization", "Authorization"},
+                                                                              {"content-type", "Content-Type"},
+                                                                              {"mcp-session-id", "Mcp-Session-Id"},
+                                                                              {"kioku-project", "Kioku-Project"}}};
 constexpr const char* kCorsHeaders =
     "Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name, "
     "Last-Event-ID, Kioku-Project";
@@ -41,7 +49,7 @@ HttpResponse JsonResponse(unsigned status, const json& body) {
   return r;
 }
 
-// JSON-RPC errors of the HTTP exchange itself carry no id; those about a request echo its
+// JSON-RPC errors of the HTTP exchange itself carry "id": null; those about a request echo its
 // id when it is a valid one (string or integer).
 json RpcError(int code, std::string message, json data = nullptr) {
   return mcp::Dispatcher::ErrorResponse(nullptr, code, std::move(message), std::move(data));
@@ -347,13 +355,23 @@ HttpRoute HttpRouter::Route(const HttpRequest& request) {
 }
 
 HttpRoute HttpRouter::RouteChecked(const HttpRequest& request, const std::string* origin) {
+  const std::string path(PathOf(request.target));
+  // RFC 9112 3.2 (Host) and RFC 9110 5.3: a field that must appear once and appears twice
+  // makes the request malformed; answering it by the first copy would let two checks read
+  // different values. Say which header it was.
+  for (const auto& [lower, shown] : kSingletonHeaders) {
+    if (const int n = request.Count(lower); n > 1) {
+      const std::string message = std::string("Bad Request: the ") + shown + " header was sent " + std::to_string(n) +
+                                  " times; send it once";
+      return Now(JsonResponse(400, path == "/mcp" ? RpcError(mcp::kInvalidRequest, message) : json{{"error", message}}));
+    }
+  }
   // streamable-http.mdx "Security & Endpoint": DNS-rebinding defence before anything else.
-  if (origin != nullptr && (request.Count("origin") != 1 || !OriginAllowed(*origin))) {
+  if (origin != nullptr && !OriginAllowed(*origin)) {
     return Now(JsonResponse(403, RpcError(mcp::kInvalidRequest,
                                           "Forbidden: Origin '" + *origin +
                                               "' is not allowed; add it to the server's allowed origins")));
   }
-  const std::string path(PathOf(request.target));
   if (loopback_ && !HostAllowed(request)) {
     // A DNS-rebound page reaches a loopback server under its own name and, for a simple
     // request, may send no Origin at all: the Host header is what gives it away.
@@ -527,9 +545,10 @@ HttpRoute HttpRouter::PostLegacy(const HttpRequest& request, const json& message
     json response = dispatcher_.Handle(message, *session).value_or(RpcError(mcp::kInvalidRequest, "Invalid Request"));
     return Now(JsonResponse(400, response));
   }
-  if (request.Count("mcp-protocol-version") > 1 || request.Count("mcp-session-id") > 1) {
+  if (const int n = request.Count("mcp-protocol-version"); n > 1) {
     return Now(JsonResponse(400, RpcError(id, mcp::kInvalidRequest,
-                                          "Bad Request: MCP-Protocol-Version and Mcp-Session-Id may be sent once")));
+                                          "Bad Request: the MCP-Protocol-Version header was sent " + std::to_string(n) +
+                                              " times; send it once")));
   }
   const std::string* header_version = request.Header("mcp-protocol-version");
   if (header_version != nullptr && *header_version != mcp::kModernVersion && !IsLegacyVersion(*header_version)) {
