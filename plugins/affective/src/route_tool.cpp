@@ -55,7 +55,7 @@ Json InputSchema() {
         {"limit",
          {{"type", "integer"}, {"minimum", 1}, {"maximum", kMaxLimit},
           {"default", kDefaultLimit}}},
-        {"cursor", {{"type", "string"}, {"maxLength", 16}, {"description", "next_cursor of the previous page"}}}}}};
+        {"cursor", {{"type", "string"}, {"maxLength", 16}}}}}};
 }
 
 Json OutputSchema() {

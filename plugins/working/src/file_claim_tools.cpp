@@ -485,7 +485,7 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env) {
                                 static_cast<std::int64_t>(kMaxPathBytes))},
         {"include_expired", BoolProp("Also list expired leases (default false).")},
         {"limit", IntProp("Most claims to return (default 200).", 1, kMaxListLimit)},
-        {"cursor", StrProp("next_cursor of the previous page", 16)},
+        {"cursor", StrProp("", 16)},
         {"agent_id", AgentIdProp()},
     });
     Json claim = OutputSchema(

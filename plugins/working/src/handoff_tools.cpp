@@ -278,7 +278,7 @@ void RegisterHandoffTools(sdk::Registrar& registrar, const Env& env) {
     spec.input_schema = InputSchema({
         {"include_claimed", BoolProp("")},
         {"limit", IntProp("default 20", 1, 200)},
-        {"cursor", StrProp("next_cursor of the previous page", 16)},
+        {"cursor", StrProp("", 16)},
         {"agent_id", AgentIdProp()},
     });
     spec.output_schema = OutputSchema(

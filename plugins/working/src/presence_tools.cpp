@@ -179,7 +179,7 @@ void RegisterPresenceTools(sdk::Registrar& registrar, const Env& env) {
                                 7 * 86'400)},
         {"include_stale", BoolProp("Also list agents whose heartbeat is older (default false).")},
         {"limit", IntProp("Most agents to list (default 100).", 1, 500)},
-        {"cursor", StrProp("next_cursor of the previous page", 16)},
+        {"cursor", StrProp("", 16)},
         {"agent_id", AgentIdProp()},
     });
     Json agent = OutputSchema({{"agent_id", Str()}, {"status", Str()}, {"focus", Str()},

@@ -196,7 +196,7 @@ void RegisterQuestionTools(sdk::Registrar& registrar, const Env& env) {
     spec.input_schema = InputSchema({
         {"status", EnumProp("open (default), answered or all.", {"open", "answered", "all"})},
         {"limit", IntProp("Most questions to return (default 50).", 1, 500)},
-        {"cursor", StrProp("next_cursor of the previous page", 16)},
+        {"cursor", StrProp("", 16)},
         {"agent_id", AgentIdProp()},
     });
     spec.output_schema = OutputSchema({{"questions", ArrayOf(question)},
