@@ -35,6 +35,15 @@ const json& HostSchema() {
         "required": ["enabled"],
         "additionalProperties": false
       },
+      "backup": {
+        "type": "object",
+        "properties": {
+          "dir": {"type": ["string", "null"]},
+          "auto_after_hours": {"type": "number", "minimum": 0, "maximum": 87600},
+          "keep": {"type": "integer", "minimum": 1, "maximum": 10000}
+        },
+        "additionalProperties": false
+      },
       "providers": {
         "type": "object",
         "properties": {
@@ -121,7 +130,7 @@ const json& HostSchema() {
 }
 
 const std::set<std::string>& HostKeys() {
-  static const std::set<std::string> keys{"home", "log_level", "plugins", "server", "identity", "providers"};
+  static const std::set<std::string> keys{"home", "log_level", "plugins", "server", "identity", "backup", "providers"};
   return keys;
 }
 
@@ -252,7 +261,7 @@ Config ParseConfig(const std::string& yaml_text, const std::string& source,
   for (const auto& [key, value] : doc.items()) {
     if (HostKeys().count(key)) continue;
     if (!known.count(key)) {
-      Fail(source, key + ": unknown key; host keys are home, log_level, plugins, server, identity, providers, and plugin sections are "
+      Fail(source, key + ": unknown key; host keys are home, log_level, plugins, server, identity, backup, providers, and plugin sections are "
                          "named after a plugin");
     }
     config.plugin_settings[key] = value.is_null() ? json::object() : value;
@@ -276,6 +285,13 @@ Config ParseConfig(const std::string& yaml_text, const std::string& source,
   }
   if (auto id = doc.find("identity"); id != doc.end() && id->is_object()) {
     config.projects.packages = id->value("packages", config.projects.packages);
+  }
+  if (auto b = doc.find("backup"); b != doc.end() && b->is_object()) {
+    if (auto d = b->find("dir"); d != b->end() && d->is_string() && !d->get<std::string>().empty()) {
+      config.backup.dir = std::filesystem::path(sdk::ExpandHome(d->get<std::string>())).lexically_normal();
+    }
+    config.backup.auto_after_hours = b->value("auto_after_hours", config.backup.auto_after_hours);
+    config.backup.keep = b->value("keep", config.backup.keep);
   }
   if (doc.contains("home") && doc["home"].is_string()) config.home = doc["home"].get<std::string>();
   if (auto s = doc.find("server"); s != doc.end()) {

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/backup.hpp"
 #include "tool_selection.hpp"
 #include "kioku/sdk/project_identity.hpp"
 
@@ -66,6 +67,7 @@ struct Config {
   std::size_t context_token_budget = 2000;  ///< tokens (bytes / 4)
   std::size_t context_max_chars = 10000;    ///< hard cap; Claude Code previews longer hook output
   HttpConfig http;
+  BackupSettings backup;  ///< backup: (dir, auto_after_hours, keep)
   /// `identity:` — monorepo packages that are projects of their own (project_identity.hpp).
   sdk::ProjectOptions projects;
   EmbeddingConfig embedding;  ///< `providers.embedding`

@@ -120,6 +120,7 @@ struct Runtime::Impl {
   std::unordered_map<std::string, ToolEntry*> by_name;
   std::vector<sdk::CommandSpec> commands;
   std::vector<sdk::ContextProviderSpec> context_providers;
+  std::vector<sdk::ExporterSpec> exporters;
   bool started = false;
   bool stopped = false;
   bool serving = false;  ///< Started in StartMode::kServe (plugins were started).
@@ -206,6 +207,13 @@ class RegistrarImpl final : public sdk::Registrar {
     }
     provider.name = plugin_;  // logs name the plugin that owns it, whatever it claimed
     impl_.context_providers.push_back(std::move(provider));
+  }
+  void AddExporter(const sdk::ExporterSpec& exporter) override {
+    for (const auto& e : impl_.exporters) {
+      if (e.name == plugin_) throw std::runtime_error("plugin '" + plugin_ + "' added a second exporter");
+    }
+    impl_.exporters.push_back(exporter);
+    impl_.exporters.back().name = plugin_;  // sections are keyed by the owning plugin
   }
 
  private:
@@ -356,6 +364,7 @@ void Runtime::Stop() {
   impl_->tools.clear();
   impl_->commands.clear();
   impl_->context_providers.clear();
+  impl_->exporters.clear();  // their std::functions come from the libraries
 }
 
 CallOutcome Runtime::Call(std::string_view name, const nlohmann::json& args, const sdk::Caller& caller,
@@ -469,6 +478,8 @@ const RegisteredTool* Runtime::FindTool(std::string_view name) const {
 }
 
 const std::vector<sdk::CommandSpec>& Runtime::Commands() const { return impl_->commands; }
+const std::vector<sdk::ExporterSpec>& Runtime::Exporters() const { return impl_->exporters; }
+
 const std::vector<sdk::ContextProviderSpec>& Runtime::ContextProviders() const {
   return impl_->context_providers;
 }

@@ -44,6 +44,24 @@ bool TryExec(SQLite::Database& db, const char* sql, std::string& error) {
   }
 }
 
+// Each layer's own counts (ExporterSpec::doctor_counts: memories per status, the review
+// backlog, ...), read through the registered plugins without migrating anything.
+void LayerCounts(const GlobalOptions& global, SQLite::Database& db, Report& report) {
+  try {
+    auto described = LoadRuntime(global, StartMode::kDescribe);
+    for (const auto& e : described.runtime->Exporters()) {
+      if (!e.doctor_counts) continue;
+      try {
+        report.Add(e.name + " counts", true, sdk::DumpJson(e.doctor_counts(db)));
+      } catch (const std::exception& ex) {
+        report.Add(e.name + " counts", false, ex.what());
+      }
+    }
+  } catch (const std::exception& e) {
+    report.Add("layer counts", false, e.what());
+  }
+}
+
 }  // namespace
 
 int Doctor(const GlobalOptions& global, bool as_json, std::ostream& out, bool online) {
@@ -97,12 +115,14 @@ int Doctor(const GlobalOptions& global, bool as_json, std::ostream& out, bool on
         json versions = json::object();
         for (const auto& name : loaded.config.enabled) versions[name] = AppliedVersion(db, name);
         report.Add("schema versions", true, versions.dump());
+        LayerCounts(global, db, report);
       } catch (const std::exception& e) {
         report.Add("database", false, e.what());
       }
     } else {
       report.Add("database", true, db_path.string() + " (created on first start)");
     }
+    report.Add("backups", true, DescribeBackupAge(loaded.config, home));
   }
 
   if (const EmbeddingConfig& e = loaded.config.embedding; !e.url.empty()) {

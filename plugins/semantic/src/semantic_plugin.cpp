@@ -6,6 +6,7 @@
 #include "schema.hpp"
 #include "settings.hpp"
 #include "tools.hpp"
+#include "exporter.hpp"
 
 namespace kioku::semantic {
 
@@ -26,6 +27,7 @@ std::string SemanticPlugin::Instructions() const {
 std::vector<sdk::Migration> SemanticPlugin::Migrations() const { return SemanticMigrations(host_.Projects()); }
 
 void SemanticPlugin::Register(sdk::Registrar& registrar) {
+  registrar.AddExporter(SemanticExporter());
   // Settings are validated by the host before Register; read them once here.
   ctx_ = std::make_unique<PluginContext>(host_, ParseSettings(host_.Settings()));
   RegisterWriteTools(registrar, *ctx_);

@@ -66,6 +66,12 @@ Json SettingsSchema() {
            {"show_unconfirmed", Bool(true, "Show pending/contested memories, labelled.")},
            {"max_unconfirmed", Int(0, 100, 3, "Labelled unconfirmed memories per answer.")},
            {"track_recalls", Bool(true, "Count recalls (memory strength).")},
+           {"drop_filler", Bool(true, "Drop question filler words from the word list.")},
+           {"expansions", Bool(true, "Use the curated coding-vocabulary expansions.")},
+           {"feedback_docs", Int(0, 20, 3, "Top hits read for pseudo-relevance feedback (0 = off).")},
+           {"feedback_terms", Int(0, 20, 2, "Feedback terms added to the query.")},
+           {"neighbour_hits", Int(0, 100, 10, "Top hits whose session neighbours are candidates (0 = off).")},
+           {"answer_hits", Int(0, 100, 20, "Top hits checked for the date/person a question asks for (0 = off).")},
        })},
       {"weights",
        Object({
@@ -73,6 +79,10 @@ Json SettingsSchema() {
            {"trigram", Num(0, 10, 0.6, "RRF weight of the substring (trigram) list.")},
            {"cjk", Num(0, 10, 1.0, "RRF weight of the CJK bigram list.")},
            {"entity", Num(0, 10, 0.8, "RRF weight of the entity-match list.")},
+           {"expansion", Num(0, 10, 0.5, "RRF weight of the curated-expansion list.")},
+           {"feedback", Num(0, 10, 0.5, "RRF weight of the pseudo-relevance-feedback list.")},
+           {"neighbour", Num(0, 10, 0.5, "RRF weight of the session-neighbour list.")},
+           {"answer", Num(0, 10, 0.5, "RRF weight of the date/person answer-type list.")},
            {"recency", Num(0, 10, 1.0, "Empty query: weight of the newest-first list.")},
            {"importance", Num(0, 10, 0.5, "Empty query: weight of the importance list.")},
        })},
@@ -123,6 +133,12 @@ Settings ParseSettings(const Json& section) {
     Read(r, "show_unconfirmed", s.recall.show_unconfirmed);
     Read(r, "max_unconfirmed", s.recall.max_unconfirmed);
     Read(r, "track_recalls", s.recall.track_recalls);
+    Read(r, "drop_filler", s.recall.drop_filler);
+    Read(r, "expansions", s.recall.expansions);
+    Read(r, "feedback_docs", s.recall.feedback_docs);
+    Read(r, "feedback_terms", s.recall.feedback_terms);
+    Read(r, "neighbour_hits", s.recall.neighbour_hits);
+    Read(r, "answer_hits", s.recall.answer_hits);
   }
   if (section.contains("weights")) {
     const Json& w = section.at("weights");
@@ -130,6 +146,10 @@ Settings ParseSettings(const Json& section) {
     Read(w, "trigram", s.weights.trigram);
     Read(w, "cjk", s.weights.cjk);
     Read(w, "entity", s.weights.entity);
+    Read(w, "expansion", s.weights.expansion);
+    Read(w, "feedback", s.weights.feedback);
+    Read(w, "neighbour", s.weights.neighbour);
+    Read(w, "answer", s.weights.answer);
     Read(w, "recency", s.weights.recency);
     Read(w, "importance", s.weights.importance);
   }

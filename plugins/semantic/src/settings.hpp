@@ -24,6 +24,17 @@ struct RecallSettings {
   bool show_unconfirmed = true;    ///< Show pending/contested (labelled) at all.
   int max_unconfirmed = 3;         ///< At most this many labelled unconfirmed per answer.
   bool track_recalls = true;       ///< Bump recall_count/last_recalled of returned rows.
+  /// Drop question filler ("what happened", "what kind of") from the word list.
+  bool drop_filler = true;
+  /// Use the curated coding-vocabulary expansions (query_terms.hpp) as the expansion list.
+  bool expansions = true;
+  /// Pseudo-relevance feedback: top word hits read, expansion terms taken (0 = off).
+  int feedback_docs = 3;
+  int feedback_terms = 2;
+  /// Top word hits whose session neighbours join the neighbour list (0 = off).
+  int neighbour_hits = 10;
+  /// Top word hits checked for a date / a person when the question asks for one (0 = off).
+  int answer_hits = 20;
 };
 
 /// Weights of each rank list inside RRF (w_i in Σ w_i / (k + rank_i)).
@@ -32,6 +43,10 @@ struct ListWeights {
   double trigram = 0.6;     ///< FTS5 trigram over text (substrings, CJK >= 3 chars).
   double cjk = 1.0;         ///< CJK bigram index (2-character CJK queries).
   double entity = 0.8;      ///< Memories linked to entities named in the query.
+  double expansion = 0.5;   ///< Curated expansions of the query (query_terms.hpp).
+  double feedback = 0.5;    ///< Query plus pseudo-relevance feedback terms.
+  double neighbour = 0.5;   ///< Session neighbours of the top word hits.
+  double answer = 0.5;      ///< Top word hits holding the date / person a question asks for.
   double recency = 1.0;     ///< Empty query: newest first.
   double importance = 0.5;  ///< Empty query: most important first.
 };

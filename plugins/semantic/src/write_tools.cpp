@@ -22,7 +22,8 @@ Json MemoryItemProperties() {
       {"scope", EnumSchema({"global", "project", "path"}, "default project")},
       {"path", StringSchema(1024, "for scope path")},
       {"anchor", StringSchema(500, "checked on recall: file-exists|file-absent <path>, file-contains|"
-                                   "file-not-contains <path> <text>, git-branch-is <b>, valid-until <date>")},
+                                   "file-not-contains <path> <text>, git-branch-is <b>, valid-until <date>, glob-exists <glob>, "
+                                   "newest-of <p> <p>..., git-tracked <p>, package-version <manifest> <v>")},
       {"expires", StringSchema(64, "RFC 3339")},
       {"source", EnumSchema({"user", "agent", "derived", "import"}, "")},
       {"source_ref", StringSchema(500, "file, URL, commit")},

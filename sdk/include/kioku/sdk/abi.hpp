@@ -19,7 +19,8 @@
 /// Bumped whenever a type crossing the boundary (Plugin, HostServices, ToolSpec, the
 /// manifest, ...) changes. 2: the manifest carries the settings schema, read before create;
 /// ToolSpec::profile; Caller identity fields; Registrar::AddContextProvider;
-/// HostServices::DeferWrite/Projects. 3: HostServices::GetEmbedder (embedding.hpp).
+/// HostServices::DeferWrite/Projects. 3: Registrar::AddExporter, HostServices::GetEmbedder
+/// (embedding.hpp).
 #define KIOKU_SDK_ABI 3u
 
 #define KIOKU_STR_INNER(x) #x
