@@ -35,6 +35,39 @@ const json& HostSchema() {
         "required": ["enabled"],
         "additionalProperties": false
       },
+      "backup": {
+        "type": "object",
+        "properties": {
+          "dir": {"type": ["string", "null"]},
+          "auto_after_hours": {"type": "number", "minimum": 0, "maximum": 87600},
+          "keep": {"type": "integer", "minimum": 1, "maximum": 10000}
+        },
+        "additionalProperties": false
+      },
+      "providers": {
+        "type": "object",
+        "properties": {
+          "embedding": {
+            "type": "object",
+            "properties": {
+              "url": {"type": "string", "pattern": "^https?://[^\\s]+$"},
+              "model": {"type": "string", "minLength": 1, "maxLength": 200},
+              "api_key_env": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+              "dimensions": {"type": "integer", "minimum": 1, "maximum": 16384},
+              "connect_timeout_ms": {"type": "integer", "minimum": 50, "maximum": 600000},
+              "timeout_ms": {"type": "integer", "minimum": 50, "maximum": 600000},
+              "max_retries": {"type": "integer", "minimum": 0, "maximum": 10},
+              "backoff_ms": {"type": "integer", "minimum": 0, "maximum": 60000},
+              "batch_size": {"type": "integer", "minimum": 1, "maximum": 2048},
+              "breaker_failures": {"type": "integer", "minimum": 1, "maximum": 1000},
+              "breaker_cooldown_ms": {"type": "integer", "minimum": 0, "maximum": 86400000}
+            },
+            "required": ["url", "model"],
+            "additionalProperties": false
+          }
+        },
+        "additionalProperties": false
+      },
       "identity": {
         "type": "object",
         "properties": {
@@ -78,6 +111,9 @@ const json& HostSchema() {
               "allowed_origins": {"type": "array", "items": {"type": "string"}},
               "allowed_hosts": {"type": "array", "items": {"type": "string", "pattern": "^[A-Za-z0-9.-]+$"}},
               "max_body_bytes": {"type": "integer", "minimum": 1024, "maximum": 268435456},
+              "header_timeout_ms": {"type": "integer", "minimum": 100, "maximum": 600000},
+              "max_connections": {"type": "integer", "minimum": 1, "maximum": 65536},
+              "max_connections_per_ip": {"type": "integer", "minimum": 1, "maximum": 65536},
               "read_timeout_ms": {"type": "integer", "minimum": 100},
               "write_timeout_ms": {"type": "integer", "minimum": 100},
               "workers": {"type": "integer", "minimum": 1, "maximum": 64}
@@ -94,7 +130,7 @@ const json& HostSchema() {
 }
 
 const std::set<std::string>& HostKeys() {
-  static const std::set<std::string> keys{"home", "log_level", "plugins", "server", "identity"};
+  static const std::set<std::string> keys{"home", "log_level", "plugins", "server", "identity", "backup", "providers"};
   return keys;
 }
 
@@ -225,14 +261,37 @@ Config ParseConfig(const std::string& yaml_text, const std::string& source,
   for (const auto& [key, value] : doc.items()) {
     if (HostKeys().count(key)) continue;
     if (!known.count(key)) {
-      Fail(source, key + ": unknown key; host keys are home, log_level, plugins, server, identity, and plugin sections are "
+      Fail(source, key + ": unknown key; host keys are home, log_level, plugins, server, identity, backup, providers, and plugin sections are "
                          "named after a plugin");
     }
     config.plugin_settings[key] = value.is_null() ? json::object() : value;
   }
 
+  if (auto pv = doc.find("providers"); pv != doc.end() && pv->is_object()) {
+    if (auto e = pv->find("embedding"); e != pv->end() && e->is_object()) {
+      EmbeddingConfig& c = config.embedding;
+      c.url = e->value("url", c.url);
+      c.model = e->value("model", c.model);
+      c.api_key_env = e->value("api_key_env", c.api_key_env);
+      c.dimensions = e->value("dimensions", c.dimensions);
+      c.connect_timeout_ms = e->value("connect_timeout_ms", c.connect_timeout_ms);
+      c.timeout_ms = e->value("timeout_ms", c.timeout_ms);
+      c.max_retries = e->value("max_retries", c.max_retries);
+      c.backoff_ms = e->value("backoff_ms", c.backoff_ms);
+      c.batch_size = e->value("batch_size", c.batch_size);
+      c.breaker_failures = e->value("breaker_failures", c.breaker_failures);
+      c.breaker_cooldown_ms = e->value("breaker_cooldown_ms", c.breaker_cooldown_ms);
+    }
+  }
   if (auto id = doc.find("identity"); id != doc.end() && id->is_object()) {
     config.projects.packages = id->value("packages", config.projects.packages);
+  }
+  if (auto b = doc.find("backup"); b != doc.end() && b->is_object()) {
+    if (auto d = b->find("dir"); d != b->end() && d->is_string() && !d->get<std::string>().empty()) {
+      config.backup.dir = std::filesystem::path(sdk::ExpandHome(d->get<std::string>())).lexically_normal();
+    }
+    config.backup.auto_after_hours = b->value("auto_after_hours", config.backup.auto_after_hours);
+    config.backup.keep = b->value("keep", config.backup.keep);
   }
   if (doc.contains("home") && doc["home"].is_string()) config.home = doc["home"].get<std::string>();
   if (auto s = doc.find("server"); s != doc.end()) {
@@ -255,6 +314,9 @@ Config ParseConfig(const std::string& yaml_text, const std::string& source,
       http.allowed_origins = h->value("allowed_origins", http.allowed_origins);
       http.allowed_hosts = h->value("allowed_hosts", http.allowed_hosts);
       http.max_body_bytes = h->value("max_body_bytes", http.max_body_bytes);
+      http.header_timeout_ms = h->value("header_timeout_ms", http.header_timeout_ms);
+      http.max_connections = h->value("max_connections", http.max_connections);
+      http.max_connections_per_ip = h->value("max_connections_per_ip", http.max_connections_per_ip);
       http.read_timeout_ms = h->value("read_timeout_ms", http.read_timeout_ms);
       http.write_timeout_ms = h->value("write_timeout_ms", http.write_timeout_ms);
       http.workers = h->value("workers", http.workers);

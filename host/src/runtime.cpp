@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unordered_map>
 
+#include "argument_text.hpp"
 #include "connection_pool.hpp"
 #include "deferred_writes.hpp"
 #include "event_bus.hpp"
@@ -119,6 +120,7 @@ struct Runtime::Impl {
   std::unordered_map<std::string, ToolEntry*> by_name;
   std::vector<sdk::CommandSpec> commands;
   std::vector<sdk::ContextProviderSpec> context_providers;
+  std::vector<sdk::ExporterSpec> exporters;
   bool started = false;
   bool stopped = false;
   bool serving = false;  ///< Started in StartMode::kServe (plugins were started).
@@ -158,6 +160,7 @@ class ServicesImpl final : public sdk::HostServices {
   std::filesystem::path DataDir() const override { return impl_.options.data_dir; }
   void DeferWrite(std::function<void(SQLite::Database&)> write) override { impl_.deferred->Add(std::move(write)); }
   const sdk::ProjectOptions& Projects() const override { return impl_.options.projects; }
+  sdk::Embedder* GetEmbedder() override { return impl_.options.embedder.get(); }
 
  private:
   Runtime& runtime_;
@@ -204,6 +207,13 @@ class RegistrarImpl final : public sdk::Registrar {
     }
     provider.name = plugin_;  // logs name the plugin that owns it, whatever it claimed
     impl_.context_providers.push_back(std::move(provider));
+  }
+  void AddExporter(const sdk::ExporterSpec& exporter) override {
+    for (const auto& e : impl_.exporters) {
+      if (e.name == plugin_) throw std::runtime_error("plugin '" + plugin_ + "' added a second exporter");
+    }
+    impl_.exporters.push_back(exporter);
+    impl_.exporters.back().name = plugin_;  // sections are keyed by the owning plugin
   }
 
  private:
@@ -354,6 +364,7 @@ void Runtime::Stop() {
   impl_->tools.clear();
   impl_->commands.clear();
   impl_->context_providers.clear();
+  impl_->exporters.clear();  // their std::functions come from the libraries
 }
 
 CallOutcome Runtime::Call(std::string_view name, const nlohmann::json& args, const sdk::Caller& caller,
@@ -374,8 +385,15 @@ CallOutcome Runtime::Call(std::string_view name, const nlohmann::json& args, con
   CallFrame call_frame;
   CallOutcome out;
   const nlohmann::json& effective = args.is_null() ? nlohmann::json::object() : args;
-  auto violations = entry.input->Validate(effective);
-  if (!violations.empty()) {
+  // NULs first (argument_text.hpp): no layer ever sees text a C API would cut short.
+  const auto nul = FindNulCharacter(effective);
+  const auto violations = nul ? decltype(entry.input->Validate(effective)){} : entry.input->Validate(effective);
+  if (nul) {
+    out.result = sdk::ToolResult::Error("invalid arguments for " + entry.tool.spec.name + ": " + *nul +
+                                        "; kioku stores no NUL characters: remove it and send again; nothing was "
+                                        "stored");
+    out.outcome = "rejected";
+  } else if (!violations.empty()) {
     out.result = sdk::ToolResult::Error("invalid arguments for " + entry.tool.spec.name + ": " +
                                         JoinViolations(violations) +
                                         ". See the tool's inputSchema (tools/list) for the expected shape.");
@@ -460,6 +478,8 @@ const RegisteredTool* Runtime::FindTool(std::string_view name) const {
 }
 
 const std::vector<sdk::CommandSpec>& Runtime::Commands() const { return impl_->commands; }
+const std::vector<sdk::ExporterSpec>& Runtime::Exporters() const { return impl_->exporters; }
+
 const std::vector<sdk::ContextProviderSpec>& Runtime::ContextProviders() const {
   return impl_->context_providers;
 }

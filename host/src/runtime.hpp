@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kioku/sdk/clock.hpp"
+#include "kioku/sdk/export.hpp"
 #include "kioku/sdk/host.hpp"
 #include "kioku/sdk/plugin.hpp"
 #include "kioku/sdk/tool.hpp"
@@ -49,6 +50,9 @@ struct RuntimeOptions {
   ToolSelection tools;
   /// Identity settings (config `identity:`) handed to plugins via HostServices::Projects.
   sdk::ProjectOptions projects;
+  /// The embedding provider (config `providers.embedding`) handed to plugins through
+  /// HostServices::GetEmbedder; null = none (text search only).
+  std::shared_ptr<sdk::Embedder> embedder;
 };
 
 /// A registered tool as the dispatcher sees it.
@@ -117,6 +121,8 @@ class Runtime {
   const std::vector<sdk::CommandSpec>& Commands() const;
   /// Context providers (sdk/context.hpp), in plugin order.
   const std::vector<sdk::ContextProviderSpec>& ContextProviders() const;
+  /// Exporters (sdk/export.hpp), in plugin order, each named after its plugin.
+  const std::vector<sdk::ExporterSpec>& Exporters() const;
 
   const sdk::Clock& Clock() const;
   sdk::EventBus& Events();

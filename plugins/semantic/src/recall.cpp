@@ -498,6 +498,31 @@ void RestoreTextAsOf(SQLite::Database& db, Memory& m, std::int64_t as_of) {
   m.importance = snap.value("importance", m.importance);
 }
 
+// The vector hits that pass the request's filters, in the vector search's order.
+ListResult VectorList(const Env& env, const std::vector<std::int64_t>& seqs, const Sql& filter,
+                      const std::optional<std::int64_t>& as_of) {
+  std::vector<Bind> binds;
+  for (std::int64_t s : seqs) binds.emplace_back(s);
+  binds.insert(binds.end(), filter.binds.begin(), filter.binds.end());
+  ListResult found = RunList(env, "vector", env.settings.vectors.weight,
+                             std::string("SELECT ") + kCandidateColumns + " FROM semantic_memories m WHERE m.seq IN (" +
+                                 Placeholders(seqs.size()) + ") AND " + filter.text,
+                             binds, as_of);
+  std::unordered_map<std::int64_t, std::size_t> at;
+  for (std::size_t i = 0; i < found.rows.size(); ++i) at.emplace(found.rows[i].seq, i);
+  ListResult out;
+  out.list.name = found.list.name;
+  out.list.weight = found.list.weight;
+  for (std::int64_t s : seqs) {
+    const auto it = at.find(s);
+    if (it == at.end()) continue;
+    out.list.ids.push_back(std::to_string(s));
+    out.rows.push_back(std::move(found.rows[it->second]));
+    at.erase(it);
+  }
+  return out;
+}
+
 }  // namespace
 
 bool IsStopword(const std::string& w) { return IsStopword(std::string_view(w)); }
@@ -580,6 +605,9 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
       const std::vector<std::int64_t> entities = QueryEntities(env, query);
       if (!entities.empty()) lists.push_back(EntityList(env, entities, filter, r.as_of, n));
     }
+    if (!r.vector_seqs.empty() && env.settings.vectors.weight > 0) {
+      lists.push_back(VectorList(env, r.vector_seqs, filter, r.as_of));
+    }
   } else {
     // No text: newest and most important first, straight from their indexes.
     const char* time_col = r.as_of ? "m.captured_at" : "m.updated_at";
@@ -653,12 +681,13 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
     }
     return true;
   };
+  const AnchorDeadline anchor_deadline = AnchorDeadline::ForOneRecall();
   for (const Scored& s : scored) {
     if (static_cast<int>(chosen.size()) >= r.limit) break;
     if (!rs.context_candidates && context_only(*s.item)) continue;
     // Anchors test the world as it is now, so only current recalls evaluate them.
     if (!s.cand->anchor.empty() && !r.as_of) {
-      const std::string verdict = EvaluateAnchor(s.cand->anchor, viewer.project_root, now);
+      const std::string verdict = EvaluateAnchor(s.cand->anchor, viewer.project_root, now, anchor_deadline);
       if (verdict == "contradicted") {
         out.contradicted.push_back(s.cand->id);
         continue;

@@ -1,5 +1,7 @@
 #include "schema.hpp"
 
+#include "vectors.hpp"
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -320,6 +322,8 @@ std::vector<sdk::Migration> SemanticMigrations(const sdk::ProjectOptions& projec
   out.push_back({4, "matching keys by Unicode NFKC case folding (subjects, dedupe hashes, tags, "
                     "entity names; colliding entities merged)",
                  "", RekeyUnicode});
+  // Keep last: numbered after whatever migrations precede it.
+  out.push_back(VectorsMigration(static_cast<int>(out.size()) + 1));
   return out;
 }
 

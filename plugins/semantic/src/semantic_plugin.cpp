@@ -1,10 +1,12 @@
 #include "semantic_plugin.hpp"
 
 #include "context_provider.hpp"
+#include "embed_worker.hpp"
 #include "golden_eval.hpp"
 #include "schema.hpp"
 #include "settings.hpp"
 #include "tools.hpp"
+#include "exporter.hpp"
 
 namespace kioku::semantic {
 
@@ -25,6 +27,7 @@ std::string SemanticPlugin::Instructions() const {
 std::vector<sdk::Migration> SemanticPlugin::Migrations() const { return SemanticMigrations(host_.Projects()); }
 
 void SemanticPlugin::Register(sdk::Registrar& registrar) {
+  registrar.AddExporter(SemanticExporter());
   // Settings are validated by the host before Register; read them once here.
   ctx_ = std::make_unique<PluginContext>(host_, ParseSettings(host_.Settings()));
   RegisterWriteTools(registrar, *ctx_);
@@ -32,9 +35,20 @@ void SemanticPlugin::Register(sdk::Registrar& registrar) {
   RegisterManageTools(registrar, *ctx_);
   RegisterGraphTools(registrar, *ctx_);
   registrar.AddCommand(RecallEvalCommand(ctx_->settings));
+  registrar.AddCommand(EmbedCommand(*ctx_));
   registrar.AddContextProvider({"semantic", [ctx = ctx_.get()](const sdk::ContextRequest& request) {
                                   return ProvideContext(*ctx, request);
                                 }});
+}
+
+void SemanticPlugin::Start() {
+  if (ctx_) ctx_->worker->Start();
+}
+
+void SemanticPlugin::Stop() {
+  if (!ctx_) return;
+  ctx_->worker->Stop();
+  ctx_->vectors->Save();
 }
 
 }  // namespace kioku::semantic

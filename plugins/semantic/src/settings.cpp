@@ -106,6 +106,16 @@ Json SettingsSchema() {
              {"description", "Relation types where a new assertion closes the old one."}}},
            {"max_relations", Int(1, 5000, 200, "Relations one entity_graph answer returns.")},
        })},
+      {"vectors",
+       Object({
+           {"weight", Num(0, 10, 1.0, "RRF weight of the vector list (needs providers.embedding).")},
+           {"min_score", Num(-1, 1, 0.3, "Cosine floor for vector hits (kioku embed --calibrate).")},
+           {"dedup_threshold", Num(0.5, 1, 0.97, "Cosine at which a new memory reaffirms an older one; 1 = off.")},
+           {"exact_below", Int(0, 100000000, 5000, "Vectors below which search is exact; HNSW above.")},
+           {"batch_size", Int(1, 2048, 32, "Memories per embedding request.")},
+           {"poll_ms", Int(10, 3600000, 1000, "Embed worker's idle wait.")},
+           {"start_delay_ms", Int(0, 3600000, 3000, "Embed worker's wait before its first pass.")},
+       })},
   });
   return schema;
 }
@@ -161,6 +171,16 @@ Settings ParseSettings(const Json& section) {
         s.multipliers.trust[status] = mult.get<double>();
       }
     }
+  }
+  if (section.contains("vectors")) {
+    const Json& v = section.at("vectors");
+    Read(v, "weight", s.vectors.weight);
+    Read(v, "min_score", s.vectors.min_score);
+    Read(v, "dedup_threshold", s.vectors.dedup_threshold);
+    Read(v, "exact_below", s.vectors.exact_below);
+    Read(v, "batch_size", s.vectors.batch_size);
+    Read(v, "poll_ms", s.vectors.poll_ms);
+    Read(v, "start_delay_ms", s.vectors.start_delay_ms);
   }
   if (section.contains("graph")) {
     const Json& g = section.at("graph");

@@ -82,11 +82,31 @@ struct GraphSettings {
   int max_relations = 200;  ///< Cap on relations one entity_graph answer returns.
 };
 
+/// Vector search over memory embeddings (vectors.hpp, vector_index.hpp, embed_worker.hpp);
+/// inert unless the host has an embedder (config `providers.embedding`).
+struct VectorSettings {
+  double weight = 1.0;     ///< RRF weight of the "vector" rank list in memory_recall.
+  /// Relevance floor: vector hits with a cosine below it are not listed (keyword hits are
+  /// unaffected). Model-specific; `kioku embed --calibrate` suggests a value.
+  double min_score = 0.3;
+  /// A newly embedded memory whose cosine to an older live memory of the same kind, scope
+  /// and subject/value is at least this reaffirms the older one and is superseded by it.
+  /// 1.0 = off.
+  double dedup_threshold = 0.97;
+  int exact_below = 5000;  ///< Below this many vectors search is exact; at or above, HNSW.
+  int batch_size = 32;     ///< Memories per embedding request of the background worker.
+  int poll_ms = 1000;      ///< Worker's idle wait between queue checks.
+  /// Worker's wait after start before its first pass, so short CLI commands and hooks exit
+  /// without touching the endpoint.
+  int start_delay_ms = 3000;
+};
+
 struct Settings {
   RecallSettings recall;
   ListWeights weights;
   MultiplierSettings multipliers;
   GraphSettings graph;
+  VectorSettings vectors;
   /// Default scope of memory_remember when the call names none: "project" when the caller
   /// has a project, else "global".
   std::string default_scope = "project";

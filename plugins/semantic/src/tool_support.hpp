@@ -16,17 +16,24 @@
 #include "memory_store.hpp"
 #include "recall.hpp"
 #include "settings.hpp"
+#include "vector_index.hpp"
 
 namespace kioku::semantic {
 
 using Json = nlohmann::json;
 
 /// What every handler needs; owned by the plugin, outlives the registered handlers.
+class EmbedWorker;
+
 struct PluginContext {
-  PluginContext(sdk::HostServices& h, Settings s) : host(h), settings(std::move(s)) {}
+  PluginContext(sdk::HostServices& h, Settings s);
+  ~PluginContext();
   sdk::HostServices& host;
   Settings settings;
   StatementCache statements;
+  /// Vector search (status "off" without an embedder) and its background embed worker.
+  std::unique_ptr<MemoryVectors> vectors;
+  std::unique_ptr<EmbedWorker> worker;
 
   Env MakeEnv() { return Env{host.Db(), host.GetClock(), settings, statements}; }
 };

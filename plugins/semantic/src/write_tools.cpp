@@ -22,7 +22,8 @@ Json MemoryItemProperties() {
       {"scope", EnumSchema({"global", "project", "path"}, "default project")},
       {"path", StringSchema(1024, "for scope path")},
       {"anchor", StringSchema(500, "checked on recall: file-exists|file-absent <path>, file-contains|"
-                                   "file-not-contains <path> <text>, git-branch-is <b>, valid-until <date>")},
+                                   "file-not-contains <path> <text>, git-branch-is <b>, valid-until <date>, glob-exists <glob>, "
+                                   "newest-of <p> <p>..., git-tracked <p>, package-version <manifest> <v>")},
       {"expires", StringSchema(64, "RFC 3339")},
       {"source", EnumSchema({"user", "agent", "derived", "import"}, "")},
       {"source_ref", StringSchema(500, "file, URL, commit")},
@@ -95,7 +96,9 @@ Json WriteOutputSchema() {
           {"conflicts", {{"type", "array"}, {"items", {{"type", "string"}}}}},
       },
       {"id", "action", "status"});
-  return ObjectSchema({{"results", {{"type", "array"}, {"items", result}}}}, {"results"});
+  return ObjectSchema({{"results", {{"type", "array"}, {"items", result}}},
+                       {"vectors", EnumSchema({"degraded"}, "Set when the embedding endpoint is failing.")}},
+                      {"results"});
 }
 
 std::string Describe(const WriteResult& r, const MemoryDraft& d) {
@@ -165,7 +168,12 @@ sdk::ToolResult HandleWrite(PluginContext& ctx, const Json& args, const sdk::Cal
     text += Describe(r, drafts[i]);
   }
   if (suggest) text += "\n(stored pending: recall labels it unconfirmed until someone confirms it)";
-  return sdk::ToolResult::Ok(text, Json{{"results", out}});
+  Json structured{{"results", out}};
+  if (const std::string degraded = ctx.vectors->WriteNote(); !degraded.empty()) {
+    text += "\n(" + degraded + ")";
+    structured["vectors"] = "degraded";
+  }
+  return sdk::ToolResult::Ok(text, std::move(structured));
 }
 
 }  // namespace
