@@ -698,9 +698,22 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
   int unconfirmed_shown = 0;
   std::vector<const Scored*> chosen;
   std::unordered_map<std::int64_t, std::string> verdicts;
+  // Lists that only lend context (recall.context_candidates): a memory in none of the
+  // others is not shown unless the setting allows it.
+  std::vector<bool> context_list(rank_lists.size(), false);
+  for (std::size_t i = 0; i < rank_lists.size(); ++i) {
+    context_list[i] = rank_lists[i].name == "feedback" || rank_lists[i].name == "neighbour";
+  }
+  const auto context_only = [&](const sdk::FusedItem& item) {
+    for (std::size_t i = 0; i < item.ranks.size(); ++i) {
+      if (item.ranks[i] > 0 && !context_list[i]) return false;
+    }
+    return true;
+  };
   const AnchorDeadline anchor_deadline = AnchorDeadline::ForOneRecall();
   for (const Scored& s : scored) {
     if (static_cast<int>(chosen.size()) >= r.limit) break;
+    if (!rs.context_candidates && context_only(*s.item)) continue;
     // Anchors test the world as it is now, so only current recalls evaluate them.
     if (!s.cand->anchor.empty() && !r.as_of) {
       const std::string verdict = EvaluateAnchor(s.cand->anchor, viewer.project_root, now, anchor_deadline);

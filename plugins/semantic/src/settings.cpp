@@ -72,6 +72,7 @@ Json SettingsSchema() {
            {"feedback_terms", Int(0, 20, 2, "Feedback terms added to the query.")},
            {"neighbour_hits", Int(0, 100, 10, "Top hits whose session neighbours are candidates (0 = off).")},
            {"answer_hits", Int(0, 100, 20, "Top hits checked for the date/person a question asks for (0 = off).")},
+           {"context_candidates", Bool(false, "Show memories found only by the feedback/neighbour lists.")},
        })},
       {"weights",
        Object({
@@ -139,6 +140,7 @@ Settings ParseSettings(const Json& section) {
     Read(r, "feedback_terms", s.recall.feedback_terms);
     Read(r, "neighbour_hits", s.recall.neighbour_hits);
     Read(r, "answer_hits", s.recall.answer_hits);
+    Read(r, "context_candidates", s.recall.context_candidates);
   }
   if (section.contains("weights")) {
     const Json& w = section.at("weights");

@@ -35,6 +35,11 @@ struct RecallSettings {
   int neighbour_hits = 10;
   /// Top word hits checked for a date / a person when the question asks for one (0 = off).
   int answer_hits = 20;
+  /// Whether a memory found only by the feedback or neighbour lists may be shown. Off: those
+  /// lists only reorder memories a direct list (words, substrings, entities, expansions)
+  /// found, so a query for a unique word answers that memory alone. On: better recall on
+  /// conversations (README "Figures"), at the cost of looser answers.
+  bool context_candidates = false;
 };
 
 /// Weights of each rank list inside RRF (w_i in Σ w_i / (k + rank_i)).

@@ -414,6 +414,7 @@ TEST_F(SemanticTest, UsageNeverLiftsAPartialMatchAboveAnExactOne) {
 
 // Issue 16: the session neighbours of a hit are candidates ("Which OS?" → "Debian 12").
 TEST_F(SemanticTest, RecallFindsTheReplyToAMatchingQuestionInTheSameSession) {
+  Start({{"recall", {{"context_candidates", true}}}});
   sdk::Caller caller = kioku::testing::TestRuntime::DefaultCaller();
   caller.session_id = "sess-1";
   Ok("memory_remember", {{"text", "Assistant: which operating system will the server run?"}, {"kind", "event"}}, caller);
@@ -423,6 +424,17 @@ TEST_F(SemanticTest, RecallFindsTheReplyToAMatchingQuestionInTheSameSession) {
   Ok("memory_remember", {{"text", "User: unrelated note about lunch"}, {"kind", "event"}}, caller);
   const std::vector<std::string> ids = RecallIds({{"query", "operating system"}});
   EXPECT_NE(std::find(ids.begin(), ids.end(), reply), ids.end());
+  EXPECT_EQ(ids.size(), 2u);  // never the other session's note
+}
+
+// By default the context lists only reorder: a unique word answers its memory alone.
+TEST_F(SemanticTest, ContextListsDoNotAddMemoriesByDefault) {
+  sdk::Caller caller = kioku::testing::TestRuntime::DefaultCaller();
+  caller.session_id = "sess-1";
+  const Json a = Ok("memory_remember", {{"text", "which operating system will the server run?"}, {"kind", "event"}}, caller);
+  Ok("memory_remember", {{"text", "Debian 12, no desktop, SSH only."}, {"kind", "event"}}, caller);
+  EXPECT_EQ(RecallIds({{"query", "operating system"}}),
+            std::vector<std::string>{a["results"][0]["id"].get<std::string>()});
 }
 
 TEST_F(SemanticTest, RecallQueriesUseIndexesNotFullScans) {
