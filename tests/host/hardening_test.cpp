@@ -79,6 +79,21 @@ class CounterPlugin final : public sdk::Plugin {
       sdk::WithWriteTransaction(db, [&] { db.exec("INSERT INTO counter_rows VALUES ('x')"); }, 2);
       return sdk::ToolResult::Ok("written");
     });
+    sdk::ToolSpec note;
+    note.name = "counter_note";
+    note.description = "Stores args.v; refuses an unknown one by quoting it (as id lookups do).";
+    r.AddTool(note, [this](const json& args, const sdk::CallContext&) {
+      ++notes_called;
+      const std::string v = args.value("v", std::string());
+      if (v.starts_with("unknown")) throw sdk::ToolError("unknown note '" + v + "'; send a known one");
+      auto& db = host_.Db();
+      sdk::WithWriteTransaction(db, [&] {
+        SQLite::Statement q(db, "INSERT INTO counter_rows VALUES (?)");
+        q.bind(1, v);
+        q.exec();
+      });
+      return sdk::ToolResult::Ok("stored");
+    });
     sdk::ToolSpec big_text;
     big_text.name = "counter_big_text";
     big_text.description = "Returns far more text than the cap, in 3-byte characters.";
@@ -96,12 +111,14 @@ class CounterPlugin final : public sdk::Plugin {
   }
   sdk::HostServices& host_;
   std::atomic<std::size_t> budget_seen{0};
+  std::atomic<int> notes_called{0};
 };
 
 class HardeningTest : public ::testing::Test {
  protected:
-  std::unique_ptr<Runtime> Make(int busy_timeout_ms = 200) {
+  std::unique_ptr<Runtime> Make(int busy_timeout_ms = 200, bool one_shot = false) {
     RuntimeOptions o;
+    o.one_shot = one_shot;
     o.data_dir = dir_.path();
     o.clock = clock_;
     o.busy_timeout_ms = busy_timeout_ms;
@@ -135,6 +152,38 @@ TEST_F(HardeningTest, ReadsAnswerWhileAnotherConnectionHoldsTheWriteLock) {
   EXPECT_EQ(Reads(*rt), 20);  // nothing lost: the batch waited for the lock
 }
 
+// Issue 9: a NUL (U+0000) in any argument string or key is refused by the host before the
+// handler runs, with a message naming where — never cut at the NUL (a ToolError quoting the
+// argument would have been: what() is a C string), never stored.
+TEST_F(HardeningTest, NulCharactersInArgumentsAreRefusedWholeAndNamed) {
+  auto rt = Make();
+  rt->Start();
+  const int rows_before = rt->Db().execAndGet("SELECT count(*) FROM counter_rows").getInt();
+  struct Case {
+    json args;
+    std::string named;
+  };
+  const std::vector<Case> cases{
+      {{{"v", std::string("ab\0cd", 5)}}, "v holds a NUL character (U+0000) at character 2"},
+      {{{"v", std::string("unknown \0 x", 11)}}, "v holds a NUL character (U+0000) at character 8"},
+      {{{"v", "ok"}, {"list", {{{"k", "x"}}, {{"k", std::string("\xc3\xa9\0", 3)}}}}},
+       "list[1].k holds a NUL character (U+0000) at character 1"},
+      {{{"v", "ok"}, {"meta", {{std::string("a\0b", 3), 1}}}}, "the key \"a\\u0000b\" in meta holds"},
+  };
+  for (const auto& c : cases) {
+    auto r = rt->CallTool("counter_note", c.args);
+    EXPECT_TRUE(r.is_error) << c.named;
+    EXPECT_THAT(r.text, HasSubstr(c.named));
+    EXPECT_THAT(r.text, HasSubstr("nothing was stored"));  // the whole message, past the NUL
+    EXPECT_EQ(r.text.find('\0'), std::string::npos) << r.text;
+  }
+  EXPECT_EQ(plugin_->notes_called.load(), 0);
+  EXPECT_EQ(rt->Db().execAndGet("SELECT count(*) FROM counter_rows").getInt(), rows_before);
+  // Without a NUL the same tool runs; its own refusal quoting the argument stays whole.
+  EXPECT_FALSE(rt->CallTool("counter_note", {{"v", "fine"}}).is_error);
+  EXPECT_THAT(rt->CallTool("counter_note", {{"v", "unknown-x"}}).text, HasSubstr("send a known one"));
+}
+
 TEST_F(HardeningTest, WritePastItsBusyBudgetAnswersDatabaseBusyRetry) {
   auto rt = Make();
   rt->Start();
@@ -153,6 +202,20 @@ TEST_F(HardeningTest, StopFlushesDeferredWrites) {
     for (int i = 0; i < 3; ++i) rt->CallTool("counter_read", json::object());
     rt->Stop();  // the SIGTERM and end-of-stdin paths end here
   }
+  auto rt = Make();
+  rt->Start();
+  EXPECT_EQ(Reads(*rt), 3);
+}
+
+TEST_F(HardeningTest, OneShotStopWritesDeferredWritesAndLeavesTheWalForTheNextProcess) {
+  {
+    auto rt = Make(200, /*one_shot=*/true);
+    rt->Start();
+    for (int i = 0; i < 3; ++i) rt->CallTool("counter_read", json::object());
+    rt->Stop();  // `kioku call` exit: written on this thread's connection
+  }
+  // Closed without a checkpoint: the WAL holds the batch until a later process folds it in.
+  EXPECT_TRUE(std::filesystem::exists(DbPath().string() + "-wal"));
   auto rt = Make();
   rt->Start();
   EXPECT_EQ(Reads(*rt), 3);
@@ -256,6 +319,26 @@ TEST_F(DeferredWritesTest, AFailingWriteIsSkippedAndTheRestLand) {
   EXPECT_EQ(Rows(), 2);
 }
 
+TEST_F(DeferredWritesTest, FlushHereWritesOnTheCallingThreadAndKeepsWhatALockHeldBack) {
+  pool_ = std::make_unique<ConnectionPool>(dir_.path() / "kioku.db", 20);
+  DeferredWriteOptions o;
+  o.max_writes = 1000;
+  o.max_age_ms = 3'600'000;  // the writer thread writes only when asked
+  DeferredWrites writes(*pool_, clock_, *log_, o);
+  writes.Add(Insert(1));
+  writes.FlushHere();
+  EXPECT_EQ(Rows(), 1);
+  EXPECT_EQ(writes.Batches(), 0u);  // written here, not by the writer thread
+  writes.Add(Insert(2));
+  {
+    WriteLockHolder lock(dir_.path() / "kioku.db");
+    writes.FlushHere();  // locked past the busy timeout: back in the queue, not lost
+    EXPECT_EQ(writes.Pending(), 1u);
+  }
+  writes.Flush();
+  EXPECT_EQ(Rows(), 2);
+}
+
 TEST_F(DeferredWritesTest, StopWritesWhatIsQueuedAndLaterWritesRunInline) {
   DeferredWrites writes(*pool_, clock_, *log_, {});
   writes.Add(Insert(1));
@@ -310,9 +393,10 @@ TEST_F(DispatcherHardeningTest, InvalidUtf8InAStringStillAnswersWithTheId) {
   EXPECT_EQ(r["id"], "call-7");
   EXPECT_EQ(r["error"]["code"], mcp::kParseError);
   EXPECT_THAT(r["error"]["message"].get<std::string>(), HasSubstr("UTF-8"));
-  // Not JSON at all: still no id to give.
+  // Not JSON at all: no id to give, so "id": null (JSON-RPC 2.0 section 5).
   const json bad = json::parse(dispatcher_->HandleText("{\"id\":1,\xff", session_));
-  EXPECT_FALSE(bad.contains("id"));
+  ASSERT_TRUE(bad.contains("id")) << bad.dump();
+  EXPECT_TRUE(bad["id"].is_null());
 }
 
 // A call queued behind a running one on a single stdio worker is cancelled at shutdown too:

@@ -6,6 +6,7 @@
 #include "hook.hpp"
 #include "kioku/sdk/outcome_events.hpp"
 #include "schema.hpp"
+#include "exporter.hpp"
 
 namespace kioku::affective {
 
@@ -17,6 +18,7 @@ nlohmann::json AffectivePlugin::SettingsSchema() { return SettingsJsonSchema(); 
 std::vector<sdk::Migration> AffectivePlugin::Migrations() const { return AffectiveMigrations(host_.Projects()); }
 
 void AffectivePlugin::Register(sdk::Registrar& registrar) {
+  registrar.AddExporter(AffectiveExporter());
   // Settings were validated against SettingsSchema() before Register.
   settings_ = ParseSettings(host_.Settings());
   AddRecordTool(registrar, context_);

@@ -4,6 +4,7 @@
 #include "context_provider.hpp"
 #include "schema.hpp"
 #include "tools.hpp"
+#include "exporter.hpp"
 
 namespace kioku::episodic {
 
@@ -15,6 +16,7 @@ nlohmann::json EpisodicPlugin::SettingsSchema() { return episodic::SettingsSchem
 std::vector<sdk::Migration> EpisodicPlugin::Migrations() const { return EpisodicMigrations(env_->host.Projects()); }
 
 void EpisodicPlugin::Register(sdk::Registrar& registrar) {
+  registrar.AddExporter(EpisodicExporter());
   // Settings are validated by the host before Register; read them here, once.
   env_->settings = ParseSettings(env_->host.Settings());
   RegisterSessionTools(registrar, *env_);

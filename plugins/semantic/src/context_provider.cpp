@@ -128,12 +128,13 @@ sdk::ContextContribution ProvideContext(PluginContext& ctx, const sdk::ContextRe
   if (request.query.empty()) {
     const ReviewStates states = ScanReviewStates(env, viewer, request.now_ms);
     std::size_t contradicted = 0;
+    const AnchorDeadline anchor_deadline = AnchorDeadline::ForOneRecall();
     for (const std::int64_t seq : states.pinned) {
       std::optional<Memory> m = LoadMemoryBySeq(env.db, seq);
       if (!m) continue;
       RecalledMemory rm;
       if (!m->anchor.empty()) {
-        rm.anchor_verdict = EvaluateAnchor(m->anchor, viewer.project_root, request.now_ms);
+        rm.anchor_verdict = EvaluateAnchor(m->anchor, viewer.project_root, request.now_ms, anchor_deadline);
         if (rm.anchor_verdict == "contradicted") {
           ++contradicted;
           continue;

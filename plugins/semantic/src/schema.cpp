@@ -1,5 +1,7 @@
 #include "schema.hpp"
 
+#include "vectors.hpp"
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -321,6 +323,7 @@ std::vector<sdk::Migration> SemanticMigrations(const sdk::ProjectOptions& projec
   out.push_back({4, "matching keys by Unicode NFKC case folding (subjects, dedupe hashes, tags, "
                     "entity names; colliding entities merged)",
                  "", RekeyUnicode});
+  out.push_back(VectorsMigration(static_cast<int>(out.size()) + 1));
   out.push_back({static_cast<int>(out.size()) + 1, "review queue: rival pairs without a subject, memory_used marks, confidence decay "
                     "state, housekeeping runs",
                  kTrustMigrationSql, nullptr});

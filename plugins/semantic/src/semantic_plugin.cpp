@@ -2,10 +2,12 @@
 
 #include "context_provider.hpp"
 #include "decay.hpp"
+#include "embed_worker.hpp"
 #include "golden_eval.hpp"
 #include "schema.hpp"
 #include "settings.hpp"
 #include "tools.hpp"
+#include "exporter.hpp"
 
 namespace kioku::semantic {
 
@@ -23,14 +25,10 @@ std::string SemanticPlugin::Instructions() const {
          "labelled unconfirmed or contested as hints to verify.";
 }
 
-void SemanticPlugin::Start() {
-  // Housekeeping runs on the host's writer thread, never on start-up's path.
-  if (ctx_) MaybeScheduleMaintenance(*ctx_);
-}
-
 std::vector<sdk::Migration> SemanticPlugin::Migrations() const { return SemanticMigrations(host_.Projects()); }
 
 void SemanticPlugin::Register(sdk::Registrar& registrar) {
+  registrar.AddExporter(SemanticExporter());
   // Settings are validated by the host before Register; read them once here.
   ctx_ = std::make_unique<PluginContext>(host_, ParseSettings(host_.Settings()));
   RegisterWriteTools(registrar, *ctx_);
@@ -39,9 +37,23 @@ void SemanticPlugin::Register(sdk::Registrar& registrar) {
   RegisterGraphTools(registrar, *ctx_);
   RegisterReviewTools(registrar, *ctx_);
   registrar.AddCommand(RecallEvalCommand(ctx_->settings));
+  registrar.AddCommand(EmbedCommand(*ctx_));
   registrar.AddContextProvider({"semantic", [ctx = ctx_.get()](const sdk::ContextRequest& request) {
                                   return ProvideContext(*ctx, request);
                                 }});
+}
+
+void SemanticPlugin::Start() {
+  if (!ctx_) return;
+  ctx_->worker->Start();
+  // Housekeeping runs on the host's writer thread, never on start-up's path.
+  MaybeScheduleMaintenance(*ctx_);
+}
+
+void SemanticPlugin::Stop() {
+  if (!ctx_) return;
+  ctx_->worker->Stop();
+  ctx_->vectors->Save();
 }
 
 }  // namespace kioku::semantic

@@ -20,6 +20,9 @@ void RegisterGraphTools(sdk::Registrar& registrar, PluginContext& ctx);
 /// command (review_tools.cpp).
 void RegisterReviewTools(sdk::Registrar& registrar, PluginContext& ctx);
 
+/// `kioku embed` (vector_commands.cpp).
+sdk::CommandSpec EmbedCommand(PluginContext& ctx);
+
 /// Parses one memory object of memory_remember/memory_suggest into a draft (validation
 /// and secret screening; nothing touches the database). `where` prefixes messages in a
 /// batch ("memories[3]: ").

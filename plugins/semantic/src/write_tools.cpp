@@ -98,7 +98,9 @@ Json WriteOutputSchema() {
           {"rivals", {{"type", "array"}, {"items", {{"type", "string"}}}}},
       },
       {"id", "action", "status"});
-  return ObjectSchema({{"results", {{"type", "array"}, {"items", result}}}}, {"results"});
+  return ObjectSchema({{"results", {{"type", "array"}, {"items", result}}},
+                       {"vectors", EnumSchema({"degraded"}, "Set when the embedding endpoint is failing.")}},
+                      {"results"});
 }
 
 std::string Describe(const WriteResult& r, const MemoryDraft& d, const std::vector<RivalNote>& rivals) {
@@ -191,7 +193,12 @@ sdk::ToolResult HandleWrite(PluginContext& ctx, const Json& args, const sdk::Cal
     text += Describe(r, drafts[i], rivals[i]);
   }
   if (suggest) text += "\n(stored pending: recall labels it unconfirmed until someone confirms it)";
-  return sdk::ToolResult::Ok(text, Json{{"results", out}});
+  Json structured{{"results", out}};
+  if (const std::string degraded = ctx.vectors->WriteNote(); !degraded.empty()) {
+    text += "\n(" + degraded + ")";
+    structured["vectors"] = "degraded";
+  }
+  return sdk::ToolResult::Ok(text, std::move(structured));
 }
 
 }  // namespace

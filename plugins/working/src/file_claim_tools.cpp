@@ -7,6 +7,7 @@
 #include <SQLiteCpp/Statement.h>
 
 #include "kioku/sdk/db.hpp"
+#include "kioku/sdk/result_page.hpp"
 #include "paths.hpp"
 #include "tools.hpp"
 
@@ -349,19 +350,20 @@ sdk::ToolResult ClaimList(const Env& env, const Json& args, const sdk::CallConte
       "c.heartbeat_seq, p.last_seen_ms FROM working_file_claims c LEFT JOIN working_presence "
       "p ON p.project_id = c.project_id AND p.agent_id = c.holder WHERE c.project_id = ?1 "
       "AND (?2 IS NULL OR substr(c.path, 1, length(?2)) = ?2) AND (?3 OR c.expires_at_ms > "
-      "?4) ORDER BY c.path LIMIT ?5");
+      "?4) ORDER BY c.path LIMIT -1 OFFSET ?5");
+  const std::size_t offset = sdk::CursorOffset(args, "claim_list");
   q.bind(1, actor.project_id);
   if (prefix) q.bind(2, *prefix); else q.bind(2);
   q.bind(3, include_expired ? 1 : 0);
   q.bind(4, now);
-  q.bind(5, limit + 1);
+  q.bind(5, static_cast<std::int64_t>(offset));
+  sdk::ResultPage page(offset, static_cast<std::size_t>(limit), sdk::ResultRoom(ctx));
   Json claims = Json::array();
   std::string lines;
-  bool truncated = false;
   while (q.executeStep()) {
-    if (static_cast<std::int64_t>(claims.size()) == limit) {
-      truncated = true;
-      break;
+    if (page.Shown() >= static_cast<std::size_t>(limit) || page.Omitted() > 0) {
+      page.Offer(0);  // past the page: counted only
+      continue;
     }
     std::optional<std::int64_t> seen;
     if (!q.getColumn(7).isNull()) seen = q.getColumn(7).getInt64();
@@ -371,27 +373,31 @@ sdk::ToolResult ClaimList(const Env& env, const Json& args, const sdk::CallConte
     const std::string holder = q.getColumn(1).getString();
     const std::string intent = q.getColumn(2).getString();
     const bool active = expires > now;
-    claims.push_back({{"path", path},
-                      {"holder", holder},
-                      {"intent", intent},
-                      {"claimed_at", Rfc(q.getColumn(3).getInt64())},
-                      {"renewed_at", Rfc(q.getColumn(4).getInt64())},
-                      {"expires_at", Rfc(expires)},
-                      {"heartbeat_seq", q.getColumn(6).getInt64()},
-                      {"state", active ? "active" : "expired"},
-                      {"liveness", LivenessName(l)},
-                      {"mine", !actor.agent_id.empty() && holder == actor.agent_id}});
-    lines += "\n- " + path + ": " + holder +
-             (holder == actor.agent_id ? " (you)" : "") + (intent.empty() ? "" : " (" + Snip(intent, 60) + ")") +
-             (active ? " until " : " expired ") + Rfc(expires) + ", holder " +
-             std::string(LivenessName(l));
+    Json j = {{"path", path},
+              {"holder", holder},
+              {"intent", intent},
+              {"claimed_at", Rfc(q.getColumn(3).getInt64())},
+              {"renewed_at", Rfc(q.getColumn(4).getInt64())},
+              {"expires_at", Rfc(expires)},
+              {"heartbeat_seq", q.getColumn(6).getInt64()},
+              {"state", active ? "active" : "expired"},
+              {"liveness", LivenessName(l)},
+              {"mine", !actor.agent_id.empty() && holder == actor.agent_id}};
+    std::string line = "\n- " + path + ": " + holder +
+                       (holder == actor.agent_id ? " (you)" : "") + (intent.empty() ? "" : " (" + Snip(intent, 60) + ")") +
+                       (active ? " until " : " expired ") + Rfc(expires) + ", holder " +
+                       std::string(LivenessName(l));
+    if (!page.Offer(sdk::RowBytes(j, line))) continue;
+    claims.push_back(std::move(j));
+    lines += line;
   }
+  const bool truncated = page.Omitted() > 0;
   std::string text = std::to_string(claims.size()) +
                      (include_expired ? " claim(s)" : " active claim(s)") +
-                     (prefix ? " under '" + *prefix + "'" : std::string()) +
-                     (truncated ? " (truncated; narrow path_prefix or raise limit)" : "") +
-                     lines;
+                     (prefix ? " under '" + *prefix + "'" : std::string()) + lines;
+  if (truncated) text += "\n" + page.MoreText("claim_list") + " (or narrow path_prefix)";
   Json out = {{"claims", std::move(claims)}, {"truncated", truncated}};
+  page.Describe(out);
   return sdk::ToolResult::Ok(std::move(text), std::move(out));
 }
 
@@ -479,6 +485,7 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env) {
                                 static_cast<std::int64_t>(kMaxPathBytes))},
         {"include_expired", BoolProp("Also list expired leases (default false).")},
         {"limit", IntProp("Most claims to return (default 200).", 1, kMaxListLimit)},
+        {"cursor", StrProp("", 16)},
         {"agent_id", AgentIdProp()},
     });
     Json claim = OutputSchema(
@@ -488,7 +495,9 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env) {
          {"liveness", {{"enum", {"live", "stale", "unknown"}}}}, {"mine", Bool()}},
         {"path", "holder", "expires_at", "state", "liveness"});
     spec.output_schema =
-        OutputSchema({{"claims", ArrayOf(claim)}, {"truncated", Bool()}}, {"claims"});
+        OutputSchema({{"claims", ArrayOf(claim)}, {"truncated", Bool()}, {"omitted", Int()},
+                      {"next_cursor", Str()}},
+                     {"claims", "omitted"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

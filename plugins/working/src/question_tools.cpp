@@ -4,6 +4,7 @@
 
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/ids.hpp"
+#include "kioku/sdk/result_page.hpp"
 #include "tools.hpp"
 
 namespace kioku::working {
@@ -108,25 +109,36 @@ sdk::ToolResult QuestionList(const Env& env, const Json& args, const sdk::CallCo
   if (status == "answered") where += " AND answered_at_ms IS NOT NULL";
   SQLite::Statement q(db, std::string("SELECT ") + kQuestionColumns +
                               " FROM working_questions WHERE " + where +
-                              " ORDER BY created_at_ms DESC, id DESC LIMIT ?2");
+                              " ORDER BY created_at_ms DESC, id DESC LIMIT -1 OFFSET ?2");
+  const std::size_t offset = sdk::CursorOffset(args, "question_list");
   q.bind(1, actor.project_id);
-  q.bind(2, limit);
+  q.bind(2, static_cast<std::int64_t>(offset));
+  sdk::ResultPage page(offset, static_cast<std::size_t>(limit), sdk::ResultRoom(ctx));
   Json list = Json::array();
   std::string lines;
   while (q.executeStep()) {
-    Json item = QuestionJson(q);
-    lines += "\n- " + item["question_id"].get<std::string>() + " [" +
-             item["status"].get<std::string>() + "] " + item["asked_by"].get<std::string>() +
-             ": " + Snip(item["question"].get<std::string>(), 120);
-    if (!item["answer"].is_null()) {
-      lines += " → " + item["answered_by"].get<std::string>() + ": " +
-               Snip(item["answer"].get<std::string>(), 120);
+    if (page.Shown() >= static_cast<std::size_t>(limit) || page.Omitted() > 0) {
+      page.Offer(0);  // past the page: counted only
+      continue;
     }
+    Json item = QuestionJson(q);
+    std::string line = "\n- " + item["question_id"].get<std::string>() + " [" +
+                       item["status"].get<std::string>() + "] " + item["asked_by"].get<std::string>() +
+                       ": " + Snip(item["question"].get<std::string>(), 120);
+    if (!item["answer"].is_null()) {
+      line += " → " + item["answered_by"].get<std::string>() + ": " +
+              Snip(item["answer"].get<std::string>(), 120);
+    }
+    if (!page.Offer(sdk::RowBytes(item, line))) continue;
+    lines += line;
     list.push_back(std::move(item));
   }
   std::string text = std::to_string(list.size()) + " " +
                      (status == "all" ? std::string("") : status + " ") + "question(s)" + lines;
-  return sdk::ToolResult::Ok(std::move(text), {{"questions", std::move(list)}, {"status", status}});
+  if (const std::string more = page.MoreText("question_list"); !more.empty()) text += "\n" + more;
+  Json out = {{"questions", std::move(list)}, {"status", status}};
+  page.Describe(out);
+  return sdk::ToolResult::Ok(std::move(text), std::move(out));
 }
 
 }  // namespace
@@ -184,10 +196,14 @@ void RegisterQuestionTools(sdk::Registrar& registrar, const Env& env) {
     spec.input_schema = InputSchema({
         {"status", EnumProp("open (default), answered or all.", {"open", "answered", "all"})},
         {"limit", IntProp("Most questions to return (default 50).", 1, 500)},
+        {"cursor", StrProp("", 16)},
         {"agent_id", AgentIdProp()},
     });
-    spec.output_schema = OutputSchema({{"questions", ArrayOf(question)}, {"status", Str()}},
-                                      {"questions", "status"});
+    spec.output_schema = OutputSchema({{"questions", ArrayOf(question)},
+                                       {"status", Str()},
+                                       {"omitted", Int()},
+                                       {"next_cursor", Str()}},
+                                      {"questions", "status", "omitted"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

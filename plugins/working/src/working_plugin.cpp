@@ -4,6 +4,7 @@
 #include "schema.hpp"
 #include "settings.hpp"
 #include "tools.hpp"
+#include "exporter.hpp"
 
 namespace kioku::working {
 
@@ -23,6 +24,7 @@ std::vector<sdk::Migration> WorkingPlugin::Migrations() const {
 }
 
 void WorkingPlugin::Register(sdk::Registrar& registrar) {
+  registrar.AddExporter(WorkingExporter());
   env_ = std::make_unique<Env>(host_, ParseSettings(host_.Settings()));
   RegisterWorkspaceTools(registrar, *env_);
   RegisterFocusTools(registrar, *env_);
