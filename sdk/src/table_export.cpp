@@ -266,6 +266,7 @@ class TableImporter {
     }
     for (std::size_t i = 0; i < cols_.size(); ++i) {
       if (cols_[i] == t_.surrogate) surrogate_index_ = static_cast<int>(i);
+      for (const ForeignKey& fk : t_.fks) surrogate_is_fk_ |= fk.column == t_.surrogate && cols_[i] == fk.column;
       if (std::find(screened.begin(), screened.end(), t_.name + "." + cols_[i]) != screened.end()) {
         screened_.push_back(i);
       }
@@ -350,6 +351,12 @@ class TableImporter {
       if (auto hit = Lookup(idx, values, at)) return hit;
     }
     if (identified || surrogate_index_ < 0) return std::nullopt;
+    // A key that is also a foreign key ("memory_seq INTEGER PRIMARY KEY REFERENCES …": one
+    // row per parent, e.g. a derived vector or queue row) is never renumbered: the parent's
+    // row already there (a trigger may have made it) is this row.
+    if (surrogate_is_fk_ && !SurrogateFree(values)) {
+      return values[static_cast<std::size_t>(surrogate_index_)].get<std::int64_t>();
+    }
     // Only a surrogate identifies the row: the same row under the same key, else an equal
     // row under another key (an earlier import that had to renumber it).
     std::vector<std::size_t> all;
@@ -411,6 +418,7 @@ class TableImporter {
   std::vector<std::string> cols_;
   std::vector<std::size_t> screened_;
   int surrogate_index_ = -1;
+  bool surrogate_is_fk_ = false;
   std::map<std::string, std::unique_ptr<SQLite::Statement>> statements_;
 };
 

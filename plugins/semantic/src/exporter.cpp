@@ -10,6 +10,13 @@ sdk::ExporterSpec SemanticExporter() {
                           "semantic_memories.subject",
                           "semantic_memories.value",
                           "semantic_entities.name"};
+  // The embed queue is work in progress of this database (random tickets, attempts): it is
+  // left out, and an import queues its memories again through the queue's triggers.
+  spec.export_section = [](SQLite::Database& db) {
+    nlohmann::json body = sdk::ExportLayerTables(db, "semantic");
+    if (body.contains("tables")) body["tables"].erase("semantic_embed_queue");
+    return body;
+  };
   spec.doctor_counts = [](SQLite::Database& db) {
     nlohmann::json by_status = nlohmann::json::object();
     std::int64_t backlog = 0;

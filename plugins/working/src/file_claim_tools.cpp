@@ -191,36 +191,56 @@ sdk::ToolResult FileClaim(const Env& env, const Json& args, const sdk::CallConte
   });
 
   const bool acquired = conflicts.empty();
+  // The answer fits the host's result cap (a claim of many long paths is stored either
+  // way): rows are listed while they fit; the rest is counted and left to claim_list.
+  sdk::ResultPage page(0, paths.size(), sdk::ResultRoom(ctx));
+  Json shown = Json::array();
+  std::string lines;
+  const auto offer = [&](Json& row, const std::string& line) {
+    if (!page.Offer(sdk::RowBytes(row, line))) return;
+    lines += line;
+    shown.push_back(std::move(row));
+  };
   std::string text;
   if (acquired) {
     text = "claimed " + std::to_string(claims.size()) + " file(s) until " +
            Rfc(now + ttl * sdk::kMsPerSecond);
     if (renewed > 0) text += " (" + std::to_string(renewed) + " renewed)";
-    for (const auto& c : claims) {
-      text += "\n- " + c["path"].get<std::string>();
+    for (auto& c : claims) {
+      std::string line = "\n- " + c["path"].get<std::string>();
       if (!c["takeover"].is_null()) {
-        text += " (taken over from " + c["takeover"]["previous_holder"].get<std::string>() +
+        line += " (taken over from " + c["takeover"]["previous_holder"].get<std::string>() +
                 ": " + c["takeover"]["reason"].get<std::string>() + ")";
       }
+      offer(c, line);
     }
+    claims = std::move(shown);
   } else {
     text = "not claimed: " + std::to_string(conflicts.size()) + " of " +
            std::to_string(paths.size()) +
            " path(s) are held by other agents, so nothing was claimed (all-or-nothing)";
-    for (const auto& c : conflicts) {
-      text += "\n- " + c["path"].get<std::string>() + ": " + c["holder"].get<std::string>();
+    for (auto& c : conflicts) {
+      std::string line = "\n- " + c["path"].get<std::string>() + ": " + c["holder"].get<std::string>();
       if (!c["intent"].get<std::string>().empty()) {
-        text += " (" + Snip(c["intent"].get<std::string>(), 60) + ")";
+        line += " (" + Snip(c["intent"].get<std::string>(), 60) + ")";
       }
-      text += " until " + c["expires_at"].get<std::string>() + ", " +
-              c["liveness"].get<std::string>();
+      line += " until " + c["expires_at"].get<std::string>() + ", " + c["liveness"].get<std::string>();
+      offer(c, line);
     }
+    conflicts = std::move(shown);
+  }
+  text += lines;
+  if (page.Omitted() > 0) {
+    text += "\n… " + std::to_string(page.Omitted()) + " more not listed (result size cap); claim_list shows them";
+  }
+  if (!acquired) {
     text += "\nCoordinate with the holder (handoff_write), wait for expiry, claim the other "
             "files, or send force:true to take over (recorded).";
   }
   Json out = {{"acquired", acquired},
               {"claims", std::move(claims)},
               {"conflicts", std::move(conflicts)},
+              {"omitted", page.Omitted()},
               {"ttl_seconds", ttl}};
   return sdk::ToolResult::Ok(std::move(text), std::move(out));
 }
@@ -443,6 +463,7 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env) {
     spec.output_schema = OutputSchema({{"acquired", Bool()},
                                        {"claims", ArrayOf(claim)},
                                        {"conflicts", ArrayOf(conflict)},
+                                       {"omitted", Int()},
                                        {"ttl_seconds", Int()}},
                                       {"acquired", "claims", "conflicts"});
     spec.annotations.destructive = true;  // force:true overrides another agent's claim

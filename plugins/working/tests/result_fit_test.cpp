@@ -112,5 +112,33 @@ TEST_F(ResultFitTest, LimitStillAppliesAndABadCursorIsRefused) {
   EXPECT_NE(Err("question_list", {{"cursor", "garbage"}}).find("send next_cursor"), std::string::npos);
 }
 
+// workspace_status is an overview: with every list and the focus document at their size
+// caps it stays under the cap (it returned ~127 KB before), snipping texts and saying so.
+TEST_F(ResultFitTest, WorkspaceStatusStaysAnOverviewUnderTheCap) {
+  for (int i = 0; i < 25; ++i) Ok("question_add", {{"question", Words(i, 16000)}});
+  for (int i = 0; i < 12; ++i) Ok("handoff_write", {{"summary", Words(i, 16000)}}, "agent-b");
+  for (int batch = 0; batch < 4; ++batch) {
+    Json paths = Json::array();
+    for (int i = 0; i < 25; ++i) {
+      paths.push_back("src/" + std::string(900, static_cast<char>('a' + batch)) + "/f" + std::to_string(i));
+    }
+    const sdk::ToolResult claimed = Call("file_claim", {{"paths", paths}, {"intent", Words(batch, 500)}});
+    ASSERT_FALSE(claimed.is_error) << claimed.text.substr(0, 300);
+    EXPECT_LE(claimed.text.size() + sdk::DumpJson(claimed.structured).size(), kCap);
+    EXPECT_EQ(claimed.structured["claims"].size() + claimed.structured["omitted"].get<std::size_t>(), 25u);
+  }
+  for (const char* section : {"active_task", "in_progress", "next_steps", "notes"}) {
+    Ok("focus_update", {{"section", section}, {"content", Words(1, 16000)}});
+  }
+  const sdk::ToolResult r = Call("workspace_status", Json::object(), "agent-a");
+  ASSERT_FALSE(r.is_error) << r.text.substr(0, 300);
+  EXPECT_LE(r.text.size() + sdk::DumpJson(r.structured).size(), kCap);
+  EXPECT_EQ(r.structured["my_file_claim_count"], 100);
+  EXPECT_EQ(r.structured["my_file_claims"].size(), 10u);
+  EXPECT_TRUE(r.structured["focus_truncated"].get<bool>());
+  EXPECT_LE(r.structured["handoffs"][0]["summary"].get<std::string>().size(), 200u);
+  EXPECT_NE(r.text.find("focus_get"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace kioku::working::testing
