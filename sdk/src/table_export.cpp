@@ -246,7 +246,7 @@ class TableImporter {
   TableImporter(SQLite::Database& db, const TableInfo& info, std::map<std::string, std::map<std::int64_t, std::int64_t>>& remap)
       : db_(db), t_(info), remap_(remap) {}
 
-  ImportCounts Run(const json& body, const std::vector<std::string>& screened) {
+  ImportCounts Run(const json& body) {
     const std::string where = "table " + t_.name;
     if (!body.is_object() || !body.contains("columns") || !body["columns"].is_array() ||
         !body.contains("rows") || !body["rows"].is_array()) {
@@ -267,9 +267,6 @@ class TableImporter {
     for (std::size_t i = 0; i < cols_.size(); ++i) {
       if (cols_[i] == t_.surrogate) surrogate_index_ = static_cast<int>(i);
       for (const ForeignKey& fk : t_.fks) surrogate_is_fk_ |= fk.column == t_.surrogate && cols_[i] == fk.column;
-      if (std::find(screened.begin(), screened.end(), t_.name + "." + cols_[i]) != screened.end()) {
-        screened_.push_back(i);
-      }
     }
     ImportCounts counts;
     std::size_t row_no = 0;
@@ -310,7 +307,8 @@ class TableImporter {
   }
 
   void Screen(const json& values, const std::string& at) {
-    for (std::size_t i : screened_) {
+    // Every text value: a file is outside input, whatever table or column it names.
+    for (std::size_t i = 0; i < values.size(); ++i) {
       if (!values[i].is_string()) continue;
       if (auto found = FindSecret(values[i].get_ref<const std::string&>())) {
         throw std::runtime_error(at + " column " + cols_[i] + ": looks like a secret (" + found->kind +
@@ -416,7 +414,6 @@ class TableImporter {
   const TableInfo& t_;
   std::map<std::string, std::map<std::int64_t, std::int64_t>>& remap_;
   std::vector<std::string> cols_;
-  std::vector<std::size_t> screened_;
   int surrogate_index_ = -1;
   bool surrogate_is_fk_ = false;
   std::map<std::string, std::unique_ptr<SQLite::Statement>> statements_;
@@ -447,8 +444,7 @@ json ExportLayerTables(SQLite::Database& db, const std::string& layer) {
   return {{"tables", std::move(tables)}};
 }
 
-ImportCounts ImportLayerTables(SQLite::Database& db, const std::string& layer, const json& section,
-                               const std::vector<std::string>& screened_columns) {
+ImportCounts ImportLayerTables(SQLite::Database& db, const std::string& layer, const json& section) {
   if (!section.is_object() || !section.contains("tables") || !section["tables"].is_object()) {
     throw std::runtime_error("section '" + layer + "': expected {\"tables\": {...}}");
   }
@@ -466,7 +462,7 @@ ImportCounts ImportLayerTables(SQLite::Database& db, const std::string& layer, c
   for (const TableInfo& t : order) {
     if (!tables.contains(t.name)) continue;
     TableImporter importer(db, t, remap);
-    ImportCounts c = importer.Run(tables[t.name], screened_columns);
+    ImportCounts c = importer.Run(tables[t.name]);
     if (c.inserted > 0) touched.insert(t.name);
     total.inserted += c.inserted;
     total.skipped += c.skipped;

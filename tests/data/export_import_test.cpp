@@ -195,6 +195,25 @@ TEST_F(Refusal, SecretInAMemory) {
   ExpectRefused(file, "secret");
 }
 
+// Every text column is screened, not a chosen few (a fresh-user trial got a password in
+// through semantic_memory_history.detail).
+TEST_F(Refusal, SecretInAnyTextColumnOfAnyLayer) {
+  const std::string secret = "password=hunter2supersecret AKIAIOSFODNN7EXAMPLE";
+  for (const auto& [layer, section] : good["sections"].items()) {
+    for (const auto& [name, table] : section["tables"].items()) {
+      const auto& rows = table["rows"];
+      if (rows.empty()) continue;
+      for (std::size_t c = 0; c < rows[0].size(); ++c) {
+        if (!rows[0][c].is_string()) continue;
+        json file = good;
+        file["sections"][layer]["tables"][name]["rows"][0][c] = secret;
+        SCOPED_TRACE(name + "." + table["columns"][c].get<std::string>());
+        ExpectRefused(file, "secret");
+      }
+    }
+  }
+}
+
 TEST_F(Refusal, NotAnExportOrLayerNotEnabled) {
   ExpectRefused(json{{"entities", json::array()}}, "not a kioku export");
   json file = good;

@@ -124,7 +124,7 @@ ImportReport ImportExport(Runtime& runtime, const json& envelope) {
       if (!sections.contains(e.name)) continue;
       const json& section = sections[e.name];
       report[e.name] = e.import_section ? e.import_section(db, section)
-                                        : sdk::ImportLayerTables(db, e.name, section, e.screened_columns);
+                                        : sdk::ImportLayerTables(db, e.name, section);
       if (e.after_import) e.after_import(db);
     }
   });

@@ -5,7 +5,6 @@ namespace kioku::affective {
 
 sdk::ExporterSpec AffectiveExporter() {
   sdk::ExporterSpec spec;
-  spec.screened_columns = {"affective_outcomes.error"};
   return spec;
 }
 

@@ -5,10 +5,6 @@ namespace kioku::episodic {
 
 sdk::ExporterSpec EpisodicExporter() {
   sdk::ExporterSpec spec;
-  spec.screened_columns = {"episodic_log.entry",
-                          "episodic_summaries.summary",
-                          "episodic_sessions.title",
-                          "episodic_sessions.last_message"};
   return spec;
 }
 

@@ -6,10 +6,6 @@ namespace kioku::semantic {
 
 sdk::ExporterSpec SemanticExporter() {
   sdk::ExporterSpec spec;
-  spec.screened_columns = {"semantic_memories.text",
-                          "semantic_memories.subject",
-                          "semantic_memories.value",
-                          "semantic_entities.name"};
   // The embed queue is work in progress of this database (random tickets, attempts): it is
   // left out, and an import queues its memories again through the queue's triggers.
   spec.export_section = [](SQLite::Database& db) {

@@ -18,7 +18,7 @@
 ///   - the whole file is imported in ONE write transaction on one connection; any throw
 ///     from any layer rolls everything back, and the message reaches the user;
 ///   - idempotent: a row whose identity already exists is skipped and counted, not updated;
-///   - secret screening: every value of `screened_columns` is checked with sdk::FindSecret
+///   - secret screening: every text value of every row is checked with sdk::FindSecret
 ///     and a finding refuses the file (naming table, column, row and the kind of secret);
 ///   - a section newer than the database (schema_version above the layer's applied
 ///     version) is refused before anything is written.
@@ -48,15 +48,13 @@ struct ImportCounts {
 struct ExporterSpec {
   /// Set by the host to the plugin name (what the layer claims is ignored).
   std::string name;
-  /// "table.column" pairs whose text values are screened for secrets on import.
-  std::vector<std::string> screened_columns;
   /// Returns the section body (a JSON object; the host adds `schema_version`).
   /// Empty: ExportLayerTables(db, name).
   std::function<nlohmann::json(SQLite::Database& db)> export_section;
   /// Writes `section` (as export_section produced it, possibly by an older schema version
   /// `section["schema_version"]`) inside the host's open transaction; throws
   /// std::runtime_error with a message naming what is wrong to refuse the whole file.
-  /// Empty: ImportLayerTables(db, name, section, screened_columns).
+  /// Empty: ImportLayerTables(db, name, section).
   std::function<ImportCounts(SQLite::Database& db, const nlohmann::json& section)> import_section;
   /// Runs after this layer's rows are in (same transaction): rebuild what the layer keeps
   /// in code rather than in tables or triggers (e.g. a standalone FTS5 index).
@@ -90,7 +88,6 @@ nlohmann::json ExportLayerTables(SQLite::Database& db, const std::string& layer)
 ///     (`INSERT INTO fts(fts) VALUES('rebuild')`, SQLite FTS5 docs §4.4.2).
 /// Throws std::runtime_error naming the table, row and column at fault.
 ImportCounts ImportLayerTables(SQLite::Database& db, const std::string& layer,
-                               const nlohmann::json& section,
-                               const std::vector<std::string>& screened_columns);
+                               const nlohmann::json& section);
 
 }  // namespace kioku::sdk
