@@ -91,13 +91,9 @@ EvalReport RunConversationSet(std::istream& in, const Settings& settings_in,
       if (memory_of_turn.count(id)) throw LineError(line_no, "duplicate turn id '" + id + "'");
       clock.Set(captured);
       Json args = {{"text", speaker + ": " + text}, {"kind", turn.value("kind", "event")}};
-      sdk::Caller caller;
-      caller.agent_id = "eval";
-      caller.project_id = conversation;
-      caller.project_root = "/eval/" + conversation;
       MemoryDraft draft;
       try {
-        draft = ParseDraft(args, caller, settings, clock.NowMs(), false, "");
+        draft = EvalDraft(args, conversation, settings, clock.NowMs(), false);
       } catch (const std::exception& e) {
         throw LineError(line_no, e.what());
       }

@@ -7,7 +7,9 @@
 #include <vector>
 
 #include "golden_eval.hpp"
+#include "kioku/sdk/json.hpp"
 #include "memory.hpp"
+#include "memory_store.hpp"
 #include "recall.hpp"
 
 namespace kioku::semantic {
@@ -17,6 +19,11 @@ namespace kioku::semantic {
 /// EvalRanker), which honours only visibility and the live statuses.
 std::vector<Memory> EvalRank(const Env& env, const RecallRequest& request, const Viewer& viewer,
                              EvalRanker ranker);
+
+/// The draft of one evaluation memory written by agent "eval" in `project` (root
+/// "/eval/<project>") at `now_ms`; throws as ParseDraft does.
+MemoryDraft EvalDraft(const sdk::Json& args, const std::string& project, const Settings& settings,
+                      std::int64_t now_ms, bool suggest);
 
 /// ASCII case-insensitive substring test.
 bool ContainsCi(const std::string& haystack, const std::string& needle);

@@ -63,6 +63,15 @@ std::vector<Memory> Bm25Baseline(const Env& env, const RecallRequest& r, const V
 
 }  // namespace
 
+MemoryDraft EvalDraft(const Json& args, const std::string& project, const Settings& settings,
+                      std::int64_t now_ms, bool suggest) {
+  sdk::Caller caller;
+  caller.agent_id = "eval";
+  caller.project_id = project;
+  caller.project_root = "/eval/" + project;
+  return ParseDraft(args, caller, settings, now_ms, suggest, "");
+}
+
 bool ContainsCi(const std::string& haystack, const std::string& needle) {
   return AsciiLower(haystack).find(AsciiLower(needle)) != std::string::npos;
 }
@@ -156,13 +165,9 @@ EvalReport RunGoldenSet(std::istream& in, const Settings& settings_in, EvalRanke
     const int recalls = args.value("recalls", 0);
     const std::string project = args.value("project", kEvalProject);
     for (const char* k : {"key", "age_days", "suggest", "pin", "recalls", "project"}) args.erase(k);
-    sdk::Caller caller;
-    caller.agent_id = "eval";
-    caller.project_id = project;
-    caller.project_root = "/eval/" + project;
     MemoryDraft draft;
     try {
-      draft = ParseDraft(args, caller, settings, clock.NowMs(), suggest, "");
+      draft = EvalDraft(args, project, settings, clock.NowMs(), suggest);
     } catch (const std::exception& e) {
       throw LineError(m.line, e.what());
     }
