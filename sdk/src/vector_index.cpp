@@ -6,6 +6,11 @@
 #include <queue>
 #include <unordered_map>
 
+// hnswlib 0.6.2's SSE path prefetches `*(datal + j + 1)` one slot past a full link list
+// (searchBaseLayer, hnswalg.h:214): a real 4-byte read past the heap block that AddressSanitizer
+// reports. Without manual vectorization that read is gone; distances come from our own space
+// (UnitIpSpace below), whose Dot the compiler vectorizes.
+#define NO_MANUAL_VECTORIZATION
 #include <hnswlib/hnswlib.h>
 
 #include "kioku/sdk/vectors.hpp"
@@ -34,9 +39,16 @@ void Normalize(std::vector<float>& v) {
 }
 
 float Dot(std::span<const float> a, std::span<const float> b) {
-  float s = 0;
+  // Eight independent partial sums: float addition is not associative, so a single running sum
+  // cannot be vectorized without -ffast-math; eight lanes can.
   const std::size_t n = std::min(a.size(), b.size());
-  for (std::size_t i = 0; i < n; ++i) s += a[i] * b[i];
+  float lane[8] = {};
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (std::size_t k = 0; k < 8; ++k) lane[k] += a[i + k] * b[i + k];
+  }
+  float s = ((lane[0] + lane[4]) + (lane[1] + lane[5])) + ((lane[2] + lane[6]) + (lane[3] + lane[7]));
+  for (; i < n; ++i) s += a[i] * b[i];
   return s;
 }
 
@@ -59,6 +71,24 @@ std::optional<std::vector<float>> UnpackVector(const void* bytes, std::size_t si
 namespace {
 
 using Graph = hnswlib::HierarchicalNSW<float>;
+
+// Inner-product distance 1 - a·b over unit vectors (what hnswlib::InnerProductSpace computes),
+// with kioku's Dot.
+class UnitIpSpace final : public hnswlib::SpaceInterface<float> {
+ public:
+  explicit UnitIpSpace(std::size_t dim) : dim_(dim) {}
+  std::size_t get_data_size() override { return dim_ * sizeof(float); }
+  hnswlib::DISTFUNC<float> get_dist_func() override { return &Distance; }
+  void* get_dist_func_param() override { return &dim_; }
+
+ private:
+  static float Distance(const void* a, const void* b, const void* param) {
+    const std::size_t d = *static_cast<const std::size_t*>(param);
+    return 1.0f - Dot(std::span<const float>(static_cast<const float*>(a), d),
+                      std::span<const float>(static_cast<const float*>(b), d));
+  }
+  std::size_t dim_;
+};
 
 // Min-heap of the best k by score: top() is the worst kept.
 struct WorseFirst {
@@ -97,14 +127,14 @@ struct VectorIndex::Impl {
   std::vector<float> flat;
   std::unordered_map<std::int64_t, std::size_t> row_of;
   // HNSW mode (the exact store is then empty: the graph holds the vectors).
-  std::unique_ptr<hnswlib::InnerProductSpace> space;
+  std::unique_ptr<UnitIpSpace> space;
   std::unique_ptr<Graph> graph;
   std::size_t live = 0;  // non-deleted elements in the graph
 
   std::size_t Size() const { return graph ? live : labels.size(); }
 
   void BuildGraph(std::size_t capacity) {
-    space = std::make_unique<hnswlib::InnerProductSpace>(static_cast<std::size_t>(dim));
+    space = std::make_unique<UnitIpSpace>(static_cast<std::size_t>(dim));
     graph = std::make_unique<Graph>(space.get(), std::max<std::size_t>(capacity, 1024),
                                     static_cast<std::size_t>(options.hnsw_m),
                                     static_cast<std::size_t>(options.hnsw_ef_construction));
@@ -256,7 +286,7 @@ bool VectorIndex::LoadHnsw(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec)) return false;
   try {
-    auto space = std::make_unique<hnswlib::InnerProductSpace>(static_cast<std::size_t>(m.dim));
+    auto space = std::make_unique<UnitIpSpace>(static_cast<std::size_t>(m.dim));
     auto graph = std::make_unique<Graph>(space.get(), path.string());
     // hnswlib records no dimension; the file's element layout (links, then the vector,
     // then the label) gives the vector's byte size.

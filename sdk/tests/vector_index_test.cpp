@@ -63,10 +63,10 @@ TEST(VectorIndex, ExactFindsNearestAndRefusesBadVectors) {
 // HNSW and exact search agree on the top 10 (recall@10 >= 0.95), and a saved graph loads
 // back with the same answers.
 TEST(VectorIndex, HnswAgreesWithExactAndPersists) {
-  constexpr int kDim = 64, kN = 4000, kQueries = 100;
+  constexpr int kDim = 32, kN = 2000, kQueries = 50;
   std::mt19937 rng(7);
   VectorIndexOptions options;
-  options.exact_below = 1000;
+  options.exact_below = 500;
   VectorIndex index(kDim, options);
   for (int i = 0; i < kN; ++i) ASSERT_TRUE(index.Add(i + 1, RandomVector(rng, kDim)));
   ASSERT_TRUE(index.UsesHnsw());
