@@ -1,5 +1,6 @@
 #include "common.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <SQLiteCpp/Statement.h>
@@ -146,6 +147,15 @@ Json Described(Json p, std::string description) {
   return p;
 }
 }  // namespace
+
+TextWindow WindowOf(std::string_view content, std::size_t offset, std::size_t max_bytes) {
+  TextWindow w;
+  w.offset = std::min(offset, content.size());
+  while (w.offset < content.size() && (static_cast<unsigned char>(content[w.offset]) & 0xC0) == 0x80) ++w.offset;
+  w.part = sdk::TruncateUtf8(content.substr(w.offset), max_bytes, "");
+  w.omitted = content.size() - w.offset - w.part.size();
+  return w;
+}
 
 Json StrProp(std::string description, std::int64_t max_length, std::int64_t min_length) {
   Json p = Described({{"type", "string"}, {"maxLength", max_length}}, std::move(description));

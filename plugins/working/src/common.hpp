@@ -101,6 +101,15 @@ Json RfcOrNull(std::optional<std::int64_t> ms);
 /// Shortened single-line rendering of text for compact tool output.
 std::string Snip(std::string_view text, std::size_t max_bytes = 80);
 
+/// A window of a long stored text (a block, a focus section) that fits one result.
+struct TextWindow {
+  std::size_t offset = 0;   ///< Where `part` starts, bytes (moved forward to a character start).
+  std::string part;         ///< At most the window's bytes, ending at a whole UTF-8 character.
+  std::size_t omitted = 0;  ///< Bytes after `part`; the next window starts at offset + part.size().
+};
+/// The window of `content` from `offset` (clamped to its size) of at most `max_bytes`.
+TextWindow WindowOf(std::string_view content, std::size_t offset, std::size_t max_bytes);
+
 // ---- JSON Schema builders (input schemas are strict; see common.md) ----
 Json StrProp(std::string description, std::int64_t max_length, std::int64_t min_length = 0);
 Json IntProp(std::string description, std::int64_t minimum, std::int64_t maximum);

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "kioku/sdk/json.hpp"
+#include "kioku/sdk/text.hpp"
 #include "working_test_util.hpp"
 
 namespace kioku::working::testing {
@@ -138,6 +139,60 @@ TEST_F(ResultFitTest, WorkspaceStatusStaysAnOverviewUnderTheCap) {
   EXPECT_TRUE(r.structured["focus_truncated"].get<bool>());
   EXPECT_LE(r.structured["handoffs"][0]["summary"].get<std::string>().size(), 200u);
   EXPECT_NE(r.text.find("focus_get"), std::string::npos);
+}
+
+// focus_get fits itself (before: four 16 KB sections went out three times, ~190 KB, and the
+// host refused the result): each section is cut at a whole character to a fair share of the
+// room with its full length and where to go on, and `section` + `offset` read it whole.
+TEST_F(ResultFitTest, FocusGetCutsSectionsFairlyAndReadsOneWhole) {
+  StartWith({{"max_focus_section_bytes", 100'000}});
+  const std::string big = Words(1, 60'000) + " café ☕ \"quoted\"\n end";  // escapes and multi-byte
+  for (const char* section : {"active_task", "in_progress", "next_steps"}) {
+    Ok("focus_update", {{"section", section}, {"content", Words(2, 16000) + "☕☕☕"}});
+  }
+  // The echo of a write over the room is cut too.
+  const sdk::ToolResult wrote = Call("focus_update", {{"section", "notes"}, {"content", big}});
+  ASSERT_FALSE(wrote.is_error) << wrote.text.substr(0, 300);
+  EXPECT_LE(wrote.text.size() + sdk::DumpJson(wrote.structured).size(), kCap);
+  EXPECT_GT(wrote.structured["omitted_bytes"].get<std::size_t>(), 0u);
+
+  const sdk::ToolResult all = Call("focus_get", Json::object());
+  ASSERT_FALSE(all.is_error) << all.text.substr(0, 300);
+  EXPECT_LE(all.text.size() + sdk::DumpJson(all.structured).size(), kCap);
+  ASSERT_EQ(all.structured["sections"].size(), 4u);
+  for (const Json& s : all.structured["sections"]) {
+    const std::string& part = s["content"].get_ref<const std::string&>();
+    EXPECT_TRUE(sdk::IsValidUtf8(part));
+    EXPECT_GT(part.size(), 4000u) << s["section"];  // a fair share each, not all to one
+    EXPECT_EQ(s["omitted_bytes"].get<std::size_t>() + part.size(), s["bytes"].get<std::size_t>());
+    EXPECT_EQ(s["next_offset"], part.size());
+  }
+  EXPECT_NE(all.text.find("focus_get section \"notes\" offset"), std::string::npos);
+  EXPECT_NE(all.text.find(" of " + std::to_string(big.size()) + " bytes"), std::string::npos);
+
+  // A short section is not cut and leaves its share to the others.
+  Ok("focus_update", {{"section", "active_task"}, {"content", "short"}, {"expected_version", 1}});
+  const Json fair = Ok("focus_get", Json::object());
+  EXPECT_EQ(fair["sections"][0]["content"], "short");
+  EXPECT_FALSE(fair["sections"][0].contains("omitted_bytes"));
+  EXPECT_GT(fair["sections"][1]["content"].get<std::string>().size(),
+            all.structured["sections"][1]["content"].get<std::string>().size() + 1000);
+
+  // One section read whole, window by window.
+  std::string back;
+  Json args = {{"section", "notes"}};
+  for (int reads = 0; reads < 20; ++reads) {
+    const sdk::ToolResult r = Call("focus_get", args);
+    ASSERT_FALSE(r.is_error) << r.text.substr(0, 300);
+    EXPECT_LE(r.text.size() + sdk::DumpJson(r.structured).size(), kCap);
+    ASSERT_EQ(r.structured["sections"].size(), 1u);
+    const Json& s = r.structured["sections"][0];
+    back += s["content"].get<std::string>();
+    if (!s.contains("next_offset")) break;
+    args["offset"] = s["next_offset"];
+  }
+  EXPECT_EQ(back, big);
+  EXPECT_NE(Err("focus_get", {{"offset", 10}}).find("send section"), std::string::npos);
 }
 
 }  // namespace
