@@ -162,10 +162,48 @@ EXTRA = [("procedure_find", {"name": "deploy-huge"}), ("procedure_find", {"limit
          ("block_read", {"key": "notes-1"})]
 
 
+def writes_at_their_largest(s, known):
+    """After the reads: every write tool once with its largest input (destructive last)."""
+    def call(name, args):
+        try:
+            return s.call(name, args)[0].get("structuredContent") or {}
+        except RuntimeError as e:
+            s.largest.setdefault(name, (0, json.dumps(args)[:50], str(e)[:60]))
+            return {}
+    for start in range(0, 500, 100):
+        call("memory_suggest", {"memories": [{"text": "inferred " + text(i, 590), "kind": "fact"}
+                                             for i in range(start, start + 100)]})
+    call("memory_review", {"limit": 50})
+    call("memory_consolidate", {"limit": 100})
+    call("plan_validate", {"plan": known["plan"]})
+    call("plan_check", {"plan": known["plan"], "task": 1, "state": "done", "note": text(1, 2000)})
+    big = call("handoff_write", {"to_agent": "bench", "summary": text(3, 600) * 27,
+                                 "open_items": [text(i, 1000) for i in range(50)]})
+    if big.get("handoff_id"):
+        call("handoff_claim", {"handoff_id": big["handoff_id"]})
+    asked = call("question_add", {"question": text(4, 600) * 27, "context": text(5, 600) * 27})
+    if asked.get("question_id"):
+        call("question_answer", {"question_id": asked["question_id"], "answer": text(6, 600) * 27})
+    call("presence_ping", {"focus": text(8, 1000), "status": "editing"})
+    call("workspace_claim", {"task": text(9, 2000)})
+    call("workspace_release", {})
+    call("memory_used", {"ids": [known["id"]]})
+    call("memory_pin", {"id": known["id"]})
+    call("entity_unrelate", {"from": "postgres", "type": "depends_on", "to": "service-1"})
+    call("memory_maintain", {})
+    call("session_summary_add", {"session_id": known["session_id"], "summary": text(10, 600) * 100})
+    call("session_end", {"session_id": known["session_id"], "summary": text(11, 600) * 300})
+    if known.get("transcripts"):
+        call("session_ingest", {"path": known["transcripts"]})
+    call("memory_forget", {"id": known["id"]})
+    call("file_release", {"all": True})
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kioku", required=True)
     ap.add_argument("--plugin-dir", action="append", default=[])
+    ap.add_argument("--transcripts", default="", help="a folder of transcripts for session_ingest")
     ap.add_argument("--cap", type=int, default=49152, help="server.max_result_bytes of the config")
     opts = ap.parse_args()
     with tempfile.TemporaryDirectory() as home:
@@ -180,6 +218,8 @@ def main():
                 s.call(name, args)
             except RuntimeError as e:
                 s.largest.setdefault(name, (0, json.dumps(args)[:50], str(e)[:60]))
+        known["transcripts"] = opts.transcripts
+        writes_at_their_largest(s, known)
         s.close()
     print(f"{'tool':<20} {'bytes':>8}  args / note   (JSON-RPC line; cap {opts.cap})")
     for name in listed:

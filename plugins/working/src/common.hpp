@@ -110,6 +110,16 @@ struct TextWindow {
 /// The window of `content` from `offset` (clamped to its size) of at most `max_bytes`.
 TextWindow WindowOf(std::string_view content, std::size_t offset, std::size_t max_bytes);
 
+/// Max-min fair shares of `room` for parts needing `need[i]` (water-filling: a part needing
+/// less than an equal share leaves the rest to the others). Sum of shares <= room.
+std::vector<std::size_t> FairShares(const std::vector<std::size_t>& need, std::size_t room);
+
+/// Cuts the fields `keys` of `row` so its JSON takes about `budget` bytes at most: each gets
+/// a fair share (FairShares); a string is cut at a whole UTF-8 character and gets
+/// `<key>_omitted_bytes`, an array of strings keeps its first items and gets
+/// `<key>_omitted` (items left out). Returns true when something was cut.
+bool FitFields(Json& row, const std::vector<std::string>& keys, std::size_t budget);
+
 // ---- JSON Schema builders (input schemas are strict; see common.md) ----
 Json StrProp(std::string description, std::int64_t max_length, std::int64_t min_length = 0);
 Json IntProp(std::string description, std::int64_t minimum, std::int64_t maximum);

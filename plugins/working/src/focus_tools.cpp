@@ -71,21 +71,6 @@ std::string SectionHeading(const FocusSectionInfo& info, const VersionedState& s
          (s.version > 0 ? ", " + s.updated_by + " " + Rfc(s.updated_at_ms) : std::string()) + ")\n";
 }
 
-// Max-min fair shares of `room` for sections needing `need[i]`: a section needing less
-// than an equal share leaves the rest to the others (water-filling).
-std::vector<std::size_t> FairShares(const std::vector<std::size_t>& need, std::size_t room) {
-  std::vector<std::size_t> order(need.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return need[a] < need[b]; });
-  std::vector<std::size_t> share(need.size());
-  std::size_t left = room;
-  for (std::size_t k = 0; k < order.size(); ++k) {
-    share[order[k]] = std::min(need[order[k]], left / (order.size() - k));
-    left -= share[order[k]];
-  }
-  return share;
-}
-
 // One section read whole, in windows of whole UTF-8 characters from `offset` (its content
 // goes out twice: text and JSON).
 sdk::ToolResult FocusSectionGet(const Env& env, const Actor& actor, const Json& args, const sdk::CallContext& ctx) {

@@ -195,5 +195,48 @@ TEST_F(ResultFitTest, FocusGetCutsSectionsFairlyAndReadsOneWhole) {
   EXPECT_NE(Err("focus_get", {{"offset", 10}}).find("send section"), std::string::npos);
 }
 
+// Writes whose answers echo stored text fit too (before, each of these was over the cap
+// with the default limits and the host cut or refused the answer of a committed write).
+TEST_F(ResultFitTest, AnswersOfWritesFitAtTheirLargestInputs) {
+  Json items = Json::array();
+  for (int i = 0; i < 50; ++i) items.push_back(Words(i, 1000));
+  const Json wrote = Ok("handoff_write", {{"summary", Words(1, 16384)}, {"open_items", items}}, "agent-b");
+  const Json inbox = Ok("handoff_inbox", Json::object());
+  ASSERT_EQ(inbox["handoffs"].size(), 1u);
+  const sdk::ToolResult claimed = Call("handoff_claim", {{"handoff_id", wrote["handoff_id"]}});
+  ASSERT_FALSE(claimed.is_error) << claimed.text.substr(0, 300);
+  EXPECT_LE(claimed.text.size() + sdk::DumpJson(claimed.structured).size(), kCap);
+  const Json& h = claimed.structured;
+  EXPECT_EQ(h["summary"].get<std::string>().size() + h.value("summary_omitted_bytes", std::size_t{0}), 16384u);
+  EXPECT_EQ(h["open_items"].size() + h.value("open_items_omitted", std::size_t{0}), 50u);
+  EXPECT_GT(h["open_items"].size(), 0u);
+  EXPECT_NE(claimed.text.find("cut to the result size cap"), std::string::npos);
+
+  const Json asked = Ok("question_add", {{"question", Words(2, 16384)}, {"context", Words(3, 16384)}});
+  const sdk::ToolResult answered =
+      Call("question_answer", {{"question_id", asked["question_id"]}, {"answer", Words(4, 16380) + "\"\n\"\n"}});
+  ASSERT_FALSE(answered.is_error) << answered.text.substr(0, 300);
+  EXPECT_LE(answered.text.size() + sdk::DumpJson(answered.structured).size(), kCap);
+  for (int pages = 0; pages < 3; ++pages) {
+    const sdk::ToolResult listed = Call("question_list", {{"status", "all"}});
+    EXPECT_LE(listed.text.size() + sdk::DumpJson(listed.structured).size(), kCap);
+  }
+
+  for (int batch = 0; batch < 20; ++batch) {
+    Json paths = Json::array();
+    for (int i = 0; i < 20; ++i) {
+      paths.push_back("src/" + std::string(300, static_cast<char>('a' + batch)) + "/f" + std::to_string(i));
+    }
+    Ok("file_claim", {{"paths", paths}});
+  }
+  const sdk::ToolResult released = Call("file_release", {{"all", true}});
+  ASSERT_FALSE(released.is_error) << released.text.substr(0, 300);
+  EXPECT_LE(released.text.size() + sdk::DumpJson(released.structured).size(), kCap);
+  EXPECT_EQ(released.structured["released_count"], 400);
+  EXPECT_EQ(released.structured["released"].size() + released.structured["omitted"].get<std::size_t>(), 400u);
+  EXPECT_GT(released.structured["omitted"].get<std::size_t>(), 0u);
+  EXPECT_EQ(Ok("claim_list", Json::object())["claims"].size(), 0u);  // every one released all the same
+}
+
 }  // namespace
 }  // namespace kioku::working::testing
