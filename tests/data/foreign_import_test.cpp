@@ -92,7 +92,7 @@ TEST_F(ForeignImport, ClaudeMdBulletsArrivePendingOnceWithHeadingTagsAndKinds) {
   EXPECT_EQ(report.layers.at("memories").inserted, 6);
   EXPECT_EQ(report.layers.at("memories").skipped, 1);  // the repeated bullet
   ASSERT_EQ(report.notes.size(), 1u);
-  EXPECT_NE(report.notes[0].find("line 28: already known as"), std::string::npos) << report.notes[0];
+  EXPECT_NE(report.notes[0].find("line 29: already known as"), std::string::npos) << report.notes[0];
   EXPECT_EQ(Count("semantic_memories"), 6);
   EXPECT_EQ(Count("semantic_memories", "status = 'pending'"), 6);
   EXPECT_EQ(Field("kind", "text LIKE 'Build with%'"), "fact");
@@ -100,7 +100,7 @@ TEST_F(ForeignImport, ClaudeMdBulletsArrivePendingOnceWithHeadingTagsAndKinds) {
   EXPECT_EQ(Field("kind", "text LIKE 'Use 2-space%'"), "preference");
   EXPECT_EQ(Field("text", "text LIKE 'Prefer named%'"), "Prefer named exports over default exports, and keep one component per file.");
   EXPECT_EQ(Field("tags", "text LIKE 'Use 2-space%'"), "claude-md code-style project-notes");
-  EXPECT_EQ(Field("source_ref", "text LIKE 'Use 2-space%'"), "CLAUDE.md:10");
+  EXPECT_EQ(Field("source_ref", "text LIKE 'Use 2-space%'"), "CLAUDE.md:9");
   EXPECT_EQ(Field("project_id", "text LIKE 'Use 2-space%'"), "github.com/acme/webapp");
   EXPECT_EQ(Count("semantic_memories", "text LIKE '%fence%' OR text LIKE '%comment%' OR text LIKE '%memory_recall%'"), 0);
 
@@ -147,7 +147,7 @@ TEST_F(ForeignImport, McpMemoryJsonlBecomesMemoriesLinkedToEntitiesAndRelations)
   EXPECT_EQ(Field("tags", "text LIKE '%Spanish%'"), "person");
   EXPECT_EQ(Count("semantic_entities", "type = 'person' AND name = 'John_Smith'"), 1);
   EXPECT_EQ(Count("semantic_memory_entities me JOIN semantic_entities e ON e.seq = me.entity_seq",
-                  "e.name = 'John_Smith'"),
+                  "e.name = 'John_Smith' AND e.type = 'person'"),
             2);
   auto graph = rt_.Call("entity_graph", {{"entity", "John_Smith"}});
   ASSERT_FALSE(graph.is_error) << graph.text;

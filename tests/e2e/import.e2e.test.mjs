@@ -1,0 +1,90 @@
+// Foreign imports through the real CLI: `kioku import --from claude-md CLAUDE.md` files
+// every bullet as a pending memory of the folder's project, `kioku call memory_list`
+// shows them, a second import adds nothing and says so; memory.jsonl lands in the entity
+// graph; a secret refuses the file naming the line, and nothing is stored.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+
+import { KIOKU_BIN, makeSandbox, withTimeout } from './helpers.mjs';
+
+if (!existsSync(KIOKU_BIN)) throw new Error(`e2e prerequisites missing: kioku binary ${KIOKU_BIN} (set KIOKU_BIN)`);
+
+const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/import');
+
+function keepEnv(env) {
+  const keep = ['KIOKU_HOME', 'ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'LD_LIBRARY_PATH', 'HOME', 'PATH'];
+  return Object.fromEntries(keep.filter((k) => env[k] !== undefined).map((k) => [k, env[k]]));
+}
+
+function cli(sandbox, args) {
+  return withTimeout(
+    new Promise((resolve, reject) => {
+      const child = spawn(KIOKU_BIN, ['--config', sandbox.config, ...args], { env: keepEnv(sandbox.env()), cwd: sandbox.dir });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+      child.stdin.end();
+    }),
+    `kioku ${args.join(' ')}`,
+  );
+}
+
+describe('kioku import --from (foreign formats)', () => {
+  let sandbox;
+  before(() => {
+    sandbox = makeSandbox({ enabled: ['semantic'], profile: 'full' });
+  });
+  after(() => sandbox?.cleanup());
+
+  test('CLAUDE.md bullets become pending memories listed by memory_list; a second import adds nothing', async () => {
+    const first = await cli(sandbox, ['import', '--from', 'claude-md', path.join(FIXTURES, 'CLAUDE.md')]);
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /\(claude-md\): memories 6 new, 1 already there;/);
+    assert.match(first.stdout, /line 29: already known as/);
+
+    const list = await cli(sandbox, ['call', 'memory_list', JSON.stringify({ status: ['pending'], limit: 20 })]);
+    assert.equal(list.code, 0, list.stderr);
+    // `kioku call` prints the text, then structuredContent as indented JSON.
+    const listed = JSON.parse(list.stdout.slice(list.stdout.indexOf('\n{\n') + 1));
+    const texts = listed.memories.map((m) => m.text);
+    assert.equal(texts.length, 6, list.stdout);
+    assert.ok(texts.includes('Use 2-space indentation in TypeScript files.'), list.stdout);
+    assert.ok(texts.includes('The staging database resets every Sunday night.'), list.stdout);
+    assert.ok(!texts.some((t) => t.includes('memory_recall') || t.includes('fence')), list.stdout);
+
+    const again = await cli(sandbox, ['import', '--from', 'claude-md', path.join(FIXTURES, 'CLAUDE.md')]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /memories 0 new, 7 already there;/);
+    assert.match(again.stdout, /nothing new/);
+  });
+
+  test('memory.jsonl fills the entity graph (auto-detected)', async () => {
+    const r = await cli(sandbox, ['import', path.join(FIXTURES, 'memory.jsonl')]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /\(mcp-memory\): entities 3 new, 0 already there; memories 3 new, 0 already there; relations 2 new/);
+    const graph = await cli(sandbox, ['call', 'entity_graph', JSON.stringify({ entity: 'John_Smith' })]);
+    assert.equal(graph.code, 0, graph.stderr);
+    assert.match(graph.stdout, /works_at/);
+  });
+
+  test('a secret refuses the file, naming line and rule, and stores nothing', async () => {
+    const secret = 'ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
+    const file = path.join(sandbox.dir, 'AGENTS.md');
+    writeFileSync(file, `# Deploy\n- Deploys use the token ${secret}\n- Deploy from main only.\n`);
+    const r = await cli(sandbox, ['import', '--from', 'agents-md', file]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /line 2: looks like a secret \(github-token\)/);
+    assert.match(r.stderr, /nothing was changed/);
+    assert.ok(!r.stderr.includes(secret));
+    const list = await cli(sandbox, ['call', 'memory_list', JSON.stringify({ status: ['pending'], limit: 20 })]);
+    assert.ok(!list.stdout.includes('Deploy from main only'), list.stdout);
+  });
+});
