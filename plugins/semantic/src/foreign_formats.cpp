@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <stdexcept>
+#include <unordered_map>
 
 #include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/host.hpp"
@@ -184,7 +185,13 @@ sdk::ForeignImportResult ImportMemoryGraph(const Env& env, const sdk::ForeignImp
   const Author author{request.agent_id, ""};
   const std::int64_t now = env.clock.NowMs();
   std::vector<std::string> written;
+  // Relations name the file's own entities first (an entity of another type extracted
+  // from an observation's text may share the name).
+  std::unordered_map<std::string, Entity> defined;
   auto entity = [&](const std::string& name, const std::string& type, const std::string& where) {
+    if (type.empty()) {
+      if (auto it = defined.find(name); it != defined.end()) return it->second;
+    }
     try {
       const std::string t = type.empty() ? "" : EntityType(type);
       if (std::optional<Entity> found = FindEntity(env.db, name, t)) {
@@ -201,6 +208,7 @@ sdk::ForeignImportResult ImportMemoryGraph(const Env& env, const sdk::ForeignImp
     for (const GraphEntity& e : graph.entities) {
       const std::string where = LineWhere(e.line);
       const Entity ent = entity(e.name, e.type, where);
+      defined.emplace(e.name, ent);
       for (const std::string& observation : e.observations) {
         MemoryDraft d;
         d.text = CheckedText(request.file, where, e.name + ": " + observation);

@@ -180,7 +180,7 @@ TEST_F(ReviewTest, MemoryGetSaysJustNowAndShowsDecayedConfidence) {
   r = Call("memory_get", {{"id", id}});
   EXPECT_NEAR(r.structured["memory"]["decayed_confidence"].get<double>(), 0.5, 0.01);
   EXPECT_NE(r.text.find("confidence 1.00, decayed to 0.50"), std::string::npos) << r.text;
-  EXPECT_NE(r.text.find("(90d ago)"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("(3mo ago)"), std::string::npos) << r.text;
 }
 
 }  // namespace
