@@ -4,38 +4,18 @@
 // graph; a secret refuses the file naming the line, and nothing is stored.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
 
-import { KIOKU_BIN, makeSandbox, withTimeout } from './helpers.mjs';
+import { KIOKU_BIN, makeSandbox, runCli } from './helpers.mjs';
 
 if (!existsSync(KIOKU_BIN)) throw new Error(`e2e prerequisites missing: kioku binary ${KIOKU_BIN} (set KIOKU_BIN)`);
 
 const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/import');
 
-function keepEnv(env) {
-  const keep = ['KIOKU_HOME', 'ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'LD_LIBRARY_PATH', 'HOME', 'PATH'];
-  return Object.fromEntries(keep.filter((k) => env[k] !== undefined).map((k) => [k, env[k]]));
-}
-
-function cli(sandbox, args) {
-  return withTimeout(
-    new Promise((resolve, reject) => {
-      const child = spawn(KIOKU_BIN, ['--config', sandbox.config, ...args], { env: keepEnv(sandbox.env()), cwd: sandbox.dir });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-      child.stdin.end();
-    }),
-    `kioku ${args.join(' ')}`,
-  );
-}
+const cli = (sandbox, args) => runCli(sandbox, args);
 
 describe('kioku import --from (foreign formats)', () => {
   let sandbox;
