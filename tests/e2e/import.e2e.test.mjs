@@ -55,6 +55,15 @@ describe('kioku import --from (foreign formats)', () => {
     assert.match(graph.stdout, /works_at/);
   });
 
+  test('--global files the bullets as global memories', async () => {
+    const file = path.join(sandbox.dir, 'GLOBAL.md');
+    writeFileSync(file, '# Everywhere\n- Answer in British English.\n');
+    const r = await cli(sandbox, ['import', '--from', 'claude-md', '--global', file]);
+    assert.equal(r.code, 0, r.stderr);
+    const list = await cli(sandbox, ['call', 'memory_list', JSON.stringify({ status: ['pending'], scope: 'global' })]);
+    assert.match(list.stdout, /Answer in British English/);
+  });
+
   test('a secret refuses the file, naming line and rule, and stores nothing', async () => {
     const secret = 'ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
     const file = path.join(sandbox.dir, 'AGENTS.md');

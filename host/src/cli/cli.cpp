@@ -179,7 +179,10 @@ int Run(int argc, char** argv, int proto_out_fd) {
     imp->add_option("file", import_file, "The file to import")->required();
     imp->add_option("--from,--format", import_format,
                     "auto (by content), kioku, claude-md, agents-md, mcp-memory (memory.jsonl), token-goat");
-    imp->add_option("--project", import_project, "Folder or project key the memories belong to (default: this folder's)");
+    bool import_global = false;
+    auto* import_project_opt =
+        imp->add_option("--project", import_project, "Folder or project key the memories belong to (default: this folder's)");
+    imp->add_flag("--global", import_global, "File the memories as global (e.g. ~/.claude/CLAUDE.md)")->excludes(import_project_opt);
 
     std::string backup_action, backup_file;
     auto* backup = app.add_subcommand("backup", "Database snapshots: snapshot, list, restore FILE");
@@ -206,7 +209,7 @@ int Run(int argc, char** argv, int proto_out_fd) {
       return Init(global, init_options, init->parsed(), init_print, out);
     }
     if (exp->parsed()) return Export(global, export_format, export_output, out);
-    if (imp->parsed()) return Import(global, import_file, import_format, import_project, out);
+    if (imp->parsed()) return Import(global, import_file, import_format, import_global ? "-" : import_project, out);
     if (backup->parsed()) return Backup(global, backup_action, backup_file, out);
     if (app.got_subcommand("version")) {
       out << "kioku " << KIOKU_VERSION << " (SDK ABI " << KIOKU_SDK_ABI << ", " << KIOKU_BUILD_FINGERPRINT << ")\n";

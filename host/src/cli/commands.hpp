@@ -38,7 +38,8 @@ int Export(const GlobalOptions& global, const std::string& format, const std::st
 /// The export text of a started runtime ("json" or "md").
 std::string RenderExport(Runtime& runtime, const std::string& format);
 /// `kioku import [--from FORMAT] FILE` (export_command.cpp): all or nothing; exit 1 with the
-/// reason. `project`: "" = the working directory's project, else a folder or key (UseProject).
+/// reason. `project`: "" = the working directory's project, "-" = none (global memories),
+/// else a folder or key (UseProject).
 int Import(const GlobalOptions& global, const std::string& file, const std::string& format,
            const std::string& project, std::ostream& out);
 /// `kioku backup snapshot | list | restore FILE` (backup_command.cpp).

@@ -66,7 +66,12 @@ int Import(const GlobalOptions& global, const std::string& file, const std::stri
   auto loaded = LoadRuntime(global);
   try {
     sdk::Caller caller = LocalCaller("cli", loaded.config.projects);
-    if (!project.empty()) UseProject(caller, project, loaded.config.projects);
+    if (project == "-") {
+      caller.project_id.clear();
+      caller.project_root.clear();
+    } else if (!project.empty()) {
+      UseProject(caller, project, loaded.config.projects);
+    }
     ImportTarget target;
     target.agent_id = caller.agent_id;
     target.project_id = caller.project_id;
