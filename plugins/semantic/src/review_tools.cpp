@@ -1,6 +1,7 @@
 // memory_review, memory_used, memory_maintain, memory_consolidate and `kioku review`.
 #include <filesystem>
 #include <ostream>
+#include <string_view>
 
 #include "consolidate.hpp"
 #include "decay.hpp"
@@ -14,6 +15,8 @@
 
 namespace kioku::semantic {
 namespace {
+
+constexpr std::string_view kToolFooter = "\nresolve: memory_review {action: promote|reject|undo, id}";
 
 namespace schema = sdk::schema;
 
@@ -90,7 +93,7 @@ sdk::ToolResult HandleReview(PluginContext& ctx, const Json& args, const sdk::Ca
     if (!item.note.empty()) text += "\n    " + item.note;
   }
   out["items"] = std::move(items);
-  if (!listing.items.empty()) text += "\nresolve: memory_review {action: promote|reject|undo, id}";
+  if (!listing.items.empty()) text += kToolFooter;
   return sdk::ToolResult::Ok(text, out);
 }
 
@@ -245,7 +248,13 @@ int RunReviewCommand(PluginContext& ctx, const std::vector<std::string>& args, s
     err << "kioku review: " << r.text << "\n";
     return 1;
   }
-  out << (json ? sdk::DumpJson(r.structured) : r.text) << "\n";
+  std::string text = r.text;
+  // The tool's footer names tool arguments; a person at the shell types flags.
+  if (text.ends_with(kToolFooter)) {
+    text.replace(text.size() - kToolFooter.size(), std::string::npos,
+                 "\nresolve: kioku review --promote ID | --reject ID | --undo ID");
+  }
+  out << (json ? sdk::DumpJson(r.structured) : text) << "\n";
   return 0;
 }
 
