@@ -4,7 +4,7 @@
 
 namespace kioku::affective {
 
-std::vector<sdk::Migration> AffectiveMigrations(const sdk::ProjectOptions& projects) {
+std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
   std::vector<sdk::Migration> out;
   sdk::Migration m;
   m.version = 1;

@@ -25,6 +25,6 @@
 namespace kioku::affective {
 
 /// v2 rewrites old project-key spellings with `projects` (HostServices::Projects()).
-std::vector<sdk::Migration> AffectiveMigrations(const sdk::ProjectOptions& projects = {});
+std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects = {});
 
 }  // namespace kioku::affective

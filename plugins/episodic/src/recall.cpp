@@ -9,6 +9,7 @@
 #include "env.hpp"
 #include "kioku/sdk/fts.hpp"
 #include "kioku/sdk/fusion.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/text.hpp"
 
 namespace kioku::episodic {
@@ -100,7 +101,7 @@ RecallItem LogOnlyItem(SQLite::Database& db, const std::string& session_id) {
   SQLite::Statement s(db,
                       "SELECT id, title, model, started_at, last_activity_at, message_count "
                       "FROM episodic_sessions WHERE id = ?");
-  s.bind(1, session_id);
+  sdk::Bind(s, session_id);
   if (!s.executeStep()) return it;
   it.session_id = s.getColumn(0).getString();
   it.kind = "log";
@@ -113,7 +114,7 @@ RecallItem LogOnlyItem(SQLite::Database& db, const std::string& session_id) {
                       "SELECT type, entry FROM episodic_log WHERE session_id = ? ORDER BY "
                       "CASE type WHEN 'decision' THEN 0 WHEN 'issue' THEN 1 ELSE 2 END, seq "
                       "DESC LIMIT 6");
-  l.bind(1, session_id);
+  sdk::Bind(l, session_id);
   std::string text = it.title.empty() ? "(no summary yet)" : it.title + " (no summary yet)";
   std::int64_t entries = 0;
   while (l.executeStep()) {
@@ -192,7 +193,7 @@ RecallResult RunRecall(SQLite::Database& db, const RecallQuery& q) {
                                  fts_table + " MATCH ? AND s.status = 'active'" + sf.sql +
                                  " ORDER BY bm25(" + fts_table + ") LIMIT " +
                                  std::to_string(kListDepth));
-    st.bind(1, match);
+    sdk::Bind(st, match);
     BindAll(st, sf.binds, 2);
     while (st.executeStep()) {
       std::string id = st.getColumn(0).getString();
@@ -230,7 +231,7 @@ RecallResult RunRecall(SQLite::Database& db, const RecallQuery& q) {
                          "l.session_id WHERE episodic_log_fts MATCH ?" +
                              lf.sql + " ORDER BY bm25(episodic_log_fts) LIMIT " +
                              std::to_string(kListDepth));
-    st.bind(1, *word);
+    sdk::Bind(st, *word);
     BindAll(st, lf.binds, 2);
     std::vector<std::string> sessions;
     while (st.executeStep()) {
@@ -249,7 +250,7 @@ RecallResult RunRecall(SQLite::Database& db, const RecallQuery& q) {
     for (const auto& sid : sessions) {
       newest.reset();
       newest.clearBindings();
-      newest.bind(1, sid);
+      sdk::Bind(newest, sid);
       BindAll(newest, sf.binds, 2);
       if (newest.executeStep()) {
         std::string id = newest.getColumn(0).getString();
@@ -261,7 +262,7 @@ RecallResult RunRecall(SQLite::Database& db, const RecallQuery& q) {
       SQLite::Statement any(db,
                             "SELECT 1 FROM episodic_summaries WHERE session_id = ? AND status = "
                             "'active' LIMIT 1");
-      any.bind(1, sid);
+      sdk::Bind(any, sid);
       if (any.executeStep()) continue;
       RecallItem it = LogOnlyItem(db, sid);
       if (q.since && it.time < *q.since) continue;
@@ -298,7 +299,7 @@ RecallResult RunRecall(SQLite::Database& db, const RecallQuery& q) {
       item = it->second;
     } else {
       row.reset();
-      row.bind(1, f.id);
+      sdk::Bind(row, f.id);
       if (!row.executeStep()) continue;
       item = ReadSummaryItem(row);
     }

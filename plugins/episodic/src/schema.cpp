@@ -9,6 +9,7 @@
 
 #include "kioku/sdk/project_keys.hpp"
 #include "kioku/sdk/secrets.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/tool.hpp"
 
 namespace kioku::episodic {
@@ -162,8 +163,7 @@ void RedactStoredJson(SQLite::Database& db, const char* table, const char* key,
       if (value.is_discarded() || sdk::RedactSecretsInJson(value) == 0) continue;
       SQLite::Statement up(db, std::string("UPDATE ") + table + " SET " + column + " = ? WHERE " +
                                    key + " = ?");
-      up.bind(1, sdk::DumpJson(value));
-      up.bind(2, k);
+      sdk::Bind(up, sdk::DumpJson(value), k);
       up.exec();
     }
   }
@@ -171,7 +171,7 @@ void RedactStoredJson(SQLite::Database& db, const char* table, const char* key,
 
 }  // namespace
 
-std::vector<sdk::Migration> EpisodicMigrations(const sdk::ProjectOptions& projects) {
+std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
   sdk::Migration v1;
   v1.version = 1;
   v1.description = "sessions, log, summaries (FTS5 word + trigram), files, ingest state, outbox";

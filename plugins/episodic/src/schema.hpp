@@ -22,6 +22,6 @@
 namespace kioku::episodic {
 
 /// v2 rewrites old project-key spellings with `projects` (HostServices::Projects()).
-std::vector<sdk::Migration> EpisodicMigrations(const sdk::ProjectOptions& projects = {});
+std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects = {});
 
 }  // namespace kioku::episodic

@@ -18,8 +18,8 @@ std::string ProceduralPlugin::Instructions() const {
 std::vector<sdk::Migration> ProceduralPlugin::Migrations() const { return procedural::Migrations(); }
 
 void ProceduralPlugin::Register(sdk::Registrar& registrar) {
-  AddPlanTools(registrar, context_);
-  AddProcedureTools(registrar, context_);
+  RegisterPlanTools(registrar, context_);
+  RegisterProcedureTools(registrar, context_);
   registrar.AddContextProvider({"procedural", [this](const sdk::ContextRequest& request) {
                                   return ProvideContext(host_, request);
                                 }});

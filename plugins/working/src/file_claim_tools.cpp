@@ -7,6 +7,7 @@
 #include <SQLiteCpp/Statement.h>
 
 #include "kioku/sdk/db.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "paths.hpp"
 #include "tools.hpp"
 
@@ -49,8 +50,7 @@ struct Existing {
 std::optional<Existing> LoadClaim(SQLite::Statement& sel, const std::string& project,
                                   const std::string& path) {
   sel.reset();
-  sel.bind(1, project);
-  sel.bind(2, path);
+  sdk::Bind(sel, project, path);
   if (!sel.executeStep()) return std::nullopt;
   Existing e;
   e.holder = sel.getColumn(0).getString();
@@ -152,15 +152,9 @@ sdk::ToolResult FileClaim(const Env& env, const Json& args, const sdk::CallConte
       const std::string the_intent =
           intent ? *intent : (renew && plan.old ? plan.old->intent : std::string());
       up.reset();
-      up.bind(1, actor.project_id);
-      up.bind(2, *plan.path);
-      up.bind(3, actor.agent_id);
-      up.bind(4, the_intent);
-      up.bind(5, actor.session_id);
-      up.bind(6, renew ? plan.old->claimed_at_ms : now);
-      up.bind(7, now);
-      up.bind(8, expires);
-      up.bind(9, renew ? plan.old->heartbeat_seq + 1 : std::int64_t{0});
+      sdk::Bind(up, actor.project_id, *plan.path, actor.agent_id, the_intent, actor.session_id,
+                renew ? plan.old->claimed_at_ms : now, now, expires,
+                renew ? plan.old->heartbeat_seq + 1 : std::int64_t{0});
       up.exec();
       Json item = {{"path", *plan.path},
                    {"holder", actor.agent_id},
@@ -252,8 +246,7 @@ sdk::ToolResult FileRelease(const Env& env, const Json& args, const sdk::CallCon
       SQLite::Statement del(db,
                             "DELETE FROM working_file_claims WHERE project_id = ? AND "
                             "holder = ? RETURNING path, expires_at_ms");
-      del.bind(1, actor.project_id);
-      del.bind(2, actor.agent_id);
+      sdk::Bind(del, actor.project_id, actor.agent_id);
       std::vector<std::string> gone;
       while (del.executeStep()) {
         gone.push_back(del.getColumn(0).getString());
@@ -286,9 +279,7 @@ sdk::ToolResult FileRelease(const Env& env, const Json& args, const sdk::CallCon
                             "AND holder = ?");
       for (const auto& path : mine) {
         del.reset();
-        del.bind(1, actor.project_id);
-        del.bind(2, path);
-        del.bind(3, actor.agent_id);
+        sdk::Bind(del, actor.project_id, path, actor.agent_id);
         del.exec();
         RecordEvent(db, actor, "file.release", path, Json::object(), now);
         released.push_back(path);
@@ -350,11 +341,7 @@ sdk::ToolResult ClaimList(const Env& env, const Json& args, const sdk::CallConte
       "p ON p.project_id = c.project_id AND p.agent_id = c.holder WHERE c.project_id = ?1 "
       "AND (?2 IS NULL OR substr(c.path, 1, length(?2)) = ?2) AND (?3 OR c.expires_at_ms > "
       "?4) ORDER BY c.path LIMIT ?5");
-  q.bind(1, actor.project_id);
-  if (prefix) q.bind(2, *prefix); else q.bind(2);
-  q.bind(3, include_expired ? 1 : 0);
-  q.bind(4, now);
-  q.bind(5, limit + 1);
+  sdk::Bind(q, actor.project_id, prefix, include_expired ? 1 : 0, now, limit + 1);
   Json claims = Json::array();
   std::string lines;
   bool truncated = false;
@@ -397,9 +384,9 @@ sdk::ToolResult ClaimList(const Env& env, const Json& args, const sdk::CallConte
 
 Json PathsProp(const Env& env, const char* description) {
   Json p = {{"type", "array"},
-          {"items", StrProp("", static_cast<std::int64_t>(kMaxPathBytes), 1)},
-          {"minItems", 1},
-          {"maxItems", env.settings.max_paths_per_call}};
+            {"items", schema::String(static_cast<std::int64_t>(kMaxPathBytes), "", 1)},
+            {"minItems", 1},
+            {"maxItems", env.settings.max_paths_per_call}};
   if (*description != '\0') p["description"] = description;
   return p;
 }
@@ -417,28 +404,33 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env) {
         "any path gives acquired:false with the conflicts; stale or expired claims are taken "
         "over; force:true overrides. ttl_seconds default " +
         std::to_string(s.file_claim_default_ttl_seconds) + ".";
-    spec.input_schema = InputSchema(
+    spec.input_schema = schema::Object(
         {
             {"paths", PathsProp(env, "")},
-            {"intent", StrProp("", kMaxIntentBytes)},
-            {"ttl_seconds", IntProp("", kMinTtlSeconds, s.file_claim_max_ttl_seconds)},
-            {"force", BoolProp("")},
+            {"intent", schema::String(kMaxIntentBytes)},
+            {"ttl_seconds", schema::Integer(kMinTtlSeconds, s.file_claim_max_ttl_seconds)},
+            {"force", schema::Bool("")},
             {"agent_id", AgentIdProp()},
         },
         {"paths"});
-    Json claim = OutputSchema({{"path", Str()}, {"holder", Str()}, {"expires_at", Str()},
-                               {"intent", Str()}, {"renewed", Bool()},
-                               {"takeover", {{"type", Json::array({"object", "null"})}}}},
-                              {"path", "holder", "expires_at"});
-    Json conflict = OutputSchema({{"path", Str()}, {"holder", Str()}, {"intent", Str()},
-                                  {"expires_at", Str()},
-                                  {"liveness", {{"enum", {"live", "stale", "unknown"}}}}},
-                                 {"path", "holder", "intent", "expires_at", "liveness"});
-    spec.output_schema = OutputSchema({{"acquired", Bool()},
-                                       {"claims", ArrayOf(claim)},
-                                       {"conflicts", ArrayOf(conflict)},
-                                       {"ttl_seconds", Int()}},
-                                      {"acquired", "claims", "conflicts"});
+    Json claim = schema::Output({{"path", schema::Type("string")},
+                                 {"holder", schema::Type("string")},
+                                 {"expires_at", schema::Type("string")},
+                                 {"intent", schema::Type("string")},
+                                 {"renewed", schema::Bool()},
+                                 {"takeover", {{"type", Json::array({"object", "null"})}}}},
+                                {"path", "holder", "expires_at"});
+    Json conflict = schema::Output({{"path", schema::Type("string")},
+                                    {"holder", schema::Type("string")},
+                                    {"intent", schema::Type("string")},
+                                    {"expires_at", schema::Type("string")},
+                                    {"liveness", {{"enum", {"live", "stale", "unknown"}}}}},
+                                   {"path", "holder", "intent", "expires_at", "liveness"});
+    spec.output_schema = schema::Output({{"acquired", schema::Bool()},
+                                         {"claims", schema::ArrayOf(claim)},
+                                         {"conflicts", schema::ArrayOf(conflict)},
+                                         {"ttl_seconds", schema::Type("integer")}},
+                                        {"acquired", "claims", "conflicts"});
     spec.annotations.destructive = true;  // force:true overrides another agent's claim
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
       return FileClaim(env, a, c);
@@ -450,15 +442,16 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env) {
     spec.title = "Release your file claims";
     spec.description =
         "Release your file claims: paths, or all:true.";
-    spec.input_schema = InputSchema({
+    spec.input_schema = schema::Object({
         {"paths", PathsProp(env, "")},
-        {"all", BoolProp("")},
+        {"all", schema::Bool("")},
         {"agent_id", AgentIdProp()},
     });
-    spec.output_schema = OutputSchema({{"released", ArrayOf(Str())}, {"not_held", ArrayOf(Str())},
-                                       {"expired", {{"type", "object"},
-                                                    {"additionalProperties", Str()}}}},
-                                      {"released", "not_held"});
+    spec.output_schema = schema::Output(
+        {{"released", schema::ArrayOf(schema::Type("string"))},
+         {"not_held", schema::ArrayOf(schema::Type("string"))},
+         {"expired", {{"type", "object"}, {"additionalProperties", schema::Type("string")}}}},
+        {"released", "not_held"});
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
       return FileRelease(env, a, c);
@@ -474,21 +467,26 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env) {
         "from presence heartbeats): active ones by default, expired ones too with "
         "include_expired. Filter with path_prefix (a plain string prefix of the normalized "
         "path; end it with '/' for a folder).";
-    spec.input_schema = InputSchema({
-        {"path_prefix", StrProp("Only paths starting with this (normalized like claims).",
-                                static_cast<std::int64_t>(kMaxPathBytes))},
-        {"include_expired", BoolProp("Also list expired leases (default false).")},
-        {"limit", IntProp("Most claims to return (default 200).", 1, kMaxListLimit)},
+    spec.input_schema = schema::Object({
+        {"path_prefix", schema::String(static_cast<std::int64_t>(kMaxPathBytes),
+                                       "Only paths starting with this (normalized like claims).")},
+        {"include_expired", schema::Bool("Also list expired leases (default false).")},
+        {"limit", schema::Integer(1, kMaxListLimit, "Most claims to return (default 200).")},
         {"agent_id", AgentIdProp()},
     });
-    Json claim = OutputSchema(
-        {{"path", Str()}, {"holder", Str()}, {"intent", Str()}, {"claimed_at", Str()},
-         {"renewed_at", Str()}, {"expires_at", Str()}, {"heartbeat_seq", Int()},
-         {"state", {{"enum", {"active", "expired"}}}},
-         {"liveness", {{"enum", {"live", "stale", "unknown"}}}}, {"mine", Bool()}},
-        {"path", "holder", "expires_at", "state", "liveness"});
-    spec.output_schema =
-        OutputSchema({{"claims", ArrayOf(claim)}, {"truncated", Bool()}}, {"claims"});
+    Json claim = schema::Output({{"path", schema::Type("string")},
+                                 {"holder", schema::Type("string")},
+                                 {"intent", schema::Type("string")},
+                                 {"claimed_at", schema::Type("string")},
+                                 {"renewed_at", schema::Type("string")},
+                                 {"expires_at", schema::Type("string")},
+                                 {"heartbeat_seq", schema::Type("integer")},
+                                 {"state", {{"enum", {"active", "expired"}}}},
+                                 {"liveness", {{"enum", {"live", "stale", "unknown"}}}},
+                                 {"mine", schema::Bool()}},
+                                {"path", "holder", "expires_at", "state", "liveness"});
+    spec.output_schema = schema::Output(
+        {{"claims", schema::ArrayOf(claim)}, {"truncated", schema::Bool()}}, {"claims"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

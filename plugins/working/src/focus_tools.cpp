@@ -5,6 +5,7 @@
 
 #include "focus.hpp"
 #include "kioku/sdk/db.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "tools.hpp"
 
 namespace kioku::working {
@@ -14,8 +15,7 @@ VersionedState LoadFocusSection(SQLite::Database& db, const std::string& project
   SQLite::Statement q(db,
                       "SELECT content, version, updated_by, updated_at_ms FROM working_focus "
                       "WHERE project_id = ? AND section = ?");
-  q.bind(1, project_id);
-  q.bind(2, std::string(section));
+  sdk::Bind(q, project_id, std::string(section));
   if (!q.executeStep()) return {};
   return {q.getColumn(0).getString(), q.getColumn(1).getInt64(), q.getColumn(2).getString(),
           q.getColumn(3).getInt64()};
@@ -114,12 +114,8 @@ sdk::ToolResult FocusUpdate(const Env& env, const Json& args, const sdk::CallCon
                          "(project_id, section) DO UPDATE SET content = excluded.content, "
                          "version = excluded.version, updated_by = excluded.updated_by, "
                          "updated_at_ms = excluded.updated_at_ms");
-    up.bind(1, actor.project_id);
-    up.bind(2, std::string(info.id));
-    up.bind(3, written.content);
-    up.bind(4, written.version);
-    up.bind(5, actor.agent_id);
-    up.bind(6, now);
+    sdk::Bind(up, actor.project_id, std::string(info.id), written.content, written.version,
+              actor.agent_id, now);
     up.exec();
     RecordEvent(db, actor, "focus.update", info.id,
                 {{"version", written.version},
@@ -143,13 +139,13 @@ sdk::ToolResult FocusUpdate(const Env& env, const Json& args, const sdk::CallCon
 }
 
 Json SectionOutput() {
-  return OutputSchema({{"section", Str()},
-                       {"title", Str()},
-                       {"content", Str()},
-                       {"version", Int()},
-                       {"updated_by", NullableStr()},
-                       {"updated_at", NullableStr()}},
-                      {"section", "content", "version"});
+  return schema::Output({{"section", schema::Type("string")},
+                         {"title", schema::Type("string")},
+                         {"content", schema::Type("string")},
+                         {"version", schema::Type("integer")},
+                         {"updated_by", schema::Nullable(schema::Type("string"))},
+                         {"updated_at", schema::Nullable(schema::Type("string"))}},
+                        {"section", "content", "version"});
 }
 
 }  // namespace
@@ -164,9 +160,10 @@ void RegisterFocusTools(sdk::Registrar& registrar, const Env& env) {
         "Reads this project's focus document: sections active_task, in_progress, "
         "next_steps and notes, each with its version and last writer. Read it when you start "
         "or resume work, and before focus_update (to send expected_version).";
-    spec.input_schema = InputSchema({{"agent_id", AgentIdProp()}});
-    spec.output_schema = OutputSchema(
-        {{"sections", ArrayOf(SectionOutput())}, {"document", Str()}}, {"sections", "document"});
+    spec.input_schema = schema::Object({{"agent_id", AgentIdProp()}});
+    spec.output_schema = schema::Output(
+        {{"sections", schema::ArrayOf(SectionOutput())}, {"document", schema::Type("string")}},
+        {"sections", "document"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
@@ -180,17 +177,17 @@ void RegisterFocusTools(sdk::Registrar& registrar, const Env& env) {
     spec.description =
         "Replace or append one section of the shared focus document. Replacing another "
         "agent's text needs its expected_version; a stale one is refused with the current text.";
-    spec.input_schema = InputSchema(
+    spec.input_schema = schema::Object(
         {
-            {"section", EnumProp("", SectionIds())},
-            {"content", StrProp("Markdown", env.settings.max_focus_section_bytes)},
-            {"expected_version", IntProp("", 0, std::int64_t{1} << 50)},
-            {"mode", EnumProp("", {"replace", "append"})},
+            {"section", schema::Enum(SectionIds())},
+            {"content", schema::String(env.settings.max_focus_section_bytes, "Markdown")},
+            {"expected_version", schema::Integer(0, std::int64_t{1} << 50)},
+            {"mode", schema::Enum({"replace", "append"})},
             {"agent_id", AgentIdProp()},
         },
         {"section", "content"});
     Json out = SectionOutput();
-    out["properties"]["previous_version"] = Int();
+    out["properties"]["previous_version"] = schema::Type("integer");
     spec.output_schema = out;
     spec.annotations.destructive = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
