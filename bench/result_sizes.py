@@ -7,7 +7,11 @@ Starts `kioku serve` (MCP over stdio) on a fresh KIOKU_HOME, fills it — 3,000 
 read tool (and workspace_dump) with its largest page size and prints the bytes of each
 result (content + structuredContent, as JSON on the wire) against server.max_result_bytes.
 
-  bench/result_sizes.py --kioku build/ci/bin/kioku --plugin-dir build/ci/plugins
+  bench/result_sizes.py --kioku build/ci/bin/kioku --plugin-dir build/ci/lib/kioku/plugins
+
+Set KIOKU_CONFIG to a config enabling all five layers with `server.tools.profile: full`,
+so every read tool is listed. The fill also writes 20 plans of 300 tasks, 60 procedures of
+20 steps, 400 file claims and a long focus; a fill call that fails stops the run.
 """
 import argparse
 import json
@@ -56,6 +60,13 @@ class Server:
             raise RuntimeError(f"{name}: {msg['error']['message']}")
         return msg["result"], size
 
+    def fill_call(self, name, args):
+        """A call of the fill: an isError answer means the fill is wrong, so stop."""
+        result, size = self.call(name, args)
+        if result.get("isError"):
+            raise RuntimeError(f"fill {name}: {result['content'][0]['text'][:200]}")
+        return result, size
+
     def close(self):
         self.p.stdin.close()
         self.p.wait(timeout=60)
@@ -69,27 +80,43 @@ def text(i, n=600):
 def fill(s):
     for start in range(0, 3000, 100):
         batch = [{"text": text(i), "kind": "fact", "tags": [WORDS[i % len(WORDS)]]} for i in range(start, start + 100)]
-        s.call("memory_remember", {"memories": batch})
-    first, _ = s.call("memory_remember", {"text": "edited many times: " + text(9999, 500), "kind": "decision"})
+        s.fill_call("memory_remember", {"memories": batch})
+    first, _ = s.fill_call("memory_remember", {"text": "edited many times: " + text(9999, 500), "kind": "decision"})
     edited = first["structuredContent"]["results"][0]["id"]
     for k in range(200):
-        s.call("memory_edit", {"id": edited, "text": f"edit {k}: " + text(k, 590)})
+        s.fill_call("memory_edit", {"id": edited, "text": f"edit {k}: " + text(k, 590)})
     for k in range(300):
-        s.call("entity_relate", {"from": "postgres", "type": "depends_on", "to": f"service-{k}"})
-    started, _ = s.call("session_start", {"title": "busy session"})
+        s.fill_call("entity_relate", {"from": "postgres", "type": "depends_on", "to": f"service-{k}"})
+    started, _ = s.fill_call("session_start", {"title": "busy session"})
     session = started["structuredContent"].get("session_id") or started["structuredContent"].get("id")
     for k in range(300):
-        s.call("session_log", {"session_id": session, "kind": "progress", "text": text(k, 500)})
+        s.fill_call("session_log", {"session_id": session, "type": "progress", "entry": text(k, 500)})
     for k in range(50):
-        s.call("block_write", {"key": f"notes-{k}", "content": text(k, 600) * 7})
+        s.fill_call("block_write", {"key": f"notes-{k}", "content": text(k, 600) * 7})
     records = [{"tool": f"tool_{k % 100}", "outcome": "failure" if k % 3 else "success",
                 "error": text(k, 300)} for k in range(2000)]
     for start in range(0, 2000, 100):
-        s.call("feedback_record", {"records": records[start:start + 100]})
+        s.fill_call("feedback_record", {"records": records[start:start + 100]})
     for k in range(50):
-        s.call("handoff_write", {"to": "bench", "title": f"handoff {k}", "body": text(k, 1000)})
-        s.call("question_add", {"question": f"question {k}: " + text(k, 400)})
-    return {"id": edited, "session_id": session, "entity": "postgres"}
+        s.fill_call("handoff_write", {"to_agent": "bench", "summary": f"handoff {k}: " + text(k, 1000),
+                                      "open_items": [text(k + i, 200) for i in range(10)]})
+        s.fill_call("question_add", {"question": f"question {k}: " + text(k, 400), "context": text(k, 1000)})
+    plan = None
+    for p in range(20):
+        tasks = [{"title": f"task {k}: " + text(p * 300 + k, 150), "description": text(k, 400)} for k in range(300)]
+        created, _ = s.fill_call("plan_create", {"title": f"plan {p}: " + text(p, 100), "goal": text(p, 400),
+                                                 "tasks": tasks})
+        plan = plan or created["structuredContent"]["plan_id"]
+    for k in range(60):
+        steps = [{"text": text(k * 20 + i, 300), "command": "make deploy"} for i in range(20)]
+        s.fill_call("procedure_save", {"name": f"deploy-{k}", "when": "deploy " + text(k, 200), "steps": steps})
+    for start in range(0, 400, 20):  # 20 per call: a 200-path claim's own answer is over the cap
+        s.fill_call("file_claim", {"paths": [f"src/module_{i}/" + "deep/" * 20 + f"file_{i}.cpp"
+                                             for i in range(start, start + 20)], "intent": text(start, 400)})
+    for section in ("active_task", "in_progress", "next_steps", "notes"):
+        s.fill_call("focus_update", {"section": section, "content": text(7, 600) * 20})
+    return {"id": edited, "session_id": session, "entity": "postgres", "plan": plan,
+            "key": "notes-1", "query": "postgres deploy staging"}
 
 
 def largest_args(tool, known):
@@ -103,8 +130,14 @@ def largest_args(tool, known):
             args[name] = known[name]
     if tool["name"] == "entity_graph":
         args["entity"] = known["entity"]
-    if tool["name"] == "session_timeline":
-        args["session_id"] = known["session_id"]
+    if tool["name"] == "plan_status":
+        args.update(plan=known["plan"], limit=50)
+    if tool["name"] in ("memory_recall", "session_recall", "procedure_find"):
+        args["query"] = known["query"] if tool["name"] != "procedure_find" else "deploy"
+    if tool["name"] in ("session_recall", "session_timeline"):
+        args["project"] = "*"
+    if tool["name"] == "question_list":
+        args["status"] = "all"
     return args
 
 

@@ -78,6 +78,9 @@ const json& HostSchema() {
               "allowed_origins": {"type": "array", "items": {"type": "string"}},
               "allowed_hosts": {"type": "array", "items": {"type": "string", "pattern": "^[A-Za-z0-9.-]+$"}},
               "max_body_bytes": {"type": "integer", "minimum": 1024, "maximum": 268435456},
+              "header_timeout_ms": {"type": "integer", "minimum": 100, "maximum": 600000},
+              "max_connections": {"type": "integer", "minimum": 1, "maximum": 65536},
+              "max_connections_per_ip": {"type": "integer", "minimum": 1, "maximum": 65536},
               "read_timeout_ms": {"type": "integer", "minimum": 100},
               "write_timeout_ms": {"type": "integer", "minimum": 100},
               "workers": {"type": "integer", "minimum": 1, "maximum": 64}
@@ -255,6 +258,9 @@ Config ParseConfig(const std::string& yaml_text, const std::string& source,
       http.allowed_origins = h->value("allowed_origins", http.allowed_origins);
       http.allowed_hosts = h->value("allowed_hosts", http.allowed_hosts);
       http.max_body_bytes = h->value("max_body_bytes", http.max_body_bytes);
+      http.header_timeout_ms = h->value("header_timeout_ms", http.header_timeout_ms);
+      http.max_connections = h->value("max_connections", http.max_connections);
+      http.max_connections_per_ip = h->value("max_connections_per_ip", http.max_connections_per_ip);
       http.read_timeout_ms = h->value("read_timeout_ms", http.read_timeout_ms);
       http.write_timeout_ms = h->value("write_timeout_ms", http.write_timeout_ms);
       http.workers = h->value("workers", http.workers);

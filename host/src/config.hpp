@@ -26,6 +26,9 @@ struct HttpConfig {
   /// Host header names accepted on a loopback bind besides localhost, 127.0.0.1 and [::1].
   std::vector<std::string> allowed_hosts;
   std::size_t max_body_bytes = 4 * 1024 * 1024;
+  int header_timeout_ms = 10'000;  ///< request line + headers must arrive within this
+  std::size_t max_connections = 256;
+  std::size_t max_connections_per_ip = 64;
   int read_timeout_ms = 30'000;
   int write_timeout_ms = 30'000;
   int workers = 4;

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include <unordered_map>
 
+#include "argument_text.hpp"
 #include "connection_pool.hpp"
 #include "deferred_writes.hpp"
 #include "event_bus.hpp"
@@ -374,8 +375,15 @@ CallOutcome Runtime::Call(std::string_view name, const nlohmann::json& args, con
   CallFrame call_frame;
   CallOutcome out;
   const nlohmann::json& effective = args.is_null() ? nlohmann::json::object() : args;
-  auto violations = entry.input->Validate(effective);
-  if (!violations.empty()) {
+  // NULs first (argument_text.hpp): no layer ever sees text a C API would cut short.
+  const auto nul = FindNulCharacter(effective);
+  const auto violations = nul ? decltype(entry.input->Validate(effective)){} : entry.input->Validate(effective);
+  if (nul) {
+    out.result = sdk::ToolResult::Error("invalid arguments for " + entry.tool.spec.name + ": " + *nul +
+                                        "; kioku stores no NUL characters: remove it and send again; nothing was "
+                                        "stored");
+    out.outcome = "rejected";
+  } else if (!violations.empty()) {
     out.result = sdk::ToolResult::Error("invalid arguments for " + entry.tool.spec.name + ": " +
                                         JoinViolations(violations) +
                                         ". See the tool's inputSchema (tools/list) for the expected shape.");

@@ -92,6 +92,13 @@ class Client {
   explicit Client(std::uint16_t port) : stream_(ioc_) {
     stream_.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
   }
+  /// Connects from `source` (any 127.0.0.0/8 address is this host on Linux), so a test can
+  /// be several client addresses at once.
+  Client(std::uint16_t port, const std::string& source) : stream_(ioc_) {
+    stream_.socket().open(tcp::v4());
+    stream_.socket().bind(tcp::endpoint(net::ip::make_address(source), 0));
+    stream_.socket().connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), port));
+  }
 
   Response Send(Request request) {
     if (request.find(http::field::host) == request.end()) request.set(http::field::host, "127.0.0.1");
@@ -411,11 +418,17 @@ TEST_F(HttpServerTest, BadBodiesGetJsonRpcErrorsWithoutId) {
   EXPECT_EQ(parse.result_int(), 400);
   json body = Body(parse);
   EXPECT_EQ(body["error"]["code"], mcp::kParseError);
-  EXPECT_FALSE(body.contains("id"));
+  ASSERT_TRUE(body.contains("id")) << body.dump();  // JSON-RPC 2.0 section 5: null
+  EXPECT_TRUE(body["id"].is_null());
+  // Either era: a modern header changes nothing about a body that is not JSON.
+  auto modern_bad = client.Send(Make(http::verb::post, "/mcp", "{\"id\": 4, ", ModernHeaders("tools/call")));
+  EXPECT_EQ(modern_bad.result_int(), 400);
+  EXPECT_TRUE(Body(modern_bad).contains("id") && Body(modern_bad)["id"].is_null()) << modern_bad.body();
 
   auto batch = client.Send(Make(http::verb::post, "/mcp", "[]"));
   EXPECT_EQ(batch.result_int(), 400);
   EXPECT_EQ(Body(batch)["error"]["code"], mcp::kInvalidRequest);
+  EXPECT_TRUE(Body(batch).contains("id") && Body(batch)["id"].is_null()) << batch.body();
 
   auto garbage = client.Send(Make(http::verb::post, "/mcp", "{\"jsonrpc\":\"2.0\",\"id\":1}"));
   EXPECT_EQ(garbage.result_int(), 400);
@@ -455,7 +468,7 @@ TEST_F(HttpServerTest, OriginIsCheckedAgainstLoopbackAndTheAllowList) {
   Client client = Connect();
   auto evil = client.Send(Make(http::verb::get, "/healthz", "", {{"Origin", "http://evil.example"}}));
   EXPECT_EQ(evil.result_int(), 403);
-  EXPECT_FALSE(Body(evil).contains("id"));
+  EXPECT_TRUE(Body(evil).contains("id") && Body(evil)["id"].is_null()) << evil.body();
   EXPECT_EQ(client.Send(Make(http::verb::post, "/mcp", Rpc(1, "initialize").dump(),
                              {{"Origin", "http://localhost.evil.example:80"}}))
                 .result_int(),
@@ -703,6 +716,99 @@ TEST_F(HttpServerTest, SlowToolsDoNotBlockOtherRequestsAndStopDrainsThem) {
   beast::error_code ec;
   socket.connect(tcp::endpoint(net::ip::make_address("127.0.0.1"), server_->Port()), ec);
   EXPECT_TRUE(ec);  // no longer listening
+}
+
+// Issue 9: sockets that connect and send nothing, or half a header, must not lock other
+// clients out. Over the per-address limit a connection is answered 503 at once, while
+// another address is served.
+TEST_F(HttpServerTest, HalfOpenConnectionsFromOneAddressDoNotLockOutOthers) {
+  HttpServerOptions options;
+  options.max_connections = 16;
+  options.max_connections_per_ip = 4;
+  StartServer(options);
+  std::vector<std::unique_ptr<Client>> idle;
+  for (int i = 0; i < 4; ++i) {
+    idle.push_back(std::make_unique<Client>(server_->Port(), "127.0.0.2"));
+    if (i % 2 == 1) idle.back()->WriteRaw("POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Ty");
+  }
+  Client over(server_->Port(), "127.0.0.2");
+  auto refused = over.Send(Make(http::verb::get, "/healthz"));
+  EXPECT_EQ(refused.result_int(), 503);
+  EXPECT_EQ(refused[http::field::retry_after], "1");
+  EXPECT_NE(Body(refused)["error"].get<std::string>().find("max_connections_per_ip"), std::string::npos)
+      << refused.body();
+  EXPECT_TRUE(over.ServerClosed());
+  // Another client address is still served, on a kept-alive connection.
+  Client other = Connect();
+  for (int i = 0; i < 3; ++i) {
+    auto ok = other.Send(Make(http::verb::post, "/v1/tools/echo_say", json{{"text", "hi"}}.dump()));
+    EXPECT_EQ(ok.result_int(), 200) << ok.body();
+  }
+}
+
+// The global limit answers 503 too, and silent or trickling clients are cut off at the
+// header timeout, after which their slots serve others again.
+TEST_F(HttpServerTest, GlobalLimitAnswers503AndTheHeaderTimeoutFreesSlots) {
+  HttpServerOptions options;
+  options.max_connections = 4;
+  options.max_connections_per_ip = 4;
+  options.header_timeout_ms = 200;
+  options.read_timeout_ms = 60'000;  // the header deadline, not this, must drop them
+  StartServer(options);
+  std::vector<std::unique_ptr<Client>> idle;
+  for (const char* source : {"127.0.0.3", "127.0.0.4", "127.0.0.5", "127.0.0.6"}) {
+    idle.push_back(std::make_unique<Client>(server_->Port(), source));
+  }
+  idle[1]->WriteRaw("GET /healthz HTTP/1.1\r\nHo");  // half a header
+  Client over = Connect();
+  auto refused = over.Send(Make(http::verb::get, "/healthz"));
+  EXPECT_EQ(refused.result_int(), 503);
+  EXPECT_NE(Body(refused)["error"].get<std::string>().find("server.http.max_connections"), std::string::npos)
+      << refused.body();
+  for (auto& client : idle) EXPECT_TRUE(client->ServerClosed());  // each read ends at the deadline
+  idle.clear();
+  // The server forgets a closed connection just after the client sees the close: allow it
+  // a few attempts (each a real request, no waiting in between).
+  unsigned status = 0;
+  for (int attempt = 0; attempt < 200 && status != 200; ++attempt) {
+    Client again = Connect();
+    status = again.Send(Make(http::verb::get, "/healthz")).result_int();
+  }
+  EXPECT_EQ(status, 200u);
+}
+
+TEST_F(HttpServerTest, DuplicateSingletonHeadersAre400NamingTheHeader) {
+  StartServer();
+  const std::string message = Rpc(1, "tools/list").dump();
+  const std::string raw_tail = "Content-Type: application/json\r\nContent-Length: " + std::to_string(message.size()) +
+                               "\r\n\r\n" + message;
+  struct Case {
+    const char* target;
+    std::string headers;
+    const char* named;
+  };
+  const std::vector<Case> cases{
+      {"/mcp", "Host: 127.0.0.1\r\nHost: rebind.evil.example\r\n", "Host"},
+      {"/v1/tools/echo_say", "Host: 127.0.0.1\r\nHost: 127.0.0.1\r\n", "Host"},
+      {"/mcp", "Host: 127.0.0.1\r\nOrigin: http://localhost\r\nOrigin: http://evil.example\r\n", "Origin"},
+      {"/mcp", "Host: 127.0.0.1\r\nMcp-Session-Id: a\r\nMcp-Session-Id: b\r\n", "Mcp-Session-Id"},
+      {"/mcp", "Host: 127.0.0.1\r\nMCP-Protocol-Version: 2025-11-25\r\nMCP-Protocol-Version: 2025-06-18\r\n",
+       "MCP-Protocol-Version"},
+  };
+  for (const auto& c : cases) {
+    Client client = Connect();
+    client.WriteRaw(std::string("POST ") + c.target + " HTTP/1.1\r\n" + c.headers + raw_tail);
+    auto response = client.Read();
+    EXPECT_EQ(response.result_int(), 400) << c.named << ": " << response.body();
+    const json body = Body(response);
+    const std::string said = body["error"].is_object() ? body["error"]["message"].get<std::string>()
+                                                       : body["error"].get<std::string>();
+    EXPECT_NE(said.find(std::string("the ") + c.named + " header was sent 2 times"), std::string::npos)
+        << response.body();
+    if (std::string(c.target) == "/mcp") {
+      EXPECT_EQ(body["error"]["code"], mcp::kInvalidRequest);
+    }
+  }
 }
 
 TEST_F(HttpServerTest, NonLoopbackBindWithoutTokensIsRefused) {

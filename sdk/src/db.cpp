@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <filesystem>
 #include <random>
 #include <thread>
@@ -51,6 +52,22 @@ void BackOff(int attempt) {
 
 // For display in error messages: user input may be huge or contain control bytes.
 std::string Shown(std::string_view s) { return TruncateUtf8(SanitizeUtf8(s), 64); }
+
+// The first character of `typed` no id holds: not printable ASCII (ids are ULIDs, UUIDs or
+// printable ASCII names), or a wildcard a user may expect to work ('*', '%', '?'; prefixes
+// match by their first characters only). Empty when there is none.
+std::string NonIdCharacter(std::string_view typed) {
+  for (const char ch : typed) {
+    const auto c = static_cast<unsigned char>(ch);
+    if (c == '*' || c == '%' || c == '?') return std::string(1, ch);
+    if (c < 0x21 || c > 0x7E) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%02X", c);
+      return c == ' ' ? std::string("a space") : std::string("byte ") + hex;
+    }
+  }
+  return {};
+}
 
 std::vector<std::string> MatchPrefix(SQLite::Database& db, const std::string& table,
                                      const std::string& column, const std::string& prefix) {
@@ -131,6 +148,14 @@ std::string ResolveIdPrefix(SQLite::Database& db, std::string_view table,
     q.bind(1, typed);
     if (q.executeStep()) return q.getColumn(0).getString();
   }
+  if (const std::string bad = NonIdCharacter(typed); !bad.empty()) {
+    const bool wildcard = bad.size() == 1;
+    throw ToolError("id prefix '" + Shown(typed) + "' holds " + (wildcard ? "'" + bad + "'" : bad) +
+                    ", which no " + std::string(noun) + " id contains" +
+                    (wildcard ? " (a prefix matches by its first characters; there are no wildcards)" : "") +
+                    ": send the id or at least " + std::to_string(kMinPrefixChars) +
+                    " of its first characters");
+  }
   if (Utf8Length(typed) < kMinPrefixChars) {
     throw ToolError("id prefix '" + Shown(typed) + "' is too short: send at least " +
                     std::to_string(kMinPrefixChars) + " characters of the id");
@@ -146,7 +171,10 @@ std::string ResolveIdPrefix(SQLite::Database& db, std::string_view table,
   }
   if (matches.size() == 1) return matches.front();
   if (matches.empty()) {
-    throw ToolError("unknown " + std::string(noun) + " id '" + Shown(typed) + "'");
+    // '_' may be part of a real id (session names), so it is matched literally; say so.
+    const bool underscore = typed.find('_') != std::string::npos;
+    throw ToolError("unknown " + std::string(noun) + " id '" + Shown(typed) + "'" +
+                    (underscore ? " ('_' is matched as itself, not as a wildcard)" : ""));
   }
   std::string list;
   for (std::size_t i = 0; i < matches.size() && i < kMaxListedMatches; ++i) {

@@ -242,8 +242,28 @@ TEST_F(ResolveIdPrefixTest, ShortPrefixIsRefused) {
 
 TEST_F(ResolveIdPrefixTest, UnknownIdIsNamed) {
   EXPECT_EQ(ErrorOf("ZZZZ"), "unknown memory id 'ZZZZ'");
-  EXPECT_EQ(ErrorOf("01A%"), "unknown memory id '01A%'");  // no LIKE semantics
-  EXPECT_EQ(ErrorOf("01A_"), "unknown memory id '01A_'");
+  // '_' may be part of a real id: matched as itself (no LIKE semantics), and said so.
+  EXPECT_EQ(ErrorOf("01A_"), "unknown memory id '01A_' ('_' is matched as itself, not as a wildcard)");
+}
+
+// Issue 9: `pn*`-style prefixes (glob / LIKE characters, spaces, control bytes) are refused
+// with a message naming the character, before any lookup — never silently matched.
+TEST_F(ResolveIdPrefixTest, WildcardsAndNonIdCharactersAreRefused) {
+  EXPECT_EQ(ErrorOf("01AR*"),
+            "id prefix '01AR*' holds '*', which no memory id contains (a prefix matches by its first characters; "
+            "there are no wildcards): send the id or at least 4 of its first characters");
+  EXPECT_THAT(ErrorOf("01A%"), HasSubstr("holds '%', which no memory id contains"));
+  EXPECT_THAT(ErrorOf("01BX?"), HasSubstr("holds '?'"));
+  EXPECT_THAT(ErrorOf("pn*"), HasSubstr("holds '*'"));  // short, but the wildcard is the news
+  EXPECT_THAT(ErrorOf("01BX 5ZZ"), HasSubstr("holds a space"));
+  EXPECT_THAT(ErrorOf(std::string("01BX\x00", 5)), HasSubstr("holds byte 0x00"));
+  EXPECT_THAT(ErrorOf("01BX\t"), HasSubstr("holds byte 0x09"));
+  EXPECT_THAT(ErrorOf("01BX\xc3\xa9"), HasSubstr("holds byte 0xC3"));
+  // An exact id still wins whatever it holds, and a clean prefix still resolves.
+  SQLite::Statement q(db_, "INSERT INTO items (id) VALUES ('odd*id')");
+  q.exec();
+  EXPECT_EQ(Resolve("odd*id"), "odd*id");
+  EXPECT_EQ(Resolve("01BX5"), "01BX5ZZKBKACTAV9WEVGEMMVRZ");
 }
 
 TEST_F(ResolveIdPrefixTest, AmbiguousPrefixListsCandidates) {
@@ -268,7 +288,7 @@ TEST_F(ResolveIdPrefixTest, HugeOrBinaryInputIsShownTruncated) {
   const std::string msg = ErrorOf(huge);
   EXPECT_THAT(msg, HasSubstr("unknown memory id 'QQQQ"));
   EXPECT_LT(msg.size(), 120u);
-  EXPECT_THAT(ErrorOf("\xff\xff\xff\xff"), HasSubstr("unknown memory id"));
+  EXPECT_THAT(ErrorOf("\xff\xff\xff\xff"), HasSubstr("holds byte 0xFF"));
 }
 
 TEST_F(ResolveIdPrefixTest, UsesTheIndex) {

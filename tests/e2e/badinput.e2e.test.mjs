@@ -74,18 +74,18 @@ describe('bad input over stdio', () => {
     if (messageRe) assert.match(response.error.message, messageRe);
   }
 
-  test('invalid JSON → -32700 without an id', async () => {
-    const r = await server.sendExpectingNoId('{"jsonrpc": "2.0", "id": 1, "method": \n', 'truncated JSON');
+  test('invalid JSON → -32700 with "id": null', async () => {
+    const r = await server.sendExpectingNullId('{"jsonrpc": "2.0", "id": 1, "method": \n', 'truncated JSON');
     assertError(r, -32700);
-    const r2 = await server.sendExpectingNoId('not json at all\n', 'plain text');
+    const r2 = await server.sendExpectingNullId('not json at all\n', 'plain text');
     assertError(r2, -32700);
     await stillServes();
   });
 
   test('a JSON array (batch) → -32600', async () => {
-    const r = await server.sendExpectingNoId('[{"jsonrpc":"2.0","id":"b1","method":"ping"}]\n', 'a batch');
+    const r = await server.sendExpectingNullId('[{"jsonrpc":"2.0","id":"b1","method":"ping"}]\n', 'a batch');
     assertError(r, -32600);
-    const empty = await server.sendExpectingNoId('[]\n', 'an empty array');
+    const empty = await server.sendExpectingNullId('[]\n', 'an empty array');
     assertError(empty, -32600);
     assert.ok(!server.lines.some((l) => l.msg?.id === 'b1'), 'batched requests are not run');
     await stillServes();
@@ -93,7 +93,7 @@ describe('bad input over stdio', () => {
 
   test('JSON that is not a request object → -32600', async () => {
     for (const text of ['42', '"ping"', 'null', '{}', '{"jsonrpc":"2.0"}']) {
-      const r = await server.sendExpectingNoId(`${text}\n`, text);
+      const r = await server.sendExpectingNullId(`${text}\n`, text);
       assertError(r, -32600);
     }
     await stillServes();
@@ -112,7 +112,7 @@ describe('bad input over stdio', () => {
     }
     // An id of a type JSON-RPC forbids cannot be echoed: answered without an id.
     for (const id of [{ a: 1 }, [1], true, 1.5]) {
-      const r = await server.sendExpectingNoId({ jsonrpc: '2.0', id, method: 'ping' }, `id ${JSON.stringify(id)}`);
+      const r = await server.sendExpectingNullId({ jsonrpc: '2.0', id, method: 'ping' }, `id ${JSON.stringify(id)}`);
       assertError(r, -32600);
     }
     await stillServes();
@@ -130,7 +130,7 @@ describe('bad input over stdio', () => {
 
   test('a message over the 16 MiB line limit → -32600, discarded, then serving', async () => {
     const huge = `{"jsonrpc":"2.0","id":"huge","method":"ping","params":{"pad":"${'y'.repeat(17 * 1024 * 1024)}"}}\n`;
-    const r = await server.sendExpectingNoId(huge, 'an oversized line');
+    const r = await server.sendExpectingNullId(huge, 'an oversized line');
     assertError(r, -32600);
     assert.ok(!server.lines.some((l) => l.msg?.id === 'huge'), 'the oversized request is not run');
     await stillServes();
@@ -195,7 +195,7 @@ describe('bad input over stdio', () => {
 
   test('invalid UTF-8 bytes → -32700, and stdout stays valid UTF-8', async () => {
     const garbage = Buffer.from([0xff, 0xfe, 0x0a]);
-    assertError(await server.sendExpectingNoId(garbage, 'raw invalid bytes'), -32700);
+    assertError(await server.sendExpectingNullId(garbage, 'raw invalid bytes'), -32700);
     const inString = Buffer.concat([
       Buffer.from('{"jsonrpc":"2.0","id":"u8","method":"tools/call","params":{"name":"echo_say","arguments":{"text":"'),
       Buffer.from([0xc3, 0x28, 0xff]),
@@ -549,6 +549,7 @@ describe('bad input over HTTP', { skip: httpReason ? `binary reports HTTP unsupp
     const r = await post('{"jsonrpc": "2.0", "id": 1, "method": ');
     assert.equal(r.status, 400);
     assert.equal(r.json.error.code, -32700);
+    assert.strictEqual(r.json.id, null, 'JSON-RPC 2.0 section 5: an unreadable id is null');
     await stillServes();
   });
 
@@ -600,6 +601,7 @@ describe('bad input over HTTP', { skip: httpReason ? `binary reports HTTP unsupp
     assert.doesNotThrow(() => utf8.decode(raw));
     assert.equal(res.status, 400);
     assert.equal(JSON.parse(raw.toString()).error.code, -32700);
+    assert.equal(JSON.parse(raw.toString()).id, 8, 'the id is still readable, so the error carries it');
     const bytes = await post(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { name: 'echo_bytes', arguments: {} } }));
     assert.match(bytes.json.result.content[0].text, /^bad \uFFFD+ bytes$/u);
     await stillServes();

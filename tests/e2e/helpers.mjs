@@ -193,13 +193,13 @@ export class RawStdioServer {
   }
 
   /**
-   * Sends `data` and resolves with the next error that carries no id (parse error or invalid
-   * request whose id could not be read): the MCP schemas make an error's id optional but never
-   * null, so kioku omits it.
+   * Sends `data` and resolves with the next error whose id is null (parse error or invalid
+   * request whose id could not be read: JSON-RPC 2.0 section 5 makes it "id": null, as the
+   * official MCP SDK servers send it).
    */
-  async sendExpectingNoId(data, what) {
+  async sendExpectingNullId(data, what) {
     const from = this.lines.length;
-    const answer = this.waitFor((m) => !('id' in m) && 'error' in m, `an answer without id to ${what}`, from);
+    const answer = this.waitFor((m) => m.id === null && 'error' in m, `an answer with "id": null to ${what}`, from);
     await this._send(data, answer);
     return answer;
   }

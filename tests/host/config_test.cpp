@@ -48,6 +48,9 @@ TEST(ConfigTest, EmbeddedDefaultParses) {
   EXPECT_EQ(c.http.listen, "127.0.0.1:7077");
   EXPECT_TRUE(c.http.tokens.empty());
   EXPECT_EQ(c.http.max_body_bytes, 4194304u);
+  EXPECT_EQ(c.http.header_timeout_ms, 10000);
+  EXPECT_EQ(c.http.max_connections, 256u);
+  EXPECT_EQ(c.http.max_connections_per_ip, 64u);
   EXPECT_EQ(c.http.workers, 4);
   EXPECT_EQ(c.home, std::filesystem::path("~/.kioku"));
 }

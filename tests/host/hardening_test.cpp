@@ -79,6 +79,21 @@ class CounterPlugin final : public sdk::Plugin {
       sdk::WithWriteTransaction(db, [&] { db.exec("INSERT INTO counter_rows VALUES ('x')"); }, 2);
       return sdk::ToolResult::Ok("written");
     });
+    sdk::ToolSpec note;
+    note.name = "counter_note";
+    note.description = "Stores args.v; refuses an unknown one by quoting it (as id lookups do).";
+    r.AddTool(note, [this](const json& args, const sdk::CallContext&) {
+      ++notes_called;
+      const std::string v = args.value("v", std::string());
+      if (v.starts_with("unknown")) throw sdk::ToolError("unknown note '" + v + "'; send a known one");
+      auto& db = host_.Db();
+      sdk::WithWriteTransaction(db, [&] {
+        SQLite::Statement q(db, "INSERT INTO counter_rows VALUES (?)");
+        q.bind(1, v);
+        q.exec();
+      });
+      return sdk::ToolResult::Ok("stored");
+    });
     sdk::ToolSpec big_text;
     big_text.name = "counter_big_text";
     big_text.description = "Returns far more text than the cap, in 3-byte characters.";
@@ -96,6 +111,7 @@ class CounterPlugin final : public sdk::Plugin {
   }
   sdk::HostServices& host_;
   std::atomic<std::size_t> budget_seen{0};
+  std::atomic<int> notes_called{0};
 };
 
 class HardeningTest : public ::testing::Test {
@@ -133,6 +149,38 @@ TEST_F(HardeningTest, ReadsAnswerWhileAnotherConnectionHoldsTheWriteLock) {
   lock.Release();
   rt->FlushDeferredWrites();
   EXPECT_EQ(Reads(*rt), 20);  // nothing lost: the batch waited for the lock
+}
+
+// Issue 9: a NUL (U+0000) in any argument string or key is refused by the host before the
+// handler runs, with a message naming where — never cut at the NUL (a ToolError quoting the
+// argument would have been: what() is a C string), never stored.
+TEST_F(HardeningTest, NulCharactersInArgumentsAreRefusedWholeAndNamed) {
+  auto rt = Make();
+  rt->Start();
+  const int rows_before = rt->Db().execAndGet("SELECT count(*) FROM counter_rows").getInt();
+  struct Case {
+    json args;
+    std::string named;
+  };
+  const std::vector<Case> cases{
+      {{{"v", std::string("ab\0cd", 5)}}, "v holds a NUL character (U+0000) at character 2"},
+      {{{"v", std::string("unknown \0 x", 11)}}, "v holds a NUL character (U+0000) at character 8"},
+      {{{"v", "ok"}, {"list", {{{"k", "x"}}, {{"k", std::string("\xc3\xa9\0", 3)}}}}},
+       "list[1].k holds a NUL character (U+0000) at character 1"},
+      {{{"v", "ok"}, {"meta", {{std::string("a\0b", 3), 1}}}}, "the key \"a\\u0000b\" in meta holds"},
+  };
+  for (const auto& c : cases) {
+    auto r = rt->CallTool("counter_note", c.args);
+    EXPECT_TRUE(r.is_error) << c.named;
+    EXPECT_THAT(r.text, HasSubstr(c.named));
+    EXPECT_THAT(r.text, HasSubstr("nothing was stored"));  // the whole message, past the NUL
+    EXPECT_EQ(r.text.find('\0'), std::string::npos) << r.text;
+  }
+  EXPECT_EQ(plugin_->notes_called.load(), 0);
+  EXPECT_EQ(rt->Db().execAndGet("SELECT count(*) FROM counter_rows").getInt(), rows_before);
+  // Without a NUL the same tool runs; its own refusal quoting the argument stays whole.
+  EXPECT_FALSE(rt->CallTool("counter_note", {{"v", "fine"}}).is_error);
+  EXPECT_THAT(rt->CallTool("counter_note", {{"v", "unknown-x"}}).text, HasSubstr("send a known one"));
 }
 
 TEST_F(HardeningTest, WritePastItsBusyBudgetAnswersDatabaseBusyRetry) {
@@ -310,9 +358,10 @@ TEST_F(DispatcherHardeningTest, InvalidUtf8InAStringStillAnswersWithTheId) {
   EXPECT_EQ(r["id"], "call-7");
   EXPECT_EQ(r["error"]["code"], mcp::kParseError);
   EXPECT_THAT(r["error"]["message"].get<std::string>(), HasSubstr("UTF-8"));
-  // Not JSON at all: still no id to give.
+  // Not JSON at all: no id to give, so "id": null (JSON-RPC 2.0 section 5).
   const json bad = json::parse(dispatcher_->HandleText("{\"id\":1,\xff", session_));
-  EXPECT_FALSE(bad.contains("id"));
+  ASSERT_TRUE(bad.contains("id")) << bad.dump();
+  EXPECT_TRUE(bad["id"].is_null());
 }
 
 // A call queued behind a running one on a single stdio worker is cancelled at shutdown too:

@@ -109,8 +109,9 @@ class StdioTest : public ::testing::Test {
     std::multimap<std::string, json> out;
     for (const auto& l : lines) {
       EXPECT_TRUE(sdk::IsValidUtf8(l)) << l;
-      json r = json::parse(l);
-      out.emplace(r["id"].dump(), r);
+      const json r = json::parse(l);
+      // A missing id is keyed "absent": errors whose id cannot be read must say "id": null.
+      out.emplace(r.contains("id") ? r["id"].dump() : std::string("absent"), r);
     }
     return out;
   }

@@ -131,10 +131,12 @@ int Run(int argc, char** argv, int proto_out_fd) {
     auto* tools = app.add_subcommand("tools", "List the tools clients see, with one-line descriptions");
     tools->add_flag("--all", tools_all, "Also list tools outside server.tools (marked [unlisted])");
 
-    std::string tool, arguments;
+    std::string tool, arguments, call_project;
     auto* call = app.add_subcommand("call", "Call a tool in-process and print the result (exit 1 on isError)");
     call->add_option("tool", tool, "Tool name")->required();
     call->add_option("arguments", arguments, "Arguments as a JSON object, or - to read them from stdin");
+    call->add_option("--project", call_project,
+                     "Act in this project: a folder, or a project key as memory_list shows it");
 
     bool doctor_json = false;
     auto* doctor = app.add_subcommand("doctor", "Check config, plugins, database, FTS5 and permissions");
@@ -175,7 +177,7 @@ int Run(int argc, char** argv, int proto_out_fd) {
 
     if (serve->parsed()) return Serve(global, serve_options, proto_out_fd);
     if (tools->parsed()) return Tools(global, tools_all, out);
-    if (call->parsed()) return Call(global, tool, arguments, out);
+    if (call->parsed()) return Call(global, tool, arguments, call_project, out);
     if (doctor->parsed()) return Doctor(global, doctor_json, out);
     if (init->parsed() || uninstall->parsed()) {
       return Init(global, init_options, init->parsed(), init_print, out);

@@ -22,9 +22,10 @@ int Serve(const GlobalOptions& global, const ServeOptions& serve, int proto_out_
 int ServeHttp(Loaded& loaded, mcp::Dispatcher& dispatcher, const std::string& listen, int wake_fd);
 /// One line per listed tool; `all` adds the unlisted ones, marked.
 int Tools(const GlobalOptions& global, bool all, std::ostream& out);
-/// `arguments` is JSON text, "-" for stdin, or empty for {}.
+/// `arguments` is JSON text, "-" for stdin, or empty for {}. `project`: "" = the working
+/// directory's project, else a folder or project key (UseProject, load.hpp).
 int Call(const GlobalOptions& global, const std::string& tool, const std::string& arguments,
-         std::ostream& out);
+         const std::string& project, std::ostream& out);
 /// `kioku context` (context.cpp): never fails — errors go to `err`, the result is 0.
 int Context(const GlobalOptions& global, const std::vector<std::string>& args, std::istream& in,
             std::ostream& out, std::ostream& err);

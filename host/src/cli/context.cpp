@@ -23,7 +23,7 @@ using nlohmann::json;
 constexpr std::size_t kMaxEnvelopeBytes = 8u << 20;
 
 constexpr const char* kUsage =
-    "usage: kioku context [--query TEXT] [--budget TOKENS] [--project DIR] [--agent ID]\n"
+    "usage: kioku context [--query TEXT] [--budget TOKENS] [--project DIR|KEY] [--agent ID]\n"
     "                     [--hook-stdin] [--format text|json]\n"
     "Prints what kioku knows for this project: pinned and top-ranked memories, the last\n"
     "session's summary, open handoffs, live file claims by others, open questions, the\n"
@@ -37,7 +37,8 @@ constexpr const char* kUsage =
     "                 {\"hookSpecificOutput\": {\"hookEventName\", \"additionalContext\"}}\n"
     "  --format F     text (default without --hook-stdin) or json (the hook JSON)\n"
     "Project: --project, else KIOKU_PROJECT_ROOT, else CLAUDE_PROJECT_DIR (hooks), else the\n"
-    "envelope's cwd, else the working directory — identified as the server identifies it.\n"
+    "envelope's cwd, else the working directory — identified as the server identifies it;\n"
+    "--project also takes a project key as memory_list shows it (github.com/acme/webapp).\n"
     "Agent: --agent, else KIOKU_AGENT_ID. Never fails: errors go to stderr, exit code 0.\n";
 
 struct Args {
@@ -147,14 +148,7 @@ int Context(const GlobalOptions& global, const std::vector<std::string>& args, s
     // KIOKU_AGENT_ID, else unknown; the project exactly as the server names its folder.
     sdk::Caller caller = LocalCaller("", loaded.config.projects);
     if (!a.agent.empty()) caller.agent_id = a.agent;
-    if (!root.empty()) {
-      std::error_code ec;
-      const auto folder = std::filesystem::absolute(sdk::ExpandHome(root), ec).lexically_normal();
-      const sdk::ProjectInfo info = sdk::ResolveProject(folder, loaded.config.projects);
-      caller.project_root = info.root;
-      caller.project_id = info.id;
-      caller.working_dir = folder.string();
-    }
+    if (!root.empty()) UseProject(caller, root, loaded.config.projects);
     caller.session_id = envelope.session_id;
 
     ContextOptions options;

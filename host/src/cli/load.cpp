@@ -82,6 +82,30 @@ sdk::Caller LocalCaller(const std::string& default_agent, const sdk::ProjectOpti
   return caller;
 }
 
+void UseProject(sdk::Caller& caller, const std::string& dir_or_key, const sdk::ProjectOptions& projects) {
+  if (dir_or_key.empty()) {
+    throw std::invalid_argument("--project is empty: send a folder or a project key such as github.com/acme/webapp");
+  }
+  std::error_code ec;
+  const std::filesystem::path folder =
+      std::filesystem::absolute(sdk::ExpandHome(dir_or_key), ec).lexically_normal();
+  if (!ec && std::filesystem::is_directory(folder, ec)) {
+    const sdk::ProjectInfo info = sdk::ResolveProject(folder, projects);
+    caller.project_root = info.root;
+    caller.project_id = info.id;
+    caller.working_dir = folder.string();
+    return;
+  }
+  const char c = dir_or_key.front();
+  if (c == '.' || c == '~') {
+    throw std::invalid_argument("--project '" + dir_or_key + "' is no folder here (" + folder.string() +
+                                "); send an existing folder or a project key as memory_list shows it");
+  }
+  caller.project_id = sdk::CanonicalProjectKey(dir_or_key, projects);
+  caller.project_root.clear();
+  caller.working_dir.clear();
+}
+
 std::string NewInstanceId() {
   std::random_device rd;
   char buf[9];

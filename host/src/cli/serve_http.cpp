@@ -17,6 +17,9 @@ int ServeHttp(Loaded& loaded, mcp::Dispatcher& dispatcher, const std::string& li
   options.allowed_origins = http.allowed_origins;
   options.allowed_hosts = http.allowed_hosts;
   options.max_body_bytes = http.max_body_bytes;
+  options.header_timeout_ms = http.header_timeout_ms;
+  options.max_connections = http.max_connections;
+  options.max_connections_per_ip = http.max_connections_per_ip;
   options.read_timeout_ms = http.read_timeout_ms;
   options.write_timeout_ms = http.write_timeout_ms;
   options.worker_threads = http.workers;

@@ -16,7 +16,8 @@ int Tools(const GlobalOptions& global, bool all, std::ostream& out) {
   return 0;
 }
 
-int Call(const GlobalOptions& global, const std::string& tool, const std::string& arguments, std::ostream& out) {
+int Call(const GlobalOptions& global, const std::string& tool, const std::string& arguments,
+         const std::string& project, std::ostream& out) {
   std::string text = arguments;
   if (text == "-") text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   nlohmann::json args = nlohmann::json::object();
@@ -35,6 +36,14 @@ int Call(const GlobalOptions& global, const std::string& tool, const std::string
   }
   auto loaded = LoadRuntime(global);
   auto caller = LocalCaller("cli", loaded.config.projects);
+  if (!project.empty()) {
+    try {
+      UseProject(caller, project, loaded.config.projects);
+    } catch (const std::invalid_argument& e) {
+      std::cerr << "kioku call: " << e.what() << "\n";
+      return 2;
+    }
+  }
   caller.session_id = sdk::NewId(loaded.runtime->Clock().NowMs());
   try {
     auto result = loaded.runtime->CallTool(tool, args, caller);

@@ -69,11 +69,10 @@ Dispatcher::Dispatcher(Runtime& runtime, DispatcherOptions options)
 json Dispatcher::ErrorResponse(const json& id, int code, std::string message, json data) {
   json error{{"code", code}, {"message", std::move(message)}};
   if (!data.is_null()) error["data"] = std::move(data);
-  // The MCP schemas make the id of an error optional but never null: a fault whose request
-  // id could not be read carries no id at all.
-  json response{{"jsonrpc", "2.0"}, {"error", std::move(error)}};
-  if (!id.is_null()) response["id"] = id;
-  return response;
+  // JSON-RPC 2.0 section 5: "If there was an error in detecting the id in the Request object
+  // (e.g. Parse error/Invalid Request), it MUST be Null." The MCP schemas list the id as
+  // optional; the official SDK servers send null, and clients match neither form to a request.
+  return json{{"jsonrpc", "2.0"}, {"id", id}, {"error", std::move(error)}};
 }
 
 bool Dispatcher::IsToolCall(const json& message) {

@@ -158,7 +158,9 @@ class Dispatcher {
   /// True when `message` is a `tools/call` request (transports run those on workers).
   static bool IsToolCall(const nlohmann::json& message);
 
-  /// Builds a JSON-RPC error response.
+  /// Builds a JSON-RPC error response. A null `id` (the request's id could not be read: a
+  /// parse error, an invalid request, a fault of the HTTP exchange) is sent as "id": null,
+  /// as JSON-RPC 2.0 section 5 requires and the official MCP SDK servers do.
   static nlohmann::json ErrorResponse(const nlohmann::json& id, int code, std::string message,
                                       nlohmann::json data = nullptr);
 

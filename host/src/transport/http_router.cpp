@@ -7,6 +7,7 @@
 
 #include "mcp/dispatcher.hpp"
 #include "runtime.hpp"
+#include "transport/http_push.hpp"
 
 namespace kioku::host {
 namespace {
@@ -15,6 +16,14 @@ using nlohmann::json;
 
 using mcp::kMetaVersion;
 constexpr const char* kJson = "application/json";
+// Headers a request may carry at most once (lower-case name, name as shown in answers). The
+// MCP-Protocol-Version / Mcp-Method / Mcp-Name checks of each era say the same themselves.
+constexpr std::array<std::pair<const char*, const char*>, 6> kSingletonHeaders{{{"host", "Host"},
+                                                                              {"origin", "Origin"},
+                                                                              {"authorization", "Authorization"},
+                                                                              {"content-type", "Content-Type"},
+                                                                              {"mcp-session-id", "Mcp-Session-Id"},
+                                                                              {"kioku-project", "Kioku-Project"}}};
 constexpr const char* kCorsHeaders =
     "Authorization, Content-Type, Accept, Mcp-Session-Id, MCP-Protocol-Version, Mcp-Method, Mcp-Name, "
     "Last-Event-ID, Kioku-Project";
@@ -40,7 +49,7 @@ HttpResponse JsonResponse(unsigned status, const json& body) {
   return r;
 }
 
-// JSON-RPC errors of the HTTP exchange itself carry no id; those about a request echo its
+// JSON-RPC errors of the HTTP exchange itself carry "id": null; those about a request echo its
 // id when it is a valid one (string or integer).
 json RpcError(int code, std::string message, json data = nullptr) {
   return mcp::Dispatcher::ErrorResponse(nullptr, code, std::move(message), std::move(data));
@@ -61,7 +70,7 @@ HttpResponse Empty(unsigned status) {
   return r;
 }
 
-HttpRoute Now(HttpResponse response) { return HttpRoute{std::move(response), {}}; }
+HttpRoute Now(HttpResponse response) { return HttpRoute{std::move(response), {}, {}}; }
 
 int ErrorCode(const json& response) {
   auto error = response.find("error");
@@ -124,19 +133,28 @@ double QualityOf(std::string_view item) {
 
 // 2025-11-25/2026-07-28: clients list application/json and text/event-stream. We only send
 // application/json, so refuse (406) an Accept that excludes it; no Accept means anything.
-bool AcceptsJson(const std::string* accept) {
-  if (accept == nullptr) return true;
+bool AcceptsMedia(const std::string* accept, std::initializer_list<std::string_view> types) {
   std::string_view rest = *accept;
   while (!rest.empty()) {
     const std::size_t comma = rest.find(',');
     std::string_view item = rest.substr(0, comma);
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
     const std::string type = MediaType(item);
-    if (type != kJson && type != "application/*" && type != "*/*") continue;
+    if (std::find(types.begin(), types.end(), type) == types.end()) continue;
     if (QualityOf(item) <= 0) continue;  // "q=0": explicitly not acceptable
     return true;
   }
   return false;
+}
+
+// A legacy tools/call is answered as an SSE stream only to a client that lists
+// text/event-stream (http_push.hpp); no Accept gets plain JSON.
+bool AcceptsEventStream(const std::string* accept) {
+  return accept != nullptr && AcceptsMedia(accept, {"text/event-stream", "text/*", "*/*"});
+}
+
+bool AcceptsJson(const std::string* accept) {
+  return accept == nullptr || AcceptsMedia(accept, {kJson, "application/*", "*/*"});
 }
 
 // RFC 9110 field-value characters: visible ASCII, space and tab.
@@ -337,13 +355,23 @@ HttpRoute HttpRouter::Route(const HttpRequest& request) {
 }
 
 HttpRoute HttpRouter::RouteChecked(const HttpRequest& request, const std::string* origin) {
+  const std::string path(PathOf(request.target));
+  // RFC 9112 3.2 (Host) and RFC 9110 5.3: a field that must appear once and appears twice
+  // makes the request malformed; answering it by the first copy would let two checks read
+  // different values. Say which header it was.
+  for (const auto& [lower, shown] : kSingletonHeaders) {
+    if (const int n = request.Count(lower); n > 1) {
+      const std::string message = std::string("Bad Request: the ") + shown + " header was sent " + std::to_string(n) +
+                                  " times; send it once";
+      return Now(JsonResponse(400, path == "/mcp" ? RpcError(mcp::kInvalidRequest, message) : json{{"error", message}}));
+    }
+  }
   // streamable-http.mdx "Security & Endpoint": DNS-rebinding defence before anything else.
-  if (origin != nullptr && (request.Count("origin") != 1 || !OriginAllowed(*origin))) {
+  if (origin != nullptr && !OriginAllowed(*origin)) {
     return Now(JsonResponse(403, RpcError(mcp::kInvalidRequest,
                                           "Forbidden: Origin '" + *origin +
                                               "' is not allowed; add it to the server's allowed origins")));
   }
-  const std::string path(PathOf(request.target));
   if (loopback_ && !HostAllowed(request)) {
     // A DNS-rebound page reaches a loopback server under its own name and, for a simple
     // request, may send no Origin at all: the Host header is what gives it away.
@@ -503,7 +531,7 @@ HttpRoute HttpRouter::PostModern(const HttpRequest& request, const json& message
     if (!response) return Empty(202);  // cancelled: nothing more is due for it
     return JsonResponse(ModernStatus(*response), *response);
   };
-  if (mcp::Dispatcher::IsToolCall(message)) return HttpRoute{{}, std::move(answer)};
+  if (mcp::Dispatcher::IsToolCall(message)) return HttpRoute{{}, std::move(answer), {}};
   return Now(answer());
 }
 
@@ -517,9 +545,10 @@ HttpRoute HttpRouter::PostLegacy(const HttpRequest& request, const json& message
     json response = dispatcher_.Handle(message, *session).value_or(RpcError(mcp::kInvalidRequest, "Invalid Request"));
     return Now(JsonResponse(400, response));
   }
-  if (request.Count("mcp-protocol-version") > 1 || request.Count("mcp-session-id") > 1) {
+  if (const int n = request.Count("mcp-protocol-version"); n > 1) {
     return Now(JsonResponse(400, RpcError(id, mcp::kInvalidRequest,
-                                          "Bad Request: MCP-Protocol-Version and Mcp-Session-Id may be sent once")));
+                                          "Bad Request: the MCP-Protocol-Version header was sent " + std::to_string(n) +
+                                              " times; send it once")));
   }
   const std::string* header_version = request.Header("mcp-protocol-version");
   if (header_version != nullptr && *header_version != mcp::kModernVersion && !IsLegacyVersion(*header_version)) {
@@ -541,6 +570,7 @@ HttpRoute HttpRouter::PostLegacy(const HttpRequest& request, const json& message
     auto temp = TempSession(agent_id);
     auto session = sessions_.Make(temp->base_caller);
     session->allowed_projects = temp->allowed_projects;
+    InstallHttpPush(*session);  // roots/list reaches the client on a tools/call's SSE answer
     auto response = dispatcher_.Handle(message, *session);
     if (!response) return Now(Empty(202));
     HttpResponse r = JsonResponse(LegacyStatus(*response), *response);
@@ -578,7 +608,12 @@ HttpRoute HttpRouter::PostLegacy(const HttpRequest& request, const json& message
     if (!response) return Empty(202);  // cancelled by notifications/cancelled
     return JsonResponse(LegacyStatus(*response), *response);
   };
-  if (mcp::Dispatcher::IsToolCall(message)) return HttpRoute{{}, std::move(answer)};
+  if (mcp::Dispatcher::IsToolCall(message)) {
+    HttpRoute route{{}, std::move(answer), {}};
+    // A queued roots/list goes first on this call's answer; the call waits for the reply.
+    if (AcceptsEventStream(request.Header("accept"))) route.events = TakeHttpPushed(*session);
+    return route;
+  }
   return Now(answer());
 }
 
@@ -651,7 +686,7 @@ HttpRoute HttpRouter::CallToolApi(const HttpRequest& request, const std::string&
                      const int code = ErrorCode(*response);
                      return ApiError(code == mcp::kInvalidParams ? 400 : code == mcp::kProjectForbidden ? 403 : 500,
                                      (*response)["error"].value("message", std::string("tool call failed")));
-                   }};
+                   }, {}};
 }
 
 }  // namespace kioku::host

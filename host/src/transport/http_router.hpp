@@ -42,6 +42,9 @@ struct HttpResponse {
 struct HttpRoute {
   HttpResponse response;
   std::function<HttpResponse()> work;
+  /// With `work`: server→client messages (serialized JSON-RPC, http_push.hpp) to send first;
+  /// non-empty turns the answer into an SSE stream: these events, then work's body.
+  std::vector<std::string> events;
 };
 
 /// Thread-safe; Route may run on several I/O threads at once, and the returned work on
@@ -65,7 +68,8 @@ class HttpRouter {
 
   bool OriginAllowed(const std::string& origin) const;
   /// On a loopback bind: the Host header (port dropped) is localhost, 127.0.0.1, [::1] or
-  /// one of allowed_hosts; no Host header is accepted (HTTP/1.0), two are not.
+  /// one of allowed_hosts; no Host header is accepted (HTTP/1.0). Two are a 400 before
+  /// any check (RouteChecked).
   bool HostAllowed(const HttpRequest& request) const;
   /// The agent id of a valid bearer token (or the base agent id without tokens); nullopt
   /// when tokens are configured and the request has none or a wrong one.
@@ -79,7 +83,7 @@ class HttpRouter {
   HttpSessionTable sessions_;
 };
 
-/// The 413 for a body over `limit` bytes: a JSON-RPC error (-32600, no id) on /mcp like
+/// The 413 for a body over `limit` bytes: a JSON-RPC error (-32600, "id": null) on /mcp like
 /// every other /mcp error, `{"error": ...}` elsewhere.
 HttpResponse BodyTooLarge(std::string_view target, std::size_t limit);
 

@@ -5,6 +5,11 @@
 #include <cctype>
 #include <chrono>
 #include <condition_variable>
+<<<<<<< HEAD
+#include <functional>
+=======
+#include <map>
+>>>>>>> harden9
 #include <mutex>
 #include <optional>
 #include <stdexcept>
@@ -24,6 +29,7 @@
 #include "logging.hpp"
 #include "mcp/dispatcher.hpp"
 #include "runtime.hpp"
+#include "transport/http_push.hpp"
 #include "transport/http_router.hpp"
 
 namespace kioku::host {
@@ -87,7 +93,9 @@ struct HttpServer::Impl {
       : runtime(runtime_ref), dispatcher(dispatcher_ref), options(std::move(opts)) {}
 
   void Accept();
-  void Register(Connection* connection, const std::shared_ptr<Connection>& shared);
+  /// Admits `socket` (starts a Connection), answers it 503 when over a connection limit, or
+  /// closes it when even the refusals are too many.
+  void Admit(tcp::socket socket);
   void Unregister(Connection* connection);
 
   Runtime& runtime;
@@ -98,7 +106,14 @@ struct HttpServer::Impl {
   // Destroyed after the I/O context (declared earlier): connections unregister on death.
   std::mutex mutex;
   std::condition_variable changed;
-  std::unordered_map<Connection*, std::weak_ptr<Connection>> connections;
+  struct Entry {
+    std::weak_ptr<Connection> connection;
+    net::ip::address peer;
+    bool refused = false;  // answering 503: not counted against the limits
+  };
+  std::unordered_map<Connection*, Entry> connections;
+  std::size_t admitted = 0;                            // entries that are not refused
+  std::map<net::ip::address, std::size_t> per_peer;    // admitted entries per client address
   enum class State { kNew, kRunning, kStopping, kStopped } state = State::kNew;
   std::atomic<bool> stopping{false};
 
@@ -134,6 +149,17 @@ class Connection : public std::enable_shared_from_this<Connection> {
     net::dispatch(stream_.get_executor(), beast::bind_front_handler(&Connection::Read, shared_from_this()));
   }
 
+  /// Answers `response` (a 503) without reading a request, then closes as Linger does:
+  /// whatever the client sends meanwhile is discarded, so it reads the answer, not a reset.
+  void Refuse(HttpResponse response) {
+    net::dispatch(stream_.get_executor(), [self = shared_from_this(), response = std::move(response)]() mutable {
+      self->refusing_ = true;
+      self->lingering_ = true;
+      self->keep_alive_ = false;
+      self->Send(std::move(response));
+    });
+  }
+
   /// Part of Stop(): a connection waiting for its next request is closed now; one in the
   /// middle of a request finishes it and then closes (keep-alive is off while stopping).
   void DrainIfIdle() {
@@ -152,7 +178,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
     parser_->header_limit(static_cast<std::uint32_t>(server_.options.max_header_bytes));
     parser_->body_limit(server_.options.max_body_bytes);
     reading_ = true;
-    stream_.expires_after(std::chrono::milliseconds(server_.options.read_timeout_ms));
+    // One deadline for the whole header, not per read: a client trickling a byte at a time
+    // (slowloris) is cut off as surely as a silent one.
+    stream_.expires_after(std::chrono::milliseconds(server_.options.header_timeout_ms));
     http::async_read_header(stream_, buffer_, *parser_,
                             beast::bind_front_handler(&Connection::OnHeader, shared_from_this()));
   }
@@ -227,6 +255,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return Send(PlainError(500, std::string("internal error: ") + e.what()));
     }
     if (!route.work) return Send(std::move(route.response));
+    if (!route.events.empty()) return StartEventStream(std::move(route));
     // Tool calls leave the I/O thread; the answer comes back to this connection's strand.
     net::post(*server_.workers, [self = shared_from_this(), work = std::move(route.work)]() mutable {
       HttpResponse response;
@@ -254,6 +283,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
     for (auto& [name, value] : response.headers) res->insert(name, value);
     res->body() = std::move(response.body);
     res->keep_alive(keep_alive_ && !server_.stopping.load());
+    if (res->keep_alive()) {
+      // Tells clients (undici, Python) when an idle connection will be closed, so they stop
+      // reusing it before the server drops it at header_timeout_ms.
+      res->set(http::field::keep_alive,
+               "timeout=" + std::to_string(std::max(1, server_.options.header_timeout_ms / 1000)));
+    }
     res->prepare_payload();
     // Beast 1.74 has no message_generator: the response lives in the handler until written.
     stream_.expires_after(std::chrono::milliseconds(server_.options.write_timeout_ms));
@@ -262,6 +297,62 @@ class Connection : public std::enable_shared_from_this<Connection> {
       if (ec || res->need_eof()) return self->Close();
       self->Read();
     });
+  }
+
+  // The SSE answer of a legacy tools/call (http_push.hpp): a chunked 200 carrying the
+  // queued server requests at once, then — once the call has run on a worker (it waits for
+  // the client's reply to them) — its JSON-RPC response as the last event.
+  void StartEventStream(HttpRoute route) {
+    auto header = std::make_shared<http::response<http::empty_body>>(http::status::ok, version_);
+    header->set(http::field::server, "kioku");
+    header->set(http::field::content_type, "text/event-stream");
+    header->set(http::field::cache_control, "no-store");
+    header->keep_alive(keep_alive_ && !server_.stopping.load());
+    header->chunked(true);
+    auto serializer = std::make_shared<http::response_serializer<http::empty_body>>(*header);
+    std::string first;
+    for (const auto& event : route.events) first += SseEvent(event);
+    stream_.expires_after(std::chrono::milliseconds(server_.options.write_timeout_ms));
+    http::async_write_header(
+        stream_, *serializer,
+        [self = shared_from_this(), header, serializer, first = std::move(first),
+         work = std::move(route.work)](beast::error_code ec, std::size_t) mutable {
+          if (ec) return self->Close();
+          self->WriteChunk(std::move(first), [self, header, work = std::move(work)]() mutable {
+            net::post(*self->server_.workers, [self, header, work = std::move(work)]() mutable {
+              HttpResponse response;
+              try {
+                response = work();
+              } catch (const std::exception& e) {
+                self->server_.log->Error(std::string("http tool call failed: ") + e.what());
+              }
+              net::post(self->stream_.get_executor(), [self, header, body = std::move(response.body)]() mutable {
+                auto finish = [self, header] { self->EndEventStream(!header->keep_alive()); };
+                if (body.empty()) return finish();  // cancelled: no response is due
+                self->WriteChunk(SseEvent(body), std::move(finish));
+              });
+            });
+          });
+        });
+  }
+
+  void WriteChunk(std::string text, std::function<void()> then) {
+    auto bytes = std::make_shared<std::string>(std::move(text));
+    stream_.expires_after(std::chrono::milliseconds(server_.options.write_timeout_ms));
+    net::async_write(stream_, http::make_chunk(net::const_buffer(bytes->data(), bytes->size())),
+                     [self = shared_from_this(), bytes, then = std::move(then)](beast::error_code ec, std::size_t) {
+                       if (ec) return self->Close();
+                       then();
+                     });
+  }
+
+  void EndEventStream(bool close) {
+    stream_.expires_after(std::chrono::milliseconds(server_.options.write_timeout_ms));
+    net::async_write(stream_, http::make_chunk_last(),
+                     [self = shared_from_this(), close](beast::error_code ec, std::size_t) {
+                       if (ec || close) return self->Close();
+                       self->Read();
+                     });
   }
 
   // "Lingering close" (RFC 9112 9.6): after the answer, stop sending and discard what the
@@ -276,9 +367,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void DiscardSome() {
-    if (ec_closed_ || server_.stopping.load() || discarded_ > server_.options.max_discard_bytes) return Drop();
+    // A refused connection never had a request read: it gets little time and room.
+    const std::size_t limit = refusing_ ? kRefusedDiscardBytes : server_.options.max_discard_bytes;
+    if (ec_closed_ || server_.stopping.load() || discarded_ > limit) return Drop();
     if (!scratch_) scratch_ = std::make_unique<std::array<char, 16384>>();
-    stream_.expires_after(std::chrono::milliseconds(server_.options.read_timeout_ms));
+    stream_.expires_after(std::chrono::milliseconds(refusing_ ? server_.options.header_timeout_ms
+                                                              : server_.options.read_timeout_ms));
     stream_.async_read_some(net::buffer(*scratch_), [self = shared_from_this()](beast::error_code ec, std::size_t n) {
       if (ec) return self->Drop();
       self->discarded_ += n;
@@ -302,7 +396,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   bool reading_ = false;
+  static constexpr std::size_t kRefusedDiscardBytes = 64 * 1024;
   bool lingering_ = false;  // answering an oversized body: discard the rest, then close
+  bool refusing_ = false;   // answering 503 (over a connection limit)
   bool ec_closed_ = false;
   bool discarding_ = false;
   std::size_t discarded_ = 0;
@@ -313,15 +409,53 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
 }  // namespace
 
-void HttpServer::Impl::Register(Connection* connection, const std::shared_ptr<Connection>& shared) {
-  std::lock_guard lock(mutex);
-  connections.emplace(connection, shared);
-}
-
 void HttpServer::Impl::Unregister(Connection* connection) {
   std::lock_guard lock(mutex);
-  connections.erase(connection);
+  auto it = connections.find(connection);
+  if (it == connections.end()) return;
+  if (!it->second.refused) {
+    --admitted;
+    if (auto peer = per_peer.find(it->second.peer); peer != per_peer.end() && --peer->second == 0) per_peer.erase(peer);
+  }
+  connections.erase(it);
   changed.notify_all();
+}
+
+void HttpServer::Impl::Admit(tcp::socket socket) {
+  beast::error_code ec;
+  const net::ip::address peer = socket.remote_endpoint(ec).address();
+  if (ec) return;  // already gone
+  std::string refusal;
+  std::shared_ptr<Connection> connection;
+  {
+    std::lock_guard lock(mutex);
+    if (connections.size() >= 2 * options.max_connections) {
+      // Refusals are bounded too: past this, a flood only costs an accept and a close.
+      log->Warn("http: " + std::to_string(connections.size()) + " connections open; closing another unanswered");
+      socket.close(ec);
+      return;
+    }
+    const auto from_peer = per_peer.find(peer);
+    const std::size_t peer_count = from_peer == per_peer.end() ? 0 : from_peer->second;
+    if (admitted >= options.max_connections) {
+      refusal = "Service Unavailable: " + std::to_string(admitted) +
+                " connections are open (server.http.max_connections); close idle connections or retry later";
+    } else if (peer_count >= options.max_connections_per_ip) {
+      refusal = "Service Unavailable: " + std::to_string(peer_count) + " connections are open from " +
+                peer.to_string() + " (server.http.max_connections_per_ip); close idle connections or retry later";
+    }
+    connection = std::make_shared<Connection>(std::move(socket), *this);
+    connections.emplace(connection.get(), Entry{connection, peer, !refusal.empty()});
+    if (refusal.empty()) {
+      ++admitted;
+      ++per_peer[peer];
+    }
+  }
+  if (refusal.empty()) return connection->Start();
+  log->Warn("http: refusing a connection from " + peer.to_string() + ": " + refusal);
+  HttpResponse response = PlainError(503, refusal);
+  response.headers.emplace_back("Retry-After", "1");
+  connection->Refuse(std::move(response));
 }
 
 void HttpServer::Impl::Accept() {
@@ -330,20 +464,7 @@ void HttpServer::Impl::Accept() {
     if (ec) {
       log->Warn("http accept failed: " + ec.message());
     } else if (!stopping.load()) {
-      bool full;
-      {
-        std::lock_guard lock(mutex);
-        full = connections.size() >= options.max_connections;
-      }
-      if (full) {
-        log->Warn("http: " + std::to_string(options.max_connections) + " connections open; refusing another");
-        beast::error_code ignored;
-        socket.close(ignored);
-      } else {
-        auto connection = std::make_shared<Connection>(std::move(socket), *this);
-        Register(connection.get(), connection);
-        connection->Start();
-      }
+      Admit(std::move(socket));
     }
     Accept();
   });
@@ -420,8 +541,8 @@ void HttpServer::Stop() {
     }
     s.state = Impl::State::kStopping;
     s.stopping.store(true);
-    for (auto& [raw, weak] : s.connections) {
-      if (auto c = weak.lock()) live.push_back(std::move(c));
+    for (auto& [raw, entry] : s.connections) {
+      if (auto c = entry.connection.lock()) live.push_back(std::move(c));
     }
   }
   net::post(s.acceptor->get_executor(), [&s] {

@@ -5,9 +5,11 @@
 /// stay in http_server.cpp (pimpl) so including this header costs little.
 ///
 /// Endpoints:
-///   POST   /mcp              one JSON-RPC message per request; answers `application/json`
-///                            (never SSE, which the spec allows); notifications and client
-///                            responses get 202 with an empty body.
+///   POST   /mcp              one JSON-RPC message per request; answers `application/json`,
+///                            except a legacy tools/call while a server request (roots/list)
+///                            is queued for the client: then `text/event-stream` with that
+///                            request first and the call's response last (http_push.hpp);
+///                            notifications and client responses get 202 with an empty body.
 ///   DELETE /mcp              ends a legacy session (`Mcp-Session-Id`): 204, unknown 404.
 ///   GET    /mcp              405: no server-initiated stream is offered.
 ///   GET    /healthz          {"status":"ok","tools":N}; no token needed.
@@ -32,15 +34,17 @@
 /// non-loopback bind without tokens is refused at Start().
 ///
 /// Other answers: a body that is not JSON 400 with -32700, a batch or non-object 400 with
-/// -32600 (JSON-RPC errors about the exchange itself carry no "id": the MCP schema allows no
-/// null id); Content-Type other than JSON 415; an Accept that excludes application/json 406;
+/// -32600 (JSON-RPC errors about the exchange itself carry "id": null, JSON-RPC 2.0
+/// section 5); Content-Type other than JSON 415; an Accept that excludes application/json 406;
 /// a legacy request cancelled by notifications/cancelled 202 with no body; allowed browser
 /// origins get CORS headers (Mcp-Session-Id exposed) and OPTIONS preflights 204.
 ///
 /// Tool calls run on a worker pool so a slow tool never blocks the I/O thread; every other
 /// method is answered inline. A connection has at most one request in flight (no
-/// pipelining), so queued calls are bounded by max_connections. Connections are kept alive;
-/// Stop() drains. Not done: cancelling a call when its client disconnects, SSE responses,
+/// pipelining), so queued calls are bounded by max_connections. Slow or silent clients are
+/// bounded by header_timeout_ms and the per-address limit (see HttpServerOptions).
+/// Connections are kept alive; Stop() drains. Not done: cancelling a call when its client
+/// disconnects, a GET SSE stream,
 /// Mcp-Param-* validation (no kioku tool declares x-mcp-header).
 
 #include <atomic>
@@ -83,7 +87,11 @@ struct HttpServerOptions {
   /// 413 goes out, so clients that write the whole body first (Node fetch, Python) see it.
   std::size_t max_discard_bytes = 64 * 1024 * 1024;
   std::size_t max_header_bytes = 8 * 1024;       ///< Request line + headers; larger: 431.
-  int read_timeout_ms = 30'000;   ///< Per request read, including keep-alive idle time.
+  /// The whole request line and headers must arrive within this time, counted from the
+  /// accept (or, on a kept-alive connection, from the end of the previous answer); a silent
+  /// or trickling client is disconnected then, so half-open sockets cannot hold the slots.
+  int header_timeout_ms = 10'000;
+  int read_timeout_ms = 30'000;   ///< Per request body read.
   int write_timeout_ms = 30'000;  ///< Per response write.
   int worker_threads = 4;         ///< Threads running tool calls.
   int io_threads = 1;             ///< Threads running the sockets.
@@ -91,7 +99,11 @@ struct HttpServerOptions {
   /// Measured with the Runtime's clock, so tests move it with a ManualClock.
   std::int64_t session_idle_ms = 30 * 60 * 1000;
   std::size_t max_sessions = 1024;     ///< Beyond this the least recently used session goes.
-  std::size_t max_connections = 256;   ///< Further connections are closed at once.
+  /// Open connections at most, and at most max_connections_per_ip from one client address.
+  /// A connection over either limit is answered 503 (JSON body naming the limit,
+  /// Retry-After: 1) and closed; one over twice max_connections is closed unanswered.
+  std::size_t max_connections = 256;
+  std::size_t max_connections_per_ip = 64;
   int drain_timeout_ms = 10'000;       ///< Stop() waits this long for in-flight requests.
   /// Identity template for every call: project_root/project_id of the server and a default
   /// agent_id (e.g. KIOKU_AGENT_ID); a bearer token's agent id replaces agent_id.

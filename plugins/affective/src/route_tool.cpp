@@ -3,6 +3,7 @@
 
 #include "format.hpp"
 #include "kioku/sdk/clock.hpp"
+#include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/schema.hpp"
 #include "kioku/sdk/text.hpp"
 #include "ranking.hpp"
@@ -107,7 +108,11 @@ void RegisterRouteTool(sdk::Registrar& registrar, ToolContext& ctx) {
     p.filter.tool_prefix = args.value("tool_prefix", "");
     if (args.contains("agent_id")) p.filter.agent_id = args["agent_id"].get<std::string>();
     if (args.contains("model")) p.filter.model = args["model"].get<std::string>();
-    if (args.contains("project_id")) p.filter.project_id = args["project_id"].get<std::string>();
+    // An old spelling ("<repo>//apps/api", "~/x") names the project its rows moved to.
+    if (args.contains("project_id")) {
+      p.filter.project_id =
+          sdk::CanonicalProjectKey(args["project_id"].get<std::string>(), ctx.host.Projects());
+    }
 
     std::vector<RouteEntry> ranking = RankTools(ctx.host.Db(), p);
     const bool from_buckets = !ranking.empty() && ranking.front().from_buckets;

@@ -1,6 +1,7 @@
 #include "schema.hpp"
 
 #include "kioku/sdk/project_keys.hpp"
+#include "project_merge.hpp"
 
 namespace kioku::affective {
 
@@ -97,6 +98,14 @@ CREATE TABLE affective_meta (
                                            {"affective_buckets", "project_id", ""},
                                            {"affective_totals", "project_id", ""}},
                                           projects));
+  // v2 left a bucket or total under its old spelling when the new key already had one:
+  // merge those into the new key's row (one bucket per project, scores over all counts).
+  sdk::Migration merge;
+  merge.version = 3;
+  merge.description =
+      "project keys: buckets and totals left under an old spelling merged into the current key";
+  merge.apply = [projects](SQLite::Database& db) { MergeProjectSpellings(db, projects); };
+  out.push_back(std::move(merge));
   return out;
 }
 

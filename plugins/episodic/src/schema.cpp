@@ -11,6 +11,7 @@
 #include "kioku/sdk/secrets.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/tool.hpp"
+#include "outbox_keys.hpp"
 
 namespace kioku::episodic {
 
@@ -184,7 +185,12 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
     RedactStoredJson(db, "episodic_ingest_files", "path", {"state"});
     RedactStoredJson(db, "episodic_outbox", "id", {"payload", "caller"});
   };
-  return {v1, sdk::ProjectKeysMigration(2, {{"episodic_sessions", "project", ""}}, projects), v3};
+  sdk::Migration v4;
+  v4.version = 4;
+  v4.description = "project keys in queued outbox rows (caller, feedback records, dedupe key)";
+  v4.apply = [projects](SQLite::Database& db) { MoveOutboxProjectKeys(db, projects); };
+  return {v1, sdk::ProjectKeysMigration(2, {{"episodic_sessions", "project", ""}}, projects), v3,
+          v4};
 }
 
 }  // namespace kioku::episodic

@@ -109,6 +109,7 @@ void AddSessionStart(sdk::Registrar& reg, Env& env) {
                                       {"session_id", "created", "started_at"});
   spec.annotations.idempotent = true;
   reg.AddTool(spec, [&env](const Json& args, const sdk::CallContext& ctx) {
+    sdk::ScreenSecrets(args);  // every string: model, project, tags, agent_id too (issue 9)
     const std::int64_t now = env.host.GetClock().NowMs();
     std::string id = StrArg(args, "session_id", ctx.caller.session_id);
     if (id.empty()) id = sdk::NewId(now);
@@ -162,6 +163,7 @@ void AddSessionLog(sdk::Registrar& reg, Env& env) {
                                        {"created_session", schema::Type("boolean")}},
                                       {"entry_id", "session_id", "seq", "at", "type"});
   reg.AddTool(spec, [&env](const Json& args, const sdk::CallContext& ctx) {
+    sdk::ScreenSecrets(args);  // every string: model, project, tags, agent_id too (issue 9)
     const std::int64_t now = env.host.GetClock().NowMs();
     const Target target = TargetFor(args, ctx);
     const std::string text = sdk::CollapseWhitespace(args["entry"].get<std::string>());
@@ -213,6 +215,7 @@ void AddSessionEnd(sdk::Registrar& reg, Env& env) {
                                       {"session_id", "ended_at", "already_ended"});
   spec.annotations.idempotent = false;
   reg.AddTool(spec, [&env](const Json& args, const sdk::CallContext& ctx) {
+    sdk::ScreenSecrets(args);  // every string: model, project, tags, agent_id too (issue 9)
     const std::int64_t now = env.host.GetClock().NowMs();
     const Target target = TargetFor(args, ctx);
     const std::string summary = StrArg(args, "summary");
@@ -301,6 +304,7 @@ void AddSummaryAdd(sdk::Registrar& reg, Env& env) {
                                        {"compaction", {{"type", {"object", "null"}}}}},
                                       {"summary_id", "session_id", "token_count"});
   reg.AddTool(spec, [&env](const Json& args, const sdk::CallContext& ctx) {
+    sdk::ScreenSecrets(args);  // every string: model, project, tags, agent_id too (issue 9)
     const std::int64_t now = env.host.GetClock().NowMs();
     const std::string summary = args["summary"].get<std::string>();
     if (sdk::CollapseWhitespace(summary).empty()) {

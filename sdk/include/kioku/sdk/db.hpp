@@ -31,14 +31,14 @@ SQLite::Database OpenDatabase(const std::string& path, int busy_timeout_ms = 500
 void WithWriteTransaction(SQLite::Database& db, const std::function<void()>& body,
                           int max_attempts = 12);
 
-/// Resolves a user-typed id or id prefix against `table.column` (identifiers are trusted,
-/// from plugin code; the prefix is bound as a parameter). Rules (ARCHITECTURE.md "Storage"):
-/// an exact id wins; otherwise a prefix of >= 4 characters must match exactly one row
-/// (an indexed range scan `col >= p AND col < p'`, BINARY order; when nothing matches, the
-/// ASCII upper-cased prefix is tried too, since ULIDs are upper-case).
-/// Throws ToolError for: a prefix shorter than 4 characters ("id prefix 'ab' is too short:
-/// send at least 4 characters of the id"), no match ("unknown <noun> id 'x'"), or several
-/// matches ("id prefix 'x' matches several <noun> ids: a, b, c, d, e, …; send more
+/// Resolves a user-typed id or id prefix against `table.column` (identifiers trusted, from plugin code; the
+/// prefix is bound). Rules (ARCHITECTURE.md "Storage"): an exact id wins; else a prefix of >= 4 characters must
+/// match one row (indexed range scan `col >= p AND col < p'`, BINARY; on no match the ASCII upper-cased prefix
+/// is tried, ULIDs being upper-case). Throws ToolError for: a prefix holding what no id holds — '*', '%', '?'
+/// (no wildcards), a space, control or non-ASCII byte ("id prefix 'pn*' holds '*', which no memory id contains
+/// (…): send the id or at least 4 of its first characters"); one shorter than 4 characters ("id prefix 'ab' is
+/// too short: send at least 4 characters of the id"); no match ("unknown <noun> id 'x'", noting that '_' is
+/// matched as itself); several matches ("id prefix 'x' matches several <noun> ids: a, b, c, d, e, …; send more
 /// characters"). `noun` words the messages ("memory").
 std::string ResolveIdPrefix(SQLite::Database& db, std::string_view table,
                             std::string_view column, std::string_view id_or_prefix,
