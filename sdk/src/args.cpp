@@ -33,6 +33,30 @@ std::string Join(std::span<const std::string_view> words) {
   return out;
 }
 
+// Code points before a byte offset: messages count characters (args.hpp), findings bytes.
+std::size_t CharsBefore(std::string_view text, std::size_t byte_offset) {
+  return Utf8Length(text.substr(0, byte_offset));
+}
+
+// The character offset of the first finding, walking in FindSecretInJson's order (document
+// order, an object's key before its value), so it is the string that call reported.
+std::optional<std::size_t> FirstFindingChars(const Json& value) {
+  if (value.is_string()) {
+    const std::string& text = value.get_ref<const std::string&>();
+    if (const auto f = FindSecret(text)) return CharsBefore(text, f->offset);
+  } else if (value.is_object()) {
+    for (const auto& [key, child] : value.items()) {
+      if (const auto f = FindSecret(key)) return CharsBefore(key, f->offset);
+      if (const auto chars = FirstFindingChars(child)) return chars;
+    }
+  } else if (value.is_array()) {
+    for (const Json& child : value) {
+      if (const auto chars = FirstFindingChars(child)) return chars;
+    }
+  }
+  return std::nullopt;
+}
+
 [[noreturn]] void RefuseSecret(const JsonSecretFinding& found) {
   throw ToolError("refused: " + DescribeSecret(found) +
                   "; nothing was stored. Remove the secret — say where it lives instead (\"the "
@@ -114,11 +138,17 @@ std::optional<std::string> IdArg(SQLite::Database& db, const Json& args, std::st
 }
 
 void ScreenSecrets(const Json& value, std::string_view where) {
-  if (const auto found = FindSecretInJson(value, where)) RefuseSecret(*found);
+  if (auto found = FindSecretInJson(value, where)) {
+    if (const auto chars = FirstFindingChars(value)) found->finding.offset = *chars;
+    RefuseSecret(*found);
+  }
 }
 
 void ScreenText(std::string_view text, std::string_view field) {
-  if (const auto finding = FindSecret(text)) RefuseSecret({std::string(field), false, *finding});
+  if (auto finding = FindSecret(text)) {
+    finding->offset = CharsBefore(text, finding->offset);
+    RefuseSecret({std::string(field), false, *finding});
+  }
 }
 
 }  // namespace kioku::sdk
