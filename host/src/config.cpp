@@ -2,7 +2,6 @@
 
 #include <cstdlib>
 #include <fstream>
-#include <regex>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -33,6 +32,39 @@ const json& HostSchema() {
           "dirs": {"type": "array", "items": {"type": "string"}}
         },
         "required": ["enabled"],
+        "additionalProperties": false
+      },
+      "backup": {
+        "type": "object",
+        "properties": {
+          "dir": {"type": ["string", "null"]},
+          "auto_after_hours": {"type": "number", "minimum": 0, "maximum": 87600},
+          "keep": {"type": "integer", "minimum": 1, "maximum": 10000}
+        },
+        "additionalProperties": false
+      },
+      "providers": {
+        "type": "object",
+        "properties": {
+          "embedding": {
+            "type": "object",
+            "properties": {
+              "url": {"type": "string", "pattern": "^https?://[^\\s]+$"},
+              "model": {"type": "string", "minLength": 1, "maxLength": 200},
+              "api_key_env": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+              "dimensions": {"type": "integer", "minimum": 1, "maximum": 16384},
+              "connect_timeout_ms": {"type": "integer", "minimum": 50, "maximum": 600000},
+              "timeout_ms": {"type": "integer", "minimum": 50, "maximum": 600000},
+              "max_retries": {"type": "integer", "minimum": 0, "maximum": 10},
+              "backoff_ms": {"type": "integer", "minimum": 0, "maximum": 60000},
+              "batch_size": {"type": "integer", "minimum": 1, "maximum": 2048},
+              "breaker_failures": {"type": "integer", "minimum": 1, "maximum": 1000},
+              "breaker_cooldown_ms": {"type": "integer", "minimum": 0, "maximum": 86400000}
+            },
+            "required": ["url", "model"],
+            "additionalProperties": false
+          }
+        },
         "additionalProperties": false
       },
       "identity": {
@@ -97,26 +129,66 @@ const json& HostSchema() {
 }
 
 const std::set<std::string>& HostKeys() {
-  static const std::set<std::string> keys{"home", "log_level", "plugins", "server", "identity"};
+  static const std::set<std::string> keys{"home", "log_level", "plugins", "server", "identity", "backup", "providers"};
   return keys;
+}
+
+// YAML 1.2 core schema numbers, checked by hand: std::regex costs more to build than a
+// whole config takes to parse, and every one-shot `kioku call` parses one.
+//   int   ^[-+]?[0-9]+$
+//   float ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+
+std::size_t SkipDigits(const std::string& s, std::size_t i) {
+  while (i < s.size() && IsDigit(s[i])) ++i;
+  return i;
+}
+
+std::size_t SkipSign(const std::string& s, std::size_t i) {
+  return i < s.size() && (s[i] == '+' || s[i] == '-') ? i + 1 : i;
+}
+
+bool IsYamlInt(const std::string& s) {
+  const std::size_t start = SkipSign(s, 0);
+  const std::size_t end = SkipDigits(s, start);
+  return end > start && end == s.size();
+}
+
+bool IsYamlFloat(const std::string& s) {
+  std::size_t i = SkipSign(s, 0);
+  if (i < s.size() && s[i] == '.') {
+    const std::size_t frac = SkipDigits(s, i + 1);
+    if (frac == i + 1) return false;
+    i = frac;
+  } else {
+    const std::size_t whole = SkipDigits(s, i);
+    if (whole == i) return false;
+    i = whole;
+    if (i < s.size() && s[i] == '.') i = SkipDigits(s, i + 1);
+  }
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    const std::size_t sign = SkipSign(s, i + 1);
+    const std::size_t exp = SkipDigits(s, sign);
+    if (exp == sign) return false;
+    i = exp;
+  }
+  return i == s.size();
 }
 
 json ScalarToJson(const YAML::Node& node) {
   const std::string& text = node.Scalar();
   if (node.Tag() == "!") return text;  // quoted: always a string
-  static const std::regex kInt("^[-+]?[0-9]+$");
-  static const std::regex kFloat("^[-+]?(\\.[0-9]+|[0-9]+(\\.[0-9]*)?)([eE][-+]?[0-9]+)?$");
   if (text == "~" || text == "null" || text == "Null" || text == "NULL" || text.empty()) return nullptr;
   if (text == "true" || text == "True" || text == "TRUE") return true;
   if (text == "false" || text == "False" || text == "FALSE") return false;
-  if (std::regex_match(text, kInt)) {
+  if (IsYamlInt(text)) {
     try {
       return std::stoll(text);
     } catch (const std::out_of_range&) {
       return text;
     }
   }
-  if (std::regex_match(text, kFloat)) return std::stod(text);
+  if (IsYamlFloat(text)) return std::stod(text);
   return text;
 }
 
@@ -193,6 +265,10 @@ Config ParseConfig(const std::string& yaml_text, const std::string& source,
   } catch (const std::exception& e) {
     Fail(source, e.what());
   }
+  return ParseConfigDoc(std::move(doc), source, known_plugins);
+}
+
+Config ParseConfigDoc(json doc, const std::string& source, const std::vector<std::string>& known_plugins) {
   if (doc.is_null()) doc = json::object();
   if (!doc.is_object()) Fail(source, "the top level must be a mapping of keys (home, plugins, server, <plugin>)");
 
@@ -228,14 +304,37 @@ Config ParseConfig(const std::string& yaml_text, const std::string& source,
   for (const auto& [key, value] : doc.items()) {
     if (HostKeys().count(key)) continue;
     if (!known.count(key)) {
-      Fail(source, key + ": unknown key; host keys are home, log_level, plugins, server, identity, and plugin sections are "
+      Fail(source, key + ": unknown key; host keys are home, log_level, plugins, server, identity, backup, providers, and plugin sections are "
                          "named after a plugin");
     }
     config.plugin_settings[key] = value.is_null() ? json::object() : value;
   }
 
+  if (auto pv = doc.find("providers"); pv != doc.end() && pv->is_object()) {
+    if (auto e = pv->find("embedding"); e != pv->end() && e->is_object()) {
+      EmbeddingConfig& c = config.embedding;
+      c.url = e->value("url", c.url);
+      c.model = e->value("model", c.model);
+      c.api_key_env = e->value("api_key_env", c.api_key_env);
+      c.dimensions = e->value("dimensions", c.dimensions);
+      c.connect_timeout_ms = e->value("connect_timeout_ms", c.connect_timeout_ms);
+      c.timeout_ms = e->value("timeout_ms", c.timeout_ms);
+      c.max_retries = e->value("max_retries", c.max_retries);
+      c.backoff_ms = e->value("backoff_ms", c.backoff_ms);
+      c.batch_size = e->value("batch_size", c.batch_size);
+      c.breaker_failures = e->value("breaker_failures", c.breaker_failures);
+      c.breaker_cooldown_ms = e->value("breaker_cooldown_ms", c.breaker_cooldown_ms);
+    }
+  }
   if (auto id = doc.find("identity"); id != doc.end() && id->is_object()) {
     config.projects.packages = id->value("packages", config.projects.packages);
+  }
+  if (auto b = doc.find("backup"); b != doc.end() && b->is_object()) {
+    if (auto d = b->find("dir"); d != b->end() && d->is_string() && !d->get<std::string>().empty()) {
+      config.backup.dir = std::filesystem::path(sdk::ExpandHome(d->get<std::string>())).lexically_normal();
+    }
+    config.backup.auto_after_hours = b->value("auto_after_hours", config.backup.auto_after_hours);
+    config.backup.keep = b->value("keep", config.backup.keep);
   }
   if (doc.contains("home") && doc["home"].is_string()) config.home = doc["home"].get<std::string>();
   if (auto s = doc.find("server"); s != doc.end()) {

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "data/backup.hpp"
 #include "tool_selection.hpp"
 #include "kioku/sdk/project_identity.hpp"
 
@@ -34,6 +35,22 @@ struct HttpConfig {
   int workers = 4;
 };
 
+/// `providers.embedding`: an OpenAI-compatible embeddings endpoint (providers/openai_embedder.hpp).
+/// Absent (url empty) = no embedder: text search only.
+struct EmbeddingConfig {
+  std::string url;          ///< Base URL; requests go to {url}/v1/embeddings ("/v1" not doubled).
+  std::string model;        ///< Sent as "model" and recorded with every vector.
+  std::string api_key_env;  ///< Name of the environment variable holding the key ("" = none).
+  int dimensions = 0;       ///< Sent as "dimensions" when > 0; every vector must have it.
+  int connect_timeout_ms = 2000;
+  int timeout_ms = 15000;     ///< Read timeout of one request.
+  int max_retries = 2;        ///< Extra attempts after a timeout, a network error, 429 or 5xx.
+  int backoff_ms = 250;       ///< First retry delay; doubles each retry (capped at 4 s).
+  int batch_size = 64;        ///< Texts per request.
+  int breaker_failures = 5;   ///< Consecutive failed calls that open the circuit.
+  int breaker_cooldown_ms = 30000;  ///< How long an open circuit refuses calls.
+};
+
 struct Config {
   std::string source;  ///< File path, or "(embedded default)".
   std::filesystem::path home;  ///< Data directory (KIOKU_HOME > config `home` > ~/.kioku).
@@ -50,8 +67,10 @@ struct Config {
   std::size_t context_token_budget = 2000;  ///< tokens (bytes / 4)
   std::size_t context_max_chars = 10000;    ///< hard cap; Claude Code previews longer hook output
   HttpConfig http;
+  BackupSettings backup;  ///< backup: (dir, auto_after_hours, keep)
   /// `identity:` — monorepo packages that are projects of their own (project_identity.hpp).
   sdk::ProjectOptions projects;
+  EmbeddingConfig embedding;  ///< `providers.embedding`
   /// Each plugin's section (by config key), converted to JSON; absent = {}.
   std::map<std::string, nlohmann::json> plugin_settings;
 };
@@ -70,6 +89,9 @@ nlohmann::json YamlToJson(const std::string& yaml_text);
 ///   "config <source>: <key>: <problem> (value: <value>)".
 Config ParseConfig(const std::string& yaml_text, const std::string& source,
                    const std::vector<std::string>& known_plugins);
+
+/// The same for a document already converted by YamlToJson (start-up parses the YAML once).
+Config ParseConfigDoc(nlohmann::json doc, const std::string& source, const std::vector<std::string>& known_plugins);
 
 /// Chooses the config text: `--config` path, else KIOKU_CONFIG, else the embedded default.
 /// Returns {text, source}. Throws when the named file cannot be read.

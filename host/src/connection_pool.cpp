@@ -3,6 +3,8 @@
 #include <atomic>
 #include <unordered_map>
 
+#include <sqlite3.h>
+
 #include "kioku/sdk/db.hpp"
 
 namespace kioku::host {
@@ -15,6 +17,9 @@ ConnectionPool::ConnectionPool(std::filesystem::path db_path, int busy_timeout_m
 
 ConnectionPool::~ConnectionPool() {
   std::lock_guard lock(mutex_);
+  if (!checkpoint_on_close_) {
+    for (const auto& db : all_) sqlite3_db_config(db->getHandle(), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
+  }
   all_.clear();
 }
 

@@ -20,10 +20,14 @@ class ConnectionPool {
   /// The calling thread's connection (opened on first use).
   SQLite::Database& ForThisThread();
   const std::filesystem::path& Path() const { return path_; }
+  /// false: the connections close without checkpointing the WAL (SQLite checkpoints and
+  /// removes it when the last connection to a database closes). For one-shot processes.
+  void SetCheckpointOnClose(bool on) { checkpoint_on_close_ = on; }
 
  private:
   std::filesystem::path path_;
   int busy_timeout_ms_;
+  bool checkpoint_on_close_ = true;
   std::uint64_t id_;  // distinguishes pools whose addresses get reused
   std::mutex mutex_;
   std::vector<std::shared_ptr<SQLite::Database>> all_;

@@ -65,6 +65,21 @@ void DeferredWrites::Flush() {
   done_.wait(lock, [&] { return completed_ >= ticket || stopped_; });
 }
 
+void DeferredWrites::FlushHere() {
+  std::vector<DeferredWrite> batch;
+  {
+    std::lock_guard lock(mutex_);
+    if (stopped_) return;
+    batch.swap(pending_);
+    oldest_ms_.reset();
+  }
+  if (batch.empty()) return;
+  if (WriteBatch(batch)) return;
+  std::lock_guard lock(mutex_);
+  pending_.insert(pending_.begin(), std::make_move_iterator(batch.begin()), std::make_move_iterator(batch.end()));
+  oldest_ms_ = clock_.NowMs();
+}
+
 void DeferredWrites::Stop() {
   {
     std::lock_guard lock(mutex_);

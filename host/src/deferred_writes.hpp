@@ -52,6 +52,10 @@ class DeferredWrites {
   void Add(DeferredWrite write);
   /// Blocks until every write queued before the call has been written (or dropped).
   void Flush();
+  /// Writes what is queued now on the calling thread's connection (its own transaction);
+  /// what the database kept locked goes back to the queue for the writer thread. For a
+  /// one-shot process at shutdown, whose thread already has a connection open.
+  void FlushHere();
   /// Flushes and joins the writer thread. Idempotent.
   void Stop();
 

@@ -1,7 +1,7 @@
 #include "runtime.hpp"
 
 #include <algorithm>
-#include <regex>
+#include <mutex>
 #include <stdexcept>
 #include <sys/stat.h>
 #include <unordered_map>
@@ -28,9 +28,15 @@ namespace {
 constexpr std::size_t kMaxToolNameLength = 48;
 constexpr int kMaxNestedCalls = 8;  // HostServices::CallTool depth per thread
 
+// ^[a-z][a-z0-9_]*$ by hand: a std::regex costs more to build than the rest of a start-up.
+bool IsToolName(const std::string& name) {
+  if (name.empty() || name.front() < 'a' || name.front() > 'z') return false;
+  return std::all_of(name.begin(), name.end(),
+                     [](char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'; });
+}
+
 void CheckToolName(const std::string& name) {
-  static const std::regex kPattern("^[a-z][a-z0-9_]*$");
-  if (name.size() > kMaxToolNameLength || !std::regex_match(name, kPattern)) {
+  if (name.size() > kMaxToolNameLength || !IsToolName(name)) {
     throw std::runtime_error("tool name '" + name +
                              "' is invalid: use snake_case matching ^[a-z][a-z0-9_]*$, at most 48 characters");
   }
@@ -93,6 +99,31 @@ struct ToolEntry {
   RegisteredTool tool;
   std::unique_ptr<JsonSchema> input;
   std::unique_ptr<JsonSchema> output;
+  // RuntimeOptions::one_shot: compiled on first call (valijson's schema parse is most of
+  // a one-shot start-up otherwise). A compile error is kept and reported by every call.
+  std::once_flag compiled;
+  std::string compile_error;
+
+  void Compile(const std::string& plugin) {
+    try {
+      input = std::make_unique<JsonSchema>(tool.spec.input_schema);
+      if (!tool.spec.output_schema.is_null()) output = std::make_unique<JsonSchema>(tool.spec.output_schema);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("tool '" + tool.spec.name + "' of plugin '" + plugin + "': " + e.what());
+    }
+  }
+  /// False (and compile_error set) when a lazily compiled schema is malformed.
+  bool EnsureCompiled() {
+    std::call_once(compiled, [this] {
+      if (input) return;
+      try {
+        Compile(tool.plugin);
+      } catch (const std::exception& e) {
+        compile_error = e.what();
+      }
+    });
+    return compile_error.empty();
+  }
 };
 
 class ServicesImpl;
@@ -120,6 +151,7 @@ struct Runtime::Impl {
   std::unordered_map<std::string, ToolEntry*> by_name;
   std::vector<sdk::CommandSpec> commands;
   std::vector<sdk::ContextProviderSpec> context_providers;
+  std::vector<sdk::ExporterSpec> exporters;
   bool started = false;
   bool stopped = false;
   bool serving = false;  ///< Started in StartMode::kServe (plugins were started).
@@ -159,6 +191,7 @@ class ServicesImpl final : public sdk::HostServices {
   std::filesystem::path DataDir() const override { return impl_.options.data_dir; }
   void DeferWrite(std::function<void(SQLite::Database&)> write) override { impl_.deferred->Add(std::move(write)); }
   const sdk::ProjectOptions& Projects() const override { return impl_.options.projects; }
+  sdk::Embedder* GetEmbedder() override { return impl_.options.embedder.get(); }
 
  private:
   Runtime& runtime_;
@@ -180,13 +213,8 @@ class RegistrarImpl final : public sdk::Registrar {
     }
     if (!handler) throw std::runtime_error("tool '" + spec.name + "' of plugin '" + plugin_ + "' has no handler");
     auto entry = std::make_unique<ToolEntry>();
-    try {
-      entry->input = std::make_unique<JsonSchema>(spec.input_schema);
-      if (!spec.output_schema.is_null()) entry->output = std::make_unique<JsonSchema>(spec.output_schema);
-    } catch (const std::exception& e) {
-      throw std::runtime_error("tool '" + spec.name + "' of plugin '" + plugin_ + "': " + e.what());
-    }
     entry->tool = RegisteredTool{std::move(spec), std::move(handler), plugin_};
+    if (!impl_.options.one_shot) entry->Compile(plugin_);
     impl_.by_name[entry->tool.spec.name] = entry.get();
     impl_.tools.push_back(std::move(entry));
   }
@@ -205,6 +233,13 @@ class RegistrarImpl final : public sdk::Registrar {
     }
     provider.name = plugin_;  // logs name the plugin that owns it, whatever it claimed
     impl_.context_providers.push_back(std::move(provider));
+  }
+  void AddExporter(const sdk::ExporterSpec& exporter) override {
+    for (const auto& e : impl_.exporters) {
+      if (e.name == plugin_) throw std::runtime_error("plugin '" + plugin_ + "' added a second exporter");
+    }
+    impl_.exporters.push_back(exporter);
+    impl_.exporters.back().name = plugin_;  // sections are keyed by the owning plugin
   }
 
  private:
@@ -245,6 +280,7 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
   if (options.db_path.empty()) options.db_path = options.data_dir / "kioku.db";
   impl_->options = std::move(options);
   impl_->pool = std::make_unique<ConnectionPool>(impl_->options.db_path, impl_->options.busy_timeout_ms);
+  impl_->pool->SetCheckpointOnClose(!impl_->options.one_shot);
   DeferredWriteOptions deferred;
   deferred.max_writes = impl_->options.deferred_max_writes;
   deferred.max_age_ms = impl_->options.deferred_max_age_ms;
@@ -340,7 +376,10 @@ void Runtime::SelectTools() {
 void Runtime::Stop() {
   if (!impl_->started || impl_->stopped) return;
   impl_->stopped = true;
-  impl_->deferred->Flush();  // while every plugin still runs
+  // While every plugin still runs. A one-shot process writes them on this thread's
+  // connection, already open, instead of opening the writer thread's (a schema parse).
+  if (impl_->options.one_shot) impl_->deferred->FlushHere();
+  impl_->deferred->Flush();
   for (auto it = impl_->plugins.rbegin(); it != impl_->plugins.rend(); ++it) {
     if (!(*it)->plugin || !impl_->serving) continue;
     try {
@@ -355,13 +394,14 @@ void Runtime::Stop() {
   impl_->tools.clear();
   impl_->commands.clear();
   impl_->context_providers.clear();
+  impl_->exporters.clear();  // their std::functions come from the libraries
 }
 
 CallOutcome Runtime::Call(std::string_view name, const nlohmann::json& args, const sdk::Caller& caller,
                           const std::atomic<bool>* cancelled) {
   auto it = impl_->by_name.find(std::string(name));
   if (it == impl_->by_name.end()) throw UnknownToolError("unknown tool '" + std::string(name) + "'");
-  const ToolEntry& entry = *it->second;
+  ToolEntry& entry = *it->second;
   const auto started = std::chrono::steady_clock::now();
 
   sdk::CallContext ctx;
@@ -375,15 +415,19 @@ CallOutcome Runtime::Call(std::string_view name, const nlohmann::json& args, con
   CallFrame call_frame;
   CallOutcome out;
   const nlohmann::json& effective = args.is_null() ? nlohmann::json::object() : args;
+  std::vector<std::string> violations;
   // NULs first (argument_text.hpp): no layer ever sees text a C API would cut short.
   const auto nul = FindNulCharacter(effective);
-  const auto violations = nul ? decltype(entry.input->Validate(effective)){} : entry.input->Validate(effective);
   if (nul) {
     out.result = sdk::ToolResult::Error("invalid arguments for " + entry.tool.spec.name + ": " + *nul +
                                         "; kioku stores no NUL characters: remove it and send again; nothing was "
                                         "stored");
     out.outcome = "rejected";
-  } else if (!violations.empty()) {
+  } else if (!entry.EnsureCompiled()) {
+    impl_->log->Error(entry.compile_error);
+    out.result = sdk::ToolResult::Error("internal error in " + entry.tool.spec.name + ": " + entry.compile_error);
+    out.outcome = "failure";
+  } else if (violations = entry.input->Validate(effective); !violations.empty()) {
     out.result = sdk::ToolResult::Error("invalid arguments for " + entry.tool.spec.name + ": " +
                                         JoinViolations(violations) +
                                         ". See the tool's inputSchema (tools/list) for the expected shape.");
@@ -468,6 +512,8 @@ const RegisteredTool* Runtime::FindTool(std::string_view name) const {
 }
 
 const std::vector<sdk::CommandSpec>& Runtime::Commands() const { return impl_->commands; }
+const std::vector<sdk::ExporterSpec>& Runtime::Exporters() const { return impl_->exporters; }
+
 const std::vector<sdk::ContextProviderSpec>& Runtime::ContextProviders() const {
   return impl_->context_providers;
 }

@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kioku/sdk/clock.hpp"
+#include "kioku/sdk/export.hpp"
 #include "kioku/sdk/host.hpp"
 #include "kioku/sdk/plugin.hpp"
 #include "kioku/sdk/tool.hpp"
@@ -49,6 +50,16 @@ struct RuntimeOptions {
   ToolSelection tools;
   /// Identity settings (config `identity:`) handed to plugins via HostServices::Projects.
   sdk::ProjectOptions projects;
+  /// A process that makes one call and exits (`kioku call`): each tool's JSON Schemas are
+  /// compiled when it is first called instead of at Start (a malformed schema then fails
+  /// that call, naming the tool), Stop() writes the deferred writes on the calling thread's
+  /// connection (no second connection to open), and connections close without a WAL
+  /// checkpoint (the WAL stays for the next process; a server checkpoints as it runs and
+  /// when it exits). Start-up cost, not behaviour: results are the same.
+  bool one_shot = false;
+  /// The embedding provider (config `providers.embedding`) handed to plugins through
+  /// HostServices::GetEmbedder; null = none (text search only).
+  std::shared_ptr<sdk::Embedder> embedder;
 };
 
 /// A registered tool as the dispatcher sees it.
@@ -117,6 +128,8 @@ class Runtime {
   const std::vector<sdk::CommandSpec>& Commands() const;
   /// Context providers (sdk/context.hpp), in plugin order.
   const std::vector<sdk::ContextProviderSpec>& ContextProviders() const;
+  /// Exporters (sdk/export.hpp), in plugin order, each named after its plugin.
+  const std::vector<sdk::ExporterSpec>& Exporters() const;
 
   const sdk::Clock& Clock() const;
   sdk::EventBus& Events();

@@ -13,6 +13,7 @@
 #include <SQLiteCpp/Exception.h>
 #include <SQLiteCpp/Statement.h>
 
+#include "kioku/sdk/fts_rank.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/text.hpp"
 #include "kioku/sdk/tool.hpp"
@@ -51,7 +52,16 @@ void BackOff(int attempt) {
 }
 
 // For display in error messages: user input may be huge or contain control bytes.
-std::string Shown(std::string_view s) { return TruncateUtf8(SanitizeUtf8(s), 64); }
+// The typed text as quoted in a message: valid UTF-8, control bytes as U+FFFD (a NUL would
+// end the ToolError's what() right there), at most 64 bytes.
+std::string Shown(std::string_view s) {
+  std::string shown;
+  for (const char ch : TruncateUtf8(SanitizeUtf8(s), 64)) {
+    if (static_cast<unsigned char>(ch) < 0x20) shown += "\xEF\xBF\xBD";
+    else shown += ch;
+  }
+  return shown;
+}
 
 // The first character of `typed` no id holds: not printable ASCII (ids are ULIDs, UUIDs or
 // printable ASCII names), or a wildcard a user may expect to work ('*', '%', '?'; prefixes
@@ -107,6 +117,7 @@ SQLite::Database OpenDatabase(const std::string& path, int busy_timeout_ms) {
     db.exec("PRAGMA synchronous=NORMAL");
     db.exec("PRAGMA foreign_keys=ON");
     db.setBusyTimeout(busy_timeout_ms);
+    RegisterFtsRank(db.getHandle());
     return db;
   } catch (const SQLite::Exception& e) {
     throw SQLite::Exception("cannot open database '" + path + "': " + e.what(),

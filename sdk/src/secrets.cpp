@@ -608,11 +608,16 @@ bool IsAllowlistedToken(std::string_view tok) {
 // Mean length of runs of one character class (lower, upper, digit, other), where an upper
 // followed by lowers is one run ("User"). Identifiers read as words ("getUserProfile2024"
 // → get|User|Profile|2024, mean 4.5); random tokens switch class every ~1.6 characters.
+// Word separators ('-', '_', '/', '.') end a run without being one, so kebab- and
+// snake-case names and paths ("a-module-with-a-long-name-0/file-0") read as their words.
 double MeanRunLength(std::string_view tok) {
   const auto cls = [](char c) { return IsLower(c) ? 0 : IsUpper(c) ? 1 : IsDigit(c) ? 2 : 3; };
-  std::size_t runs = 0;
+  const auto separator = [](char c) { return c == '-' || c == '_' || c == '/' || c == '.'; };
+  std::size_t runs = 0, chars = 0;
   for (std::size_t i = 0; i < tok.size(); ++i) {
-    if (i == 0) {
+    if (separator(tok[i])) continue;
+    ++chars;
+    if (i == 0 || separator(tok[i - 1])) {
       ++runs;
       continue;
     }
@@ -621,7 +626,7 @@ double MeanRunLength(std::string_view tok) {
     if (prev == 1 && cur == 0) continue;  // "User", "HTTPServer": one word
     ++runs;
   }
-  return runs == 0 ? 0.0 : static_cast<double>(tok.size()) / static_cast<double>(runs);
+  return runs == 0 ? 0.0 : static_cast<double>(chars) / static_cast<double>(runs);
 }
 
 void ScanEntropy(std::string_view text, Findings& out) {

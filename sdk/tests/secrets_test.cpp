@@ -96,6 +96,9 @@ TEST(FindSecret, AllowlistsIdsPathsAndProse) {
            "getUserProfileByAccountIdentifier2024 test_ReciprocalRankFusion_handles_ties_2",
            "FtsMatchTest_HostileQueriesFindTheExpectedRows1 kioku-sdk-test-12345678901234567890",
            "task-management-system-2024-refactor-plan-v2",
+           // Kebab-case folders longer than a path segment's bound (a file_claim refusal).
+           "src/a-module-with-a-rather-long-name-0/file-0.cpp",
+           "packages/feature-flag-evaluation-service-v2/src/rollout_percentage_9.ts",
            "integrity sha512-AbCdEf0123456789abcdef0123456789abcdef0123456789",
        }) {
     const auto f = FindSecret(text);

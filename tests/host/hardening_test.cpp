@@ -116,8 +116,9 @@ class CounterPlugin final : public sdk::Plugin {
 
 class HardeningTest : public ::testing::Test {
  protected:
-  std::unique_ptr<Runtime> Make(int busy_timeout_ms = 200) {
+  std::unique_ptr<Runtime> Make(int busy_timeout_ms = 200, bool one_shot = false) {
     RuntimeOptions o;
+    o.one_shot = one_shot;
     o.data_dir = dir_.path();
     o.clock = clock_;
     o.busy_timeout_ms = busy_timeout_ms;
@@ -201,6 +202,20 @@ TEST_F(HardeningTest, StopFlushesDeferredWrites) {
     for (int i = 0; i < 3; ++i) rt->CallTool("counter_read", json::object());
     rt->Stop();  // the SIGTERM and end-of-stdin paths end here
   }
+  auto rt = Make();
+  rt->Start();
+  EXPECT_EQ(Reads(*rt), 3);
+}
+
+TEST_F(HardeningTest, OneShotStopWritesDeferredWritesAndLeavesTheWalForTheNextProcess) {
+  {
+    auto rt = Make(200, /*one_shot=*/true);
+    rt->Start();
+    for (int i = 0; i < 3; ++i) rt->CallTool("counter_read", json::object());
+    rt->Stop();  // `kioku call` exit: written on this thread's connection
+  }
+  // Closed without a checkpoint: the WAL holds the batch until a later process folds it in.
+  EXPECT_TRUE(std::filesystem::exists(DbPath().string() + "-wal"));
   auto rt = Make();
   rt->Start();
   EXPECT_EQ(Reads(*rt), 3);
@@ -300,6 +315,26 @@ TEST_F(DeferredWritesTest, AFailingWriteIsSkippedAndTheRestLand) {
   writes.Add([](SQLite::Database& db) { db.exec("INSERT INTO no_such_table VALUES (1)"); });
   writes.Add([](SQLite::Database&) { throw std::runtime_error("plugin bug"); });
   writes.Add(Insert(2));
+  writes.Flush();
+  EXPECT_EQ(Rows(), 2);
+}
+
+TEST_F(DeferredWritesTest, FlushHereWritesOnTheCallingThreadAndKeepsWhatALockHeldBack) {
+  pool_ = std::make_unique<ConnectionPool>(dir_.path() / "kioku.db", 20);
+  DeferredWriteOptions o;
+  o.max_writes = 1000;
+  o.max_age_ms = 3'600'000;  // the writer thread writes only when asked
+  DeferredWrites writes(*pool_, clock_, *log_, o);
+  writes.Add(Insert(1));
+  writes.FlushHere();
+  EXPECT_EQ(Rows(), 1);
+  EXPECT_EQ(writes.Batches(), 0u);  // written here, not by the writer thread
+  writes.Add(Insert(2));
+  {
+    WriteLockHolder lock(dir_.path() / "kioku.db");
+    writes.FlushHere();  // locked past the busy timeout: back in the queue, not lost
+    EXPECT_EQ(writes.Pending(), 1u);
+  }
   writes.Flush();
   EXPECT_EQ(Rows(), 2);
 }

@@ -522,6 +522,32 @@ TEST_F(RuntimeTest, MalformedToolSchemaRefusedNamingToolAndPlugin) {
   EXPECT_THAT(ErrorOf([&] { rt.Start(); }), StartsWith("tool 'lam_bad' of plugin 'lam': invalid JSON Schema"));
 }
 
+TEST_F(RuntimeTest, OneShotCompilesASchemaWhenItsToolIsFirstCalled) {
+  RuntimeOptions o;
+  o.data_dir = dir_.path();
+  o.one_shot = true;
+  Runtime rt(o);
+  rt.AddPlugin("lam", [](sdk::HostServices& h) {
+    return std::make_unique<LambdaPlugin>(h, [](sdk::Registrar& r) {
+      sdk::ToolSpec bad;
+      bad.name = "lam_bad";
+      bad.input_schema = {{"type", "object"}, {"properties", {{"x", {{"type", 7}}}}}};
+      r.AddTool(bad, [](const json&, const sdk::CallContext&) { return sdk::ToolResult::Ok(""); });
+      sdk::ToolSpec good;
+      good.name = "lam_good";
+      good.input_schema = {{"type", "object"}, {"properties", {{"x", {{"type", "integer"}}}}}};
+      r.AddTool(good, [](const json&, const sdk::CallContext&) { return sdk::ToolResult::Ok("ok"); });
+    });
+  });
+  EXPECT_NO_THROW(rt.Start());  // nothing compiled yet
+  const auto bad = rt.CallTool("lam_bad", json::object());
+  EXPECT_TRUE(bad.is_error);
+  EXPECT_THAT(bad.text, HasSubstr("tool 'lam_bad' of plugin 'lam': invalid JSON Schema"));
+  EXPECT_TRUE(rt.CallTool("lam_bad", json::object()).is_error);  // every call, not only the first
+  EXPECT_EQ(rt.CallTool("lam_good", json{{"x", 1}}).text, "ok");
+  EXPECT_THAT(rt.CallTool("lam_good", json{{"x", "one"}}).text, HasSubstr("invalid arguments for lam_good"));
+}
+
 TEST_F(RuntimeTest, DuplicateCommandRefused) {
   RuntimeOptions o;
   o.data_dir = dir_.path();

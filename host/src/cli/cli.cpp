@@ -18,7 +18,8 @@
 namespace kioku::host::cli {
 namespace {
 
-const std::set<std::string> kBuiltins = {"serve", "tools", "call", "doctor", "version", "init", "uninstall", "context"};
+const std::set<std::string> kBuiltins = {"serve", "tools", "call", "doctor", "version", "init", "uninstall", "context",
+                                      "export", "import", "backup"};
 
 // Finds the first command word, skipping the global options and their values, so a plugin
 // command (unknown until plugins load) can be routed before CLI11 parses anything.
@@ -141,6 +142,8 @@ int Run(int argc, char** argv, int proto_out_fd) {
     bool doctor_json = false;
     auto* doctor = app.add_subcommand("doctor", "Check config, plugins, database, FTS5 and permissions");
     doctor->add_flag("--json", doctor_json, "Print the report as JSON");
+    bool doctor_online = false;
+    doctor->add_flag("--online", doctor_online, "Also call the configured embedding endpoint once");
 
     InitOptions init_options;
     bool init_print = false;
@@ -164,6 +167,23 @@ int Run(int argc, char** argv, int proto_out_fd) {
     auto* uninstall = app.add_subcommand("uninstall", "Remove exactly what `kioku init` wrote for a client");
     add_init_options(uninstall, false);
 
+    std::string export_format = "json", export_output;
+    auto* exp = app.add_subcommand("export", "Write every enabled layer's data as one versioned JSON file (or --format md)");
+    exp->add_option("--format", export_format, "json (full fidelity, importable) or md (for people)")
+        ->check(CLI::IsMember({"json", "md"}));
+    exp->add_option("-o,--output", export_output, "File to write (mode 0600); default stdout");
+
+    std::string import_file, import_format = "auto";
+    auto* imp = app.add_subcommand("import", "Import a kioku export: one transaction, existing ids skipped");
+    imp->add_option("file", import_file, "The file to import")->required();
+    imp->add_option("--format", import_format, "auto (by content) or kioku");
+
+    std::string backup_action, backup_file;
+    auto* backup = app.add_subcommand("backup", "Database snapshots: snapshot, list, restore FILE");
+    backup->add_option("action", backup_action, "snapshot | list | restore")->required()
+        ->check(CLI::IsMember({"snapshot", "list", "restore"}));
+    backup->add_option("file", backup_file, "The snapshot to restore (restore only)");
+
     app.add_subcommand("version", "Print the version");
     app.add_subcommand("context", "Print what kioku knows for this project, under a budget (hooks: --hook-stdin)");
     app.footer([&] { return PluginCommandsFooter(global); });
@@ -178,10 +198,13 @@ int Run(int argc, char** argv, int proto_out_fd) {
     if (serve->parsed()) return Serve(global, serve_options, proto_out_fd);
     if (tools->parsed()) return Tools(global, tools_all, out);
     if (call->parsed()) return Call(global, tool, arguments, call_project, out);
-    if (doctor->parsed()) return Doctor(global, doctor_json, out);
+    if (doctor->parsed()) return Doctor(global, doctor_json, out, doctor_online);
     if (init->parsed() || uninstall->parsed()) {
       return Init(global, init_options, init->parsed(), init_print, out);
     }
+    if (exp->parsed()) return Export(global, export_format, export_output, out);
+    if (imp->parsed()) return Import(global, import_file, import_format, out);
+    if (backup->parsed()) return Backup(global, backup_action, backup_file, out);
     if (app.got_subcommand("version")) {
       out << "kioku " << KIOKU_VERSION << " (SDK ABI " << KIOKU_SDK_ABI << ", " << KIOKU_BUILD_FINGERPRINT << ")\n";
       return 0;

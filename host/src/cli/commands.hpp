@@ -29,7 +29,22 @@ int Call(const GlobalOptions& global, const std::string& tool, const std::string
 /// `kioku context` (context.cpp): never fails — errors go to `err`, the result is 0.
 int Context(const GlobalOptions& global, const std::vector<std::string>& args, std::istream& in,
             std::ostream& out, std::ostream& err);
-int Doctor(const GlobalOptions& global, bool json, std::ostream& out);
+/// `online`: also sends one embedding request to `providers.embedding` (when configured)
+/// and reports its model, dimension and latency, or the error.
+int Doctor(const GlobalOptions& global, bool json, std::ostream& out, bool online = false);
+/// `kioku export` (export_command.cpp): `format` "json" or "md"; `output` "" or "-" = `out`,
+/// else a 0600 file written through a rename.
+int Export(const GlobalOptions& global, const std::string& format, const std::string& output, std::ostream& out);
+/// The export text of a started runtime ("json" or "md").
+std::string RenderExport(Runtime& runtime, const std::string& format);
+/// `kioku import FILE` (export_command.cpp): all or nothing; exit 1 with the reason.
+int Import(const GlobalOptions& global, const std::string& file, const std::string& format, std::ostream& out);
+/// `kioku backup snapshot | list | restore FILE` (backup_command.cpp).
+int Backup(const GlobalOptions& global, const std::string& action, const std::string& file, std::ostream& out);
+/// The automatic snapshot at serve start (config backup.auto_after_hours); logs, never throws.
+void RunAutoSnapshot(const Loaded& loaded);
+/// One line on the newest snapshot for `kioku doctor`.
+std::string DescribeBackupAge(const Config& config, const std::filesystem::path& data_dir);
 /// `kioku init` (install) / `kioku uninstall`: fills the paths InitOptions leaves empty
 /// (project = cwd, home = $HOME, kioku = this executable) and runs RunInit or PrintSnippet.
 int Init(const GlobalOptions& global, InitOptions options, bool install, bool print, std::ostream& out);

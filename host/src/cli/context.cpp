@@ -144,7 +144,7 @@ int Context(const GlobalOptions& global, const std::vector<std::string>& args, s
     if (root.empty() && a.hook_stdin) root = Env("CLAUDE_PROJECT_DIR");
     if (root.empty() && a.hook_stdin) root = envelope.cwd;
 
-    Loaded loaded = LoadRuntime(global);
+    Loaded loaded = LoadRuntime(global, StartMode::kServe, /*one_shot=*/true);
     // KIOKU_AGENT_ID, else unknown; the project exactly as the server names its folder.
     sdk::Caller caller = LocalCaller("", loaded.config.projects);
     if (!a.agent.empty()) caller.agent_id = a.agent;

@@ -1,3 +1,5 @@
+#include <chrono>
+#include <cstdlib>
 #include <sqlite3.h>
 #include <sys/stat.h>
 
@@ -8,6 +10,7 @@
 #include "kioku/sdk/db.hpp"
 #include "migrations.hpp"
 #include "plugin_loader.hpp"
+#include "providers/openai_embedder.hpp"
 
 namespace kioku::host::cli {
 namespace {
@@ -41,9 +44,27 @@ bool TryExec(SQLite::Database& db, const char* sql, std::string& error) {
   }
 }
 
+// Each layer's own counts (ExporterSpec::doctor_counts: memories per status, the review
+// backlog, ...), read through the registered plugins without migrating anything.
+void LayerCounts(const GlobalOptions& global, SQLite::Database& db, Report& report) {
+  try {
+    auto described = LoadRuntime(global, StartMode::kDescribe);
+    for (const auto& e : described.runtime->Exporters()) {
+      if (!e.doctor_counts) continue;
+      try {
+        report.Add(e.name + " counts", true, sdk::DumpJson(e.doctor_counts(db)));
+      } catch (const std::exception& ex) {
+        report.Add(e.name + " counts", false, ex.what());
+      }
+    }
+  } catch (const std::exception& e) {
+    report.Add("layer counts", false, e.what());
+  }
+}
+
 }  // namespace
 
-int Doctor(const GlobalOptions& global, bool as_json, std::ostream& out) {
+int Doctor(const GlobalOptions& global, bool as_json, std::ostream& out, bool online) {
   Report report;
   Loaded loaded;
   try {
@@ -94,12 +115,43 @@ int Doctor(const GlobalOptions& global, bool as_json, std::ostream& out) {
         json versions = json::object();
         for (const auto& name : loaded.config.enabled) versions[name] = AppliedVersion(db, name);
         report.Add("schema versions", true, versions.dump());
+        LayerCounts(global, db, report);
       } catch (const std::exception& e) {
         report.Add("database", false, e.what());
       }
     } else {
       report.Add("database", true, db_path.string() + " (created on first start)");
     }
+    report.Add("backups", true, DescribeBackupAge(loaded.config, home));
+  }
+
+  if (const EmbeddingConfig& e = loaded.config.embedding; !e.url.empty()) {
+    try {
+      auto embedder = providers::MakeOpenAiEmbedder(e, nullptr);
+      std::string detail = embedder->Endpoint() + " model " + e.model;
+      if (!e.api_key_env.empty()) {
+        const char* key = std::getenv(e.api_key_env.c_str());
+        detail += key != nullptr && *key != '\0' ? ", key from $" + e.api_key_env
+                                                  : ", $" + e.api_key_env + " is NOT set";
+      }
+      if (!online) {
+        report.Add("embedding endpoint", true, detail + " (not contacted; use --online)");
+      } else {
+        const auto t0 = std::chrono::steady_clock::now();
+        const sdk::EmbedResult r = embedder->Embed({"kioku doctor embedding check"});
+        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+        if (r.ok()) {
+          report.Add("embedding endpoint", true, detail + ", " + std::to_string(r.vectors.front().size()) +
+                                                     " dimensions, answered in " + std::to_string(ms) + " ms");
+        } else {
+          report.Add("embedding endpoint", false, r.error + " — writes and text recall still work (degraded: no vector search)");
+        }
+      }
+    } catch (const std::exception& ex) {
+      report.Add("embedding endpoint", false, ex.what());
+    }
+  } else {
+    report.Add("embedding endpoint", true, "none configured (providers.embedding): text search only");
   }
 
   if (as_json) {

@@ -9,6 +9,7 @@
 #include "logging.hpp"
 #include "migrations.hpp"
 #include "plugin_loader.hpp"
+#include "providers/openai_embedder.hpp"
 #include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/ids.hpp"
 
@@ -22,8 +23,9 @@ Loaded LoadConfig(const GlobalOptions& options) {
   auto [text, source] = ReadConfigText(options.config_path);
   // plugins.dirs is needed to know which plugin names exist before full validation.
   std::vector<std::filesystem::path> extra = options.plugin_dirs;
+  nlohmann::json raw;
   try {
-    auto raw = YamlToJson(text);
+    raw = YamlToJson(text);
     if (raw.is_object() && raw.contains("plugins") && raw["plugins"].is_object()) {
       for (const auto& d : raw["plugins"].value("dirs", nlohmann::json::array())) {
         if (d.is_string()) extra.emplace_back(d.get<std::string>());
@@ -34,12 +36,12 @@ Loaded LoadConfig(const GlobalOptions& options) {
   }
   Loaded loaded;
   loaded.search_path = PluginSearchPath(extra);
-  loaded.config = ParseConfig(text, source, ListModules(loaded.search_path));
+  loaded.config = ParseConfigDoc(std::move(raw), source, ListModules(loaded.search_path));
   SetLogLevel(loaded.config.log_level);
   return loaded;
 }
 
-Loaded LoadRuntime(const GlobalOptions& options, StartMode mode) {
+Loaded LoadRuntime(const GlobalOptions& options, StartMode mode, bool one_shot) {
   Loaded loaded = LoadConfig(options);
   const auto& config = loaded.config;
   RuntimeOptions ro;
@@ -48,6 +50,14 @@ Loaded LoadRuntime(const GlobalOptions& options, StartMode mode) {
   ro.max_result_bytes = config.max_result_bytes;
   ro.tools = config.tools;
   ro.projects = config.projects;
+  ro.one_shot = one_shot;
+  if (!config.embedding.url.empty()) {
+    try {
+      ro.embedder = providers::MakeOpenAiEmbedder(config.embedding, nullptr);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("config " + config.source + ": " + e.what());
+    }
+  }
   loaded.runtime = std::make_unique<Runtime>(ro);
   for (const auto& name : config.enabled) {
     auto module = FindModule(name, loaded.search_path);

@@ -33,7 +33,8 @@ Loaded LoadConfig(const GlobalOptions& options);
 
 /// LoadConfig, then loads every enabled plugin and starts the runtime. With
 /// StartMode::kDescribe (`kioku --help`) plugins only register: no migrations, no Start().
-Loaded LoadRuntime(const GlobalOptions& options, StartMode mode = StartMode::kServe);
+/// `one_shot`: the process makes one call and exits (RuntimeOptions::one_shot).
+Loaded LoadRuntime(const GlobalOptions& options, StartMode mode = StartMode::kServe, bool one_shot = false);
 
 /// The caller for in-process use (CLI, stdio, HTTP base): agent from KIOKU_AGENT_ID (else
 /// `default_agent`), project from KIOKU_PROJECT_ROOT or the working directory through

@@ -36,7 +36,12 @@ int InstallTerminationPipe() {
 }  // namespace
 
 int Serve(const GlobalOptions& global, const ServeOptions& serve, int proto_out_fd) {
+  // A database this start creates has nothing to keep yet: only an existing one is snapshot.
+  std::error_code ec;
+  const bool had_database =
+      std::filesystem::exists(ResolveHome(LoadConfig(global).config.home.string()) / "kioku.db", ec);
   auto loaded = LoadRuntime(global);
+  if (had_database) RunAutoSnapshot(loaded);
   mcp::Dispatcher dispatcher(*loaded.runtime, MakeDispatcherOptions(loaded));
   const int wake_fd = InstallTerminationPipe();
   auto log = MakeLogger("host");

@@ -34,7 +34,7 @@ int Call(const GlobalOptions& global, const std::string& tool, const std::string
     std::cerr << "kioku call: arguments must be a JSON object, got " << args.type_name() << "\n";
     return 2;
   }
-  auto loaded = LoadRuntime(global);
+  auto loaded = LoadRuntime(global, StartMode::kServe, /*one_shot=*/true);
   auto caller = LocalCaller("cli", loaded.config.projects);
   if (!project.empty()) {
     try {

@@ -5,11 +5,8 @@
 #include <cctype>
 #include <chrono>
 #include <condition_variable>
-<<<<<<< HEAD
 #include <functional>
-=======
 #include <map>
->>>>>>> harden9
 #include <mutex>
 #include <optional>
 #include <stdexcept>

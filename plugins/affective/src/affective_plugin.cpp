@@ -6,6 +6,7 @@
 #include "hook.hpp"
 #include "kioku/sdk/outcome_events.hpp"
 #include "schema.hpp"
+#include "exporter.hpp"
 
 namespace kioku::affective {
 
@@ -23,6 +24,7 @@ std::vector<sdk::Migration> AffectivePlugin::Migrations() const {
 }
 
 void AffectivePlugin::Register(sdk::Registrar& registrar) {
+  registrar.AddExporter(AffectiveExporter());
   RegisterRecordTool(registrar, context_);
   RegisterQueryTool(registrar, context_);
   RegisterRouteTool(registrar, context_);

@@ -4,6 +4,7 @@
 #include "format.hpp"
 #include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/project_identity.hpp"
+#include "kioku/sdk/result_page.hpp"
 #include "kioku/sdk/schema.hpp"
 #include "kioku/sdk/text.hpp"
 #include "ranking.hpp"
@@ -35,6 +36,7 @@ Json InputSchema() {
       {"explore", Bool("UCB1 bonus for rarely tried tools")},
       {"explore_weight", Number(0, 10)},
       {"limit", limit},
+      {"cursor", String(16)},
   });
 }
 
@@ -56,6 +58,8 @@ Json OutputSchema() {
                              "decayed_rate", "confident", "last_at"});
   return Output(
       {{"ranking", ArrayOf(entry)},
+       {"omitted", count},
+       {"next_cursor", Type("string")},
        {"total", count},
        {"half_life_days", number},
        {"min_samples", number},
@@ -65,7 +69,8 @@ Json OutputSchema() {
         Enum({"totals", "day_buckets"},
              "totals: exact per-outcome decay (configured half-life); day_buckets: another "
              "half-life, each day's outcomes weighted at their mean time.")}},
-      {"ranking", "total", "half_life_days", "min_samples", "z", "explore", "decay_from"});
+      {"ranking", "total", "half_life_days", "min_samples", "z", "explore", "decay_from",
+       "omitted"});
 }
 
 }  // namespace
@@ -82,7 +87,7 @@ void RegisterRouteTool(sdk::Registrar& registrar, ToolContext& ctx) {
   spec.annotations.read_only = true;
   spec.annotations.idempotent = true;
 
-  registrar.AddTool(std::move(spec), [&ctx](const Json& args, const sdk::CallContext&) {
+  registrar.AddTool(std::move(spec), [&ctx](const Json& args, const sdk::CallContext& call) {
     RouteParams p;
     p.now_ms = ctx.host.GetClock().NowMs();
     p.z = ctx.settings.z;
@@ -114,18 +119,22 @@ void RegisterRouteTool(sdk::Registrar& registrar, ToolContext& ctx) {
           sdk::CanonicalProjectKey(args["project_id"].get<std::string>(), ctx.host.Projects());
     }
 
+    const std::size_t offset = sdk::CursorOffset(args, "feedback_route");
     std::vector<RouteEntry> ranking = RankTools(ctx.host.Db(), p);
     const bool from_buckets = !ranking.empty() && ranking.front().from_buckets;
     const std::size_t total = ranking.size();
-    if (ranking.size() > static_cast<std::size_t>(limit)) {
-      ranking.resize(static_cast<std::size_t>(limit));
-    }
+    sdk::ResultPage page(offset, static_cast<std::size_t>(limit), sdk::ResultRoom(call));
 
     Json entries = Json::array();
     std::string text;
-    int rank = 0;
-    for (const auto& e : ranking) {
-      entries.push_back(
+    std::size_t rank = offset;
+    for (std::size_t i = offset; i < ranking.size(); ++i) {
+      const RouteEntry& e = ranking[i];
+      if (page.Omitted() > 0) {
+        page.Offer(0);  // past the page: counted only
+        continue;
+      }
+      Json entry =
           {{"tool", e.tool},
            {"score", e.score},
            {"wilson_lower", e.wilson_lower},
@@ -134,28 +143,35 @@ void RegisterRouteTool(sdk::Registrar& registrar, ToolContext& ctx) {
            {"n", e.n},
            {"decayed_rate", e.decayed_rate ? Json(*e.decayed_rate) : Json(nullptr)},
            {"confident", e.confident},
-           {"last_at", e.last_at_ms ? Json(sdk::FormatRfc3339(*e.last_at_ms)) : Json(nullptr)}});
-      text += std::to_string(++rank) + ". " + e.tool + " score " + FormatFixed(e.score, 3);
+           {"last_at", e.last_at_ms ? Json(sdk::FormatRfc3339(*e.last_at_ms)) : Json(nullptr)}};
+      std::string line = std::to_string(rank + 1) + ". " + e.tool + " score " + FormatFixed(e.score, 3);
       if (e.n == 0) {
-        text += " (no outcomes yet)\n";
-        continue;
+        line += " (no outcomes yet)\n";
+      } else {
+        line += " (decayed rate " + FormatPercent(e.decayed_rate.value_or(0)) + ", n_eff " +
+                FormatFixed(e.n_effective, 1) + ", n " + std::to_string(e.n) +
+                (e.confident ? ", confident" : ", not confident") + ")\n";
       }
-      text += " (decayed rate " + FormatPercent(e.decayed_rate.value_or(0)) + ", n_eff " +
-              FormatFixed(e.n_effective, 1) + ", n " + std::to_string(e.n) +
-              (e.confident ? ", confident" : ", not confident") + ")\n";
+      if (!page.Offer(sdk::RowBytes(entry, line))) continue;
+      ++rank;
+      entries.push_back(std::move(entry));
+      text += line;
     }
-    if (ranking.empty()) text = "no outcomes recorded for this filter; nothing to rank\n";
-    if (total > ranking.size()) {
-      text += "(" + std::to_string(total - ranking.size()) + " more; raise limit)\n";
+    if (entries.empty()) {
+      text = offset > 0 && !ranking.empty() ? "no more tools past this cursor\n"
+                                            : "no outcomes recorded for this filter; nothing to rank\n";
     }
+    if (const std::string more = page.MoreText("feedback_route"); !more.empty()) text += more + "\n";
     text.pop_back();
-    return sdk::ToolResult::Ok(text, {{"ranking", std::move(entries)},
-                                      {"total", total},
-                                      {"half_life_days", p.half_life_days},
-                                      {"min_samples", p.min_samples},
-                                      {"z", p.z},
-                                      {"explore", explore},
-                                      {"decay_from", from_buckets ? "day_buckets" : "totals"}});
+    Json out = {{"ranking", std::move(entries)},
+                {"total", total},
+                {"half_life_days", p.half_life_days},
+                {"min_samples", p.min_samples},
+                {"z", p.z},
+                {"explore", explore},
+                {"decay_from", from_buckets ? "day_buckets" : "totals"}};
+    page.Describe(out);
+    return sdk::ToolResult::Ok(text, std::move(out));
   });
 }
 

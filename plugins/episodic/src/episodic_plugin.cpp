@@ -4,6 +4,7 @@
 #include "context_provider.hpp"
 #include "schema.hpp"
 #include "tools.hpp"
+#include "exporter.hpp"
 
 namespace kioku::episodic {
 
@@ -18,6 +19,7 @@ std::vector<sdk::Migration> EpisodicPlugin::Migrations() const {
 }
 
 void EpisodicPlugin::Register(sdk::Registrar& registrar) {
+  registrar.AddExporter(EpisodicExporter());
   RegisterSessionTools(registrar, env_);
   RegisterRecallTools(registrar, env_);
   RegisterIngestTools(registrar, env_);

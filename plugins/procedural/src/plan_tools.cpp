@@ -5,6 +5,7 @@
 
 #include "graph.hpp"
 #include "kioku/sdk/db.hpp"
+#include "kioku/sdk/result_page.hpp"
 #include "kioku/sdk/text.hpp"
 #include "markdown.hpp"
 #include "plan_ops.hpp"
@@ -295,25 +296,65 @@ sdk::ToolResult PlanStatusTool(ToolContext& ctx, const Json& args, const sdk::Ca
                 {"progress", ProgressJson(progress)}, {"updated_at", Rfc(plan.updated_at_ms)}}},
               {"ready", ReadyJson(ready_shown, by_number)},
               {"blockers", std::move(blockers_json)}};
+  const auto offset = static_cast<std::size_t>(IntArg(args, "offset", 0, 1'000'000, 0));
+  const std::size_t room = sdk::ResultRoom(call);
+  const std::size_t used = 2 * text.size() + sdk::DumpJson(out).size();  // text + its JSON twin
+  const std::size_t left = room > used ? room - used : 0;
+  const std::size_t from = std::min(offset, tasks.size());
   if (args.value("markdown", false)) {
-    const std::string md = WriteChecklist(plan.title, plan.goal, tasks);
+    // Pages of whole tasks (offset/limit, default all): the largest run from `offset` whose
+    // checklist fits, sent twice (text and structured). Title and goal open the first page.
+    const std::size_t limit = static_cast<std::size_t>(
+        IntArg(args, "limit", 1, kMaxTasks, static_cast<std::int64_t>(std::max<std::size_t>(tasks.size(), 1))));
+    auto checklist = [&](std::size_t n) {
+      const std::vector<Task> slice(tasks.begin() + static_cast<std::ptrdiff_t>(from),
+                                    tasks.begin() + static_cast<std::ptrdiff_t>(from + n));
+      return WriteChecklist(from == 0 ? plan.title : "", from == 0 ? plan.goal : "", slice);
+    };
+    std::size_t n = std::min(limit, tasks.size() - from);
+    std::string md = checklist(n);
+    if (2 * md.size() > left && n > 1) {
+      std::size_t lo = 1, hi = n - 1;  // checklist(hi + 1) is known not to fit
+      while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo + 1) / 2;
+        if (2 * checklist(mid).size() <= left) lo = mid; else hi = mid - 1;
+      }
+      n = lo;
+      md = checklist(n);
+    }
+    const std::size_t omitted = tasks.size() - from - n;
     text += "\n\n" + md;
     out["markdown"] = md;
+    out["omitted"] = omitted;
+    if (omitted > 0) {
+      out["next_offset"] = from + n;
+      text += "\n… " + std::to_string(omitted) + " more tasks" +
+              (n < limit ? std::string(" (result size cap)") : std::string()) +
+              ": plan_status markdown:true offset " + std::to_string(from + n);
+    }
   } else {
-    const int offset = static_cast<int>(IntArg(args, "offset", 0, 1'000'000, 0));
     const int limit = static_cast<int>(IntArg(args, "limit", 1, 500, kDefaultTaskPage));
-    Json page = Json::array();
-    for (int i = offset; i < static_cast<int>(tasks.size()) && i < offset + limit; ++i) {
-      const auto& t = tasks[static_cast<std::size_t>(i)];
-      text += "\n" + TaskLine(t);
-      page.push_back(TaskJson(t));
+    sdk::ResultPage page(from, static_cast<std::size_t>(limit), left);
+    Json list = Json::array();
+    for (std::size_t i = from; i < tasks.size(); ++i) {
+      if (page.Omitted() > 0) {
+        page.Offer(0);  // past the page: counted only
+        continue;
+      }
+      Json j = TaskJson(tasks[i]);
+      std::string line = "\n" + TaskLine(tasks[i]);
+      if (!page.Offer(sdk::RowBytes(j, line))) continue;
+      text += line;
+      list.push_back(std::move(j));
     }
-    if (static_cast<int>(tasks.size()) > offset + limit) {
-      out["next_offset"] = offset + limit;
-      text += "\n… " + std::to_string(tasks.size() - static_cast<std::size_t>(offset + limit)) +
-              " more tasks: offset " + std::to_string(offset + limit);
+    out["omitted"] = page.Omitted();
+    if (page.Omitted() > 0) {
+      out["next_offset"] = from + page.Shown();
+      text += "\n… " + std::to_string(page.Omitted()) + " more tasks" +
+              (page.CutByRoom() ? std::string(" (result size cap)") : std::string()) + ": offset " +
+              std::to_string(from + page.Shown());
     }
-    out["tasks"] = std::move(page);
+    out["tasks"] = std::move(list);
   }
   if (const int n = static_cast<int>(IntArg(args, "audit", 0, 200, 0)); n > 0) {
     Json audit = Json::array();

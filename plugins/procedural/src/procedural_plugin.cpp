@@ -3,6 +3,7 @@
 #include "context_provider.hpp"
 #include "schema.hpp"
 #include "tool_support.hpp"
+#include "exporter.hpp"
 
 namespace kioku::procedural {
 
@@ -18,6 +19,7 @@ std::string ProceduralPlugin::Instructions() const {
 std::vector<sdk::Migration> ProceduralPlugin::Migrations() const { return procedural::Migrations(); }
 
 void ProceduralPlugin::Register(sdk::Registrar& registrar) {
+  registrar.AddExporter(ProceduralExporter());
   RegisterPlanTools(registrar, context_);
   RegisterProcedureTools(registrar, context_);
   registrar.AddContextProvider({"procedural", [this](const sdk::ContextRequest& request) {

@@ -244,4 +244,18 @@ std::vector<RunStats> LoadRunStatsMany(
   return out;
 }
 
+void ReindexProcedures(SQLite::Database& db) {
+  db.exec("DELETE FROM procedural_procedures_fts");
+  SQLite::Statement q(db, std::string("SELECT ") + kColumns + " FROM procedural_procedures WHERE current = 1");
+  SQLite::Statement index(db,
+                          "INSERT INTO procedural_procedures_fts (rowid, name, when_text, steps, "
+                          "tags) VALUES (?, ?, ?, ?, ?)");
+  while (q.executeStep()) {
+    const auto [seq, p] = Read(q);
+    SQLite::bind(index, seq, p.name, p.when, StepsText(p.steps), TagsText(p.tags));
+    index.exec();
+    index.reset();
+  }
+}
+
 }  // namespace kioku::procedural

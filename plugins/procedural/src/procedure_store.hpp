@@ -32,6 +32,10 @@ std::vector<Procedure> ProcedureHistory(SQLite::Database& db, const std::string&
 /// the text index to it. Fills p.version (and keeps p.id). Returns the stored procedure.
 Procedure InsertProcedureVersion(SQLite::Database& db, Procedure p);
 
+/// Rebuilds the text index of the current procedures from the table (after an import wrote
+/// rows the index does not know).
+void ReindexProcedures(SQLite::Database& db);
+
 /// Current procedures visible from `project_id` matching an FTS5 expression, best BM25
 /// first (column weights: name 10, when 5, tags 3, steps 1). Returns row keys for
 /// LoadProceduresBySeq. Reads at most 3 · `limit` index hits before the scope filter.

@@ -77,10 +77,26 @@ ReviewStates ScanReviewStates(const Env& env, const Viewer& viewer, std::int64_t
   return out;
 }
 
-void AddWithheld(sdk::ContextContribution& c, int pending, int contested, std::size_t contradicted) {
-  if (pending > 0) c.withheld.push_back({"pending review", pending});
+void AddWithheld(sdk::ContextContribution& c, int pending, int contested, std::size_t contradicted, int stale = 0) {
+  if (pending > 0) c.withheld.push_back({"pending review (kioku review)", pending});
+  if (stale > 0) c.withheld.push_back({"stale", stale});
   if (contested > 0) c.withheld.push_back({"contested", contested});
   if (contradicted > 0) c.withheld.push_back({"contradicted by an anchor", static_cast<int>(contradicted)});
+}
+
+// Active, unpinned memories whose decayed confidence fell below housekeeping.stale_below.
+int CountStale(const Env& env, const Viewer& viewer, std::int64_t now) {
+  SQLite::Statement& q = env.Stmt(
+      "SELECT COUNT(*) FROM semantic_memories m JOIN semantic_memory_decay d ON d.memory_seq = m.seq "
+      "WHERE m.status = 'active' AND d.confidence < ?3 AND d.ref_at >= m.updated_at "
+      "AND (m.expires_at IS NULL OR m.expires_at > ?1) AND (m.scope = 'global' OR (?2 <> '' AND m.project_id = ?2))");
+  q.bind(1, now);
+  q.bind(2, viewer.project_id);
+  q.bind(3, env.settings.housekeeping.stale_below);
+  q.executeStep();
+  const int n = q.getColumn(0).getInt();
+  q.reset();
+  return n;
 }
 
 }  // namespace
@@ -112,12 +128,13 @@ sdk::ContextContribution ProvideContext(PluginContext& ctx, const sdk::ContextRe
   if (request.query.empty()) {
     const ReviewStates states = ScanReviewStates(env, viewer, request.now_ms);
     std::size_t contradicted = 0;
+    const AnchorDeadline anchor_deadline = AnchorDeadline::ForOneRecall();
     for (const std::int64_t seq : states.pinned) {
       std::optional<Memory> m = LoadMemoryBySeq(env.db, seq);
       if (!m) continue;
       RecalledMemory rm;
       if (!m->anchor.empty()) {
-        rm.anchor_verdict = EvaluateAnchor(m->anchor, viewer.project_root, request.now_ms);
+        rm.anchor_verdict = EvaluateAnchor(m->anchor, viewer.project_root, request.now_ms, anchor_deadline);
         if (rm.anchor_verdict == "contradicted") {
           ++contradicted;
           continue;
@@ -136,7 +153,8 @@ sdk::ContextContribution ProvideContext(PluginContext& ctx, const sdk::ContextRe
     for (std::size_t i = 0; i < t.memories.size(); ++i) {
       out.items.push_back({t.memories[i].memory.kind, "confirmed", ItemText(t.memories[i]), RankPriority(i)});
     }
-    AddWithheld(out, states.pending, states.contested, contradicted + t.contradicted.size());
+    AddWithheld(out, states.pending, states.contested, contradicted + t.contradicted.size(),
+                CountStale(env, viewer, request.now_ms));
     return out;
   }
 

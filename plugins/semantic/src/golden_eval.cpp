@@ -11,10 +11,12 @@
 #include <stdexcept>
 
 #include "kioku/sdk/clock.hpp"
+#include "conversation_eval.hpp"
+#include "eval_support.hpp"
 #include "kioku/sdk/db.hpp"
+#include "kioku/sdk/fts.hpp"
 #include "memory_store.hpp"
 #include "normalize.hpp"
-#include "recall.hpp"
 #include "schema.hpp"
 #include "tools.hpp"
 
@@ -39,6 +41,37 @@ std::runtime_error LineError(int line, const std::string& what) {
   return std::runtime_error("golden set line " + std::to_string(line) + ": " + what);
 }
 
+// The kBm25 baseline: plain FTS5, no stopwords dropped, default column weights.
+std::vector<Memory> Bm25Baseline(const Env& env, const RecallRequest& r, const Viewer& v) {
+  std::string match;
+  for (const std::string& tok : sdk::FtsTokens(r.query)) {
+    match += (match.empty() ? "" : " OR ") + sdk::QuoteFtsToken(tok);
+  }
+  std::vector<Memory> out;
+  if (match.empty()) return out;
+  SQLite::Statement& q = env.Stmt(
+      std::string("SELECT ") + kMemoryColumns +
+      " FROM semantic_fts f JOIN semantic_memories m ON m.seq = f.rowid WHERE semantic_fts "
+      "MATCH ? AND (m.scope = 'global' OR m.project_id = ?) AND m.status IN "
+      "('active','pinned','pending','contested') ORDER BY bm25(semantic_fts) LIMIT ?");
+  q.bind(1, match);
+  q.bind(2, v.project_id);
+  q.bind(3, r.limit);
+  while (q.executeStep()) out.push_back(ReadMemory(q));
+  return out;
+}
+
+}  // namespace
+
+MemoryDraft EvalDraft(const Json& args, const std::string& project, const Settings& settings,
+                      std::int64_t now_ms, bool suggest) {
+  sdk::Caller caller;
+  caller.agent_id = "eval";
+  caller.project_id = project;
+  caller.project_root = "/eval/" + project;
+  return ParseDraft(args, caller, settings, now_ms, suggest, "");
+}
+
 bool ContainsCi(const std::string& haystack, const std::string& needle) {
   return AsciiLower(haystack).find(AsciiLower(needle)) != std::string::npos;
 }
@@ -49,9 +82,44 @@ std::string Fixed(double v) {
   return s.str();
 }
 
-}  // namespace
+std::optional<EvalRanker> ParseEvalRanker(std::string_view name) {
+  if (name == "recall") return EvalRanker::kRecall;
+  if (name == "bm25") return EvalRanker::kBm25;
+  return std::nullopt;
+}
 
-EvalReport RunGoldenSet(std::istream& in, const Settings& settings_in) {
+std::vector<Memory> EvalRank(const Env& env, const RecallRequest& request, const Viewer& viewer,
+                             EvalRanker ranker) {
+  if (ranker == EvalRanker::kBm25) return Bm25Baseline(env, request, viewer);
+  RecallOutcome outcome = Recall(env, request, viewer);
+  std::vector<Memory> out;
+  out.reserve(outcome.memories.size());
+  for (RecalledMemory& m : outcome.memories) out.push_back(std::move(m.memory));
+  return out;
+}
+
+void ComputeMetrics(EvalReport& report) {
+  report.cases = static_cast<int>(report.results.size());
+  report.hit_at_1 = report.hit_at_5 = report.mrr = report.recall_at_10 = 0;
+  report.absent_violations = 0;
+  if (report.cases == 0) return;
+  for (const EvalCaseResult& r : report.results) {
+    if (r.first_relevant_rank == 1) report.hit_at_1 += 1;
+    if (r.first_relevant_rank >= 1 && r.first_relevant_rank <= 5) report.hit_at_5 += 1;
+    if (r.first_relevant_rank > 0) report.mrr += 1.0 / r.first_relevant_rank;
+    if (r.relevant > 0) {
+      report.recall_at_10 += std::min(1.0, static_cast<double>(r.relevant_in_top10) / r.relevant);
+    }
+    if (r.absent_violated) ++report.absent_violations;
+  }
+  const double n = report.cases;
+  report.hit_at_1 /= n;
+  report.hit_at_5 /= n;
+  report.mrr /= n;
+  report.recall_at_10 /= n;
+}
+
+EvalReport RunGoldenSet(std::istream& in, const Settings& settings_in, EvalRanker ranker) {
   std::vector<MemoryLine> memories;
   std::vector<CaseLine> cases;
   std::string raw;
@@ -97,13 +165,9 @@ EvalReport RunGoldenSet(std::istream& in, const Settings& settings_in) {
     const int recalls = args.value("recalls", 0);
     const std::string project = args.value("project", kEvalProject);
     for (const char* k : {"key", "age_days", "suggest", "pin", "recalls", "project"}) args.erase(k);
-    sdk::Caller caller;
-    caller.agent_id = "eval";
-    caller.project_id = project;
-    caller.project_root = "/eval/" + project;
     MemoryDraft draft;
     try {
-      draft = ParseDraft(args, caller, settings, clock.NowMs(), suggest, "");
+      draft = EvalDraft(args, project, settings, clock.NowMs(), suggest);
     } catch (const std::exception& e) {
       throw LineError(m.line, e.what());
     }
@@ -170,14 +234,14 @@ EvalReport RunGoldenSet(std::istream& in, const Settings& settings_in) {
     }
     res.relevant = static_cast<int>(relevant.size());
 
-    RecallOutcome outcome;
+    std::vector<Memory> ranked;
     try {
-      outcome = Recall(env, request, viewer);
+      ranked = EvalRank(env, request, viewer, ranker);
     } catch (const std::exception& e) {
       throw LineError(c.line, e.what());
     }
-    for (std::size_t i = 0; i < outcome.memories.size() && i < 10; ++i) {
-      const Memory& m = outcome.memories[i].memory;
+    for (std::size_t i = 0; i < ranked.size() && i < 10; ++i) {
+      const Memory& m = ranked[i];
       bool hit = relevant.count(m.id) > 0;
       for (const std::string& s : expect_text) hit = hit || ContainsCi(m.text, s);
       if (hit) {
@@ -193,22 +257,7 @@ EvalReport RunGoldenSet(std::istream& in, const Settings& settings_in) {
     report.results.push_back(std::move(res));
   }
 
-  report.cases = static_cast<int>(report.results.size());
-  if (report.cases == 0) return report;
-  for (const EvalCaseResult& r : report.results) {
-    if (r.first_relevant_rank == 1) report.hit_at_1 += 1;
-    if (r.first_relevant_rank >= 1 && r.first_relevant_rank <= 5) report.hit_at_5 += 1;
-    if (r.first_relevant_rank > 0) report.mrr += 1.0 / r.first_relevant_rank;
-    if (r.relevant > 0) {
-      report.recall_at_10 += std::min(1.0, static_cast<double>(r.relevant_in_top10) / r.relevant);
-    }
-    if (r.absent_violated) ++report.absent_violations;
-  }
-  const double n = report.cases;
-  report.hit_at_1 /= n;
-  report.hit_at_5 /= n;
-  report.mrr /= n;
-  report.recall_at_10 /= n;
+  ComputeMetrics(report);
   return report;
 }
 
@@ -219,13 +268,49 @@ std::string FormatReport(const EvalReport& r) {
          std::to_string(r.absent_violations);
 }
 
+namespace {
+
+// hit@5 per question type ("changed 0.800 (10)"), for conversation sets.
+std::string ByType(const EvalReport& r) {
+  std::map<std::string, std::pair<int, int>> by;  // type → (hits@5, cases)
+  for (const EvalCaseResult& c : r.results) {
+    if (c.type.empty()) continue;
+    auto& [hits, n] = by[c.type];
+    hits += c.first_relevant_rank >= 1 && c.first_relevant_rank <= 5 ? 1 : 0;
+    ++n;
+  }
+  std::string out;
+  for (const auto& [type, hn] : by) {
+    out += (out.empty() ? "hit@5 by type: " : " · ") + type + " " +
+           Fixed(static_cast<double>(hn.first) / hn.second) + " (" + std::to_string(hn.second) +
+           ")";
+  }
+  return out;
+}
+
+bool ReadFraction(const std::string& text, double& out) {
+  try {
+    std::size_t used = 0;
+    out = std::stod(text, &used);
+    return used == text.size() && out >= 0 && out <= 1.01;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+}  // namespace
+
 sdk::CommandSpec RecallEvalCommand(const Settings& settings) {
   sdk::CommandSpec cmd;
   cmd.name = "recall-eval";
-  cmd.summary = "Score semantic recall on a golden set (hit@1, hit@5, MRR, recall@10)";
+  cmd.summary = "Score semantic recall on a golden or conversation set (hit@1, hit@5, MRR)";
   cmd.usage =
-      "kioku recall-eval FILE [--min-hit5 X] [--verbose] [--json]\n"
-      "  FILE        golden set (JSON Lines; see plugins/semantic/README.md)\n"
+      "kioku recall-eval FILE [--ranker recall|bm25] [--min-hit1 X] [--min-hit5 X]\n"
+      "                  [--verbose] [--json]\n"
+      "  FILE        golden set or conversation set (JSON Lines; see plugins/semantic/README.md)\n"
+      "  --ranker    recall (default: the memory_recall ranking) or bm25 (plain FTS5 BM25\n"
+      "              with the query's terms OR-ed: the baseline)\n"
+      "  --min-hit1  exit 1 when hit@1 is below X (0..1)\n"
       "  --min-hit5  exit 1 when hit@5 is below X (0..1)\n"
       "  --verbose   list every case that missed its top-1\n"
       "  --json      print the report as JSON\n"
@@ -234,21 +319,30 @@ sdk::CommandSpec RecallEvalCommand(const Settings& settings) {
   cmd.run = [settings](const std::vector<std::string>& args, std::istream&, std::ostream& out,
                        std::ostream& err) -> int {
     std::string file;
+    double min_hit1 = -1;
     double min_hit5 = -1;
     bool verbose = false;
     bool json = false;
+    EvalRanker ranker = EvalRanker::kRecall;
     for (std::size_t i = 0; i < args.size(); ++i) {
       if (args[i] == "--verbose") {
         verbose = true;
       } else if (args[i] == "--json") {
         json = true;
-      } else if (args[i] == "--min-hit5" && i + 1 < args.size()) {
-        try {
-          min_hit5 = std::stod(args[++i]);
-        } catch (const std::exception&) {
-          err << "recall-eval: --min-hit5 needs a number between 0 and 1\n";
+      } else if ((args[i] == "--min-hit5" || args[i] == "--min-hit1") && i + 1 < args.size()) {
+        double& target = args[i] == "--min-hit5" ? min_hit5 : min_hit1;
+        if (!ReadFraction(args[i + 1], target)) {
+          err << "recall-eval: " << args[i] << " needs a number between 0 and 1\n";
           return 2;
         }
+        ++i;
+      } else if (args[i] == "--ranker" && i + 1 < args.size()) {
+        const auto parsed = ParseEvalRanker(args[++i]);
+        if (!parsed) {
+          err << "recall-eval: --ranker is recall or bm25, not '" << args[i] << "'\n";
+          return 2;
+        }
+        ranker = *parsed;
       } else if (file.empty() && !args[i].empty() && args[i][0] != '-') {
         file = args[i];
       } else {
@@ -257,8 +351,8 @@ sdk::CommandSpec RecallEvalCommand(const Settings& settings) {
       }
     }
     if (file.empty()) {
-      err << "recall-eval: missing FILE\nusage: kioku recall-eval FILE [--min-hit5 X] "
-             "[--verbose] [--json]\n";
+      err << "recall-eval: missing FILE\nusage: kioku recall-eval FILE [--ranker recall|bm25] "
+             "[--min-hit1 X] [--min-hit5 X] [--verbose] [--json]\n";
       return 2;
     }
     std::ifstream f(file);
@@ -266,9 +360,14 @@ sdk::CommandSpec RecallEvalCommand(const Settings& settings) {
       err << "recall-eval: cannot read '" << file << "'\n";
       return 2;
     }
+    std::ostringstream whole;
+    whole << f.rdbuf();
+    const std::string text = whole.str();
     EvalReport report;
     try {
-      report = RunGoldenSet(f, settings);
+      std::istringstream in(text);
+      report = IsConversationSet(text) ? RunConversationSet(in, settings, ranker)
+                                       : RunGoldenSet(in, settings, ranker);
     } catch (const std::exception& e) {
       err << "recall-eval: " << file << ": " << e.what() << "\n";
       return 2;
@@ -277,8 +376,10 @@ sdk::CommandSpec RecallEvalCommand(const Settings& settings) {
       Json misses = Json::array();
       for (const EvalCaseResult& r : report.results) {
         if (r.first_relevant_rank != 1) {
-          misses.push_back({{"line", r.line}, {"query", r.query},
-                            {"first_relevant_rank", r.first_relevant_rank}, {"top", r.top}});
+          Json m = {{"line", r.line}, {"query", r.query},
+                    {"first_relevant_rank", r.first_relevant_rank}, {"top", r.top}};
+          if (!r.type.empty()) m["type"] = r.type;
+          misses.push_back(std::move(m));
         }
       }
       out << sdk::DumpJson(Json{{"memories", report.memories},
@@ -293,6 +394,7 @@ sdk::CommandSpec RecallEvalCommand(const Settings& settings) {
           << "\n";
     } else {
       out << FormatReport(report) << "\n";
+      if (const std::string by = ByType(report); !by.empty()) out << by << "\n";
       if (verbose) {
         for (const EvalCaseResult& r : report.results) {
           if (r.first_relevant_rank == 1 && !r.absent_violated) continue;
@@ -303,12 +405,18 @@ sdk::CommandSpec RecallEvalCommand(const Settings& settings) {
         }
       }
     }
+    int rc = 0;
+    if (min_hit1 >= 0 && report.hit_at_1 < min_hit1) {
+      err << "recall-eval: hit@1 " << Fixed(report.hit_at_1) << " is below " << Fixed(min_hit1)
+          << "\n";
+      rc = 1;
+    }
     if (min_hit5 >= 0 && report.hit_at_5 < min_hit5) {
       err << "recall-eval: hit@5 " << Fixed(report.hit_at_5) << " is below " << Fixed(min_hit5)
           << "\n";
-      return 1;
+      rc = 1;
     }
-    return 0;
+    return rc;
   };
   return cmd;
 }

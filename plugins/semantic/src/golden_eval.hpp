@@ -24,9 +24,13 @@
 /// 1/5), MRR (mean of 1/rank of the first relevant result, 0 when none in the top 10),
 /// recall@10 (mean share of the relevant memories found in the top 10), and the number of
 /// cases where an `absent` key showed up.
+///
+/// Conversation sets (conversation_eval.hpp) use the same report and metrics.
 
 #include <iosfwd>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kioku/sdk/plugin.hpp"
@@ -37,6 +41,7 @@ namespace kioku::semantic {
 struct EvalCaseResult {
   int line = 0;
   std::string query;
+  std::string type;  ///< Conversation sets: the question's type ("fact", "changed", ...).
   int first_relevant_rank = 0;  ///< 1-based; 0 = none in the top 10.
   int relevant = 0;             ///< Size of the relevant set.
   int relevant_in_top10 = 0;
@@ -55,15 +60,33 @@ struct EvalReport {
   std::vector<EvalCaseResult> results;
 };
 
+/// Which ranking an evaluation runs.
+enum class EvalRanker {
+  kRecall,  ///< The production memory_recall ranking (recall.hpp).
+  /// Plain SQLite FTS5 BM25 over semantic_fts: every query token quoted and OR-ed, ordered
+  /// by bm25() with default column weights, live memories the viewer sees. The reference
+  /// point of issue 16 ("plain FTS5 BM25, the question's terms OR-ed").
+  kBm25,
+};
+
+/// Parses "recall" / "bm25"; nullopt for anything else.
+std::optional<EvalRanker> ParseEvalRanker(std::string_view name);
+
+/// Fills hit@1, hit@5, MRR, recall@10 and absent_violations from report.results.
+void ComputeMetrics(EvalReport& report);
+
 /// Loads the golden set from `in` into a private in-memory database (the deployment's
 /// database is never touched) and runs every case. Throws std::runtime_error naming the
 /// line for malformed input or a memory the tools would refuse.
-EvalReport RunGoldenSet(std::istream& in, const Settings& settings);
+EvalReport RunGoldenSet(std::istream& in, const Settings& settings,
+                        EvalRanker ranker = EvalRanker::kRecall);
 
 /// One-line summary: "cases 64 · hit@1 0.81 · hit@5 0.95 · MRR 0.87 · recall@10 0.93 · …".
 std::string FormatReport(const EvalReport& report);
 
-/// The `kioku recall-eval FILE [--min-hit5 X] [--verbose] [--json]` command.
+/// The `kioku recall-eval FILE [--ranker recall|bm25] [--min-hit1 X] [--min-hit5 X]
+/// [--verbose] [--json]` command. FILE is a golden set or a conversation set (told apart by
+/// its lines: a conversation set has "turn" lines).
 sdk::CommandSpec RecallEvalCommand(const Settings& settings);
 
 }  // namespace kioku::semantic

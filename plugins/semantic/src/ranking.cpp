@@ -34,7 +34,9 @@ ScoreParts Score(const ScoreInput& m, const std::string& status, double rrf,
     p.decay = s.decay_floor + (1.0 - s.decay_floor) * Retrievability(days, half_life, s.decay_exponent);
   }
   p.importance = 1.0 + s.importance_weight * (m.importance - 5) / 5.0;
-  p.strength = 1.0 + s.strength_weight * std::log1p(m.recall_count + m.reaffirm_count);
+  p.strength = m.usage_counts
+                   ? 1.0 + s.strength_weight * std::log1p(m.recall_count + m.reaffirm_count)
+                   : 1.0;
   const auto t = s.trust.find(status);
   p.trust = (t != s.trust.end() ? t->second : 1.0) * (0.5 + 0.5 * std::clamp(m.confidence, 0.0, 1.0));
   p.total = p.rrf * p.decay * p.importance * p.strength * p.trust;

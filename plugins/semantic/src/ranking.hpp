@@ -21,7 +21,8 @@
 ///           event/todo 14 d) are our defaults: durable choices outlive transient events.
 /// importance  m = 1 + w·(importance − 5)/5, w = 0.3 → 0.76 (1) … 1.3 (10). Linear in the
 ///           1–10 scale agenr uses for extracted entries (agenr seed, "Extract").
-/// strength  m = 1 + w·ln(1 + recalls + reaffirms), w = 0.15: each use strengthens with
+/// strength  m = 1 + w·ln(1 + recalls + reaffirms), w = 0.15, for a text query only when the
+///           memory matches every word of the query (ScoreInput::usage_counts); each use strengthens with
 ///           diminishing returns, as ACT-R base-level learning grows with the log of practice
 ///           count (Anderson & Schooler 1991, "Reflections of the environment in memory";
 ///           agenr seed: "Entries that get recalled often grow stronger").
@@ -63,6 +64,11 @@ struct ScoreInput {
   std::int64_t updated_at = 0;
   int recall_count = 0;
   int reaffirm_count = 0;
+  /// False: strength is 1 whatever the counts. Recall sets it for text queries to "matches
+  /// every query word", so usage orders exact matches among themselves but never lifts a
+  /// partial match above an exact one (at 100k rows, rows shown often had climbed above
+  /// exact matches: issue 16).
+  bool usage_counts = true;
 };
 
 /// Computes the multipliers at time `now_ms`, given `status` (the status the memory had at

@@ -12,6 +12,8 @@
 #include "kioku/sdk/fusion.hpp"
 #include "kioku/sdk/tool.hpp"
 #include "normalize.hpp"
+#include "review_store.hpp"
+#include "query_terms.hpp"
 
 namespace kioku::semantic {
 namespace {
@@ -45,8 +47,9 @@ const std::vector<std::string>& LiveStatuses() {
 // The light columns scoring needs; text and the rest are loaded for the winners only.
 constexpr const char* kCandidateColumns =
     "m.seq, m.kind, m.importance, m.confidence, m.status, m.prior_status, m.superseded_at, "
-    "m.updated_at, m.last_recalled_at, m.recall_count, m.reaffirm_count, m.anchor, m.id";
-constexpr int kCandidateColumnCount = 13;
+    "m.updated_at, m.last_recalled_at, m.recall_count, m.reaffirm_count, m.anchor, m.id, "
+    "m.session_id";
+constexpr int kCandidateColumnCount = 14;
 
 struct Candidate {
   std::int64_t seq = 0;
@@ -54,6 +57,7 @@ struct Candidate {
   std::string status;  // status at as_of (or now)
   std::string anchor;
   std::string id;
+  std::string session_id;  // "" = written outside a session (no neighbours)
 };
 
 Candidate ReadCandidate(SQLite::Statement& q, const std::optional<std::int64_t>& as_of) {
@@ -73,6 +77,7 @@ Candidate ReadCandidate(SQLite::Statement& q, const std::optional<std::int64_t>&
   c.in.reaffirm_count = q.getColumn(10).getInt();
   c.anchor = q.getColumn(11).getString();
   if (!c.anchor.empty()) c.id = q.getColumn(12).getString();
+  c.session_id = q.getColumn(13).getString();
   return c;
 }
 
@@ -163,26 +168,36 @@ std::string JoinOr(const std::vector<std::string>& terms) {
 }
 
 // FTS list over `table` for the query `terms` (each one FTS5 expression: a quoted token or
-// a bigram phrase), joined to the memories by rowid with the filters applied.
+// a bigram phrase), joined to the memories by rowid with the filters applied, ranked by
+// BM25 with the column weights `weights` (", 1.0, 2.0" or "").
 //
-// Bounded work: BM25 needs every matching row scored, which for a term in most rows costs
-// O(rows). So each term's document frequency is first counted up to `scan_limit`
-// (LIMIT inside the count). Rare terms (df <= scan_limit) are ranked exactly by BM25,
+// Bounded work. Each term's matches are first counted up to `scan_limit`, newest first
+// (LIMIT inside the count). Rare terms (count <= scan_limit) are ranked exactly by BM25,
 // with the common terms still contributing to the score of those rows
 // ("(rare…) AND (rare… OR common…)"). Only when that yields fewer than the list size do
 // the common terms add candidates: their newest matches (rowid order, which FTS5 streams
 // without sorting), BM25-scored and sorted in memory.
+//
+// Ranking goes through sdk kioku_bm25 with each phrase's document frequency supplied:
+// bm25() itself counts a phrase's rows to get its IDF, O(rows) per query for a term in
+// most rows. Rare terms pass their exact count; a common term passes an estimate from the
+// density of its newest `scan_limit` matches over the rowid range they span, scaled to the
+// whole range (FTS rowids are memory seqs, assigned in write order).
 ListResult FtsList(const Env& env, const std::string& name, double weight,
-                   const std::string& table, const std::string& rank_expr,
+                   const std::string& table, const std::string& weights,
                    const std::vector<std::string>& terms, const Sql& filter,
                    const std::optional<std::int64_t>& as_of,
                    int n, std::map<std::string, int>* dfs = nullptr) {
   const int scan = env.settings.recall.scan_limit;
   std::vector<std::string> rare, common;
+  std::map<std::string, double> df_of;
   {
-    SQLite::Statement& df = env.Stmt(
-        "SELECT count(*) FROM (SELECT 1 FROM " + table + " WHERE " + table +
-                    " MATCH ? LIMIT ?)");
+    SQLite::Statement& top = env.Stmt("SELECT coalesce(max(seq), 0) FROM semantic_memories");
+    top.executeStep();
+    const double max_rowid = static_cast<double>(top.getColumn(0).getInt64());
+    top.reset();
+    SQLite::Statement& df = env.Stmt("SELECT count(*), min(rowid) FROM (SELECT rowid FROM " + table +
+                                     " WHERE " + table + " MATCH ? ORDER BY rowid DESC LIMIT ?)");
     for (const std::string& t : terms) {
       df.reset();
       df.bind(1, t);
@@ -190,15 +205,30 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
       df.executeStep();
       const int count = df.getColumn(0).getInt();
       if (dfs != nullptr) (*dfs)[t] = count;
-      (count <= scan ? rare : common).push_back(t);
+      if (count <= scan) {
+        df_of[t] = count;
+        rare.push_back(t);
+      } else {
+        const double oldest = static_cast<double>(df.getColumn(1).getInt64());
+        const double span = std::max(1.0, max_rowid - oldest + 1);
+        df_of[t] = std::max<double>(count, count * max_rowid / span);
+        common.push_back(t);
+      }
     }
+    df.reset();
   }
-  const std::string select = std::string("SELECT ") + kCandidateColumns + ", " + rank_expr +
-                             " AS score FROM " + table +
-                             " f JOIN semantic_memories m ON m.seq = f.rowid WHERE " + table +
-                             " MATCH ? AND " + filter.text;
-  const auto binds_for = [&](const std::string& match) {
+  const auto select = [&](std::size_t phrases) {
+    std::string rank = "kioku_bm25(" + table + weights;
+    for (std::size_t i = 0; i < phrases; ++i) rank += ", ?";
+    return std::string("SELECT ") + kCandidateColumns + ", " + rank + ") AS score FROM " + table +
+           " f JOIN semantic_memories m ON m.seq = f.rowid WHERE " + table + " MATCH ? AND " +
+           filter.text;
+  };
+  // Binds in placeholder order: each phrase's df (in the order the phrases appear in
+  // `match`), the MATCH expression, then the filter's.
+  const auto binds_for = [&](const std::vector<std::string>& phrases, const std::string& match) {
     std::vector<Bind> b;
+    for (const std::string& p : phrases) b.emplace_back(df_of[p]);
     b.emplace_back(match);
     b.insert(b.end(), filter.binds.begin(), filter.binds.end());
     return b;
@@ -206,17 +236,21 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
   ListResult out;
   if (!rare.empty()) {
     std::string match = "(" + JoinOr(rare) + ")";
-    if (!common.empty()) match += " AND (" + JoinOr(terms) + ")";
-    out = RunList(env, name, weight, select + " ORDER BY score LIMIT " + std::to_string(n),
-                  binds_for(match), as_of);
+    std::vector<std::string> phrases = rare;
+    if (!common.empty()) {
+      match += " AND (" + JoinOr(terms) + ")";
+      phrases.insert(phrases.end(), terms.begin(), terms.end());
+    }
+    out = RunList(env, name, weight, select(phrases.size()) + " ORDER BY score LIMIT " + std::to_string(n),
+                  binds_for(phrases, match), as_of);
   } else {
     out.list.name = name;
     out.list.weight = weight;
   }
   if (static_cast<int>(out.rows.size()) < n && !common.empty()) {
     ListResult newest = RunList(env, name, weight,
-                                select + " ORDER BY f.rowid DESC LIMIT " + std::to_string(n),
-                                binds_for(JoinOr(common)), as_of);
+                                select(common.size()) + " ORDER BY f.rowid DESC LIMIT " + std::to_string(n),
+                                binds_for(common, JoinOr(common)), as_of);
     std::vector<std::size_t> order(newest.rows.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -234,15 +268,144 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
 }
 
 // Word terms for the BM25 list: every token quoted (sdk::FtsTokens/QuoteFtsToken, never raw
-// MATCH), function words dropped unless nothing else is left ("what is it").
-std::vector<std::string> WordTerms(std::string_view query) {
+// MATCH), function words (and, when `drop_filler`, question filler: query_terms.hpp)
+// dropped unless nothing else is left ("what is it").
+std::vector<std::string> WordTerms(std::string_view query, bool drop_filler) {
   const std::vector<std::string> tokens = sdk::FtsTokens(query);
-  const bool all_stop = std::all_of(tokens.begin(), tokens.end(),
-                                    [](const std::string& t) { return IsStopword(t); });
+  const auto weak = [&](const std::string& t) {
+    return IsStopword(t) || (drop_filler && IsQueryFiller(t));
+  };
+  const bool all_weak = std::all_of(tokens.begin(), tokens.end(), weak);
   std::vector<std::string> out;
   for (const std::string& tok : tokens) {
-    if (!all_stop && IsStopword(tok)) continue;
+    if (!all_weak && weak(tok)) continue;
     out.push_back(sdk::QuoteFtsToken(tok));
+  }
+  return out;
+}
+
+std::vector<std::string> Quoted(const std::vector<std::string>& tokens) {
+  std::vector<std::string> out;
+  out.reserve(tokens.size());
+  for (const std::string& t : tokens) out.push_back(sdk::QuoteFtsToken(t));
+  return out;
+}
+
+// Pseudo-relevance feedback (query_terms.hpp): expansion terms from the text of the word
+// list's top `docs` rows (weight 1/rank), their document frequencies counted up to
+// scan_limit like the query's own terms.
+std::vector<std::string> FeedbackTerms(const Env& env, const ListResult& words,
+                                       const std::vector<std::string>& query_tokens) {
+  const RecallSettings& rs = env.settings.recall;
+  const std::size_t docs_n = std::min<std::size_t>(rs.feedback_docs, words.rows.size());
+  if (docs_n == 0 || rs.feedback_terms <= 0) return {};
+  std::vector<FeedbackDoc> docs;
+  {
+    SQLite::Statement& q = env.Stmt("SELECT text FROM semantic_memories WHERE seq = ?");
+    for (std::size_t i = 0; i < docs_n; ++i) {
+      q.reset();
+      q.bind(1, words.rows[i].seq);
+      if (q.executeStep()) docs.push_back({q.getColumn(0).getString(), 1.0 / (i + 1.0)});
+    }
+  }
+  const std::vector<std::string> candidates = FeedbackCandidates(docs, query_tokens, 24);
+  std::map<std::string, int> dfs;
+  SQLite::Statement& df = env.Stmt(
+      "SELECT count(*) FROM (SELECT 1 FROM semantic_fts WHERE semantic_fts MATCH ? LIMIT ?)");
+  for (const std::string& t : candidates) {
+    df.reset();
+    df.bind(1, sdk::QuoteFtsToken(t));
+    df.bind(2, rs.scan_limit + 1);
+    df.executeStep();
+    dfs[t] = df.getColumn(0).getInt();
+  }
+  SQLite::Statement& top = env.Stmt("SELECT coalesce(max(seq), 1) FROM semantic_memories");
+  top.reset();
+  top.executeStep();
+  const double n_docs = static_cast<double>(top.getColumn(0).getInt64());
+  return SelectFeedbackTerms(docs, candidates, dfs, n_docs,
+                             static_cast<std::size_t>(rs.feedback_terms));
+}
+
+// Entity and date matching: when the question asks for a date or a person
+// (QueryAnswerType), the word list's top rows whose text holds one, in word-list order.
+ListResult AnswerList(const Env& env, const ListResult& words, AnswerType type) {
+  ListResult out;
+  out.list.name = "answer";
+  out.list.weight = env.settings.weights.answer;
+  const std::size_t take =
+      std::min<std::size_t>(static_cast<std::size_t>(env.settings.recall.answer_hits), words.rows.size());
+  SQLite::Statement& q = env.Stmt("SELECT text FROM semantic_memories WHERE seq = ?");
+  for (std::size_t i = 0; i < take; ++i) {
+    q.reset();
+    q.bind(1, words.rows[i].seq);
+    if (!q.executeStep()) continue;
+    const std::string text = q.getColumn(0).getString();
+    if (type == AnswerType::kDate ? HasDateExpression(text) : HasPersonName(text)) {
+      out.list.ids.push_back(words.list.ids[i]);
+      out.rows.push_back(words.rows[i]);
+    }
+  }
+  return out;
+}
+
+// The candidates that match every word of the query (an FTS5 AND of the word terms,
+// restricted to the candidates' rowids): only these may gain from usage (ranking.hpp,
+// strength), so a frequently recalled partial match never outranks an exact one.
+std::set<std::int64_t> ExactMatches(const Env& env, const std::vector<std::string>& words,
+                                    const std::vector<std::int64_t>& seqs) {
+  std::set<std::int64_t> out;
+  if (words.empty() || seqs.empty()) return out;
+  std::string match;
+  for (const std::string& t : words) match += (match.empty() ? "" : " AND ") + t;
+  SQLite::Statement& q = env.Stmt(
+      "SELECT rowid FROM semantic_fts WHERE semantic_fts MATCH ? AND rowid IN (SELECT value "
+      "FROM json_each(?))");
+  q.reset();
+  q.bind(1, match);
+  q.bind(2, sdk::Json(seqs).dump());
+  while (q.executeStep()) out.insert(q.getColumn(0).getInt64());
+  return out;
+}
+
+// A turn's neighbours as context: the memories written just before and just after each of
+// the word list's top hits in the same session (a reply names what the question asked
+// about: "Which OS?" → "Debian 12"), ranked by the hit's rank (the next memory first).
+// Each probe is a primary-key range of at most 8 rows.
+ListResult NeighbourList(const Env& env, const ListResult& words, const Sql& filter,
+                         const std::optional<std::int64_t>& as_of, int n) {
+  sdk::Json hits = sdk::Json::array();
+  const int take = std::min<int>(env.settings.recall.neighbour_hits,
+                                 static_cast<int>(words.rows.size()));
+  for (int i = 0; i < take; ++i) {
+    const Candidate& c = words.rows[static_cast<std::size_t>(i)];
+    if (!c.session_id.empty()) hits.push_back({c.seq, c.session_id, i + 1});
+  }
+  ListResult out;
+  out.list.name = "neighbour";
+  out.list.weight = env.settings.weights.neighbour;
+  if (hits.empty()) return out;
+  const std::string sql =
+      "WITH h(seq, sid, r) AS (SELECT json_extract(value, '$[0]'), json_extract(value, "
+      "'$[1]'), json_extract(value, '$[2]') FROM json_each(?)), nb(seq, r) AS ("
+      "SELECT (SELECT x.seq FROM semantic_memories x WHERE x.seq > h.seq AND x.seq <= h.seq + "
+      "8 AND x.session_id = h.sid ORDER BY x.seq LIMIT 1), h.r FROM h UNION ALL "
+      "SELECT (SELECT x.seq FROM semantic_memories x WHERE x.seq < h.seq AND x.seq >= h.seq - "
+      "8 AND x.session_id = h.sid ORDER BY x.seq DESC LIMIT 1), h.r + 0.5 FROM h) "
+      "SELECT " + std::string(kCandidateColumns) +
+      ", MIN(nb.r) AS score FROM nb JOIN semantic_memories m ON m.seq = nb.seq WHERE " +
+      filter.text + " GROUP BY m.seq ORDER BY score, m.seq LIMIT " + std::to_string(n);
+  std::vector<Bind> binds;
+  binds.emplace_back(hits.dump(-1, ' ', false, sdk::Json::error_handler_t::replace));
+  binds.insert(binds.end(), filter.binds.begin(), filter.binds.end());
+  ListResult got = RunList(env, out.list.name, out.list.weight, sql, binds, as_of);
+  // A top hit is never its own context: drop rows the word list ranks above their source.
+  std::set<std::int64_t> direct;
+  for (int i = 0; i < take; ++i) direct.insert(words.rows[static_cast<std::size_t>(i)].seq);
+  for (std::size_t i = 0; i < got.rows.size(); ++i) {
+    if (direct.count(got.rows[i].seq)) continue;
+    out.list.ids.push_back(got.list.ids[i]);
+    out.rows.push_back(std::move(got.rows[i]));
   }
   return out;
 }
@@ -365,6 +528,31 @@ void RestoreTextAsOf(SQLite::Database& db, Memory& m, std::int64_t as_of) {
   m.importance = snap.value("importance", m.importance);
 }
 
+// The vector hits that pass the request's filters, in the vector search's order.
+ListResult VectorList(const Env& env, const std::vector<std::int64_t>& seqs, const Sql& filter,
+                      const std::optional<std::int64_t>& as_of) {
+  std::vector<Bind> binds;
+  for (std::int64_t s : seqs) binds.emplace_back(s);
+  binds.insert(binds.end(), filter.binds.begin(), filter.binds.end());
+  ListResult found = RunList(env, "vector", env.settings.vectors.weight,
+                             std::string("SELECT ") + kCandidateColumns + " FROM semantic_memories m WHERE m.seq IN (" +
+                                 Placeholders(seqs.size()) + ") AND " + filter.text,
+                             binds, as_of);
+  std::unordered_map<std::int64_t, std::size_t> at;
+  for (std::size_t i = 0; i < found.rows.size(); ++i) at.emplace(found.rows[i].seq, i);
+  ListResult out;
+  out.list.name = found.list.name;
+  out.list.weight = found.list.weight;
+  for (std::int64_t s : seqs) {
+    const auto it = at.find(s);
+    if (it == at.end()) continue;
+    out.list.ids.push_back(std::to_string(s));
+    out.rows.push_back(std::move(found.rows[it->second]));
+    at.erase(it);
+  }
+  return out;
+}
+
 }  // namespace
 
 bool IsStopword(const std::string& w) { return IsStopword(std::string_view(w)); }
@@ -399,27 +587,56 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
   RecallOutcome out;
 
   std::vector<ListResult> lists;
+  std::vector<std::string> words;  // the word list's terms; empty for an empty query
   const std::string_view query = Trim(r.query);
   if (const auto unsearchable = sdk::UnsearchableQuery(query)) throw sdk::ToolError(*unsearchable);
   if (!query.empty()) {
-    const std::vector<std::string> words = WordTerms(query);
+    const RecallSettings& rs = env.settings.recall;
+    words = WordTerms(query, rs.drop_filler);
     out.text_query = true;
     // Column weights: a hit in subject/value/tags says more than one in running text.
+    // (A kioku_bm25 column-weight suffix: FtsList appends the phrase frequencies.)
+    const std::string word_rank = ", 1.0, 2.0, 2.0, 1.5";
     std::map<std::string, int> word_df;
-    lists.push_back(FtsList(env, "bm25", w.bm25, "semantic_fts",
-                            "bm25(semantic_fts, 1.0, 2.0, 2.0, 1.5)", words, filter, r.as_of,
-                            n, &word_df));
+    lists.push_back(FtsList(env, "bm25", w.bm25, "semantic_fts", word_rank, words, filter,
+                            r.as_of, n, &word_df));
+    const std::vector<std::string> tokens = sdk::FtsTokens(query);
+    if (rs.expansions && w.expansion > 0) {
+      if (const auto extra = CuratedExpansions(tokens); !extra.empty()) {
+        lists.push_back(FtsList(env, "expansion", w.expansion, "semantic_fts", word_rank,
+                                Quoted(extra), filter, r.as_of, n));
+      }
+    }
+    if (w.feedback > 0) {
+      if (const auto extra = FeedbackTerms(env, lists.front(), tokens); !extra.empty()) {
+        std::vector<std::string> expanded = words;
+        for (const std::string& t : Quoted(extra)) expanded.push_back(t);
+        lists.push_back(FtsList(env, "feedback", w.feedback, "semantic_fts", word_rank,
+                                expanded, filter, r.as_of, n));
+      }
+    }
+    if (const AnswerType type = QueryAnswerType(tokens);
+        type != AnswerType::kAny && w.answer > 0 && rs.answer_hits > 0) {
+      ListResult answer = AnswerList(env, lists.front(), type);
+      if (!answer.rows.empty()) lists.push_back(std::move(answer));
+    }
+    if (w.neighbour > 0 && rs.neighbour_hits > 0) {
+      ListResult nb = NeighbourList(env, lists.front(), filter, r.as_of, n);
+      if (!nb.rows.empty()) lists.push_back(std::move(nb));
+    }
     if (const auto tri = TrigramTerms(query, word_df); !tri.empty() && w.trigram > 0) {
-      lists.push_back(FtsList(env, "trigram", w.trigram, "semantic_fts_trigram",
-                              "bm25(semantic_fts_trigram)", tri, filter, r.as_of, n));
+      lists.push_back(FtsList(env, "trigram", w.trigram, "semantic_fts_trigram", "", tri, filter,
+                              r.as_of, n));
     }
     if (const auto cjk = CjkTerms(query); !cjk.empty() && w.cjk > 0) {
-      lists.push_back(FtsList(env, "cjk", w.cjk, "semantic_fts_cjk", "bm25(semantic_fts_cjk)",
-                              cjk, filter, r.as_of, n));
+      lists.push_back(FtsList(env, "cjk", w.cjk, "semantic_fts_cjk", "", cjk, filter, r.as_of, n));
     }
     if (w.entity > 0) {
       const std::vector<std::int64_t> entities = QueryEntities(env, query);
       if (!entities.empty()) lists.push_back(EntityList(env, entities, filter, r.as_of, n));
+    }
+    if (!r.vector_seqs.empty() && env.settings.vectors.weight > 0) {
+      lists.push_back(VectorList(env, r.vector_seqs, filter, r.as_of));
     }
   } else {
     // No text: newest and most important first, straight from their indexes.
@@ -445,6 +662,22 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
   }
   out.candidates = static_cast<int>(by_seq.size());
   if (by_seq.empty()) return out;
+  if (out.text_query) {
+    // Marked helpful (memory_used): a vote among what the other lists found.
+    std::vector<std::int64_t> seqs;
+    seqs.reserve(by_seq.size());
+    for (const auto& [seq, c] : by_seq) seqs.push_back(seq);
+    if (sdk::RankList useful = UsefulnessList(env, seqs); !useful.ids.empty()) rank_lists.push_back(std::move(useful));
+  }
+
+  std::set<std::int64_t> exact;
+  if (!words.empty()) {
+    std::vector<std::int64_t> seqs;
+    seqs.reserve(by_seq.size());
+    for (const auto& [seq, c] : by_seq) seqs.push_back(seq);
+    exact = ExactMatches(env, words, seqs);
+  }
+  for (auto& [seq, c] : by_seq) c.in.usage_counts = words.empty() || exact.count(seq) > 0;
 
   const std::vector<sdk::FusedItem> fused =
       sdk::ReciprocalRankFusion(rank_lists, env.settings.recall.rrf_k);
@@ -473,11 +706,25 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
   int unconfirmed_shown = 0;
   std::vector<const Scored*> chosen;
   std::unordered_map<std::int64_t, std::string> verdicts;
+  // Lists that only lend context (recall.context_candidates): a memory in none of the
+  // others is not shown unless the setting allows it.
+  std::vector<bool> context_list(rank_lists.size(), false);
+  for (std::size_t i = 0; i < rank_lists.size(); ++i) {
+    context_list[i] = rank_lists[i].name == "feedback" || rank_lists[i].name == "neighbour";
+  }
+  const auto context_only = [&](const sdk::FusedItem& item) {
+    for (std::size_t i = 0; i < item.ranks.size(); ++i) {
+      if (item.ranks[i] > 0 && !context_list[i]) return false;
+    }
+    return true;
+  };
+  const AnchorDeadline anchor_deadline = AnchorDeadline::ForOneRecall();
   for (const Scored& s : scored) {
     if (static_cast<int>(chosen.size()) >= r.limit) break;
+    if (!rs.context_candidates && context_only(*s.item)) continue;
     // Anchors test the world as it is now, so only current recalls evaluate them.
     if (!s.cand->anchor.empty() && !r.as_of) {
-      const std::string verdict = EvaluateAnchor(s.cand->anchor, viewer.project_root, now);
+      const std::string verdict = EvaluateAnchor(s.cand->anchor, viewer.project_root, now, anchor_deadline);
       if (verdict == "contradicted") {
         out.contradicted.push_back(s.cand->id);
         continue;

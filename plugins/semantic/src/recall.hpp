@@ -7,6 +7,8 @@
 ///   cjk       FTS5 over CJK bigrams (a bigram phrase per CJK run; 1 char = prefix query)
 ///   entity    memories linked to entities the query names (paths, identifiers, flags,
 ///             packages, versions), most entity hits first
+///   vector    nearest memories by embedding cosine (RecallRequest::vector_seqs), when
+///             an embedder is configured and the store's vectors are of its model
 /// or, for an empty query, the (updated_at) and (importance, updated_at) indexes.
 /// Filters are applied in the same SQL (joined by primary key), lists are fused with
 /// sdk::ReciprocalRankFusion, and the multipliers of ranking.hpp order the result.
@@ -33,6 +35,10 @@ struct RecallRequest {
   std::optional<std::int64_t> until;  ///< captured_at < until (unset = unbounded).
   std::optional<std::int64_t> as_of;  ///< What was believed at that time.
   int limit = 10;
+  /// Memory seqs found by vector search (MemoryVectors::Query), best first. With a text
+  /// query they join fusion as the "vector" list, weight `vectors.weight`, filtered like
+  /// every other list. Empty = no vector list (text-only).
+  std::vector<std::int64_t> vector_seqs;
 };
 
 /// Who is asking: recall sees global memories plus those of this project (and its paths).

@@ -46,7 +46,9 @@ Json RecallOutputSchema() {
                        {"withheld", {{"type", "integer"}}},
                        {"omitted", {{"type", "integer"}}},
                        {"contradicted", {{"type", "array"}, {"items", str}}},
-                       {"mode", EnumSchema({"text", "recency"}, "How candidates were found.")}},
+                       {"mode", EnumSchema({"text", "recency"}, "How candidates were found.")},
+                       {"vectors", EnumSchema({"hybrid", "text-only", "degraded"},
+                                              "Vector search: used, not comparable yet, or endpoint failing.")}},
                       {"memories", "withheld", "omitted"});
 }
 
@@ -135,7 +137,14 @@ void RegisterRecallTool(sdk::Registrar& registrar, PluginContext& ctx) {
   spec.annotations.read_only = true;
   registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
     Env env = ctx.MakeEnv();
-    const RecallRequest request = ParseRecallArgs(args, ctx.settings);
+    RecallRequest request = ParseRecallArgs(args, ctx.settings);
+    // Vector candidates (vector_index.hpp); any endpoint fault leaves recall text-only.
+    VectorQuery vq;
+    if (!Trim(request.query).empty()) {
+      const auto k = static_cast<std::size_t>(std::max(ctx.settings.recall.candidates_per_list, 2 * request.limit));
+      vq = ctx.vectors->Query(env.db, request.query, k);
+      for (const sdk::VectorHit& h : vq.hits) request.vector_seqs.push_back(h.label);
+    }
     const RecallOutcome outcome = Recall(env, request, ViewerOf(call.caller));
     const std::int64_t now = request.as_of.value_or(env.clock.NowMs());
 
@@ -212,12 +221,18 @@ void RegisterRecallTool(sdk::Registrar& registrar, PluginContext& ctx) {
       footer += std::to_string(omitted) + " more left out by the " +
                 std::to_string(budget) + "-token budget (narrow the query or lower limit)";
     }
+    if (!vq.note.empty()) {
+      if (!footer.empty()) footer += "; ";
+      footer += vq.note;
+    }
     if (!footer.empty()) text += "\n— " + footer;
-    return sdk::ToolResult::Ok(text, Json{{"memories", memories},
-                                          {"withheld", outcome.withheld},
-                                          {"omitted", omitted},
-                                          {"contradicted", outcome.contradicted},
-                                          {"mode", outcome.text_query ? "text" : "recency"}});
+    Json structured{{"memories", memories},
+                    {"withheld", outcome.withheld},
+                    {"omitted", omitted},
+                    {"contradicted", outcome.contradicted},
+                    {"mode", outcome.text_query ? "text" : "recency"}};
+    if (vq.status != "off") structured["vectors"] = vq.status;
+    return sdk::ToolResult::Ok(text, std::move(structured));
   });
 }
 

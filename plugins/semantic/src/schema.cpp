@@ -1,5 +1,7 @@
 #include "schema.hpp"
 
+#include "vectors.hpp"
+
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -13,6 +15,7 @@
 #include "memory.hpp"
 #include "memory_store.hpp"
 #include "normalize.hpp"
+#include "review_store.hpp"
 
 namespace kioku::semantic {
 namespace {
@@ -320,6 +323,10 @@ std::vector<sdk::Migration> SemanticMigrations(const sdk::ProjectOptions& projec
   out.push_back({4, "matching keys by Unicode NFKC case folding (subjects, dedupe hashes, tags, "
                     "entity names; colliding entities merged)",
                  "", RekeyUnicode});
+  out.push_back(VectorsMigration(static_cast<int>(out.size()) + 1));
+  out.push_back({static_cast<int>(out.size()) + 1, "review queue: rival pairs without a subject, memory_used marks, confidence decay "
+                    "state, housekeeping runs",
+                 kTrustMigrationSql, nullptr});
   return out;
 }
 

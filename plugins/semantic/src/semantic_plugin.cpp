@@ -1,10 +1,13 @@
 #include "semantic_plugin.hpp"
 
 #include "context_provider.hpp"
+#include "decay.hpp"
+#include "embed_worker.hpp"
 #include "golden_eval.hpp"
 #include "schema.hpp"
 #include "settings.hpp"
 #include "tools.hpp"
+#include "exporter.hpp"
 
 namespace kioku::semantic {
 
@@ -25,16 +28,32 @@ std::string SemanticPlugin::Instructions() const {
 std::vector<sdk::Migration> SemanticPlugin::Migrations() const { return SemanticMigrations(host_.Projects()); }
 
 void SemanticPlugin::Register(sdk::Registrar& registrar) {
+  registrar.AddExporter(SemanticExporter());
   // Settings are validated by the host before Register; read them once here.
   ctx_ = std::make_unique<PluginContext>(host_, ParseSettings(host_.Settings()));
   RegisterWriteTools(registrar, *ctx_);
   RegisterRecallTool(registrar, *ctx_);
   RegisterManageTools(registrar, *ctx_);
   RegisterGraphTools(registrar, *ctx_);
+  RegisterReviewTools(registrar, *ctx_);
   registrar.AddCommand(RecallEvalCommand(ctx_->settings));
+  registrar.AddCommand(EmbedCommand(*ctx_));
   registrar.AddContextProvider({"semantic", [ctx = ctx_.get()](const sdk::ContextRequest& request) {
                                   return ProvideContext(*ctx, request);
                                 }});
+}
+
+void SemanticPlugin::Start() {
+  if (!ctx_) return;
+  ctx_->worker->Start();
+  // Housekeeping runs on the host's writer thread, never on start-up's path.
+  MaybeScheduleMaintenance(*ctx_);
+}
+
+void SemanticPlugin::Stop() {
+  if (!ctx_) return;
+  ctx_->worker->Stop();
+  ctx_->vectors->Save();
 }
 
 }  // namespace kioku::semantic

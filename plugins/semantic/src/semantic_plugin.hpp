@@ -24,6 +24,10 @@ class SemanticPlugin : public sdk::Plugin {
   std::string Instructions() const override;
   std::vector<sdk::Migration> Migrations() const override;
   void Register(sdk::Registrar& registrar) override;
+  /// Starts the background embed worker (only with an embedder) and housekeeping.
+  void Start() override;
+  /// Stops the worker and persists the HNSW graph.
+  void Stop() override;
 
  private:
   sdk::HostServices& host_;

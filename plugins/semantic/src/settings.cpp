@@ -66,6 +66,13 @@ Json SettingsSchema() {
            {"show_unconfirmed", Bool(true, "Show pending/contested memories, labelled.")},
            {"max_unconfirmed", Int(0, 100, 3, "Labelled unconfirmed memories per answer.")},
            {"track_recalls", Bool(true, "Count recalls (memory strength).")},
+           {"drop_filler", Bool(true, "Drop question filler words from the word list.")},
+           {"expansions", Bool(true, "Use the curated coding-vocabulary expansions.")},
+           {"feedback_docs", Int(0, 20, 3, "Top hits read for pseudo-relevance feedback (0 = off).")},
+           {"feedback_terms", Int(0, 20, 2, "Feedback terms added to the query.")},
+           {"neighbour_hits", Int(0, 100, 10, "Top hits whose session neighbours are candidates (0 = off).")},
+           {"answer_hits", Int(0, 100, 20, "Top hits checked for the date/person a question asks for (0 = off).")},
+           {"context_candidates", Bool(false, "Show memories found only by the feedback/neighbour lists.")},
        })},
       {"weights",
        Object({
@@ -73,8 +80,19 @@ Json SettingsSchema() {
            {"trigram", Num(0, 10, 0.6, "RRF weight of the substring (trigram) list.")},
            {"cjk", Num(0, 10, 1.0, "RRF weight of the CJK bigram list.")},
            {"entity", Num(0, 10, 0.8, "RRF weight of the entity-match list.")},
+           {"expansion", Num(0, 10, 0.5, "RRF weight of the curated-expansion list.")},
+           {"feedback", Num(0, 10, 0.5, "RRF weight of the pseudo-relevance-feedback list.")},
+           {"neighbour", Num(0, 10, 0.5, "RRF weight of the session-neighbour list.")},
+           {"answer", Num(0, 10, 0.5, "RRF weight of the date/person answer-type list.")},
            {"recency", Num(0, 10, 1.0, "Empty query: weight of the newest-first list.")},
            {"importance", Num(0, 10, 0.5, "Empty query: weight of the importance list.")},
+           {"useful", Num(0, 10, 0.4, "RRF weight of the marked-helpful (memory_used) list.")},
+       })},
+      {"housekeeping",
+       Object({
+           {"interval_minutes", Int(0, 525600, 360, "Minutes between background housekeeping passes; 0 = only memory_maintain.")},
+           {"stale_below", Num(0, 1, 0.4, "Decayed confidence below which review lists a memory as stale.")},
+           {"superseded_retention_days", Int(0, 36500, 0, "Days superseded memories are kept before deletion; 0 = forever.")},
        })},
       {"multipliers",
        Object({
@@ -95,6 +113,16 @@ Json SettingsSchema() {
              {"description", "Relation types where a new assertion closes the old one."}}},
            {"max_relations", Int(1, 5000, 200, "Relations one entity_graph answer returns.")},
        })},
+      {"vectors",
+       Object({
+           {"weight", Num(0, 10, 1.0, "RRF weight of the vector list (needs providers.embedding).")},
+           {"min_score", Num(-1, 1, 0.3, "Cosine floor for vector hits (kioku embed --calibrate).")},
+           {"dedup_threshold", Num(0.5, 1, 0.97, "Cosine at which a new memory reaffirms an older one; 1 = off.")},
+           {"exact_below", Int(0, 100000000, 5000, "Vectors below which search is exact; HNSW above.")},
+           {"batch_size", Int(1, 2048, 32, "Memories per embedding request.")},
+           {"poll_ms", Int(10, 3600000, 1000, "Embed worker's idle wait.")},
+           {"start_delay_ms", Int(0, 3600000, 3000, "Embed worker's wait before its first pass.")},
+       })},
   });
   return schema;
 }
@@ -113,6 +141,13 @@ Settings ParseSettings(const Json& section) {
     Read(r, "show_unconfirmed", s.recall.show_unconfirmed);
     Read(r, "max_unconfirmed", s.recall.max_unconfirmed);
     Read(r, "track_recalls", s.recall.track_recalls);
+    Read(r, "drop_filler", s.recall.drop_filler);
+    Read(r, "expansions", s.recall.expansions);
+    Read(r, "feedback_docs", s.recall.feedback_docs);
+    Read(r, "feedback_terms", s.recall.feedback_terms);
+    Read(r, "neighbour_hits", s.recall.neighbour_hits);
+    Read(r, "answer_hits", s.recall.answer_hits);
+    Read(r, "context_candidates", s.recall.context_candidates);
   }
   if (section.contains("weights")) {
     const Json& w = section.at("weights");
@@ -120,8 +155,19 @@ Settings ParseSettings(const Json& section) {
     Read(w, "trigram", s.weights.trigram);
     Read(w, "cjk", s.weights.cjk);
     Read(w, "entity", s.weights.entity);
+    Read(w, "expansion", s.weights.expansion);
+    Read(w, "feedback", s.weights.feedback);
+    Read(w, "neighbour", s.weights.neighbour);
+    Read(w, "answer", s.weights.answer);
     Read(w, "recency", s.weights.recency);
     Read(w, "importance", s.weights.importance);
+    Read(w, "useful", s.weights.useful);
+  }
+  if (section.contains("housekeeping")) {
+    const Json& h = section.at("housekeeping");
+    Read(h, "interval_minutes", s.housekeeping.interval_minutes);
+    Read(h, "stale_below", s.housekeeping.stale_below);
+    Read(h, "superseded_retention_days", s.housekeeping.superseded_retention_days);
   }
   if (section.contains("multipliers")) {
     const Json& m = section.at("multipliers");
@@ -139,6 +185,16 @@ Settings ParseSettings(const Json& section) {
         s.multipliers.trust[status] = mult.get<double>();
       }
     }
+  }
+  if (section.contains("vectors")) {
+    const Json& v = section.at("vectors");
+    Read(v, "weight", s.vectors.weight);
+    Read(v, "min_score", s.vectors.min_score);
+    Read(v, "dedup_threshold", s.vectors.dedup_threshold);
+    Read(v, "exact_below", s.vectors.exact_below);
+    Read(v, "batch_size", s.vectors.batch_size);
+    Read(v, "poll_ms", s.vectors.poll_ms);
+    Read(v, "start_delay_ms", s.vectors.start_delay_ms);
   }
   if (section.contains("graph")) {
     const Json& g = section.at("graph");

@@ -1,5 +1,7 @@
 #include "tool_support.hpp"
 
+#include "embed_worker.hpp"
+
 #include <algorithm>
 #include <filesystem>
 #include <set>
@@ -10,6 +12,14 @@
 #include "normalize.hpp"
 
 namespace kioku::semantic {
+
+PluginContext::PluginContext(sdk::HostServices& h, Settings s)
+    : host(h),
+      settings(std::move(s)),
+      vectors(std::make_unique<MemoryVectors>(h.GetEmbedder(), h.DataDir(), settings.vectors, &h.Log())),
+      worker(std::make_unique<EmbedWorker>(h, *vectors)) {}
+
+PluginContext::~PluginContext() = default;
 
 Author AuthorOf(const sdk::Caller& caller) { return Author{caller.agent_id, caller.session_id}; }
 

@@ -3,6 +3,7 @@
 /// Shared pieces of the semantic tools: the plugin context handlers capture, argument
 /// helpers (times, ids, scope), and JSON Schema builders.
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -16,17 +17,26 @@
 #include "memory_store.hpp"
 #include "recall.hpp"
 #include "settings.hpp"
+#include "vector_index.hpp"
 
 namespace kioku::semantic {
 
 using Json = nlohmann::json;
 
 /// What every handler needs; owned by the plugin, outlives the registered handlers.
+class EmbedWorker;
+
 struct PluginContext {
-  PluginContext(sdk::HostServices& h, Settings s) : host(h), settings(std::move(s)) {}
+  PluginContext(sdk::HostServices& h, Settings s);
+  ~PluginContext();
   sdk::HostServices& host;
   Settings settings;
   StatementCache statements;
+  /// When MaybeScheduleMaintenance last looked (decay.hpp), host clock ms; 0 = never.
+  std::atomic<std::int64_t> maintenance_checked_at{0};
+  /// Vector search (status "off" without an embedder) and its background embed worker.
+  std::unique_ptr<MemoryVectors> vectors;
+  std::unique_ptr<EmbedWorker> worker;
 
   Env MakeEnv() { return Env{host.Db(), host.GetClock(), settings, statements}; }
 };

@@ -16,6 +16,12 @@ void RegisterRecallTool(sdk::Registrar& registrar, PluginContext& ctx);
 void RegisterManageTools(sdk::Registrar& registrar, PluginContext& ctx);
 /// entity_graph, entity_relate, entity_unrelate (graph_tools.cpp).
 void RegisterGraphTools(sdk::Registrar& registrar, PluginContext& ctx);
+/// memory_review, memory_used, memory_maintain, memory_consolidate and the `kioku review`
+/// command (review_tools.cpp).
+void RegisterReviewTools(sdk::Registrar& registrar, PluginContext& ctx);
+
+/// `kioku embed` (vector_commands.cpp).
+sdk::CommandSpec EmbedCommand(PluginContext& ctx);
 
 /// Parses one memory object of memory_remember/memory_suggest into a draft (validation
 /// and secret screening; nothing touches the database). `where` prefixes messages in a

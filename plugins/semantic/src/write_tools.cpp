@@ -4,6 +4,8 @@
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/text.hpp"
 #include "anchors.hpp"
+#include "decay.hpp"
+#include "review_store.hpp"
 #include "normalize.hpp"
 #include "tools.hpp"
 
@@ -93,12 +95,15 @@ Json WriteOutputSchema() {
           {"status", {{"type", "string"}}},
           {"replaced", {{"type", "array"}, {"items", {{"type", "string"}}}}},
           {"conflicts", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+          {"rivals", {{"type", "array"}, {"items", {{"type", "string"}}}}},
       },
       {"id", "action", "status"});
-  return ObjectSchema({{"results", {{"type", "array"}, {"items", result}}}}, {"results"});
+  return ObjectSchema({{"results", {{"type", "array"}, {"items", result}}},
+                       {"vectors", EnumSchema({"degraded"}, "Set when the embedding endpoint is failing.")}},
+                      {"results"});
 }
 
-std::string Describe(const WriteResult& r, const MemoryDraft& d) {
+std::string Describe(const WriteResult& r, const MemoryDraft& d, const std::vector<RivalNote>& rivals) {
   std::string line;
   if (r.action == "known") {
     line = "already known as " + r.id + " (" + r.status + "); nothing stored";
@@ -118,6 +123,14 @@ std::string Describe(const WriteResult& r, const MemoryDraft& d) {
     for (std::size_t i = 0; i < r.conflicts.size(); ++i) line += (i ? ", " : "") + r.conflicts[i];
     line += r.status == "contested" ? " (pinned; this one is contested until resolved)"
                                     : " (kept; confirm with memory_edit status \"active\")";
+  }
+  if (!rivals.empty()) {
+    // No shared subject: a likely rival found by topic (rivals.hpp). Ask, do not decide.
+    // One preview at most: a batch of similar memories must not blow the result cap.
+    line += " — this may replace " + rivals[0].id + " \"" + Preview(rivals[0].text, 60) + "\" (" + rivals[0].reason + ")";
+    for (std::size_t i = 1; i < rivals.size(); ++i) line += ", " + rivals[i].id;
+    line += d.suggest ? "; listed in memory_review"
+                      : "; both contested: give subject/value, or confirm one with memory_review promote";
   }
   return line;
 }
@@ -146,11 +159,21 @@ sdk::ToolResult HandleWrite(PluginContext& ctx, const Json& args, const sdk::Cal
     drafts.push_back(ParseDraft(args, caller, ctx.settings, now, suggest, ""));
   }
 
+  MaybeScheduleMaintenance(ctx);
   std::vector<WriteResult> results;
+  std::vector<std::vector<RivalNote>> rivals;
   WithMemoryWriter(env, [&](MemoryWriter& writer) {
     results.clear();
+    rivals.clear();
     const Author author = AuthorOf(caller);
     for (const MemoryDraft& d : drafts) results.push_back(writer.Remember(d, author));
+    writer.Finish();  // rival candidates come from the text index
+    for (WriteResult& r : results) {
+      rivals.emplace_back();
+      if (r.action != "remembered" && r.action != "superseded") continue;
+      rivals.back() = DetectRivals(env, r.id, author);
+      if (!rivals.back().empty() && !suggest) r.status = "contested";
+    }
   });
 
   Json out = Json::array();
@@ -160,12 +183,22 @@ sdk::ToolResult HandleWrite(PluginContext& ctx, const Json& args, const sdk::Cal
     Json j = {{"id", r.id}, {"action", r.action}, {"status", r.status}};
     if (!r.replaced.empty()) j["replaced"] = r.replaced;
     if (!r.conflicts.empty()) j["conflicts"] = r.conflicts;
+    if (!rivals[i].empty()) {
+      Json ids = Json::array();
+      for (const RivalNote& n : rivals[i]) ids.push_back(n.id);
+      j["rivals"] = std::move(ids);
+    }
     out.push_back(std::move(j));
     if (!text.empty()) text += "\n";
-    text += Describe(r, drafts[i]);
+    text += Describe(r, drafts[i], rivals[i]);
   }
   if (suggest) text += "\n(stored pending: recall labels it unconfirmed until someone confirms it)";
-  return sdk::ToolResult::Ok(text, Json{{"results", out}});
+  Json structured{{"results", out}};
+  if (const std::string degraded = ctx.vectors->WriteNote(); !degraded.empty()) {
+    text += "\n(" + degraded + ")";
+    structured["vectors"] = "degraded";
+  }
+  return sdk::ToolResult::Ok(text, std::move(structured));
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "conversation_eval.hpp"
 #include "golden_eval.hpp"
 #include "semantic_test_util.hpp"
 
@@ -10,6 +11,13 @@ namespace kioku::semantic::testing {
 namespace {
 
 const std::string kGoldenSet = std::string(KIOKU_SEMANTIC_EVAL_DIR) + "/coding_agent.jsonl";
+const std::string kDevSet = std::string(KIOKU_SEMANTIC_EVAL_DIR) + "/conversations_dev.jsonl";
+
+// Measured with the default settings (README "Figures"), minus a small margin.
+constexpr double kDevFloorHit5 = 0.60;
+constexpr double kDevFloorHit1 = 0.42;
+constexpr double kHeldOutFloorHit5 = 0.72;
+constexpr double kHeldOutFloorHit1 = 0.50;
 
 TEST(GoldenSet, CodingAgentSetMeetsTheQualityBar) {
   std::ifstream f(kGoldenSet);
@@ -28,6 +36,86 @@ TEST(GoldenSet, CodingAgentSetMeetsTheQualityBar) {
   EXPECT_GE(r.mrr, 0.90);
   EXPECT_GE(r.recall_at_10, 0.95);
   EXPECT_EQ(r.absent_violations, 0);
+}
+
+EvalReport RunConversationFile(const std::string& name, EvalRanker ranker = EvalRanker::kRecall) {
+  std::ifstream f(std::string(KIOKU_SEMANTIC_EVAL_DIR) + "/" + name);
+  EXPECT_TRUE(f) << name;
+  const EvalReport r = RunConversationSet(f, Settings{}, ranker);
+  std::cout << "[ " << name << " ] " << FormatReport(r) << "\n";
+  return r;
+}
+
+// Floors a little below the figures measured with the defaults (README "Figures"): a
+// ranking change that loses recall on conversational data fails here.
+TEST(ConversationSet, DevSetMeetsItsFloor) {
+  const EvalReport r = RunConversationFile("conversations_dev.jsonl");
+  EXPECT_GE(r.cases, 60);
+  EXPECT_GE(r.hit_at_5, kDevFloorHit5);
+  EXPECT_GE(r.hit_at_1, kDevFloorHit1);
+}
+
+TEST(ConversationSet, HeldOutSetMeetsItsFloor) {
+  const EvalReport r = RunConversationFile("conversations_heldout.jsonl");
+  EXPECT_GE(r.cases, 100);
+  EXPECT_GE(r.hit_at_5, kHeldOutFloorHit5);
+  EXPECT_GE(r.hit_at_1, kHeldOutFloorHit1);
+}
+
+TEST(ConversationSet, Bm25BaselineRunsOnTheSameSet) {
+  const EvalReport r = RunConversationFile("conversations_dev.jsonl", EvalRanker::kBm25);
+  EXPECT_EQ(r.cases, 61);
+  EXPECT_GT(r.hit_at_5, 0.3);
+}
+
+TEST(ConversationSet, TurnsAreScopedToTheirConversationAndMetricsAreExact) {
+  std::istringstream in(R"(
+{"conversation": "a", "title": "two conversations sharing a word"}
+{"turn": {"conversation": "a", "id": "a1", "session": 1, "date": "2026-01-01", "speaker": "Ann", "text": "my bike is red"}}
+{"turn": {"conversation": "b", "id": "b1", "session": 1, "date": "2026-01-01", "speaker": "Bob", "text": "my bike is blue"}}
+{"turn": {"conversation": "b", "id": "b2", "session": 1, "date": "2026-01-02", "speaker": "Bob", "text": "I sold the car"}}
+{"query": "what colour is the bike", "conversation": "a", "evidence": ["a1"], "type": "fact"}
+{"query": "what colour is the bike", "conversation": "b", "evidence": ["b1"], "type": "fact"}
+{"query": "did Bob sell the car", "conversation": "b", "evidence": ["b2"], "type": "fact"}
+{"query": "did Bob sell the car", "conversation": "b", "evidence": ["b1"], "type": "paraphrase"}
+)");
+  const EvalReport r = RunConversationSet(in, Settings{});
+  EXPECT_EQ(r.memories, 3);
+  ASSERT_EQ(r.cases, 4);
+  EXPECT_EQ(r.results[0].top, std::vector<std::string>{"a1"});  // never b1: other project
+  EXPECT_EQ(r.results[1].first_relevant_rank, 1);
+  EXPECT_EQ(r.results[2].first_relevant_rank, 1);
+  EXPECT_EQ(r.results[3].type, "paraphrase");
+  EXPECT_NEAR(r.hit_at_1, 0.75, 1e-9);
+}
+
+TEST(ConversationSet, MalformedLinesNameTheLine) {
+  const auto error_of = [](const std::string& text) {
+    std::istringstream in(text);
+    try {
+      RunConversationSet(in, Settings{});
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  const std::string turn =
+      R"({"turn": {"conversation": "a", "id": "a1", "date": "2026-01-01", "speaker": "A", "text": "x"}})";
+  EXPECT_NE(error_of(turn + "\n" + turn + "\n").find("duplicate turn id"), std::string::npos);
+  EXPECT_NE(error_of(R"({"turn": {"conversation": "a", "id": "a1", "date": "soon", "speaker": "A", "text": "x"}})")
+                .find("RFC 3339"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"turn": {"conversation": "a", "id": "a1", "date": "2027-01-01", "speaker": "A", "text": "x"}})")
+                .find("after"),
+            std::string::npos);
+  EXPECT_NE(error_of(turn + "\n{\"query\": \"x\", \"conversation\": \"a\", \"evidence\": [\"zz\"]}\n")
+                .find("line 2: evidence names unknown turn 'zz'"),
+            std::string::npos);
+  EXPECT_NE(error_of(R"({"turn": {"conversation": "a", "id": "a1", "date": "2026-01-01", "text": "x"}})")
+                .find("speaker"),
+            std::string::npos);
+  EXPECT_NE(error_of("{\"query\": \"x\", \"conversation\": \"a\"}\n").find("evidence"),
+            std::string::npos);
 }
 
 TEST(GoldenSet, MetricsOnATinySetAreExact) {
@@ -84,6 +172,19 @@ TEST_F(SemanticTest, RecallEvalCommandIsRegisteredAndReportsMetrics) {
   EXPECT_EQ(cmd->run({kGoldenSet, "--json"}, in, jout, jerr), 0);
   const Json j = Json::parse(jout.str());
   EXPECT_GE(j["cases"].get<int>(), 60);
+
+  // A conversation set is recognised by its turn lines; the baseline ranker is selectable.
+  std::ostringstream cout_, cerr_;
+  EXPECT_EQ(cmd->run({kDevSet, "--ranker", "bm25", "--min-hit1", "0.1"}, in, cout_, cerr_), 0)
+      << cerr_.str();
+  EXPECT_NE(cout_.str().find("cases 61"), std::string::npos) << cout_.str();
+  EXPECT_NE(cout_.str().find("hit@5 by type"), std::string::npos);
+  std::ostringstream ro, re;
+  EXPECT_EQ(cmd->run({kDevSet, "--ranker", "magic"}, in, ro, re), 2);
+  EXPECT_NE(re.str().find("recall or bm25"), std::string::npos);
+  std::ostringstream mo, me;
+  EXPECT_EQ(cmd->run({kDevSet, "--min-hit1", "1.01"}, in, mo, me), 1);
+  EXPECT_NE(me.str().find("hit@1"), std::string::npos);
 
   std::ostringstream o2, e2;
   EXPECT_EQ(cmd->run({kGoldenSet, "--min-hit5", "1.01"}, in, o2, e2), 1);

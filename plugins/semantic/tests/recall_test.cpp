@@ -397,6 +397,46 @@ int TraceCb(unsigned, void*, void* p, void*) {
   return 0;
 }
 
+// Issue 16: at 100k rows, rows shown often had climbed above exact matches on recall
+// strength alone. Usage now only orders memories that match every query word.
+TEST_F(SemanticTest, UsageNeverLiftsAPartialMatchAboveAnExactOne) {
+  const std::string exact = Remember("the deploy script does a blue green rollout");
+  for (int i = 0; i < 20; ++i) Remember("deploy note number " + std::to_string(i) + " for staging");
+  rt_->Db().exec("UPDATE semantic_memories SET recall_count = 100000 WHERE id <> '" + exact + "'");
+  const std::vector<std::string> ids = RecallIds({{"query", "deploy rollout"}});
+  ASSERT_FALSE(ids.empty());
+  EXPECT_EQ(ids.front(), exact);
+  // Among exact matches usage still counts (RankMoves.RecallStrengthLiftsAMemory).
+  const std::string used = Remember("the deploy script does a canary rollout");
+  rt_->Db().exec("UPDATE semantic_memories SET recall_count = 50 WHERE id = '" + used + "'");
+  EXPECT_EQ(RecallIds({{"query", "deploy rollout"}}).front(), used);
+}
+
+// Issue 16: the session neighbours of a hit are candidates ("Which OS?" → "Debian 12").
+TEST_F(SemanticTest, RecallFindsTheReplyToAMatchingQuestionInTheSameSession) {
+  Start({{"recall", {{"context_candidates", true}}}});
+  sdk::Caller caller = kioku::testing::TestRuntime::DefaultCaller();
+  caller.session_id = "sess-1";
+  Ok("memory_remember", {{"text", "Assistant: which operating system will the server run?"}, {"kind", "event"}}, caller);
+  const Json s = Ok("memory_remember", {{"text", "User: Debian 12, no desktop, SSH only."}, {"kind", "event"}}, caller);
+  const std::string reply = s["results"][0]["id"].get<std::string>();
+  caller.session_id = "sess-2";
+  Ok("memory_remember", {{"text", "User: unrelated note about lunch"}, {"kind", "event"}}, caller);
+  const std::vector<std::string> ids = RecallIds({{"query", "operating system"}});
+  EXPECT_NE(std::find(ids.begin(), ids.end(), reply), ids.end());
+  EXPECT_EQ(ids.size(), 2u);  // never the other session's note
+}
+
+// By default the context lists only reorder: a unique word answers its memory alone.
+TEST_F(SemanticTest, ContextListsDoNotAddMemoriesByDefault) {
+  sdk::Caller caller = kioku::testing::TestRuntime::DefaultCaller();
+  caller.session_id = "sess-1";
+  const Json a = Ok("memory_remember", {{"text", "which operating system will the server run?"}, {"kind", "event"}}, caller);
+  Ok("memory_remember", {{"text", "Debian 12, no desktop, SSH only."}, {"kind", "event"}}, caller);
+  EXPECT_EQ(RecallIds({{"query", "operating system"}}),
+            std::vector<std::string>{a["results"][0]["id"].get<std::string>()});
+}
+
 TEST_F(SemanticTest, RecallQueriesUseIndexesNotFullScans) {
   for (int i = 0; i < 30; ++i) {
     Remember("kappa memory " + std::to_string(i) + " in src/mod" + std::to_string(i) + ".ts",

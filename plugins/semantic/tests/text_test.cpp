@@ -2,10 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "entities.hpp"
 #include "normalize.hpp"
+#include "query_terms.hpp"
 #include "ranking.hpp"
 
 namespace kioku::semantic {
@@ -145,6 +148,43 @@ TEST(Ranking, EachMultiplierMovesTheScoreTheRightWay) {
   Memory unsure = base;
   unsure.confidence = 0.2;
   EXPECT_LT(ScoreMemory(unsure, "active", 1.0, now, s).total, b);
+}
+
+TEST(QueryTerms, CuratedExpansionBridgesCategoryWordsToTools) {
+  const auto js = CuratedExpansions({"which", "js", "dependency", "tool"});
+  EXPECT_NE(std::find(js.begin(), js.end(), "pnpm"), js.end());
+  EXPECT_TRUE(CuratedExpansions({"which", "dependency"}).empty());  // needs both triggers
+  const auto pm = CuratedExpansions({"package", "manager", "npm"});
+  EXPECT_EQ(std::count(pm.begin(), pm.end(), "npm"), 0);  // already in the query
+  EXPECT_LE(pm.size(), 12u);
+}
+
+TEST(QueryTerms, FillerAnswerTypesDatesAndNames) {
+  EXPECT_TRUE(IsQueryFiller("happened"));
+  EXPECT_FALSE(IsQueryFiller("deploy"));
+  EXPECT_EQ(QueryAnswerType({"when", "is", "the", "release"}), AnswerType::kDate);
+  EXPECT_EQ(QueryAnswerType({"who", "owns", "billing"}), AnswerType::kPerson);
+  EXPECT_EQ(QueryAnswerType({"which", "formatter"}), AnswerType::kAny);
+  EXPECT_TRUE(HasDateExpression("We moved it to the weekend of July 25th."));
+  EXPECT_TRUE(HasDateExpression("daily at 02:30 UTC"));
+  EXPECT_TRUE(HasDateExpression("ships on 2026-03-31"));
+  EXPECT_FALSE(HasDateExpression("I prefer tabs over spaces"));
+  EXPECT_TRUE(HasPersonName("Marta: My husband Iker offered to bring his guitar."));
+  EXPECT_FALSE(HasPersonName("Tom: I want a retired greyhound. They are lazy."));
+  EXPECT_FALSE(HasPersonName("Elena: See you on Monday in March."));
+}
+
+TEST(QueryTerms, FeedbackPrefersDistinctiveTermsSeenElsewhere) {
+  const std::vector<FeedbackDoc> docs = {{"Tom: I signed up for the marathon in October", 1.0},
+                                         {"Tom: the marathon training plan", 0.5}};
+  const auto cands = FeedbackCandidates(docs, {"race", "tom"}, 24);
+  EXPECT_EQ(std::count(cands.begin(), cands.end(), "tom"), 0);
+  EXPECT_EQ(std::count(cands.begin(), cands.end(), "the"), 0);
+  const std::map<std::string, int> dfs = {{"signed", 1}, {"marathon", 3}, {"october", 40},
+                                          {"training", 2}, {"plan", 30}};
+  const auto picked = SelectFeedbackTerms(docs, cands, dfs, 100, 2);
+  ASSERT_EQ(picked.size(), 2u);
+  EXPECT_EQ(picked[0], "marathon");  // in both top docs, rare; "signed" has df 1: skipped
 }
 
 }  // namespace

@@ -1,13 +1,16 @@
 // block_write / block_read / block_list: shared editable memory blocks (Letta core memory
 // blocks: a labelled text with a size limit) with an optimistic version (dokoro
 // dokoro_block_write). Every version is kept in working_block_history.
+#include <algorithm>
 #include <cctype>
 #include <cstdint>
 
 #include <SQLiteCpp/Statement.h>
 
 #include "kioku/sdk/db.hpp"
+#include "kioku/sdk/result_page.hpp"
 #include "kioku/sdk/sql.hpp"
+#include "kioku/sdk/text.hpp"
 #include "tools.hpp"
 #include "versioned.hpp"
 
@@ -103,15 +106,24 @@ sdk::ToolResult BlockWrite(const Env& env, const Json& args, const sdk::CallCont
                 now);
     TouchPresence(db, actor, now);
   });
+  // A large block is echoed only as far as the result cap allows (block_read pages it).
+  const std::size_t echo = std::max<std::size_t>(sdk::ResultRoom(ctx) / 2, 1024) - 512;
+  auto clip = [&](Json& j, const std::string& content) {
+    if (content.size() <= echo) return;
+    j["content"] = sdk::TruncateUtf8(content, echo, "");
+    j["omitted_bytes"] = content.size() - j["content"].get_ref<const std::string&>().size();
+  };
   if (refusal) {
     Json current_json = BlockJson(key, current);
+    clip(current_json, current.content);
     std::string msg = *refusal;
     if (current.version > 0) msg += "\n--- current content (version " +
                                     std::to_string(current.version) + ") ---\n" +
-                                    current.content;
+                                    current_json["content"].get<std::string>();
     return sdk::ToolResult::Error(std::move(msg), {{"current", current_json}});
   }
   Json out = BlockJson(key, written);
+  clip(out, written.content);
   out["previous_version"] = current.version;
   out["bytes"] = written.content.size();
   return sdk::ToolResult::Ok("block '" + key + "' written: version " +
@@ -153,8 +165,30 @@ sdk::ToolResult BlockRead(const Env& env, const Json& args, const sdk::CallConte
                           ? " (current is " + std::to_string(current->version) + ")"
                           : std::string()) +
                      ", by " + out["updated_by"].get<std::string>() + " at " +
-                     out["updated_at"].get<std::string>() + "\n" +
-                     out["content"].get<std::string>();
+                     out["updated_at"].get<std::string>();
+  // The content goes out twice (text and JSON): a block larger than half the result room
+  // is read in windows of whole UTF-8 characters, from `offset` (bytes).
+  const std::string content = out["content"].get<std::string>();
+  std::size_t offset = std::min<std::size_t>(args.value("offset", std::int64_t{0}), content.size());
+  while (offset < content.size() && (static_cast<unsigned char>(content[offset]) & 0xC0) == 0x80) ++offset;
+  const std::size_t room = sdk::ResultRoom(ctx);
+  const std::size_t fixed = 2 * text.size() + 256;
+  const std::size_t window = room > fixed ? (room - fixed) / 2 : 1024;
+  std::string part = sdk::TruncateUtf8(std::string_view(content).substr(offset), window, "");
+  const std::size_t omitted = content.size() - offset - part.size();
+  if (offset > 0 || omitted > 0) {
+    text += " (bytes " + std::to_string(offset) + "–" + std::to_string(offset + part.size()) + " of " +
+            std::to_string(content.size()) +
+            (omitted > 0 ? "; " + std::to_string(omitted) + " more: block_read with offset " +
+                               std::to_string(offset + part.size())
+                         : std::string()) +
+            ")";
+    out["offset"] = offset;
+    out["omitted_bytes"] = omitted;
+    if (omitted > 0) out["next_offset"] = offset + part.size();
+  }
+  text += "\n" + part;
+  out["content"] = std::move(part);
   return sdk::ToolResult::Ok(std::move(text), std::move(out));
 }
 
@@ -172,7 +206,7 @@ sdk::ToolResult BlockList(const Env& env, const Json& args, const sdk::CallConte
   std::string lines;
   bool truncated = false;
   // The page also ends before the host's result byte cap (text and JSON together).
-  const std::size_t room = ctx.result_budget_bytes == 0 ? SIZE_MAX : ctx.result_budget_bytes * 7 / 8;
+  const std::size_t room = sdk::ResultRoom(ctx);
   std::size_t used = 256;
   while (q.executeStep()) {
     if (static_cast<std::int64_t>(blocks.size()) == limit) {
@@ -251,6 +285,7 @@ void RegisterBlockTools(sdk::Registrar& registrar, const Env& env) {
     Json out = BlockOutput(false);
     out["properties"]["previous_version"] = schema::Type("integer");
     out["properties"]["bytes"] = schema::Type("integer");
+    out["properties"]["omitted_bytes"] = schema::Type("integer");  // the echoed content was cut (result cap)
     spec.output_schema = out;
     spec.annotations.destructive = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
@@ -270,9 +305,15 @@ void RegisterBlockTools(sdk::Registrar& registrar, const Env& env) {
         {{"key", key_prop},
          {"version", schema::Integer(1, std::int64_t{1} << 50,
                                      "An older version to read (default: current).")},
+         {"offset", schema::Integer(0, std::int64_t{1} << 40,
+                                    "Byte offset to read from (next_offset of a cut read).")},
          {"agent_id", AgentIdProp()}},
         {"key"});
-    spec.output_schema = BlockOutput(true);
+    Json read_output = BlockOutput(true);
+    read_output["properties"]["offset"] = schema::Type("integer");
+    read_output["properties"]["omitted_bytes"] = schema::Type("integer");
+    read_output["properties"]["next_offset"] = schema::Type("integer");
+    spec.output_schema = std::move(read_output);
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

@@ -7,6 +7,7 @@
 #include <SQLiteCpp/Statement.h>
 
 #include "kioku/sdk/db.hpp"
+#include "kioku/sdk/result_page.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "paths.hpp"
 #include "tools.hpp"
@@ -184,36 +185,56 @@ sdk::ToolResult FileClaim(const Env& env, const Json& args, const sdk::CallConte
   });
 
   const bool acquired = conflicts.empty();
+  // The answer fits the host's result cap (a claim of many long paths is stored either
+  // way): rows are listed while they fit; the rest is counted and left to claim_list.
+  sdk::ResultPage page(0, paths.size(), sdk::ResultRoom(ctx));
+  Json shown = Json::array();
+  std::string lines;
+  const auto offer = [&](Json& row, const std::string& line) {
+    if (!page.Offer(sdk::RowBytes(row, line))) return;
+    lines += line;
+    shown.push_back(std::move(row));
+  };
   std::string text;
   if (acquired) {
     text = "claimed " + std::to_string(claims.size()) + " file(s) until " +
            Rfc(now + ttl * sdk::kMsPerSecond);
     if (renewed > 0) text += " (" + std::to_string(renewed) + " renewed)";
-    for (const auto& c : claims) {
-      text += "\n- " + c["path"].get<std::string>();
+    for (auto& c : claims) {
+      std::string line = "\n- " + c["path"].get<std::string>();
       if (!c["takeover"].is_null()) {
-        text += " (taken over from " + c["takeover"]["previous_holder"].get<std::string>() +
+        line += " (taken over from " + c["takeover"]["previous_holder"].get<std::string>() +
                 ": " + c["takeover"]["reason"].get<std::string>() + ")";
       }
+      offer(c, line);
     }
+    claims = std::move(shown);
   } else {
     text = "not claimed: " + std::to_string(conflicts.size()) + " of " +
            std::to_string(paths.size()) +
            " path(s) are held by other agents, so nothing was claimed (all-or-nothing)";
-    for (const auto& c : conflicts) {
-      text += "\n- " + c["path"].get<std::string>() + ": " + c["holder"].get<std::string>();
+    for (auto& c : conflicts) {
+      std::string line = "\n- " + c["path"].get<std::string>() + ": " + c["holder"].get<std::string>();
       if (!c["intent"].get<std::string>().empty()) {
-        text += " (" + Snip(c["intent"].get<std::string>(), 60) + ")";
+        line += " (" + Snip(c["intent"].get<std::string>(), 60) + ")";
       }
-      text += " until " + c["expires_at"].get<std::string>() + ", " +
-              c["liveness"].get<std::string>();
+      line += " until " + c["expires_at"].get<std::string>() + ", " + c["liveness"].get<std::string>();
+      offer(c, line);
     }
+    conflicts = std::move(shown);
+  }
+  text += lines;
+  if (page.Omitted() > 0) {
+    text += "\n… " + std::to_string(page.Omitted()) + " more not listed (result size cap); claim_list shows them";
+  }
+  if (!acquired) {
     text += "\nCoordinate with the holder (handoff_write), wait for expiry, claim the other "
             "files, or send force:true to take over (recorded).";
   }
   Json out = {{"acquired", acquired},
               {"claims", std::move(claims)},
               {"conflicts", std::move(conflicts)},
+              {"omitted", page.Omitted()},
               {"ttl_seconds", ttl}};
   return sdk::ToolResult::Ok(std::move(text), std::move(out));
 }
@@ -340,15 +361,16 @@ sdk::ToolResult ClaimList(const Env& env, const Json& args, const sdk::CallConte
       "c.heartbeat_seq, p.last_seen_ms FROM working_file_claims c LEFT JOIN working_presence "
       "p ON p.project_id = c.project_id AND p.agent_id = c.holder WHERE c.project_id = ?1 "
       "AND (?2 IS NULL OR substr(c.path, 1, length(?2)) = ?2) AND (?3 OR c.expires_at_ms > "
-      "?4) ORDER BY c.path LIMIT ?5");
-  sdk::Bind(q, actor.project_id, prefix, include_expired ? 1 : 0, now, limit + 1);
+      "?4) ORDER BY c.path LIMIT -1 OFFSET ?5");
+  const std::size_t offset = sdk::CursorOffset(args, "claim_list");
+  sdk::Bind(q, actor.project_id, prefix, include_expired, now, static_cast<std::int64_t>(offset));
+  sdk::ResultPage page(offset, static_cast<std::size_t>(limit), sdk::ResultRoom(ctx));
   Json claims = Json::array();
   std::string lines;
-  bool truncated = false;
   while (q.executeStep()) {
-    if (static_cast<std::int64_t>(claims.size()) == limit) {
-      truncated = true;
-      break;
+    if (page.Shown() >= static_cast<std::size_t>(limit) || page.Omitted() > 0) {
+      page.Offer(0);  // past the page: counted only
+      continue;
     }
     std::optional<std::int64_t> seen;
     if (!q.getColumn(7).isNull()) seen = q.getColumn(7).getInt64();
@@ -358,27 +380,31 @@ sdk::ToolResult ClaimList(const Env& env, const Json& args, const sdk::CallConte
     const std::string holder = q.getColumn(1).getString();
     const std::string intent = q.getColumn(2).getString();
     const bool active = expires > now;
-    claims.push_back({{"path", path},
-                      {"holder", holder},
-                      {"intent", intent},
-                      {"claimed_at", Rfc(q.getColumn(3).getInt64())},
-                      {"renewed_at", Rfc(q.getColumn(4).getInt64())},
-                      {"expires_at", Rfc(expires)},
-                      {"heartbeat_seq", q.getColumn(6).getInt64()},
-                      {"state", active ? "active" : "expired"},
-                      {"liveness", LivenessName(l)},
-                      {"mine", !actor.agent_id.empty() && holder == actor.agent_id}});
-    lines += "\n- " + path + ": " + holder +
-             (holder == actor.agent_id ? " (you)" : "") + (intent.empty() ? "" : " (" + Snip(intent, 60) + ")") +
-             (active ? " until " : " expired ") + Rfc(expires) + ", holder " +
-             std::string(LivenessName(l));
+    Json j = {{"path", path},
+              {"holder", holder},
+              {"intent", intent},
+              {"claimed_at", Rfc(q.getColumn(3).getInt64())},
+              {"renewed_at", Rfc(q.getColumn(4).getInt64())},
+              {"expires_at", Rfc(expires)},
+              {"heartbeat_seq", q.getColumn(6).getInt64()},
+              {"state", active ? "active" : "expired"},
+              {"liveness", LivenessName(l)},
+              {"mine", !actor.agent_id.empty() && holder == actor.agent_id}};
+    std::string line = "\n- " + path + ": " + holder +
+                       (holder == actor.agent_id ? " (you)" : "") + (intent.empty() ? "" : " (" + Snip(intent, 60) + ")") +
+                       (active ? " until " : " expired ") + Rfc(expires) + ", holder " +
+                       std::string(LivenessName(l));
+    if (!page.Offer(sdk::RowBytes(j, line))) continue;
+    claims.push_back(std::move(j));
+    lines += line;
   }
+  const bool truncated = page.Omitted() > 0;
   std::string text = std::to_string(claims.size()) +
                      (include_expired ? " claim(s)" : " active claim(s)") +
-                     (prefix ? " under '" + *prefix + "'" : std::string()) +
-                     (truncated ? " (truncated; narrow path_prefix or raise limit)" : "") +
-                     lines;
+                     (prefix ? " under '" + *prefix + "'" : std::string()) + lines;
+  if (truncated) text += "\n" + page.MoreText("claim_list") + " (or narrow path_prefix)";
   Json out = {{"claims", std::move(claims)}, {"truncated", truncated}};
+  page.Describe(out);
   return sdk::ToolResult::Ok(std::move(text), std::move(out));
 }
 
@@ -413,24 +439,20 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env) {
             {"agent_id", AgentIdProp()},
         },
         {"paths"});
-    Json claim = schema::Output({{"path", schema::Type("string")},
-                                 {"holder", schema::Type("string")},
-                                 {"expires_at", schema::Type("string")},
-                                 {"intent", schema::Type("string")},
-                                 {"renewed", schema::Bool()},
-                                 {"takeover", {{"type", Json::array({"object", "null"})}}}},
-                                {"path", "holder", "expires_at"});
-    Json conflict = schema::Output({{"path", schema::Type("string")},
-                                    {"holder", schema::Type("string")},
-                                    {"intent", schema::Type("string")},
-                                    {"expires_at", schema::Type("string")},
-                                    {"liveness", {{"enum", {"live", "stale", "unknown"}}}}},
-                                   {"path", "holder", "intent", "expires_at", "liveness"});
+    Json claim = schema::Output({{"path", schema::Type("string")}, {"holder", schema::Type("string")}, {"expires_at", schema::Type("string")},
+                               {"intent", schema::Type("string")}, {"renewed", schema::Bool()},
+                               {"takeover", {{"type", Json::array({"object", "null"})}}}},
+                              {"path", "holder", "expires_at"});
+    Json conflict = schema::Output({{"path", schema::Type("string")}, {"holder", schema::Type("string")}, {"intent", schema::Type("string")},
+                                  {"expires_at", schema::Type("string")},
+                                  {"liveness", {{"enum", {"live", "stale", "unknown"}}}}},
+                                 {"path", "holder", "intent", "expires_at", "liveness"});
     spec.output_schema = schema::Output({{"acquired", schema::Bool()},
-                                         {"claims", schema::ArrayOf(claim)},
-                                         {"conflicts", schema::ArrayOf(conflict)},
-                                         {"ttl_seconds", schema::Type("integer")}},
-                                        {"acquired", "claims", "conflicts"});
+                                       {"claims", schema::ArrayOf(claim)},
+                                       {"conflicts", schema::ArrayOf(conflict)},
+                                       {"omitted", schema::Type("integer")},
+                                       {"ttl_seconds", schema::Type("integer")}},
+                                      {"acquired", "claims", "conflicts"});
     spec.annotations.destructive = true;  // force:true overrides another agent's claim
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
       return FileClaim(env, a, c);
@@ -468,25 +490,22 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env) {
         "include_expired. Filter with path_prefix (a plain string prefix of the normalized "
         "path; end it with '/' for a folder).";
     spec.input_schema = schema::Object({
-        {"path_prefix", schema::String(static_cast<std::int64_t>(kMaxPathBytes),
-                                       "Only paths starting with this (normalized like claims).")},
+        {"path_prefix", schema::String(static_cast<std::int64_t>(kMaxPathBytes), "Only paths starting with this (normalized like claims).")},
         {"include_expired", schema::Bool("Also list expired leases (default false).")},
         {"limit", schema::Integer(1, kMaxListLimit, "Most claims to return (default 200).")},
+        {"cursor", schema::String(16)},
         {"agent_id", AgentIdProp()},
     });
-    Json claim = schema::Output({{"path", schema::Type("string")},
-                                 {"holder", schema::Type("string")},
-                                 {"intent", schema::Type("string")},
-                                 {"claimed_at", schema::Type("string")},
-                                 {"renewed_at", schema::Type("string")},
-                                 {"expires_at", schema::Type("string")},
-                                 {"heartbeat_seq", schema::Type("integer")},
-                                 {"state", {{"enum", {"active", "expired"}}}},
-                                 {"liveness", {{"enum", {"live", "stale", "unknown"}}}},
-                                 {"mine", schema::Bool()}},
-                                {"path", "holder", "expires_at", "state", "liveness"});
-    spec.output_schema = schema::Output(
-        {{"claims", schema::ArrayOf(claim)}, {"truncated", schema::Bool()}}, {"claims"});
+    Json claim = schema::Output(
+        {{"path", schema::Type("string")}, {"holder", schema::Type("string")}, {"intent", schema::Type("string")}, {"claimed_at", schema::Type("string")},
+         {"renewed_at", schema::Type("string")}, {"expires_at", schema::Type("string")}, {"heartbeat_seq", schema::Type("integer")},
+         {"state", {{"enum", {"active", "expired"}}}},
+         {"liveness", {{"enum", {"live", "stale", "unknown"}}}}, {"mine", schema::Bool()}},
+        {"path", "holder", "expires_at", "state", "liveness"});
+    spec.output_schema =
+        schema::Output({{"claims", schema::ArrayOf(claim)}, {"truncated", schema::Bool()}, {"omitted", schema::Type("integer")},
+                      {"next_cursor", schema::Type("string")}},
+                     {"claims", "omitted"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

@@ -5,6 +5,7 @@
 
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/ids.hpp"
+#include "kioku/sdk/result_page.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "tools.hpp"
 
@@ -125,24 +126,39 @@ sdk::ToolResult HandoffInbox(const Env& env, const Json& args, const sdk::CallCo
   const Actor actor = ResolveActor(env, args, ctx);
   const bool include_claimed = args.value("include_claimed", false);
   const std::int64_t limit = args.value("limit", std::int64_t{20});
+  const std::size_t offset = sdk::CursorOffset(args, "handoff_inbox");
   auto& db = env.Db();
+  // Every match from the cursor on is read (rows past the page only counted), so `omitted`
+  // is exact; handoffs are per project and few.
   SQLite::Statement q(db, std::string("SELECT ") + kHandoffColumns +
                               " FROM working_handoffs WHERE project_id = ?1 AND (to_agent IS "
                               "NULL OR to_agent = ?2 OR to_agent = ?5) AND (?3 OR claimed_by IS NULL) ORDER BY "
-                              "created_at_ms DESC, id DESC LIMIT ?4");
-  sdk::Bind(q, actor.project_id, actor.agent_id, include_claimed, limit, actor.agent_name);
+                              "created_at_ms DESC, id DESC LIMIT -1 OFFSET ?4");
+  sdk::Bind(q, actor.project_id, actor.agent_id, include_claimed, static_cast<std::int64_t>(offset),
+            actor.agent_name);
+  sdk::ResultPage page(offset, static_cast<std::size_t>(limit), sdk::ResultRoom(ctx));
   Json list = Json::array();
   std::string lines;
   while (q.executeStep()) {
+    if (page.Shown() >= static_cast<std::size_t>(limit) || page.Omitted() > 0) {
+      page.Offer(0);  // past the page: counted only
+      continue;
+    }
     const Handoff h = ReadHandoff(q);
-    list.push_back(HandoffJson(h));
-    lines += "\n- " + HandoffLine(h);
+    Json j = HandoffJson(h);
+    std::string line = "\n- " + HandoffLine(h);
+    if (!page.Offer(sdk::RowBytes(j, line))) continue;
+    list.push_back(std::move(j));
+    lines += line;
   }
   std::string text = list.empty() ? std::string("no open handoffs for ") + actor.agent_id
                                   : std::to_string(list.size()) + " handoff(s) for " +
                                         actor.agent_id +
                                         " (claim one with handoff_claim to take it on):" + lines;
-  return sdk::ToolResult::Ok(std::move(text), {{"handoffs", std::move(list)}});
+  if (const std::string more = page.MoreText("handoff_inbox"); !more.empty()) text += "\n" + more;
+  Json out = {{"handoffs", std::move(list)}};
+  page.Describe(out);
+  return sdk::ToolResult::Ok(std::move(text), std::move(out));
 }
 
 sdk::ToolResult HandoffClaim(const Env& env, const Json& args, const sdk::CallContext& ctx) {
@@ -251,12 +267,14 @@ void RegisterHandoffTools(sdk::Registrar& registrar, const Env& env) {
     spec.description =
         "Unclaimed handoffs for you or any agent, newest first.";
     spec.input_schema = schema::Object({
-        {"include_claimed", schema::Bool("")},
+        {"include_claimed", schema::Bool()},
         {"limit", schema::Integer(1, 200, "default 20")},
+        {"cursor", schema::String(16)},
         {"agent_id", AgentIdProp()},
     });
-    spec.output_schema =
-        schema::Output({{"handoffs", schema::ArrayOf(HandoffOutput())}}, {"handoffs"});
+    spec.output_schema = schema::Output(
+        {{"handoffs", schema::ArrayOf(HandoffOutput())}, {"omitted", schema::Type("integer")}, {"next_cursor", schema::Type("string")}},
+        {"handoffs", "omitted"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

@@ -3,6 +3,7 @@
 #include <SQLiteCpp/Statement.h>
 
 #include "kioku/sdk/db.hpp"
+#include "kioku/sdk/result_page.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "tools.hpp"
 
@@ -58,40 +59,54 @@ sdk::ToolResult PresenceList(const Env& env, const Json& args, const sdk::CallCo
   SQLite::Statement q(db,
                       "SELECT agent_id, status, focus, last_seen_ms, first_seen_ms FROM "
                       "working_presence WHERE project_id = ? ORDER BY last_seen_ms DESC, "
-                      "agent_id LIMIT 500");
+                      "agent_id");
   sdk::Bind(q, actor.project_id);
+  const std::size_t offset = sdk::CursorOffset(args, "presence_list");
+  const auto limit = static_cast<std::size_t>(args.value("limit", std::int64_t{100}));
+  sdk::ResultPage page(offset, limit, sdk::ResultRoom(ctx));
   Json agents = Json::array();
   std::string lines;
   int live = 0;
   int stale = 0;
+  std::size_t listed = 0;  // rows this filter lists, before the cursor included
   while (q.executeStep()) {
     const std::int64_t seen = q.getColumn(3).getInt64();
     const Liveness l = LivenessOf(seen, now, ttl);
     if (l == Liveness::kLive) ++live; else ++stale;
     if (l != Liveness::kLive && !include_stale) continue;
+    if (listed++ < offset) continue;
+    if (page.Shown() >= limit || page.Omitted() > 0) {
+      page.Offer(0);  // past the page: counted only
+      continue;
+    }
     const std::string agent = q.getColumn(0).getString();
     const std::string status = q.getColumn(1).getString();
     const std::string focus = q.getColumn(2).getString();
     const std::int64_t ago_s = (now - seen) / 1000;
-    agents.push_back({{"agent_id", agent},
-                      {"status", status},
-                      {"focus", focus},
-                      {"last_seen", Rfc(seen)},
-                      {"first_seen", Rfc(q.getColumn(4).getInt64())},
-                      {"seconds_since_seen", ago_s},
-                      {"liveness", LivenessName(l)},
-                      {"you", agent == actor.agent_id}});
-    lines += "\n- " + agent + (agent == actor.agent_id ? " (you)" : "") + " " +
-             std::string(LivenessName(l)) + ", seen " + std::to_string(ago_s) + " s ago";
-    if (!status.empty()) lines += " [" + Snip(status, 60) + "]";
-    if (!focus.empty()) lines += ": " + Snip(focus);
+    Json j = {{"agent_id", agent},
+              {"status", status},
+              {"focus", focus},
+              {"last_seen", Rfc(seen)},
+              {"first_seen", Rfc(q.getColumn(4).getInt64())},
+              {"seconds_since_seen", ago_s},
+              {"liveness", LivenessName(l)},
+              {"you", agent == actor.agent_id}};
+    std::string line = "\n- " + agent + (agent == actor.agent_id ? " (you)" : "") + " " +
+                       std::string(LivenessName(l)) + ", seen " + std::to_string(ago_s) + " s ago";
+    if (!status.empty()) line += " [" + Snip(status, 60) + "]";
+    if (!focus.empty()) line += ": " + Snip(focus);
+    if (!page.Offer(sdk::RowBytes(j, line))) continue;
+    agents.push_back(std::move(j));
+    lines += line;
   }
   std::string text = std::to_string(live) + " live agent(s)";
   if (stale > 0) text += ", " + std::to_string(stale) + " stale" +
                          (include_stale ? "" : " (hidden; include_stale:true shows them)");
   text += " (ttl " + std::to_string(ttl) + " s)" + lines;
+  if (const std::string more = page.MoreText("presence_list"); !more.empty()) text += "\n" + more;
   Json out = {{"agents", std::move(agents)}, {"ttl_seconds", ttl}, {"live", live},
               {"stale", stale}};
+  page.Describe(out);
   return sdk::ToolResult::Ok(std::move(text), std::move(out));
 }
 
@@ -161,26 +176,21 @@ void RegisterPresenceTools(sdk::Registrar& registrar, const Env& env) {
         "ttl_seconds (default: the server's presence TTL, 900 s). Use before claiming files "
         "or the workspace to see who you might collide with.";
     spec.input_schema = schema::Object({
-        {"ttl_seconds",
-         schema::Integer(kMinTtlSeconds, 7 * 86'400, "Liveness window in seconds (default 900).")},
-        {"include_stale",
-         schema::Bool("Also list agents whose heartbeat is older (default false).")},
+        {"ttl_seconds", schema::Integer(kMinTtlSeconds, 7 * 86'400, "Liveness window in seconds (default 900).")},
+        {"include_stale", schema::Bool("Also list agents whose heartbeat is older (default false).")},
+        {"limit", schema::Integer(1, 500, "Most agents to list (default 100).")},
+        {"cursor", schema::String(16)},
         {"agent_id", AgentIdProp()},
     });
-    Json agent = schema::Output({{"agent_id", schema::Type("string")},
-                                 {"status", schema::Type("string")},
-                                 {"focus", schema::Type("string")},
-                                 {"last_seen", schema::Type("string")},
-                                 {"first_seen", schema::Type("string")},
-                                 {"seconds_since_seen", schema::Type("integer")},
-                                 {"liveness", {{"enum", {"live", "stale"}}}},
-                                 {"you", schema::Bool()}},
-                                {"agent_id", "last_seen", "liveness"});
-    spec.output_schema = schema::Output({{"agents", schema::ArrayOf(agent)},
-                                         {"ttl_seconds", schema::Type("integer")},
-                                         {"live", schema::Type("integer")},
-                                         {"stale", schema::Type("integer")}},
-                                        {"agents", "ttl_seconds"});
+    Json agent = schema::Output({{"agent_id", schema::Type("string")}, {"status", schema::Type("string")}, {"focus", schema::Type("string")},
+                               {"last_seen", schema::Type("string")}, {"first_seen", schema::Type("string")},
+                               {"seconds_since_seen", schema::Type("integer")},
+                               {"liveness", {{"enum", {"live", "stale"}}}}, {"you", schema::Bool()}},
+                              {"agent_id", "last_seen", "liveness"});
+    spec.output_schema = schema::Output({{"agents", schema::ArrayOf(agent)}, {"ttl_seconds", schema::Type("integer")},
+                                       {"live", schema::Type("integer")}, {"stale", schema::Type("integer")}, {"omitted", schema::Type("integer")},
+                                       {"next_cursor", schema::Type("string")}},
+                                      {"agents", "ttl_seconds", "omitted"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

@@ -4,6 +4,7 @@
 
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/ids.hpp"
+#include "kioku/sdk/result_page.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "tools.hpp"
 
@@ -100,24 +101,35 @@ sdk::ToolResult QuestionList(const Env& env, const Json& args, const sdk::CallCo
   if (status == "answered") where += " AND answered_at_ms IS NOT NULL";
   SQLite::Statement q(db, std::string("SELECT ") + kQuestionColumns +
                               " FROM working_questions WHERE " + where +
-                              " ORDER BY created_at_ms DESC, id DESC LIMIT ?2");
-  sdk::Bind(q, actor.project_id, limit);
+                              " ORDER BY created_at_ms DESC, id DESC LIMIT -1 OFFSET ?2");
+  const std::size_t offset = sdk::CursorOffset(args, "question_list");
+  sdk::Bind(q, actor.project_id, static_cast<std::int64_t>(offset));
+  sdk::ResultPage page(offset, static_cast<std::size_t>(limit), sdk::ResultRoom(ctx));
   Json list = Json::array();
   std::string lines;
   while (q.executeStep()) {
-    Json item = QuestionJson(q);
-    lines += "\n- " + item["question_id"].get<std::string>() + " [" +
-             item["status"].get<std::string>() + "] " + item["asked_by"].get<std::string>() +
-             ": " + Snip(item["question"].get<std::string>(), 120);
-    if (!item["answer"].is_null()) {
-      lines += " → " + item["answered_by"].get<std::string>() + ": " +
-               Snip(item["answer"].get<std::string>(), 120);
+    if (page.Shown() >= static_cast<std::size_t>(limit) || page.Omitted() > 0) {
+      page.Offer(0);  // past the page: counted only
+      continue;
     }
+    Json item = QuestionJson(q);
+    std::string line = "\n- " + item["question_id"].get<std::string>() + " [" +
+                       item["status"].get<std::string>() + "] " + item["asked_by"].get<std::string>() +
+                       ": " + Snip(item["question"].get<std::string>(), 120);
+    if (!item["answer"].is_null()) {
+      line += " → " + item["answered_by"].get<std::string>() + ": " +
+              Snip(item["answer"].get<std::string>(), 120);
+    }
+    if (!page.Offer(sdk::RowBytes(item, line))) continue;
+    lines += line;
     list.push_back(std::move(item));
   }
   std::string text = std::to_string(list.size()) + " " +
                      (status == "all" ? std::string("") : status + " ") + "question(s)" + lines;
-  return sdk::ToolResult::Ok(std::move(text), {{"questions", std::move(list)}, {"status", status}});
+  if (const std::string more = page.MoreText("question_list"); !more.empty()) text += "\n" + more;
+  Json out = {{"questions", std::move(list)}, {"status", status}};
+  page.Describe(out);
+  return sdk::ToolResult::Ok(std::move(text), std::move(out));
 }
 
 }  // namespace
@@ -181,11 +193,14 @@ void RegisterQuestionTools(sdk::Registrar& registrar, const Env& env) {
     spec.input_schema = schema::Object({
         {"status", schema::Enum({"open", "answered", "all"}, "open (default), answered or all.")},
         {"limit", schema::Integer(1, 500, "Most questions to return (default 50).")},
+        {"cursor", schema::String(16)},
         {"agent_id", AgentIdProp()},
     });
-    spec.output_schema = schema::Output(
-        {{"questions", schema::ArrayOf(question)}, {"status", schema::Type("string")}},
-        {"questions", "status"});
+    spec.output_schema = schema::Output({{"questions", schema::ArrayOf(question)},
+                                       {"status", schema::Type("string")},
+                                       {"omitted", schema::Type("integer")},
+                                       {"next_cursor", schema::Type("string")}},
+                                      {"questions", "status", "omitted"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

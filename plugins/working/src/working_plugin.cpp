@@ -4,6 +4,7 @@
 #include "schema.hpp"
 #include "settings.hpp"
 #include "tools.hpp"
+#include "exporter.hpp"
 
 namespace kioku::working {
 
@@ -26,6 +27,7 @@ std::vector<sdk::Migration> WorkingPlugin::Migrations() const {
 }
 
 void WorkingPlugin::Register(sdk::Registrar& registrar) {
+  registrar.AddExporter(WorkingExporter());
   RegisterWorkspaceTools(registrar, env_);
   RegisterFocusTools(registrar, env_);
   RegisterBlockTools(registrar, env_);

@@ -21,6 +21,13 @@ constexpr std::int64_t kMaxTaskBytes = 2000;
 constexpr std::int64_t kMaxReasonBytes = 500;
 constexpr int kDumpLogEntries = 40;
 constexpr int kStatusLogEntries = 10;
+// workspace_status is an overview: each listed text is a snippet (the full text is in
+// question_list / handoff_inbox / claim_list / focus_get), at most kStatusClaims of your
+// claims are listed, and the focus document is cut at kStatusFocusBytes, so the result
+// stays far below server.max_result_bytes whatever the rows hold.
+constexpr std::size_t kStatusSnippetBytes = 200;
+constexpr std::size_t kStatusClaims = 10;
+constexpr std::size_t kStatusFocusBytes = 3000;
 
 struct WorkspaceRow {
   std::string holder;
@@ -339,9 +346,22 @@ sdk::ToolResult WorkspaceStatus(const Env& env, const Json& args, const sdk::Cal
     q.executeStep();
     active_claims = q.getColumn(0).getInt64();
   }
-  const OpenItems items = LoadOpenItems(db, actor.project_id, actor.agent_id, now);
-  const std::string focus = FocusMarkdown(db, actor.project_id);
-  const auto log = LoadLog(db, actor.project_id, "", 0, kStatusLogEntries);
+  OpenItems items = LoadOpenItems(db, actor.project_id, actor.agent_id, now);
+  const std::size_t my_claim_count = items.my_claims.size();
+  if (my_claim_count > kStatusClaims) {
+    items.my_claims.erase(items.my_claims.begin() + kStatusClaims, items.my_claims.end());
+  }
+  for (Json& c : items.my_claims) c["intent"] = Snip(c["intent"].get<std::string>(), kStatusSnippetBytes);
+  for (Json& q : items.questions) q["question"] = Snip(q["question"].get<std::string>(), kStatusSnippetBytes);
+  for (Json& h : items.handoffs) h["summary"] = Snip(h["summary"].get<std::string>(), kStatusSnippetBytes);
+  const std::string focus_doc = FocusMarkdown(db, actor.project_id);
+  const bool focus_cut = focus_doc.size() > kStatusFocusBytes;
+  const std::string focus = focus_cut ? sdk::TruncateUtf8(focus_doc, kStatusFocusBytes) : focus_doc;
+  auto log = LoadLog(db, actor.project_id, "", 0, kStatusLogEntries);
+  for (LogEntry& e : log) {
+    e.subject = Snip(e.subject, kStatusSnippetBytes);
+    e.excerpt = Snip(e.excerpt, kStatusSnippetBytes);
+  }
   Json recent = Json::array();
   for (const auto& e : log) {
     recent.push_back({{"at", Rfc(e.at_ms)}, {"agent_id", e.agent_id}, {"kind", e.kind},
@@ -360,10 +380,13 @@ sdk::ToolResult WorkspaceStatus(const Env& env, const Json& args, const sdk::Cal
   text += "\nlive agents: " + std::to_string(agents.size());
   for (const auto& a : agents) text += " " + a["agent_id"].get<std::string>();
   text += "\nactive file claims: " + std::to_string(active_claims);
-  if (!items.my_claims.empty()) text += " (" + std::to_string(items.my_claims.size()) + " yours)";
+  if (my_claim_count > 0) text += " (" + std::to_string(my_claim_count) + " yours)";
   text += "\nopen questions: " + std::to_string(items.questions.size()) +
           "; handoffs waiting for you: " + std::to_string(items.handoffs.size());
   if (!focus.empty()) text += "\n" + sdk::TruncateUtf8(focus, 1500);
+  if (focus_cut || my_claim_count > kStatusClaims) {
+    text += "\n(overview: texts are snippets; full focus in focus_get, every claim in claim_list)";
+  }
   if (!log.empty()) {
     text += "\nrecent:";
     for (const auto& e : log) text += "\n- " + LogLine(e, true);
@@ -375,6 +398,8 @@ sdk::ToolResult WorkspaceStatus(const Env& env, const Json& args, const sdk::Cal
               {"agents", std::move(agents)},
               {"active_file_claims", active_claims},
               {"my_file_claims", items.my_claims},
+              {"my_file_claim_count", my_claim_count},
+              {"focus_truncated", focus_cut},
               {"open_questions", items.questions},
               {"handoffs", items.handoffs},
               {"focus", focus},
@@ -587,16 +612,19 @@ void RegisterWorkspaceTools(sdk::Registrar& registrar, const Env& env) {
         "Call first: workspace holder and task, live agents, file claims, open questions, "
         "handoffs for you, the focus document, recent activity.";
     spec.input_schema = schema::Object({{"agent_id", AgentIdProp()}});
-    spec.output_schema = schema::Output({{"workspace", {{"type", Json::array({"object", "null"})}}},
-                                         {"agents", schema::ArrayOf({{"type", "object"}})},
-                                         {"active_file_claims", schema::Type("integer")},
-                                         {"my_file_claims", schema::ArrayOf({{"type", "object"}})},
-                                         {"open_questions", schema::ArrayOf({{"type", "object"}})},
-                                         {"handoffs", schema::ArrayOf({{"type", "object"}})},
-                                         {"focus", schema::Type("string")},
-                                         {"recent", schema::ArrayOf({{"type", "object"}})}},
-                                        {"workspace", "agents", "active_file_claims",
-                                         "open_questions", "handoffs", "focus", "recent"});
+    spec.output_schema = schema::Output(
+        {{"workspace", {{"type", Json::array({"object", "null"})}}},
+         {"agents", schema::ArrayOf({{"type", "object"}})},
+         {"active_file_claims", schema::Type("integer")},
+         {"my_file_claims", schema::ArrayOf({{"type", "object"}})},
+         {"my_file_claim_count", schema::Type("integer")},
+         {"focus_truncated", schema::Bool()},
+         {"open_questions", schema::ArrayOf({{"type", "object"}})},
+         {"handoffs", schema::ArrayOf({{"type", "object"}})},
+         {"focus", schema::Type("string")},
+         {"recent", schema::ArrayOf({{"type", "object"}})}},
+        {"workspace", "agents", "active_file_claims", "open_questions", "handoffs", "focus",
+         "recent"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

@@ -19,8 +19,9 @@
 /// Bumped whenever a type crossing the boundary (Plugin, HostServices, ToolSpec, the
 /// manifest, ...) changes. 2: the manifest carries the settings schema, read before create;
 /// ToolSpec::profile; Caller identity fields; Registrar::AddContextProvider;
-/// HostServices::DeferWrite/Projects.
-#define KIOKU_SDK_ABI 2u
+/// HostServices::DeferWrite/Projects. 3: Registrar::AddExporter, HostServices::GetEmbedder
+/// (embedding.hpp).
+#define KIOKU_SDK_ABI 3u
 
 #define KIOKU_STR_INNER(x) #x
 #define KIOKU_STR(x) KIOKU_STR_INNER(x)

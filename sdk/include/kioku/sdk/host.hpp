@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kioku/sdk/clock.hpp"
+#include "kioku/sdk/embedding.hpp"
 #include "kioku/sdk/events.hpp"
 #include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/tool.hpp"
@@ -91,6 +92,10 @@ class HostServices {
     static const ProjectOptions kNone;
     return kNone;
   }
+  /// The deployment's embedder (config `providers.embedding`, embedding.hpp), or nullptr
+  /// when none is configured (text search only). Owned by the host; outlives the plugin.
+  /// Since ABI 3.
+  virtual Embedder* GetEmbedder() { return nullptr; }
 };
 
 }  // namespace kioku::sdk

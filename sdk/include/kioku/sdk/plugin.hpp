@@ -21,6 +21,8 @@
 
 namespace kioku::sdk {
 
+struct ExporterSpec;  // export.hpp
+
 /// One schema step. Versions start at 1 and increase by 1; the host records the highest
 /// applied version per plugin in `kioku_migrations` and runs the pending steps in order,
 /// each inside one transaction (a failure rolls that step back and stops the start).
@@ -60,6 +62,10 @@ class Registrar {
   /// Adds a context provider (context.hpp: contract, budget and priority scale). A plugin
   /// adds at most one. The default ignores it (hosts that assemble no context blocks).
   virtual void AddContextProvider(ContextProviderSpec provider) { (void)provider; }
+  /// Adds this layer's part of `kioku export` / `kioku import` (export.hpp: envelope,
+  /// import contract, the default table copier). A plugin adds at most one. The default
+  /// ignores it (hosts that export nothing).
+  virtual void AddExporter(const ExporterSpec& exporter) { (void)exporter; }
 };
 
 /// Base class of every memory layer. One instance per process; handlers may run

@@ -1,0 +1,31 @@
+#include "exporter.hpp"
+
+#include <SQLiteCpp/Statement.h>
+
+namespace kioku::semantic {
+
+sdk::ExporterSpec SemanticExporter() {
+  sdk::ExporterSpec spec;
+  // The embed queue is work in progress of this database (random tickets, attempts): it is
+  // left out, and an import queues its memories again through the queue's triggers.
+  spec.export_section = [](SQLite::Database& db) {
+    nlohmann::json body = sdk::ExportLayerTables(db, "semantic");
+    if (body.contains("tables")) body["tables"].erase("semantic_embed_queue");
+    return body;
+  };
+  spec.doctor_counts = [](SQLite::Database& db) {
+    nlohmann::json by_status = nlohmann::json::object();
+    std::int64_t backlog = 0;
+    SQLite::Statement q(db, "SELECT status, count(*) FROM semantic_memories GROUP BY status ORDER BY status");
+    while (q.executeStep()) {
+      const std::string status = q.getColumn(0).getString();
+      const std::int64_t n = q.getColumn(1).getInt64();
+      by_status[status] = n;
+      if (status == "pending" || status == "contested") backlog += n;
+    }
+    return nlohmann::json{{"memories", by_status}, {"review_backlog", backlog}};
+  };
+  return spec;
+}
+
+}  // namespace kioku::semantic

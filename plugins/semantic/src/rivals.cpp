@@ -1,0 +1,333 @@
+#include "rivals.hpp"
+
+#include <algorithm>
+#include <cctype>
+
+#include "normalize.hpp"
+#include "recall.hpp"
+
+namespace kioku::semantic {
+namespace {
+
+// Interchangeable choices: naming a different member of one list is a different value for
+// the same question. Kept to lists where two members rarely hold at once in one scope
+// (languages, for example, are left out: a repository mixes them).
+const std::map<std::string, std::set<std::string>>& Categories() {
+  static const std::map<std::string, std::set<std::string>> kCategories = {
+      {"package-manager", {"npm", "pnpm", "yarn", "bun"}},
+      {"python-package-manager", {"pip", "poetry", "uv", "pipenv", "conda", "pdm", "hatch"}},
+      {"js-runtime", {"node", "nodejs", "deno", "bun"}},
+      {"test-runner", {"jest", "vitest", "mocha", "jasmine", "ava", "pytest", "unittest", "nose",
+                       "gtest", "googletest", "catch2", "doctest"}},
+      {"bundler", {"webpack", "vite", "rollup", "esbuild", "parcel", "turbopack", "rspack"}},
+      {"database", {"postgres", "postgresql", "mysql", "mariadb", "sqlite", "mongodb", "mongo",
+                    "dynamodb", "cockroachdb", "oracle"}},
+      {"build-system", {"cmake", "bazel", "meson", "autotools", "scons", "buck", "premake"}},
+      {"formatter", {"prettier", "biome", "black", "yapf", "autopep8", "dprint"}},
+      {"linter", {"eslint", "oxlint", "tslint", "flake8", "pylint", "ruff"}},
+      {"branch", {"main", "master", "develop", "trunk"}},
+      {"indentation", {"tabs", "tab", "spaces", "space"}},
+      {"ci", {"jenkins", "circleci", "travis", "buildkite", "drone", "teamcity"}},
+      {"cloud", {"aws", "gcp", "azure"}},
+      {"orm", {"prisma", "drizzle", "typeorm", "sequelize", "sqlalchemy", "knex"}},
+      {"web-framework", {"express", "fastify", "koa", "hono", "nestjs", "flask", "django",
+                         "fastapi"}},
+      {"ui-framework", {"react", "vue", "svelte", "angular", "solid", "preact"}},
+      {"license", {"mit", "apache", "gpl", "bsd", "mpl"}},
+      {"container-runtime", {"docker", "podman"}},
+      {"editor", {"vim", "neovim", "emacs", "vscode"}},
+      {"log-level", {"trace", "debug", "info", "warn", "warning", "error", "fatal"}},
+      {"weekday", {"monday", "mondays", "tuesday", "tuesdays", "wednesday", "wednesdays", "thursday",
+                   "thursdays", "friday", "fridays", "saturday", "saturdays", "sunday", "sundays"}},
+  };
+  return kCategories;
+}
+
+// Subject keys that name a category ("package-manager" → package-manager).
+std::string CategoryOfSubject(std::string_view subject) {
+  static const std::map<std::string, std::string, std::less<>> kAliases = {
+      {"package-manager", "package-manager"}, {"pm", "package-manager"},
+      {"js-package-manager", "package-manager"}, {"node-package-manager", "package-manager"},
+      {"python-package-manager", "python-package-manager"}, {"runtime", "js-runtime"},
+      {"js-runtime", "js-runtime"}, {"test-runner", "test-runner"},
+      {"test-framework", "test-runner"}, {"bundler", "bundler"}, {"database", "database"},
+      {"db", "database"}, {"build-system", "build-system"}, {"build-tool", "build-system"},
+      {"formatter", "formatter"}, {"linter", "linter"}, {"default-branch", "branch"},
+      {"branch", "branch"}, {"main-branch", "branch"}, {"indentation", "indentation"},
+      {"indent", "indentation"}, {"ci", "ci"}, {"cloud", "cloud"}, {"orm", "orm"},
+      {"license", "license"}, {"web-framework", "web-framework"}, {"framework", "web-framework"},
+      {"ui-framework", "ui-framework"}, {"editor", "editor"}};
+  const auto it = kAliases.find(subject);
+  return it == kAliases.end() ? std::string() : it->second;
+}
+
+bool IsNegator(const std::string& w) {
+  static const std::set<std::string> kNeg = {
+      "not", "never", "no", "don't", "dont", "doesn't", "doesnt", "avoid", "without", "nor",
+      "shouldn't", "mustn't", "cannot", "can't", "isn't", "aren't", "won't", "stop", "disable",
+      "disabled", "forbid", "forbidden"};
+  return kNeg.count(w) > 0;
+}
+
+bool IsDemoter(const std::string& w) {
+  static const std::set<std::string> kDemote = {
+      "from", "not", "instead", "over", "than", "replace", "replaced", "replaces", "replacing",
+      "drop", "dropped", "dropping", "ditch", "ditched", "without", "no", "never", "abandon",
+      "abandoned", "remove", "removed", "stop", "stopped", "leave", "left", "old", "former",
+      "formerly", "previously", "was", "were", "deprecated", "away", "avoid", "don't", "dont",
+      "off", "retired", "retire", "ex"};
+  return kDemote.count(w) > 0;
+}
+
+// Filler that carries no topic even where recall's stopwords keep it.
+bool IsFiller(const std::string& w) {
+  static const std::set<std::string> kFill = {
+      "actually", "now", "everything", "always", "please", "also", "really", "still", "new",
+      "switched", "switch", "moved", "move", "one", "thing", "things", "like",
+      "prefer", "prefers", "preferred", "want", "wants", "make", "sure",
+      "here", "project", "repo", "repository", "team", "everywhere", "from", "onward",
+      "onwards", "today", "anymore", "longer", "more", "must", "let", "let's", "lets",
+      "instead", "over", "rather", "via", "each", "every", "only"};
+  return kFill.count(w) > 0;
+}
+
+std::vector<std::string> Words(std::string_view text) {
+  std::vector<std::string> out;
+  std::string w;
+  const auto flush = [&] {
+    while (!w.empty() && (w.back() == '.' || w.back() == '-' || w.back() == '\'' || w.back() == '/')) w.pop_back();
+    while (!w.empty() && (w.front() == '.' || w.front() == '-' || w.front() == '\'')) w.erase(w.begin());
+    if (!w.empty()) out.push_back(w);
+    w.clear();
+  };
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto u = static_cast<unsigned char>(text[i]);
+    // U+2019 (right single quote) as an apostrophe: "don’t".
+    if (u == 0xE2 && i + 2 < text.size() && static_cast<unsigned char>(text[i + 1]) == 0x80 &&
+        static_cast<unsigned char>(text[i + 2]) == 0x99) {
+      w += '\'';
+      i += 2;
+      continue;
+    }
+    if (std::isalnum(u) || u >= 0x80 || u == '.' || u == '_' || u == '-' || u == '/' ||
+        u == '@' || u == '\'' || u == '+' || u == '#') {
+      w += static_cast<char>(std::tolower(u));
+    } else {
+      flush();
+    }
+  }
+  flush();
+  return out;
+}
+
+std::string Stem(std::string w) {
+  if (w.size() > 2 && w.compare(w.size() - 2, 2, "'s") == 0) w.resize(w.size() - 2);
+  if (w.size() > 4 && w.compare(w.size() - 3, 3, "ies") == 0) return w.substr(0, w.size() - 3) + "y";
+  if (w.size() > 5 && w.compare(w.size() - 3, 3, "ing") == 0) return w.substr(0, w.size() - 3);
+  if (w.size() > 4 && w.compare(w.size() - 2, 2, "ed") == 0) return w.substr(0, w.size() - 2);
+  if (w.size() > 3 && w.back() == 's' && w[w.size() - 2] != 's') w.pop_back();
+  return w;
+}
+
+// The digit run of a value-like token ("v20.1" → "20.1", "4-space" → "4", "node@20" →
+// "20"); "" when it has no digit or is a name with digits ("m12", "ec2", "s3").
+std::string DigitRun(const std::string& w) {
+  const bool numeric = !w.empty() && (std::isdigit(static_cast<unsigned char>(w[0])) ||
+                                      (w.size() > 1 && w[0] == 'v' && std::isdigit(static_cast<unsigned char>(w[1]))) ||
+                                      w.find('@') != std::string::npos);
+  if (!numeric) return {};
+  std::size_t b = 0;
+  while (b < w.size() && !std::isdigit(static_cast<unsigned char>(w[b]))) ++b;
+  if (b == w.size()) return {};
+  std::size_t e = b;
+  while (e < w.size() && (std::isdigit(static_cast<unsigned char>(w[e])) || w[e] == '.')) ++e;
+  std::string run = w.substr(b, e - b);
+  while (!run.empty() && run.back() == '.') run.pop_back();
+  return run;
+}
+
+// A number right after one of these names a thing ("issue 12", "step 3"), not a value.
+bool IsCounterNoun(const std::string& w) {
+  static const std::set<std::string> kNouns = {
+      "issue", "issues", "pr", "prs", "ticket", "bug", "step", "item", "line", "row", "case", "test",
+      "task", "chapter", "section", "part", "phase", "memory", "note", "number", "no", "id", "job",
+      "build", "run", "page", "figure", "table", "option", "rule", "story", "sprint", "week", "day"};
+  return kNouns.count(w) > 0;
+}
+
+bool LooksLikePath(const std::string& w) {
+  return w.find('/') != std::string::npos && w.find("//") == std::string::npos;
+}
+
+void AddMember(TopicProfile& p, const std::string& word, bool demoted) {
+  for (const auto& [category, members] : Categories()) {
+    if (members.count(word) == 0) continue;
+    p.mentioned[category].insert(word);
+    if (!demoted) p.asserted[category].insert(word);
+  }
+}
+
+bool IsMember(const std::string& w) {
+  for (const auto& [category, members] : Categories()) {
+    if (members.count(w) > 0) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+TopicProfile BuildTopicProfile(std::string_view text, std::string_view subject, std::string_view value) {
+  TopicProfile p;
+  p.subject = std::string(subject);
+  const std::vector<std::string> words = Words(text);
+  for (std::size_t i = 0; i < words.size(); ++i) {
+    const std::string& w = words[i];
+    if (IsNegator(w)) p.negative = true;
+    if (IsMember(w)) {
+      bool demoted = false;
+      for (std::size_t back = 1; back <= 2 && back <= i; ++back) demoted = demoted || IsDemoter(words[i - back]);
+      AddMember(p, w, demoted);
+      continue;
+    }
+    if (const std::string digits = DigitRun(w); !digits.empty()) {
+      if (w[0] == '#') {
+        p.terms.insert(w);
+      } else if (i > 0 && IsCounterNoun(words[i - 1])) {
+        p.terms.insert(words[i - 1] + "#" + digits);
+      } else {
+        p.values.insert(digits);
+      }
+      continue;
+    }
+    if (LooksLikePath(w)) {
+      p.values.insert(w);
+      continue;
+    }
+    if (w.size() < 2 || IsStopword(w) || IsNegator(w) || IsFiller(w)) continue;
+    p.terms.insert(Stem(w));
+  }
+  const std::string category = CategoryOfSubject(subject);
+  if (!subject.empty()) {
+    for (const std::string& part : Words(std::string(subject))) {
+      std::string piece;
+      for (char c : part + "-") {
+        if (c == '-') {
+          if (piece.size() >= 2 && !IsStopword(piece)) p.terms.insert(Stem(piece));
+          piece.clear();
+        } else {
+          piece += c;
+        }
+      }
+    }
+  }
+  for (const std::string& w : Words(value)) {
+    if (IsMember(w)) {
+      AddMember(p, w, false);
+    } else if (const std::string digits = DigitRun(w); !digits.empty()) {
+      p.values.insert(digits);
+    } else if (!IsStopword(w)) {
+      p.values.insert(w);
+    }
+    if (!category.empty()) {
+      p.mentioned[category].insert(w);
+      p.asserted[category].insert(w);
+    }
+  }
+  if (!category.empty() && value.empty()) p.mentioned[category];
+  // Members that are also everyday words count only next to a cue word ("main" names a
+  // branch in "merge to main", not in "the main config file").
+  static const std::map<std::string, std::set<std::string>> kCues = {
+      {"branch", {"branch", "branches", "merge", "merged", "push", "pushed", "rebase", "checkout", "pr"}},
+      {"indentation", {"indent", "indentation", "indented", "indenting", "whitespace"}},
+      {"license", {"license", "licensed", "licence"}},
+      {"js-runtime", {"runtime", "run", "runs", "execute", "server", "scripts", "script"}},
+      {"editor", {"editor", "edit", "ide"}},
+      {"log-level", {"log", "logs", "logging", "level", "loglevel", "verbosity", "logger"}},
+  };
+  for (const auto& [cat, cues] : kCues) {
+    if (cat == category || p.mentioned.count(cat) == 0) continue;
+    const bool cued = std::any_of(words.begin(), words.end(), [&](const std::string& w) { return cues.count(w) > 0; });
+    if (!cued) {
+      // An everyday word after all: it names the topic instead ("node version").
+      for (const std::string& w : p.mentioned[cat]) {
+        const bool elsewhere = std::any_of(p.mentioned.begin(), p.mentioned.end(), [&](const auto& other) {
+          return other.first != cat && other.second.count(w) > 0;
+        });
+        if (!elsewhere) p.terms.insert(Stem(w));
+      }
+      p.mentioned.erase(cat);
+      p.asserted.erase(cat);
+    }
+  }
+  return p;
+}
+
+double TermJaccard(const std::set<std::string>& a, const std::set<std::string>& b) {
+  if (a.empty() && b.empty()) return 0;
+  std::size_t shared = 0;
+  for (const std::string& t : a) shared += b.count(t);
+  return static_cast<double>(shared) / static_cast<double>(a.size() + b.size() - shared);
+}
+
+PairVerdict ClassifyPair(const TopicProfile& o, const TopicProfile& n) {
+  PairVerdict v;
+  if (!o.subject.empty() && !n.subject.empty()) return v;  // the subject key decides
+  bool category_restates = false;
+  for (const auto& [category, mine] : n.asserted) {
+    const auto it = o.asserted.find(category);
+    if (it == o.asserted.end() || mine.empty() || it->second.empty()) continue;
+    const std::set<std::string>& theirs = it->second;
+    const bool disjoint = std::none_of(mine.begin(), mine.end(), [&](const std::string& m) { return theirs.count(m) > 0; });
+    if (disjoint) {
+      v.kind = PairKind::kRival;
+      v.reason = category + ": " + *mine.begin() + " vs " + *theirs.begin();
+      return v;
+    }
+    if (mine == theirs) category_restates = true;
+  }
+  // Numbered things ("issue#12" vs "issue#13") are different things, not rival values.
+  const auto numbered = [](const std::set<std::string>& terms) {
+    std::set<std::string> out;
+    for (const std::string& t : terms) {
+      if (t.find('#') != std::string::npos) out.insert(t);
+    }
+    return out;
+  };
+  if (const auto a = numbered(o.terms), b = numbered(n.terms); !a.empty() && !b.empty() && a != b) return v;
+  std::size_t shared = 0;
+  for (const std::string& t : o.terms) shared += n.terms.count(t);
+  const bool same_topic = shared >= 2 && TermJaccard(o.terms, n.terms) >= 0.5;
+  if (same_topic) {
+    if (o.negative != n.negative) {
+      v.kind = PairKind::kRival;
+      v.reason = "one says the opposite";
+      return v;
+    }
+    if (!o.values.empty() && !n.values.empty() &&
+        std::none_of(n.values.begin(), n.values.end(), [&](const std::string& x) { return o.values.count(x) > 0; })) {
+      v.kind = PairKind::kRival;
+      v.reason = "values " + *n.values.begin() + " vs " + *o.values.begin();
+      return v;
+    }
+    v.kind = PairKind::kRestatement;
+    return v;
+  }
+  if (category_restates) v.kind = PairKind::kRestatement;
+  return v;
+}
+
+std::vector<std::string> RivalSearchTerms(const TopicProfile& p, std::size_t max) {
+  std::vector<std::string> out;
+  const auto add = [&](const std::string& t) {
+    if (out.size() < max && std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+  };
+  for (const auto& [category, named] : p.mentioned) {
+    (void)named;
+    for (const std::string& m : Categories().count(category) ? Categories().at(category) : std::set<std::string>{}) add(m);
+  }
+  for (const std::string& v : p.values) add(v);
+  for (const std::string& t : p.terms) add(t);
+  return out;
+}
+
+}  // namespace kioku::semantic

@@ -1,0 +1,75 @@
+#pragma once
+/// @file rivals.hpp
+/// Rival detection for memories without a shared subject (issue 14, "Contradictions without
+/// a subject"): two memories of the same kind and scope that talk about the same topic but
+/// assert different values. Deterministic, no model; the same two texts always give the
+/// same verdict. Pure functions, thread-safe.
+///
+/// A text is reduced to a TopicProfile:
+///   terms      content words (ASCII lower-case, light plural/-ing/-ed stemming, stopwords
+///              and value-like tokens removed) plus the subject's words;
+///   values     value-like tokens: numbers and versions (the digit run of a token that
+///              starts with a digit, "v<digit>" or holds '@': "v20" → "20", "4-space" → "4";
+///              names with digits such as "m12" or "ec2" are terms, and so is a number after
+///              a counter noun: "issue 12" → "issue#12"), file paths, and the words of an
+///              explicit `value`;
+///   categories members of a small lexicon of interchangeable choices (package managers,
+///              test runners, bundlers, databases, build systems, branches, indentation, …)
+///              found in the text, the value, or implied by the subject ("package-manager").
+///              A member preceded within two words by a demoting word ("from", "not",
+///              "instead of", "over", "than", "replaced", "stopped", "no", "without", …) is
+///              mentioned but not asserted: "switched from pnpm to bun" asserts only bun.
+///   negative   the text holds a negator (not, never, don't, avoid, …).
+///
+/// ClassifyPair(older, newer):
+///   rival        (1) both assert members of one category and the asserted sets are
+///                disjoint ("we use yarn now" vs "switched from pnpm to bun"); or
+///                (2) same topic — term Jaccard >= 0.5 with >= 2 shared terms — and either
+///                the polarity differs or both carry values and the value sets are disjoint
+///                ("Node 18" vs "Node 20", "indent 2 spaces" vs "indent 4 spaces");
+///   restatement  same topic (category asserted sets equal, or the Jaccard rule) without a
+///                value or polarity difference;
+///   unrelated    otherwise, and always when both memories carry a subject (the subject/value
+///                key already decides those: memory_store.hpp ResolveSubject).
+/// Precision and recall on the labelled set tests/fixtures/rival_pairs.jsonl are printed
+/// by the RivalPairs test (plugins/semantic/README.md "Rivals").
+
+#include <map>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kioku::semantic {
+
+struct TopicProfile {
+  std::string subject;  ///< Normalized subject key, "" = none.
+  std::set<std::string> terms;
+  std::set<std::string> values;
+  std::map<std::string, std::set<std::string>> asserted;   ///< category → members asserted
+  std::map<std::string, std::set<std::string>> mentioned;  ///< category → members named
+  bool negative = false;
+};
+
+/// Profile of a memory. `subject` is the normalized subject key ("" = none).
+TopicProfile BuildTopicProfile(std::string_view text, std::string_view subject = {},
+                               std::string_view value = {});
+
+enum class PairKind { kUnrelated, kRestatement, kRival };
+
+struct PairVerdict {
+  PairKind kind = PairKind::kUnrelated;
+  std::string reason;  ///< For rivals: "package-manager: yarn vs bun", "values 18 vs 20", …
+};
+
+/// Verdict for two memories already known to share kind and scope.
+PairVerdict ClassifyPair(const TopicProfile& older, const TopicProfile& newer);
+
+/// Jaccard similarity |a ∩ b| / |a ∪ b| of two term sets (0 when both are empty).
+double TermJaccard(const std::set<std::string>& a, const std::set<std::string>& b);
+
+/// Words to find candidate rivals of `p` in the text index: its terms, values and every
+/// member of the categories it names (so "yarn" finds a memory about bun). At most `max`.
+std::vector<std::string> RivalSearchTerms(const TopicProfile& p, std::size_t max = 32);
+
+}  // namespace kioku::semantic

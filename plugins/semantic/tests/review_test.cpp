@@ -1,0 +1,139 @@
+// Review round trips (promote, reject, undo, audit rows) and memory_used.
+#include "semantic_test_util.hpp"
+
+namespace kioku::semantic {
+namespace {
+
+using testing::SemanticTest;
+using Json = nlohmann::json;
+
+class ReviewTest : public SemanticTest {
+ protected:
+  std::string Status(const std::string& id) {
+    return Ok("memory_get", {{"id", id}})["memory"]["status"].get<std::string>();
+  }
+  std::string LastAction(const std::string& id) {
+    SQLite::Statement q(rt_->Db(),
+                        "SELECT action FROM semantic_memory_history WHERE memory_id = ? ORDER BY at DESC, seq DESC LIMIT 1");
+    q.bind(1, id);
+    return q.executeStep() ? q.getColumn(0).getString() : "";
+  }
+  // Two subject-less rivals: the older becomes contested with the newer.
+  std::pair<std::string, std::string> Rivals() {
+    const std::string a = Remember("Tests run with jest", "fact");
+    const Json r = Ok("memory_remember", {{"text", "We moved the test suite to vitest"}, {"kind", "fact"}});
+    return {a, r["results"][0]["id"].get<std::string>()};
+  }
+};
+
+TEST_F(ReviewTest, ListsBucketsWithCounts) {
+  Ok("memory_suggest", {{"text", "Prefer small pull requests"}, {"kind", "preference"}});
+  Rivals();
+  const sdk::ToolResult r = Call("memory_review", Json::object());
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_EQ(r.structured["counts"], Json({{"pending", 1}, {"contested", 2}, {"contradicted", 0}, {"stale", 0}}));
+  EXPECT_EQ(r.structured["items"].size(), 3u);
+  EXPECT_NE(r.text.find("review: 1 pending · 2 contested · 0 contradicted · 0 stale"), std::string::npos) << r.text;
+  EXPECT_EQ(Ok("memory_review", {{"bucket", "pending"}})["items"].size(), 1u);
+}
+
+TEST_F(ReviewTest, PromotePendingConfirmsIt) {
+  const Json s = Ok("memory_suggest", {{"text", "Prefer small pull requests"}, {"kind", "preference"}});
+  const std::string id = s["results"][0]["id"];
+  const Json r = Ok("memory_review", {{"action", "promote"}, {"id", id.substr(0, 8)}});
+  EXPECT_EQ(r["result"]["status"], "active");
+  EXPECT_EQ(Status(id), "active");
+  EXPECT_EQ(LastAction(id), "confirmed");
+  EXPECT_EQ(r["counts"]["pending"], 0);
+}
+
+TEST_F(ReviewTest, PromoteContestedSupersedesItsRival) {
+  const auto [jest, vitest] = Rivals();
+  const Json r = Ok("memory_review", {{"action", "promote"}, {"id", vitest}});
+  EXPECT_EQ(r["result"]["superseded"], Json::array({jest}));
+  EXPECT_EQ(Status(vitest), "active");
+  EXPECT_EQ(Status(jest), "superseded");
+  EXPECT_EQ(Ok("memory_get", {{"id", jest}})["memory"]["superseded_by"], vitest);
+  EXPECT_EQ(r["counts"]["contested"], 0);
+}
+
+TEST_F(ReviewTest, PromoteContestedBySubjectSupersedesThePinnedRival) {
+  const std::string pnpm = Remember("We use pnpm", "decision", {{"subject", "package-manager"}, {"value", "pnpm"}});
+  Ok("memory_pin", {{"id", pnpm}});
+  const Json w = Ok("memory_remember", {{"text", "We use bun"}, {"kind", "decision"}, {"subject", "package-manager"}, {"value", "bun"}});
+  const std::string bun = w["results"][0]["id"];
+  ASSERT_EQ(Status(bun), "contested");
+  const Json r = Ok("memory_review", {{"action", "promote"}, {"id", bun}});
+  EXPECT_EQ(Status(pnpm), "superseded");
+  EXPECT_EQ(Status(bun), "active");
+}
+
+TEST_F(ReviewTest, RejectReinstatesTheSurvivorAndUndoRestoresTheContest) {
+  const auto [jest, vitest] = Rivals();
+  const Json r = Ok("memory_review", {{"action", "reject"}, {"id", vitest}});
+  EXPECT_EQ(r["result"]["status"], "superseded");
+  EXPECT_EQ(r["result"]["reinstated"], Json::array({jest}));
+  EXPECT_EQ(Status(jest), "active");
+  EXPECT_EQ(LastAction(jest), "reinstated");
+  EXPECT_EQ(LastAction(vitest), "rejected");
+
+  const Json u = Ok("memory_review", {{"action", "undo"}, {"id", vitest}});
+  EXPECT_EQ(u["result"]["status"], "contested");
+  EXPECT_EQ(Status(vitest), "contested");
+  EXPECT_EQ(Status(jest), "contested");
+  EXPECT_EQ(LastAction(vitest), "undone");
+  // Undo again: the last change is no longer a rejection.
+  EXPECT_NE(Err("memory_review", {{"action", "undo"}, {"id", vitest}}).find("not rejected"), std::string::npos);
+}
+
+TEST_F(ReviewTest, ForgettingARivalLetsMaintenanceReinstateTheSurvivor) {
+  const auto [jest, vitest] = Rivals();
+  Ok("memory_forget", {{"id", vitest}});
+  const Json m = Ok("memory_maintain", Json::object());
+  EXPECT_EQ(m["reinstated"], 1);
+  EXPECT_EQ(Status(jest), "active");
+}
+
+TEST_F(ReviewTest, BadRequestsSayWhatToSend) {
+  const std::string active = Remember("The logger writes JSON lines to stderr");
+  const std::string before = Snapshot();
+  EXPECT_NE(Err("memory_review", {{"action", "promote"}}).find("needs id"), std::string::npos);
+  EXPECT_NE(Err("memory_review", {{"action", "reject"}, {"id", active}}).find("only pending or contested"), std::string::npos);
+  EXPECT_NE(Err("memory_review", {{"action", "undo"}, {"id", active}}).find("memory_forget"), std::string::npos);
+  EXPECT_NE(Err("memory_review", {{"action", "promote"}, {"id", "zzzzzzzz"}}).find("zzzzzzzz"), std::string::npos);
+  Err("memory_review", {{"action", "promote"}, {"id", active}, {"bogus", 1}});
+  EXPECT_EQ(before, Snapshot());
+}
+
+TEST_F(ReviewTest, NothingIsPromotedAutomatically) {
+  const Json s = Ok("memory_suggest", {{"text", "Prefer small pull requests"}, {"kind", "preference"}});
+  const std::string id = s["results"][0]["id"];
+  for (int i = 0; i < 3; ++i) Ok("memory_suggest", {{"text", "Prefer small pull requests"}, {"kind", "preference"}});
+  rt_->clock->Advance(400 * sdk::kMsPerDay);
+  Ok("memory_maintain", Json::object());
+  Ok("memory_consolidate", {{"apply", true}});
+  EXPECT_EQ(Status(id), "pending");
+}
+
+TEST_F(ReviewTest, UsedIsIdempotentPerSessionAndRanksRecall) {
+  const std::string a = Remember("The deploy script lives in tools/deploy.sh and needs the staging token");
+  const std::string b = Remember("The deploy pipeline posts to the releases channel");
+  Json first = Ok("memory_used", {{"ids", {b}}, {"session_id", "s1"}});
+  EXPECT_EQ(first["marked"], 1);
+  Json again = Ok("memory_used", {{"ids", {b}}, {"session_id", "s1"}});
+  EXPECT_EQ(again["marked"], 0);
+  EXPECT_EQ(again["already"], 1);
+  Ok("memory_used", {{"ids", {b}}, {"session_id", "s2"}});
+  EXPECT_EQ(Count("semantic_memory_usage"), 2);
+  const Json r = Ok("memory_recall", {{"query", "deploy"}});
+  ASSERT_GE(r["memories"].size(), 2u);
+  EXPECT_EQ(r["memories"][0]["id"], b) << r.dump();
+  (void)a;
+  const std::string before = Snapshot();
+  EXPECT_NE(Err("memory_used", {{"ids", {b, "nope1234"}}, {"session_id", "s3"}}).find("ids[1]"), std::string::npos);
+  EXPECT_EQ(Count("semantic_memory_usage"), 2);
+  EXPECT_EQ(before, Snapshot());
+}
+
+}  // namespace
+}  // namespace kioku::semantic

@@ -1,0 +1,93 @@
+#pragma once
+/// @file export.hpp
+/// Export and import of a layer's data (`kioku export`, `kioku import`, backups' sibling).
+///
+/// Mechanism. During Plugin::Register a layer calls `Registrar::AddExporter` once. The host
+/// builds one versioned JSON envelope (host/src/data_export.hpp) whose `sections` object has
+/// one member per enabled layer that added an exporter, keyed by the plugin name:
+///
+///   {"kioku_export": 1, "exported_at": "2026-12-01T18:00:00Z", "kioku_version": "0.1.0",
+///    "sections": {"semantic": {"schema_version": 4, "tables": {...}}, ...}}
+///
+/// `schema_version` is the layer's applied migration version (the host fills it). What the
+/// section holds besides it is the layer's business; by default (empty `export_section` /
+/// `import_section`) it is every table of the layer copied row for row by
+/// ExportLayerTables / ImportLayerTables below, which is full fidelity for any schema.
+///
+/// Import contract (the host keeps it for the envelope, a layer's functions for its rows):
+///   - the whole file is imported in ONE write transaction on one connection; any throw
+///     from any layer rolls everything back, and the message reaches the user;
+///   - idempotent: a row whose identity already exists is skipped and counted, not updated;
+///   - secret screening: every text value of every row is checked with sdk::FindSecret
+///     and a finding refuses the file (naming table, column, row and the kind of secret);
+///   - a section newer than the database (schema_version above the layer's applied
+///     version) is refused before anything is written.
+/// Thread-safety: the functions run on the calling thread with the connection given; they
+/// must not call tools (HostServices::CallTool) or keep the connection.
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <SQLiteCpp/Database.h>
+#include <nlohmann/json.hpp>
+
+namespace kioku::sdk {
+
+/// Highest envelope version this build writes and reads (`kioku_export`).
+inline constexpr int kExportFormatVersion = 1;
+
+/// What an import did to one layer.
+struct ImportCounts {
+  std::int64_t inserted = 0;  ///< rows written
+  std::int64_t skipped = 0;   ///< rows whose identity already existed (left as they were)
+};
+
+/// A layer's contribution to export/import. Every field is optional.
+struct ExporterSpec {
+  /// Set by the host to the plugin name (what the layer claims is ignored).
+  std::string name;
+  /// Returns the section body (a JSON object; the host adds `schema_version`).
+  /// Empty: ExportLayerTables(db, name).
+  std::function<nlohmann::json(SQLite::Database& db)> export_section;
+  /// Writes `section` (as export_section produced it, possibly by an older schema version
+  /// `section["schema_version"]`) inside the host's open transaction; throws
+  /// std::runtime_error with a message naming what is wrong to refuse the whole file.
+  /// Empty: ImportLayerTables(db, name, section).
+  std::function<ImportCounts(SQLite::Database& db, const nlohmann::json& section)> import_section;
+  /// Runs after this layer's rows are in (same transaction): rebuild what the layer keeps
+  /// in code rather than in tables or triggers (e.g. a standalone FTS5 index).
+  /// External-content FTS5 tables are rebuilt by ImportLayerTables already.
+  std::function<void(SQLite::Database& db)> after_import;
+  /// Counts a person wants in `kioku doctor` (e.g. {"memories": {"active": 12}, ...}); a
+  /// flat or one-level-nested object of integers. Read only; may throw (doctor says so).
+  std::function<nlohmann::json(SQLite::Database& db)> doctor_counts;
+};
+
+/// Every ordinary table named `<layer>_*` (not virtual tables, not FTS5 shadow tables), in
+/// foreign-key order (parents first), as
+///   {"tables": {"<table>": {"columns": [...], "rows": [[v, ...], ...]}}}
+/// A rowid table without an INTEGER PRIMARY KEY also gets its `rowid` as the first column
+/// (external-content FTS5 indexes refer to it). Values: integers, reals, text as JSON;
+/// NULL as null; a BLOB as {"hex": "<lower-case hex>"}. Rows in primary-key order, so two
+/// exports of equal databases are equal byte for byte.
+nlohmann::json ExportLayerTables(SQLite::Database& db, const std::string& layer);
+
+/// Writes a section made by ExportLayerTables into the open transaction of `db`:
+///   - a table unknown to this database, or a column it lacks, refuses the file;
+///   - identity: a row is skipped when a row with equal values exists for its primary key
+///     or for any UNIQUE index whose columns are all non-NULL in the row; for a table whose
+///     only key is an INTEGER PRIMARY KEY (a surrogate, e.g. `seq`), when a row equal in
+///     every other column exists;
+///   - a surrogate key is kept when free, else SQLite assigns a new one; foreign keys that
+///     point at a remapped surrogate are rewritten (PRAGMA foreign_key_list);
+///   - foreign keys are checked at COMMIT (PRAGMA defer_foreign_keys), so row order inside
+///     a table does not matter;
+///   - external-content FTS5 tables over a table that received rows are rebuilt
+///     (`INSERT INTO fts(fts) VALUES('rebuild')`, SQLite FTS5 docs §4.4.2).
+/// Throws std::runtime_error naming the table, row and column at fault.
+ImportCounts ImportLayerTables(SQLite::Database& db, const std::string& layer,
+                               const nlohmann::json& section);
+
+}  // namespace kioku::sdk

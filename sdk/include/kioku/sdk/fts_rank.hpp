@@ -1,0 +1,34 @@
+#pragma once
+/// @file fts_rank.hpp
+/// `kioku_bm25`, an FTS5 ranking function like FTS5's built-in bm25() that takes each
+/// phrase's document frequency from the caller instead of counting it.
+///
+/// Why: bm25() computes every phrase's IDF by visiting every row the phrase matches
+/// (fts5_aux.c, fts5Bm25GetData → xQueryPhrase), once per statement. For a term in most
+/// rows (`ts` in `src/x/file1.ts`) that is O(rows) per query — ~5 ms at 100,000 rows even
+/// when the query then returns ten. With the frequencies supplied (the caller counted them
+/// under a bound, or estimated them from the density of the newest matches), ranking costs
+/// O(rows ranked).
+///
+/// SQL: `kioku_bm25(<fts table>, w_1 … w_C, df_1 … df_P)` — C column weights as for bm25(),
+/// then one document frequency per phrase of the MATCH expression, in the order the phrases
+/// appear in it. A df that is missing, NULL or negative is counted as bm25() does. Returns
+/// the same value as bm25() for the same frequencies: minus the Okapi BM25 score, so lower
+/// is better (ORDER BY ascending).
+///
+/// Formula (Robertson & Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond",
+/// 2009; constants and IDF floor as in SQLite's fts5_aux.c): k1 = 1.2, b = 0.75,
+///   IDF(p)  = ln((N - df_p + 0.5) / (df_p + 0.5)), or 1e-6 when that is <= 0,
+///   score   = Σ_p IDF(p) · f_p·(k1+1) / (f_p + k1·(1 - b + b·|D|/avgdl)),
+/// where N = rows in the table, f_p = Σ over p's instances in the row of its column's weight,
+/// |D| = tokens in the row, avgdl = tokens in the table / N.
+
+#include <sqlite3.h>
+
+namespace kioku::sdk {
+
+/// Registers kioku_bm25 on one connection (sdk::OpenDatabase does it for every connection
+/// it opens). Returns false when the connection has no FTS5. Safe to call more than once.
+bool RegisterFtsRank(sqlite3* db);
+
+}  // namespace kioku::sdk

@@ -1,0 +1,225 @@
+// Export → import → export across all five layers, idempotence, and refusals that leave
+// the database as it was.
+#include <gtest/gtest.h>
+
+#include "data/data_export.hpp"
+#include "test_runtime.hpp"
+
+#include "affective_plugin.hpp"
+#include "episodic_plugin.hpp"
+#include "procedural_plugin.hpp"
+#include "semantic_plugin.hpp"
+#include "working_plugin.hpp"
+
+namespace kioku {
+namespace {
+
+using nlohmann::json;
+
+void AddAll(testing::TestRuntime& rt) {
+  rt.Add<working::WorkingPlugin>("working");
+  rt.Add<episodic::EpisodicPlugin>("episodic");
+  rt.Add<semantic::SemanticPlugin>("semantic");
+  rt.Add<procedural::ProceduralPlugin>("procedural");
+  rt.Add<affective::AffectivePlugin>("affective");
+  rt.Start();
+}
+
+sdk::ToolResult Ok(testing::TestRuntime& rt, const std::string& tool, const json& args) {
+  auto r = rt.Call(tool, args);
+  EXPECT_FALSE(r.is_error) << tool << ": " << r.text;
+  return r;
+}
+
+// Something in every layer, including history, supersession, relations and outcomes.
+void Populate(testing::TestRuntime& rt, const std::string& tag) {
+  Ok(rt, "memory_remember", {{"text", "We use pnpm for packages " + tag}, {"kind", "decision"},
+                             {"subject", "package-manager " + tag}, {"value", "pnpm"}, {"tags", {"build"}}});
+  rt.clock->Advance(1000);
+  Ok(rt, "memory_remember", {{"text", "We switched to bun " + tag}, {"kind", "decision"},
+                             {"subject", "package-manager " + tag}, {"value", "bun"}});
+  Ok(rt, "memory_suggest", {{"text", "The CI runs on Tuesdays " + tag}, {"kind", "fact"}});
+  Ok(rt, "memory_remember", {{"text", "Tabs in Makefiles " + tag}, {"kind", "preference"}, {"tags", {"style", "make"}}});
+  Ok(rt, "entity_relate", {{"from", "api-" + tag}, {"type", "uses"}, {"to", "postgres"}});
+  Ok(rt, "session_start", {{"session_id", "sess-" + tag}});
+  Ok(rt, "session_log", {{"session_id", "sess-" + tag}, {"entry", "fixed the token refresh race"}, {"type", "progress"}});
+  Ok(rt, "session_end", {{"session_id", "sess-" + tag}, {"summary", "Fixed the race; TODO regression test"}});
+  const auto plan = Ok(rt, "plan_create", {{"title", "Ship v2 " + tag},
+                                          {"tasks", json::array({{{"title", "write code"}, {"criteria", {"green"}}},
+                                                                 {{"title", "test it"}, {"depends_on", {1}}}})}});
+  Ok(rt, "plan_check", {{"plan", plan.structured.value("plan_id", "")}, {"task", "t1"}, {"state", "done"}});
+  Ok(rt, "procedure_save", {{"name", "release-" + tag}, {"when", "cutting a release"},
+                            {"steps", {"bump the version", "tag it"}}});
+  Ok(rt, "feedback_record", {{"tool", "Bash"}, {"outcome", "success"}, {"latency_ms", 12}});
+  Ok(rt, "block_write", {{"key", "notes-" + tag}, {"content", "shared notes"}});
+  Ok(rt, "focus_update", {{"section", "notes"}, {"content", "focus " + tag}});
+  Ok(rt, "handoff_write", {{"summary", "half done " + tag}, {"open_items", {"finish tests"}}});
+  Ok(rt, "question_add", {{"question", "Which port for " + tag + "?"}});
+}
+
+json Sections(testing::TestRuntime& rt) { return host::BuildExport(*rt.runtime, "test")["sections"]; }
+
+std::size_t Rows(const json& sections, const std::string& layer, const std::string& table) {
+  return sections.at(layer).at("tables").at(table).at("rows").size();
+}
+
+TEST(ExportImport, RoundTripIntoEmptyDatabaseIsEqualForEveryTable) {
+  testing::TestRuntime a;
+  AddAll(a);
+  Populate(a, "one");
+  const json envelope = host::BuildExport(*a.runtime, "test");
+  EXPECT_EQ(envelope["kioku_export"], sdk::kExportFormatVersion);
+  const json& sections = envelope["sections"];
+  for (const char* layer : {"working", "episodic", "semantic", "procedural", "affective"}) {
+    ASSERT_TRUE(sections.contains(layer)) << layer;
+    EXPECT_GT(sections[layer]["schema_version"].get<int>(), 0) << layer;
+  }
+  EXPECT_EQ(Rows(sections, "semantic", "semantic_memories"), 4u);
+  EXPECT_GT(Rows(sections, "semantic", "semantic_memory_history"), 0u);
+  EXPECT_GT(Rows(sections, "semantic", "semantic_relations"), 0u);
+  EXPECT_GT(Rows(sections, "episodic", "episodic_log"), 0u);
+  EXPECT_GT(Rows(sections, "procedural", "procedural_tasks"), 0u);
+  EXPECT_GT(Rows(sections, "affective", "affective_outcomes"), 0u);
+  EXPECT_GT(Rows(sections, "working", "working_blocks"), 0u);
+
+  testing::TestRuntime b;
+  AddAll(b);
+  // The empty target has rows its own start wrote (affective captures nothing yet, but be
+  // exact): compare after import with what the source exports.
+  const json text = json::parse(sdk::DumpJson(envelope));  // through text, as a file would be
+  auto report = host::ImportExport(*b.runtime, text);
+  // Every exported semantic row is inserted (the target started empty).
+  std::size_t semantic_rows = 0;
+  for (const auto& [name, table] : sections.at("semantic").at("tables").items()) semantic_rows += Rows(sections, "semantic", name);
+  EXPECT_EQ(report["semantic"].inserted, static_cast<std::int64_t>(semantic_rows));
+  EXPECT_EQ(Sections(b), sections);
+
+  // Indexes work on the imported rows (FTS rebuilt).
+  auto recall = b.runtime->CallTool("memory_recall", {{"query", "makefiles tabs"}}, testing::TestRuntime::DefaultCaller());
+  EXPECT_NE(recall.text.find("Tabs in Makefiles"), std::string::npos) << recall.text;
+  auto proc = b.runtime->CallTool("procedure_find", {{"query", "cutting a release"}}, testing::TestRuntime::DefaultCaller());
+  EXPECT_NE(proc.text.find("release-one"), std::string::npos) << proc.text;
+  auto past = b.runtime->CallTool("session_recall", {{"query", "race"}}, testing::TestRuntime::DefaultCaller());
+  EXPECT_NE(past.text.find("race"), std::string::npos) << past.text;
+
+  // Idempotent: the same file again inserts nothing and changes nothing (the calls above
+  // added captured outcomes and presence of their own, so compare with the state before).
+  const json settled = Sections(b);
+  auto again = host::ImportExport(*b.runtime, text);
+  for (const auto& [layer, c] : again) EXPECT_EQ(c.inserted, 0) << layer;
+  EXPECT_GT(again["semantic"].skipped, 0);
+  EXPECT_EQ(Sections(b), settled);
+}
+
+TEST(ExportImport, MergeIntoNonEmptyDatabaseRemapsKeys) {
+  testing::TestRuntime a;
+  AddAll(a);
+  Populate(a, "one");
+  const json envelope = host::BuildExport(*a.runtime, "test");
+  testing::TestRuntime b;
+  AddAll(b);
+  Populate(b, "two");  // same seq numbers, other memories
+  host::ImportExport(*b.runtime, envelope);
+  const json merged = Sections(b);
+  EXPECT_EQ(Rows(merged, "semantic", "semantic_memories"), 8u);
+  // Tags follow their memory through the new seq: "make" belongs to both Makefile memories.
+  auto list = b.runtime->CallTool("memory_recall", {{"query", "Tabs in Makefiles one"}}, testing::TestRuntime::DefaultCaller());
+  EXPECT_NE(list.text.find("Makefiles one"), std::string::npos) << list.text;
+  SQLite::Statement q(b.Db(),
+                      "SELECT count(*) FROM semantic_memory_tags t JOIN semantic_memories m ON m.seq = t.memory_seq "
+                      "WHERE t.tag = 'make'");
+  ASSERT_TRUE(q.executeStep());
+  EXPECT_EQ(q.getColumn(0).getInt(), 2);
+  auto graph = b.runtime->CallTool("entity_graph", {{"query", "api-one"}}, testing::TestRuntime::DefaultCaller());
+  EXPECT_NE(graph.text.find("postgres"), std::string::npos) << graph.text;
+}
+
+class Refusal : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    AddAll(rt);
+    Populate(rt, "one");
+    before = Sections(rt);
+    source.reset(new testing::TestRuntime);
+    AddAll(*source);
+    Populate(*source, "other");
+    good = host::BuildExport(*source->runtime, "test");
+  }
+  void ExpectRefused(const json& file, const std::string& says) {
+    try {
+      host::ImportExport(*rt.runtime, file);
+      ADD_FAILURE() << "import accepted a file that should be refused (" << says << ")";
+    } catch (const std::exception& e) {
+      EXPECT_NE(std::string(e.what()).find(says), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(Sections(rt), before);
+  }
+  testing::TestRuntime rt;
+  std::unique_ptr<testing::TestRuntime> source;
+  json before, good;
+};
+
+TEST_F(Refusal, BrokenRowInTheLastLayerLeavesEveryLayerAsItWas) {
+  json file = good;
+  file["sections"]["affective"]["tables"]["affective_outcomes"]["rows"][0] = json::array({1, 2});
+  ExpectRefused(file, "affective_outcomes row 1");
+}
+
+TEST_F(Refusal, NewerFormatVersion) {
+  json file = good;
+  file["kioku_export"] = sdk::kExportFormatVersion + 1;
+  ExpectRefused(file, "newer kioku");
+}
+
+TEST_F(Refusal, NewerSchemaVersion) {
+  json file = good;
+  file["sections"]["semantic"]["schema_version"] = 999;
+  ExpectRefused(file, "newer than this database");
+}
+
+TEST_F(Refusal, UnknownColumnOrTable) {
+  json file = good;
+  file["sections"]["working"]["tables"]["working_blocks"]["columns"][0] = "no_such_column";
+  ExpectRefused(file, "no_such_column");
+  file = good;
+  file["sections"]["working"]["tables"]["working_nope"] = {{"columns", json::array()}, {"rows", json::array()}};
+  ExpectRefused(file, "working_nope");
+}
+
+TEST_F(Refusal, SecretInAMemory) {
+  json file = good;
+  auto& table = file["sections"]["semantic"]["tables"]["semantic_memories"];
+  const auto& cols = table["columns"];
+  const auto text = std::find(cols.begin(), cols.end(), "text") - cols.begin();
+  table["rows"][0][text] = "deploy key ghp_" + std::string("aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z5A");
+  ExpectRefused(file, "secret");
+}
+
+// Every text column is screened, not a chosen few (a fresh-user trial got a password in
+// through semantic_memory_history.detail).
+TEST_F(Refusal, SecretInAnyTextColumnOfAnyLayer) {
+  const std::string secret = "password=hunter2supersecret AKIAIOSFODNN7EXAMPLE";
+  for (const auto& [layer, section] : good["sections"].items()) {
+    for (const auto& [name, table] : section["tables"].items()) {
+      const auto& rows = table["rows"];
+      if (rows.empty()) continue;
+      for (std::size_t c = 0; c < rows[0].size(); ++c) {
+        if (!rows[0][c].is_string()) continue;
+        json file = good;
+        file["sections"][layer]["tables"][name]["rows"][0][c] = secret;
+        SCOPED_TRACE(name + "." + table["columns"][c].get<std::string>());
+        ExpectRefused(file, "secret");
+      }
+    }
+  }
+}
+
+TEST_F(Refusal, NotAnExportOrLayerNotEnabled) {
+  ExpectRefused(json{{"entities", json::array()}}, "not a kioku export");
+  json file = good;
+  file["sections"]["vectors"] = {{"schema_version", 1}};
+  ExpectRefused(file, "not enabled");
+}
+
+}  // namespace
+}  // namespace kioku
