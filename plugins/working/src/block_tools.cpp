@@ -285,7 +285,8 @@ void RegisterBlockTools(sdk::Registrar& registrar, const Env& env) {
     Json out = BlockOutput(false);
     out["properties"]["previous_version"] = schema::Type("integer");
     out["properties"]["bytes"] = schema::Type("integer");
-    out["properties"]["omitted_bytes"] = schema::Type("integer");  // the echoed content was cut (result cap)
+    // The echoed content was cut (result cap).
+    out["properties"]["omitted_bytes"] = schema::Type("integer");
     spec.output_schema = out;
     spec.annotations.destructive = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

@@ -439,20 +439,25 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env) {
             {"agent_id", AgentIdProp()},
         },
         {"paths"});
-    Json claim = schema::Output({{"path", schema::Type("string")}, {"holder", schema::Type("string")}, {"expires_at", schema::Type("string")},
-                               {"intent", schema::Type("string")}, {"renewed", schema::Bool()},
-                               {"takeover", {{"type", Json::array({"object", "null"})}}}},
-                              {"path", "holder", "expires_at"});
-    Json conflict = schema::Output({{"path", schema::Type("string")}, {"holder", schema::Type("string")}, {"intent", schema::Type("string")},
-                                  {"expires_at", schema::Type("string")},
-                                  {"liveness", {{"enum", {"live", "stale", "unknown"}}}}},
-                                 {"path", "holder", "intent", "expires_at", "liveness"});
+    Json claim = schema::Output({{"path", schema::Type("string")},
+                                 {"holder", schema::Type("string")},
+                                 {"expires_at", schema::Type("string")},
+                                 {"intent", schema::Type("string")},
+                                 {"renewed", schema::Bool()},
+                                 {"takeover", {{"type", Json::array({"object", "null"})}}}},
+                                {"path", "holder", "expires_at"});
+    Json conflict = schema::Output({{"path", schema::Type("string")},
+                                    {"holder", schema::Type("string")},
+                                    {"intent", schema::Type("string")},
+                                    {"expires_at", schema::Type("string")},
+                                    {"liveness", {{"enum", {"live", "stale", "unknown"}}}}},
+                                   {"path", "holder", "intent", "expires_at", "liveness"});
     spec.output_schema = schema::Output({{"acquired", schema::Bool()},
-                                       {"claims", schema::ArrayOf(claim)},
-                                       {"conflicts", schema::ArrayOf(conflict)},
-                                       {"omitted", schema::Type("integer")},
-                                       {"ttl_seconds", schema::Type("integer")}},
-                                      {"acquired", "claims", "conflicts"});
+                                         {"claims", schema::ArrayOf(claim)},
+                                         {"conflicts", schema::ArrayOf(conflict)},
+                                         {"omitted", schema::Type("integer")},
+                                         {"ttl_seconds", schema::Type("integer")}},
+                                        {"acquired", "claims", "conflicts"});
     spec.annotations.destructive = true;  // force:true overrides another agent's claim
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
       return FileClaim(env, a, c);
@@ -490,22 +495,29 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env) {
         "include_expired. Filter with path_prefix (a plain string prefix of the normalized "
         "path; end it with '/' for a folder).";
     spec.input_schema = schema::Object({
-        {"path_prefix", schema::String(static_cast<std::int64_t>(kMaxPathBytes), "Only paths starting with this (normalized like claims).")},
+        {"path_prefix", schema::String(static_cast<std::int64_t>(kMaxPathBytes),
+                                       "Only paths starting with this (normalized like claims).")},
         {"include_expired", schema::Bool("Also list expired leases (default false).")},
         {"limit", schema::Integer(1, kMaxListLimit, "Most claims to return (default 200).")},
         {"cursor", schema::String(16)},
         {"agent_id", AgentIdProp()},
     });
-    Json claim = schema::Output(
-        {{"path", schema::Type("string")}, {"holder", schema::Type("string")}, {"intent", schema::Type("string")}, {"claimed_at", schema::Type("string")},
-         {"renewed_at", schema::Type("string")}, {"expires_at", schema::Type("string")}, {"heartbeat_seq", schema::Type("integer")},
-         {"state", {{"enum", {"active", "expired"}}}},
-         {"liveness", {{"enum", {"live", "stale", "unknown"}}}}, {"mine", schema::Bool()}},
-        {"path", "holder", "expires_at", "state", "liveness"});
-    spec.output_schema =
-        schema::Output({{"claims", schema::ArrayOf(claim)}, {"truncated", schema::Bool()}, {"omitted", schema::Type("integer")},
-                      {"next_cursor", schema::Type("string")}},
-                     {"claims", "omitted"});
+    Json claim = schema::Output({{"path", schema::Type("string")},
+                                 {"holder", schema::Type("string")},
+                                 {"intent", schema::Type("string")},
+                                 {"claimed_at", schema::Type("string")},
+                                 {"renewed_at", schema::Type("string")},
+                                 {"expires_at", schema::Type("string")},
+                                 {"heartbeat_seq", schema::Type("integer")},
+                                 {"state", {{"enum", {"active", "expired"}}}},
+                                 {"liveness", {{"enum", {"live", "stale", "unknown"}}}},
+                                 {"mine", schema::Bool()}},
+                                {"path", "holder", "expires_at", "state", "liveness"});
+    spec.output_schema = schema::Output({{"claims", schema::ArrayOf(claim)},
+                                         {"truncated", schema::Bool()},
+                                         {"omitted", schema::Type("integer")},
+                                         {"next_cursor", schema::Type("string")}},
+                                        {"claims", "omitted"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

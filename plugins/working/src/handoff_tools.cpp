@@ -272,9 +272,10 @@ void RegisterHandoffTools(sdk::Registrar& registrar, const Env& env) {
         {"cursor", schema::String(16)},
         {"agent_id", AgentIdProp()},
     });
-    spec.output_schema = schema::Output(
-        {{"handoffs", schema::ArrayOf(HandoffOutput())}, {"omitted", schema::Type("integer")}, {"next_cursor", schema::Type("string")}},
-        {"handoffs", "omitted"});
+    spec.output_schema = schema::Output({{"handoffs", schema::ArrayOf(HandoffOutput())},
+                                         {"omitted", schema::Type("integer")},
+                                         {"next_cursor", schema::Type("string")}},
+                                        {"handoffs", "omitted"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

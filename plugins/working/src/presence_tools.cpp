@@ -176,21 +176,30 @@ void RegisterPresenceTools(sdk::Registrar& registrar, const Env& env) {
         "ttl_seconds (default: the server's presence TTL, 900 s). Use before claiming files "
         "or the workspace to see who you might collide with.";
     spec.input_schema = schema::Object({
-        {"ttl_seconds", schema::Integer(kMinTtlSeconds, 7 * 86'400, "Liveness window in seconds (default 900).")},
-        {"include_stale", schema::Bool("Also list agents whose heartbeat is older (default false).")},
+        {"ttl_seconds",
+         schema::Integer(kMinTtlSeconds, 7 * 86'400, "Liveness window in seconds (default 900).")},
+        {"include_stale",
+         schema::Bool("Also list agents whose heartbeat is older (default false).")},
         {"limit", schema::Integer(1, 500, "Most agents to list (default 100).")},
         {"cursor", schema::String(16)},
         {"agent_id", AgentIdProp()},
     });
-    Json agent = schema::Output({{"agent_id", schema::Type("string")}, {"status", schema::Type("string")}, {"focus", schema::Type("string")},
-                               {"last_seen", schema::Type("string")}, {"first_seen", schema::Type("string")},
-                               {"seconds_since_seen", schema::Type("integer")},
-                               {"liveness", {{"enum", {"live", "stale"}}}}, {"you", schema::Bool()}},
-                              {"agent_id", "last_seen", "liveness"});
-    spec.output_schema = schema::Output({{"agents", schema::ArrayOf(agent)}, {"ttl_seconds", schema::Type("integer")},
-                                       {"live", schema::Type("integer")}, {"stale", schema::Type("integer")}, {"omitted", schema::Type("integer")},
-                                       {"next_cursor", schema::Type("string")}},
-                                      {"agents", "ttl_seconds", "omitted"});
+    Json agent = schema::Output({{"agent_id", schema::Type("string")},
+                                 {"status", schema::Type("string")},
+                                 {"focus", schema::Type("string")},
+                                 {"last_seen", schema::Type("string")},
+                                 {"first_seen", schema::Type("string")},
+                                 {"seconds_since_seen", schema::Type("integer")},
+                                 {"liveness", {{"enum", {"live", "stale"}}}},
+                                 {"you", schema::Bool()}},
+                                {"agent_id", "last_seen", "liveness"});
+    spec.output_schema = schema::Output({{"agents", schema::ArrayOf(agent)},
+                                         {"ttl_seconds", schema::Type("integer")},
+                                         {"live", schema::Type("integer")},
+                                         {"stale", schema::Type("integer")},
+                                         {"omitted", schema::Type("integer")},
+                                         {"next_cursor", schema::Type("string")}},
+                                        {"agents", "ttl_seconds", "omitted"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

@@ -197,10 +197,10 @@ void RegisterQuestionTools(sdk::Registrar& registrar, const Env& env) {
         {"agent_id", AgentIdProp()},
     });
     spec.output_schema = schema::Output({{"questions", schema::ArrayOf(question)},
-                                       {"status", schema::Type("string")},
-                                       {"omitted", schema::Type("integer")},
-                                       {"next_cursor", schema::Type("string")}},
-                                      {"questions", "status", "omitted"});
+                                         {"status", schema::Type("string")},
+                                         {"omitted", schema::Type("integer")},
+                                         {"next_cursor", schema::Type("string")}},
+                                        {"questions", "status", "omitted"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

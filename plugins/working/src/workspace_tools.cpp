@@ -612,19 +612,18 @@ void RegisterWorkspaceTools(sdk::Registrar& registrar, const Env& env) {
         "Call first: workspace holder and task, live agents, file claims, open questions, "
         "handoffs for you, the focus document, recent activity.";
     spec.input_schema = schema::Object({{"agent_id", AgentIdProp()}});
-    spec.output_schema = schema::Output(
-        {{"workspace", {{"type", Json::array({"object", "null"})}}},
-         {"agents", schema::ArrayOf({{"type", "object"}})},
-         {"active_file_claims", schema::Type("integer")},
-         {"my_file_claims", schema::ArrayOf({{"type", "object"}})},
-         {"my_file_claim_count", schema::Type("integer")},
-         {"focus_truncated", schema::Bool()},
-         {"open_questions", schema::ArrayOf({{"type", "object"}})},
-         {"handoffs", schema::ArrayOf({{"type", "object"}})},
-         {"focus", schema::Type("string")},
-         {"recent", schema::ArrayOf({{"type", "object"}})}},
-        {"workspace", "agents", "active_file_claims", "open_questions", "handoffs", "focus",
-         "recent"});
+    spec.output_schema = schema::Output({{"workspace", {{"type", Json::array({"object", "null"})}}},
+                                         {"agents", schema::ArrayOf({{"type", "object"}})},
+                                         {"active_file_claims", schema::Type("integer")},
+                                         {"my_file_claims", schema::ArrayOf({{"type", "object"}})},
+                                         {"my_file_claim_count", schema::Type("integer")},
+                                         {"focus_truncated", schema::Bool()},
+                                         {"open_questions", schema::ArrayOf({{"type", "object"}})},
+                                         {"handoffs", schema::ArrayOf({{"type", "object"}})},
+                                         {"focus", schema::Type("string")},
+                                         {"recent", schema::ArrayOf({{"type", "object"}})}},
+                                        {"workspace", "agents", "active_file_claims",
+                                         "open_questions", "handoffs", "focus", "recent"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
