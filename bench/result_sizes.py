@@ -10,8 +10,11 @@ result (content + structuredContent, as JSON on the wire) against server.max_res
   bench/result_sizes.py --kioku build/ci/bin/kioku --plugin-dir build/ci/lib/kioku/plugins
 
 Set KIOKU_CONFIG to a config enabling all five layers with `server.tools.profile: full`,
-so every read tool is listed. The fill also writes 20 plans of 300 tasks, 60 procedures of
-20 steps, 400 file claims and a long focus; a fill call that fails stops the run.
+so every read tool is listed. The fill also writes 20 plans of 300 tasks, 3,000 procedures
+of 20 steps (one of 100 steps of 4 KB), 400 file claims and four focus sections of 16 KB; a
+fill call that fails stops the run. Write tools are measured by their largest answer during
+the fill. `host cut` marks a result the host had to cut or refuse (server.max_result_bytes):
+every tool should fit itself, so that column should stay empty.
 """
 import argparse
 import json
@@ -33,6 +36,7 @@ class Server:
         self.p = subprocess.Popen(args + ["serve"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL, env=env)
         self.next_id = 0
+        self.largest = {}  # tool -> (bytes, args, note) of its largest answer
         self.request("initialize", {"protocolVersion": "2025-11-25", "capabilities": {},
                                     "clientInfo": {"name": "result-sizes", "version": "1"}})
         self.notify("notifications/initialized")
@@ -58,7 +62,14 @@ class Server:
         msg, size = self.request("tools/call", {"name": name, "arguments": args})
         if "error" in msg:
             raise RuntimeError(f"{name}: {msg['error']['message']}")
-        return msg["result"], size
+        result = msg["result"]
+        first = result["content"][0]["text"] if result.get("content") else ""
+        cut = "host cut" if "[cut: result over" in first or "over this server's cap" in first else ""
+        if size > self.largest.get(name, (0,))[0]:
+            self.largest[name] = (size, json.dumps(args)[:50], cut or ("isError: " + first[:50] if result.get("isError") else ""))
+        elif cut:
+            self.largest[name] = (self.largest[name][0], self.largest[name][1], cut)
+        return result, size
 
     def fill_call(self, name, args):
         """A call of the fill: an isError answer means the fill is wrong, so stop."""
@@ -107,14 +118,16 @@ def fill(s):
         created, _ = s.fill_call("plan_create", {"title": f"plan {p}: " + text(p, 100), "goal": text(p, 400),
                                                  "tasks": tasks})
         plan = plan or created["structuredContent"]["plan_id"]
-    for k in range(60):
+    for k in range(3000):
         steps = [{"text": text(k * 20 + i, 300), "command": "make deploy"} for i in range(20)]
         s.fill_call("procedure_save", {"name": f"deploy-{k}", "when": "deploy " + text(k, 200), "steps": steps})
+    s.fill_call("procedure_save", {"name": "deploy-huge", "when": "deploy everything",
+                                   "steps": [{"text": text(i, 2000), "command": text(i + 1, 1990)} for i in range(100)]})
     for start in range(0, 400, 20):  # 20 per call: a 200-path claim's own answer is over the cap
         s.fill_call("file_claim", {"paths": [f"src/module_{i}/" + "deep/" * 20 + f"file_{i}.cpp"
                                              for i in range(start, start + 20)], "intent": text(start, 400)})
     for section in ("active_task", "in_progress", "next_steps", "notes"):
-        s.fill_call("focus_update", {"section": section, "content": text(7, 600) * 20})
+        s.fill_call("focus_update", {"section": section, "content": (text(7, 600) * 28)[:16384]})
     return {"id": edited, "session_id": session, "entity": "postgres", "plan": plan,
             "key": "notes-1", "query": "postgres deploy staging"}
 
@@ -138,33 +151,80 @@ def largest_args(tool, known):
         args["project"] = "*"
     if tool["name"] == "question_list":
         args["status"] = "all"
+    if tool["name"] == "procedure_find":
+        args["limit"] = 50
     return args
+
+
+# More calls of some tools (their largest answer counts): other modes of one tool.
+EXTRA = [("procedure_find", {"name": "deploy-huge"}), ("procedure_find", {"limit": 50}),
+         ("focus_get", {"section": "notes"}), ("memory_list", {"limit": 100}),
+         ("block_read", {"key": "notes-1"})]
+
+
+def writes_at_their_largest(s, known):
+    """After the reads: every write tool once with its largest input (destructive last)."""
+    def call(name, args):
+        try:
+            return s.call(name, args)[0].get("structuredContent") or {}
+        except RuntimeError as e:
+            s.largest.setdefault(name, (0, json.dumps(args)[:50], str(e)[:60]))
+            return {}
+    for start in range(0, 500, 100):
+        call("memory_suggest", {"memories": [{"text": "inferred " + text(i, 590), "kind": "fact"}
+                                             for i in range(start, start + 100)]})
+    call("memory_review", {"limit": 50})
+    call("memory_consolidate", {"limit": 100})
+    call("plan_validate", {"plan": known["plan"]})
+    call("plan_check", {"plan": known["plan"], "task": 1, "state": "done", "note": text(1, 2000)})
+    big = call("handoff_write", {"to_agent": "bench", "summary": text(3, 600) * 27,
+                                 "open_items": [text(i, 1000) for i in range(50)]})
+    if big.get("handoff_id"):
+        call("handoff_claim", {"handoff_id": big["handoff_id"]})
+    asked = call("question_add", {"question": text(4, 600) * 27, "context": text(5, 600) * 27})
+    if asked.get("question_id"):
+        call("question_answer", {"question_id": asked["question_id"], "answer": text(6, 600) * 27})
+    call("presence_ping", {"focus": text(8, 1000), "status": "editing"})
+    call("workspace_claim", {"task": text(9, 2000)})
+    call("workspace_release", {})
+    call("memory_used", {"ids": [known["id"]]})
+    call("memory_pin", {"id": known["id"]})
+    call("entity_unrelate", {"from": "postgres", "type": "depends_on", "to": "service-1"})
+    call("memory_maintain", {})
+    call("session_summary_add", {"session_id": known["session_id"], "summary": text(10, 600) * 100})
+    call("session_end", {"session_id": known["session_id"], "summary": text(11, 600) * 300})
+    if known.get("transcripts"):
+        call("session_ingest", {"path": known["transcripts"]})
+    call("memory_forget", {"id": known["id"]})
+    call("file_release", {"all": True})
 
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kioku", required=True)
     ap.add_argument("--plugin-dir", action="append", default=[])
+    ap.add_argument("--transcripts", default="", help="a folder of transcripts for session_ingest")
+    ap.add_argument("--cap", type=int, default=49152, help="server.max_result_bytes of the config")
     opts = ap.parse_args()
     with tempfile.TemporaryDirectory() as home:
         s = Server(opts.kioku, opts.plugin_dir, home)
         known = fill(s)
         tools, _ = s.request("tools/list", {})
-        rows = []
-        for tool in tools["result"]["tools"]:
-            read_only = tool.get("annotations", {}).get("readOnlyHint", False)
-            if not read_only and tool["name"] != "workspace_dump":
-                continue
-            args = largest_args(tool, known)
+        listed = [t["name"] for t in tools["result"]["tools"]]
+        calls = [(t["name"], largest_args(t, known)) for t in tools["result"]["tools"]
+                 if t.get("annotations", {}).get("readOnlyHint", False) or t["name"] == "workspace_dump"]
+        for name, args in calls + [c for c in EXTRA if c[0] in listed]:
             try:
-                result, size = s.call(tool["name"], args)
-                note = "isError: " + result["content"][0]["text"][:60] if result.get("isError") else ""
+                s.call(name, args)
             except RuntimeError as e:
-                size, note = 0, str(e)[:60]
-            rows.append((tool["name"], size, json.dumps(args)[:50], note))
+                s.largest.setdefault(name, (0, json.dumps(args)[:50], str(e)[:60]))
+        known["transcripts"] = opts.transcripts
+        writes_at_their_largest(s, known)
         s.close()
-    print(f"{'tool':<20} {'bytes':>8}  args / note")
-    for name, size, args, note in sorted(rows, key=lambda r: -r[1]):
+    print(f"{'tool':<20} {'bytes':>8}  args / note   (JSON-RPC line; cap {opts.cap})")
+    for name in listed:
+        s.largest.setdefault(name, (0, "", "not called"))
+    for name, (size, args, note) in sorted(s.largest.items(), key=lambda r: -r[1][0]):
         print(f"{name:<20} {size:>8}  {args} {note}")
 
 

@@ -419,9 +419,12 @@ CallOutcome Runtime::Call(std::string_view name, const nlohmann::json& args, con
   // NULs first (argument_text.hpp): no layer ever sees text a C API would cut short.
   const auto nul = FindNulCharacter(effective);
   if (nul) {
-    out.result = sdk::ToolResult::Error("invalid arguments for " + entry.tool.spec.name + ": " + *nul +
-                                        "; kioku stores no NUL characters: remove it and send again; nothing was "
-                                        "stored");
+    // A read stores nothing, so it says what to send instead (a write: that nothing was stored).
+    out.result = sdk::ToolResult::Error(
+        "invalid arguments for " + entry.tool.spec.name + ": " + *nul +
+        (entry.tool.spec.annotations.read_only
+             ? "; kioku holds no NUL characters, so none can match: send the text without it"
+             : "; kioku stores no NUL characters: remove it and send again; nothing was stored"));
     out.outcome = "rejected";
   } else if (!entry.EnsureCompiled()) {
     impl_->log->Error(entry.compile_error);

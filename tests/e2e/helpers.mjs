@@ -96,6 +96,26 @@ export function serveArgs(sandbox, ...more) {
   return ['--config', sandbox.config, '--plugin-dir', FIXTURE_PLUGIN_DIR, 'serve', ...more];
 }
 
+/**
+ * Runs `kioku --config <sandbox config> ...args` in the sandbox folder with stdin closed, to
+ * its exit. Resolves {code, stdout, stderr}.
+ */
+export function runCli(sandbox, args, env = sandbox.env()) {
+  return withTimeout(
+    new Promise((resolve, reject) => {
+      const child = spawn(KIOKU_BIN, ['--config', sandbox.config, ...args], { env, cwd: sandbox.dir });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (d) => (stdout += d));
+      child.stderr.on('data', (d) => (stderr += d));
+      child.on('error', reject);
+      child.on('close', (code) => resolve({ code, stdout, stderr }));
+      child.stdin.end();
+    }),
+    `kioku ${args.join(' ')}`,
+  );
+}
+
 /** Rejects after `ms` with `what` in the message; `promise` wins if it settles first. */
 export function withTimeout(promise, what, ms = SAFETY_MS) {
   let timer;

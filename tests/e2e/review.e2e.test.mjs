@@ -4,14 +4,13 @@
 // memory_used is idempotent; `kioku review` prints the same counts from the CLI.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-import { KIOKU_BIN, makeSandbox, withTimeout } from './helpers.mjs';
+import { KIOKU_BIN, makeSandbox, runCli, withTimeout } from './helpers.mjs';
 
 if (!existsSync(KIOKU_BIN)) throw new Error(`e2e prerequisites missing: kioku binary ${KIOKU_BIN} (set KIOKU_BIN)`);
 
@@ -20,21 +19,7 @@ function keepEnv(env) {
   return Object.fromEntries(keep.filter((k) => env[k] !== undefined).map((k) => [k, env[k]]));
 }
 
-function cli(sandbox, args) {
-  return withTimeout(
-    new Promise((resolve, reject) => {
-      const child = spawn(KIOKU_BIN, ['--config', sandbox.config, ...args], { env: keepEnv(sandbox.env()), cwd: sandbox.dir });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-      child.stdin.end();
-    }),
-    `kioku ${args.join(' ')}`,
-  );
-}
+const cli = (sandbox, args) => runCli(sandbox, args, keepEnv(sandbox.env()));
 
 describe('memory_review through the SDK client', () => {
   let sandbox;

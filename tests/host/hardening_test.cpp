@@ -182,6 +182,12 @@ TEST_F(HardeningTest, NulCharactersInArgumentsAreRefusedWholeAndNamed) {
   // Without a NUL the same tool runs; its own refusal quoting the argument stays whole.
   EXPECT_FALSE(rt->CallTool("counter_note", {{"v", "fine"}}).is_error);
   EXPECT_THAT(rt->CallTool("counter_note", {{"v", "unknown-x"}}).text, HasSubstr("send a known one"));
+  // A read tool stores nothing anyway: it says what to send instead.
+  auto read = rt->CallTool("counter_read", {{"q", std::string("a\0b", 3)}});
+  EXPECT_TRUE(read.is_error);
+  EXPECT_THAT(read.text, HasSubstr("q holds a NUL character"));
+  EXPECT_THAT(read.text, HasSubstr("send the text without it"));
+  EXPECT_THAT(read.text, ::testing::Not(HasSubstr("nothing was stored")));
 }
 
 TEST_F(HardeningTest, WritePastItsBusyBudgetAnswersDatabaseBusyRetry) {

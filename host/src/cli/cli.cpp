@@ -173,10 +173,16 @@ int Run(int argc, char** argv, int proto_out_fd) {
         ->check(CLI::IsMember({"json", "md"}));
     exp->add_option("-o,--output", export_output, "File to write (mode 0600); default stdout");
 
-    std::string import_file, import_format = "auto";
-    auto* imp = app.add_subcommand("import", "Import a kioku export: one transaction, existing ids skipped");
+    std::string import_file, import_format = "auto", import_project;
+    auto* imp = app.add_subcommand("import", "Import a kioku export, CLAUDE.md/AGENTS.md, memory.jsonl or a "
+                                             "token-goat-mem export: one transaction, nothing twice");
     imp->add_option("file", import_file, "The file to import")->required();
-    imp->add_option("--format", import_format, "auto (by content) or kioku");
+    imp->add_option("--from,--format", import_format,
+                    "auto (by content), kioku, claude-md, agents-md, mcp-memory (memory.jsonl), token-goat");
+    bool import_global = false;
+    auto* import_project_opt =
+        imp->add_option("--project", import_project, "Folder or project key the memories belong to (default: this folder's)");
+    imp->add_flag("--global", import_global, "File the memories as global (e.g. ~/.claude/CLAUDE.md)")->excludes(import_project_opt);
 
     std::string backup_action, backup_file;
     auto* backup = app.add_subcommand("backup", "Database snapshots: snapshot, list, restore FILE");
@@ -203,7 +209,7 @@ int Run(int argc, char** argv, int proto_out_fd) {
       return Init(global, init_options, init->parsed(), init_print, out);
     }
     if (exp->parsed()) return Export(global, export_format, export_output, out);
-    if (imp->parsed()) return Import(global, import_file, import_format, out);
+    if (imp->parsed()) return Import(global, import_file, import_format, import_global ? "-" : import_project, out);
     if (backup->parsed()) return Backup(global, backup_action, backup_file, out);
     if (app.got_subcommand("version")) {
       out << "kioku " << KIOKU_VERSION << " (SDK ABI " << KIOKU_SDK_ABI << ", " << KIOKU_BUILD_FINGERPRINT << ")\n";

@@ -37,8 +37,11 @@ int Doctor(const GlobalOptions& global, bool json, std::ostream& out, bool onlin
 int Export(const GlobalOptions& global, const std::string& format, const std::string& output, std::ostream& out);
 /// The export text of a started runtime ("json" or "md").
 std::string RenderExport(Runtime& runtime, const std::string& format);
-/// `kioku import FILE` (export_command.cpp): all or nothing; exit 1 with the reason.
-int Import(const GlobalOptions& global, const std::string& file, const std::string& format, std::ostream& out);
+/// `kioku import [--from FORMAT] FILE` (export_command.cpp): all or nothing; exit 1 with the
+/// reason. `project`: "" = the working directory's project, "-" = none (global memories),
+/// else a folder or key (UseProject).
+int Import(const GlobalOptions& global, const std::string& file, const std::string& format,
+           const std::string& project, std::ostream& out);
 /// `kioku backup snapshot | list | restore FILE` (backup_command.cpp).
 int Backup(const GlobalOptions& global, const std::string& action, const std::string& file, std::ostream& out);
 /// The automatic snapshot at serve start (config backup.auto_after_hours); logs, never throws.

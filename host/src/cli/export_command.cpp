@@ -61,16 +61,33 @@ int Export(const GlobalOptions& global, const std::string& format, const std::st
   return 0;
 }
 
-int Import(const GlobalOptions& global, const std::string& file, const std::string& format, std::ostream& out) {
+int Import(const GlobalOptions& global, const std::string& file, const std::string& format,
+           const std::string& project, std::ostream& out) {
   auto loaded = LoadRuntime(global);
   try {
-    const ForeignImportReport report = ImportFile(*loaded.runtime, file, format);
+    sdk::Caller caller = LocalCaller("cli", loaded.config.projects);
+    if (project == "-") {
+      caller.project_id.clear();
+      caller.project_root.clear();
+    } else if (!project.empty()) {
+      UseProject(caller, project, loaded.config.projects);
+    }
+    ImportTarget target;
+    target.agent_id = caller.agent_id;
+    target.project_id = caller.project_id;
+    target.project_root = caller.project_root;
+    const ForeignImportReport report = ImportFile(*loaded.runtime, file, format, target);
+    std::int64_t added = 0;
     out << "imported " << file << " (" << report.format << "):";
-    for (const auto& [layer, c] : report.layers) {
-      out << " " << layer << " " << c.inserted << " new, " << c.skipped << " already there;";
+    for (const auto& [what, c] : report.layers) {
+      out << " " << what << " " << c.inserted << " new, " << c.skipped << " already there;";
+      added += c.inserted;
     }
     out << "\n";
-    for (const std::string& note : report.notes) out << "  " << note << "\n";
+    constexpr std::size_t kShown = 20;
+    for (std::size_t i = 0; i < report.notes.size() && i < kShown; ++i) out << "  " << report.notes[i] << "\n";
+    if (report.notes.size() > kShown) out << "  … and " << report.notes.size() - kShown << " more\n";
+    if (added == 0) out << "nothing new: everything in the file was already there\n";
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "kioku import: " << e.what() << "; nothing was changed\n";

@@ -1,7 +1,6 @@
 #include "data/data_export.hpp"
 
 #include <algorithm>
-#include <fstream>
 #include <sstream>
 #include <stdexcept>
 
@@ -129,16 +128,6 @@ ImportReport ImportExport(Runtime& runtime, const json& envelope) {
     }
   });
   return report;
-}
-
-json ReadExportFile(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw std::runtime_error(file.string() + ": cannot read the file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  json doc = json::parse(text.str(), nullptr, false);
-  if (doc.is_discarded()) throw std::runtime_error(file.string() + ": not valid JSON");
-  return doc;
 }
 
 }  // namespace kioku::host

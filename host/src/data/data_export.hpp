@@ -3,7 +3,6 @@
 /// The export envelope (sdk/export.hpp describes it) over every enabled layer's exporter:
 /// building it, printing it for people, and importing it all or nothing.
 
-#include <filesystem>
 #include <map>
 #include <string>
 
@@ -30,10 +29,6 @@ using ImportReport = std::map<std::string, sdk::ImportCounts>;
 /// section newer than the database), then each layer imports its section and runs
 /// `after_import`. Throws std::runtime_error saying what is wrong; then nothing was written.
 ImportReport ImportExport(Runtime& runtime, const nlohmann::json& envelope);
-
-/// Reads and parses an export file; throws std::runtime_error naming the file and the fault
-/// (unreadable, not JSON, not a kioku export).
-nlohmann::json ReadExportFile(const std::filesystem::path& file);
 
 /// True when `doc` looks like a kioku export envelope (has "kioku_export").
 bool IsKiokuExport(const nlohmann::json& doc);

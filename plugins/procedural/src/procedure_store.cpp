@@ -179,14 +179,21 @@ std::vector<std::pair<std::int64_t, Procedure>> LoadProceduresBySeq(
 }
 
 std::vector<Procedure> ListProcedures(SQLite::Database& db, const std::string& project_id,
-                                      const std::string& after_name, int limit) {
+                                      std::size_t offset, int limit) {
   SQLite::Statement q(db, std::string("SELECT ") + kColumns +
                               " FROM procedural_procedures WHERE project_id IN (?1, '') AND "
-                              "current = 1 AND name > ?2 ORDER BY name, project_id LIMIT ?3");
-  SQLite::bind(q, project_id, after_name, limit);
+                              "current = 1 ORDER BY name, project_id LIMIT ?2 OFFSET ?3");
+  SQLite::bind(q, project_id, limit, static_cast<std::int64_t>(offset));
   std::vector<Procedure> out;
   while (q.executeStep()) out.push_back(Read(q).second);
   return out;
+}
+
+std::size_t CountProcedures(SQLite::Database& db, const std::string& project_id) {
+  SQLite::Statement q(db, "SELECT count(*) FROM procedural_procedures WHERE project_id IN (?1, '') AND current = 1");
+  SQLite::bind(q, project_id);
+  q.executeStep();
+  return static_cast<std::size_t>(q.getColumn(0).getInt64());
 }
 
 RunStats LoadRunStats(SQLite::Database& db, const std::string& scope, const std::string& name) {

@@ -44,10 +44,11 @@ std::vector<std::int64_t> SearchProcedures(SQLite::Database& db, const std::stri
 /// Current procedures with the given row keys (any order).
 std::vector<std::pair<std::int64_t, Procedure>> LoadProceduresBySeq(
     SQLite::Database& db, const std::vector<std::int64_t>& seqs);
-/// Current procedures visible from `project_id`, by name then scope, names after
-/// `after_name` ("" = from the start).
+/// Current procedures visible from `project_id`, by name then scope, from the `offset`-th.
 std::vector<Procedure> ListProcedures(SQLite::Database& db, const std::string& project_id,
-                                      const std::string& after_name, int limit);
+                                      std::size_t offset, int limit);
+/// How many current procedures are visible from `project_id` (what ListProcedures pages).
+std::size_t CountProcedures(SQLite::Database& db, const std::string& project_id);
 
 RunStats LoadRunStats(SQLite::Database& db, const std::string& scope, const std::string& name);
 

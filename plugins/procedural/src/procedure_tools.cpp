@@ -4,7 +4,9 @@
 #include <cmath>
 
 #include "kioku/sdk/events.hpp"
+#include "kioku/sdk/json.hpp"
 #include "kioku/sdk/outcome_events.hpp"
+#include "kioku/sdk/result_page.hpp"
 #include "kioku/sdk/text.hpp"
 #include "procedure_ops.hpp"
 #include "procedure_store.hpp"
@@ -34,32 +36,17 @@ std::string RateText(const RunStats& s) {
          std::to_string(static_cast<int>(std::lround(100 * Rate(s)))) + "%)";
 }
 
-Json ProcedureJson(const Procedure& p, const RunStats& s, bool with_steps) {
+// A procedure's header (name, scope, version, when, run record); steps: FitSteps.
+Json ProcedureJson(const Procedure& p, const RunStats& s) {
   Json j = {{"name", p.name}, {"scope", ScopeName(p)}, {"version", p.version},
             {"when", p.when}, {"runs", s.runs},         {"success_rate", Rate(s)}};
   if (!p.tags.empty()) j["tags"] = p.tags;
-  if (with_steps) {
-    Json steps = Json::array();
-    for (const auto& st : p.steps) {
-      Json x = {{"text", st.text}};
-      if (!st.command.empty()) x["command"] = st.command;
-      steps.push_back(std::move(x));
-    }
-    j["steps"] = std::move(steps);
-  }
   return j;
 }
 
-std::string ProcedureText(const Procedure& p, const RunStats& s, bool with_steps) {
-  std::string t = p.name + " v" + std::to_string(p.version) + " (" + ScopeName(p) + ", " +
-                  RateText(s) + "): " + sdk::TruncateUtf8(p.when, 200);
-  if (with_steps) {
-    for (std::size_t i = 0; i < p.steps.size(); ++i) {
-      t += "\n  " + std::to_string(i + 1) + ". " + sdk::TruncateUtf8(p.steps[i].text, 300);
-      if (!p.steps[i].command.empty()) t += "  `" + sdk::TruncateUtf8(p.steps[i].command, 300) + "`";
-    }
-  }
-  return t;
+std::string ProcedureText(const Procedure& p, const RunStats& s) {
+  return p.name + " v" + std::to_string(p.version) + " (" + ScopeName(p) + ", " + RateText(s) +
+         "): " + sdk::TruncateUtf8(p.when, 200);
 }
 
 std::vector<Step> StepsArg(const Json& args) {
@@ -128,64 +115,150 @@ sdk::ToolResult Save(ToolContext& ctx, const Json& args, const sdk::CallContext&
                                     {"unchanged", r.unchanged}});
 }
 
+// Appends p's steps from `from` (0-based) to j["steps"] and `t`, as many as `room` bytes
+// hold (the first always); the page counts the rest (steps_omitted) and names the cursor.
+sdk::ResultPage FitSteps(const Procedure& p, std::size_t from, std::size_t room, Json& j, std::string& t) {
+  sdk::ResultPage page(from, p.steps.size(), room);
+  Json steps = Json::array();
+  for (std::size_t i = from; i < p.steps.size(); ++i) {
+    const Step& st = p.steps[i];
+    Json x = {{"text", st.text}};
+    if (!st.command.empty()) x["command"] = st.command;
+    std::string line = "\n  " + std::to_string(i + 1) + ". " + sdk::TruncateUtf8(st.text, 300);
+    if (!st.command.empty()) line += "  `" + sdk::TruncateUtf8(st.command, 300) + "`";
+    if (!page.Offer(sdk::RowBytes(x, line))) continue;
+    steps.push_back(std::move(x));
+    t += line;
+  }
+  j["steps"] = std::move(steps);
+  if (from > 0) j["first_step"] = from + 1;
+  if (page.Omitted() > 0) j["steps_omitted"] = page.Omitted();
+  return page;
+}
+
+constexpr std::size_t kRowOverhead = 256;  // a row's name, scope, rates and JSON keys
+constexpr int kQueryCandidates = 100;      // matches a query pages through (FindProcedures's default)
+
+// name: that procedure (both scopes when both hold it), its steps from the cursor's step.
+sdk::ToolResult FindByNameResult(ToolContext& ctx, const Json& args, const sdk::CallContext& call,
+                                 const Actor& actor) {
+  auto& db = ctx.Db();
+  const std::string name = NameArg(args);
+  auto found = FindByName(db, actor.project_id, name);
+  if (found.empty()) {
+    throw sdk::ToolError("unknown procedure '" + name + "': search with query instead");
+  }
+  if (auto v = args.find("version"); v != args.end()) {
+    auto old = LoadProcedureVersion(db, found.front().project_id, name, static_cast<int>(IntArg(args, "version", 1, 1'000'000, 1)));
+    if (!old) {
+      throw sdk::ToolError("procedure '" + name + "' has no version " + v->dump() +
+                           " (current is " + std::to_string(found.front().version) + ")");
+    }
+    found = {*old};
+  }
+  const std::size_t from = sdk::CursorOffset(args, "procedure_find");
+  std::size_t most = 0;
+  for (const auto& p : found) most = std::max(most, p.steps.size());
+  if (from > 0 && from >= most) {
+    throw sdk::ToolError("cursor is past the last step of '" + name + "' (" + std::to_string(most) +
+                         " steps); send next_cursor from the previous answer, or no cursor");
+  }
+  const std::size_t share = sdk::ResultRoom(call) / found.size();
+  Json list = Json::array();
+  std::string text;
+  std::string next_cursor;
+  std::size_t next_step = SIZE_MAX;
+  std::size_t omitted = 0;
+  for (const auto& p : found) {
+    const auto s = LoadRunStats(db, p.project_id, p.name);
+    std::string t = ProcedureText(p, s);
+    Json j = ProcedureJson(p, s);
+    if (args.value("history", false)) {
+      Json versions = Json::array();
+      t += "\n  versions:";
+      for (const auto& h : ProcedureHistory(db, p.project_id, p.name, 50)) {
+        versions.push_back({{"version", h.version}, {"at", Rfc(h.created_at_ms)}, {"by", h.created_by}});
+        t += " v" + std::to_string(h.version) + " " + Rfc(h.created_at_ms) + ";";
+      }
+      j["history"] = std::move(versions);
+    }
+    const std::size_t head = t.size() + sdk::DumpJson(j).size() + kRowOverhead;
+    const auto page = FitSteps(p, std::min(from, p.steps.size()), share > head ? share - head : 1, j, t);
+    // Two scopes hold different steps: go on from the one that showed fewer.
+    if (page.Omitted() > 0 && from + page.Shown() < next_step) {
+      next_step = from + page.Shown();
+      next_cursor = page.NextCursor();
+    }
+    omitted += page.Omitted();
+    text += (text.empty() ? "" : "\n") + t;
+    list.push_back(std::move(j));
+  }
+  Json out = {{"procedures", std::move(list)}, {"omitted", omitted}};
+  if (!next_cursor.empty()) {
+    out["next_cursor"] = next_cursor;
+    text += "\n… " + std::to_string(omitted) + " more steps (result size cap): call procedure_find again with name \"" +
+            name + "\" and cursor \"" + next_cursor + "\"";
+  }
+  return sdk::ToolResult::Ok(text, std::move(out));
+}
+
 sdk::ToolResult Find(ToolContext& ctx, const Json& args, const sdk::CallContext& call) {
   const Actor actor = ActorOf(call);
   auto& db = ctx.Db();
   const int limit = static_cast<int>(IntArg(args, "limit", 1, 50, 5));
+  if (args.contains("name")) return FindByNameResult(ctx, args, call, actor);
+  const std::size_t offset = sdk::CursorOffset(args, "procedure_find");
+  const std::size_t room = sdk::ResultRoom(call);
   Json list = Json::array();
   std::string text;
-  if (args.contains("name")) {
-    const std::string name = NameArg(args);
-    auto found = FindByName(db, actor.project_id, name);
-    if (found.empty()) {
-      throw sdk::ToolError("unknown procedure '" + name + "': search with query instead");
-    }
-    if (auto v = args.find("version"); v != args.end()) {
-      auto old = LoadProcedureVersion(db, found.front().project_id, name, static_cast<int>(IntArg(args, "version", 1, 1'000'000, 1)));
-      if (!old) {
-        throw sdk::ToolError("procedure '" + name + "' has no version " + v->dump() +
-                             " (current is " + std::to_string(found.front().version) + ")");
+  if (auto q = Text(args, "query", kMaxTextBytes); q && !q->empty()) {
+    // Best first, each with its steps; one long procedure takes at most half the room
+    // (the rest of its steps: procedure_find name), so several fit.
+    // The same candidates and ranking on every page, so pages neither repeat nor skip.
+    const auto hits = FindProcedures(db, actor.project_id, *q, kQueryCandidates, kQueryCandidates);
+    sdk::ResultPage page(offset, static_cast<std::size_t>(limit), room);
+    for (std::size_t i = offset; i < hits.size(); ++i) {
+      const auto& r = hits[i];
+      std::string t = ProcedureText(r.procedure, r.stats);
+      Json j = ProcedureJson(r.procedure, r.stats);
+      const std::size_t head = t.size() + sdk::DumpJson(j).size() + kRowOverhead;
+      const auto steps = FitSteps(r.procedure, 0, room / 2 > head ? room / 2 - head : 1, j, t);
+      if (steps.Omitted() > 0) {
+        t += "\n  … " + std::to_string(steps.Omitted()) + " more steps: procedure_find name \"" + r.procedure.name + "\"";
       }
-      found = {*old};
-    }
-    for (const auto& p : found) {
-      const auto s = LoadRunStats(db, p.project_id, p.name);
-      text += (text.empty() ? "" : "\n") + ProcedureText(p, s, true);
-      Json j = ProcedureJson(p, s, true);
-      if (args.value("history", false)) {
-        Json versions = Json::array();
-        text += "\n  versions:";
-        for (const auto& h : ProcedureHistory(db, p.project_id, p.name, 50)) {
-          versions.push_back({{"version", h.version}, {"at", Rfc(h.created_at_ms)}, {"by", h.created_by}});
-          text += " v" + std::to_string(h.version) + " " + Rfc(h.created_at_ms) + ";";
-        }
-        j["history"] = std::move(versions);
-      }
+      if (!page.Offer(sdk::RowBytes(j, t))) continue;
+      text += (text.empty() ? "" : "\n") + t;
       list.push_back(std::move(j));
     }
-    return sdk::ToolResult::Ok(text, {{"procedures", std::move(list)}});
-  }
-  if (auto q = Text(args, "query", kMaxTextBytes); q && !q->empty()) {
-    for (const auto& r : FindProcedures(db, actor.project_id, *q, limit)) {
-      text += (text.empty() ? "" : "\n") + ProcedureText(r.procedure, r.stats, true);
-      list.push_back(ProcedureJson(r.procedure, r.stats, true));
+    Json out = {{"procedures", std::move(list)}};
+    page.Describe(out);
+    if (hits.size() <= offset) {
+      text = offset == 0 ? "no procedure matches; save one with procedure_save once you know the steps"
+                         : "no more matches";
     }
-    if (list.empty()) text = "no procedure matches; save one with procedure_save once you know the steps";
-    return sdk::ToolResult::Ok(text, {{"procedures", std::move(list)}});
+    if (const auto more = page.MoreText("procedure_find"); !more.empty()) text += "\n" + more + " (same query)";
+    return sdk::ToolResult::Ok(text, std::move(out));
   }
-  const std::string after = Text(args, "after", kMaxNameBytes).value_or("");
-  const auto page = ListProcedures(db, actor.project_id, after, limit + 1);
-  for (std::size_t i = 0; i < page.size() && static_cast<int>(i) < limit; ++i) {
-    const auto s = LoadRunStats(db, page[i].project_id, page[i].name);
-    text += (text.empty() ? "" : "\n") + ProcedureText(page[i], s, false);
-    list.push_back(ProcedureJson(page[i], s, false));
+  // Neither: the list by name, without steps.
+  const auto rows = ListProcedures(db, actor.project_id, offset, limit + 1);
+  sdk::ResultPage page(offset, static_cast<std::size_t>(limit), room);
+  for (const auto& p : rows) {
+    const auto s = LoadRunStats(db, p.project_id, p.name);
+    const std::string t = ProcedureText(p, s);
+    Json j = ProcedureJson(p, s);
+    if (!page.Offer(sdk::RowBytes(j, t))) continue;
+    text += (text.empty() ? "" : "\n") + t;
+    list.push_back(std::move(j));
   }
-  Json out = {{"procedures", std::move(list)}};
-  if (static_cast<int>(page.size()) > limit) {
-    out["next_after"] = page[static_cast<std::size_t>(limit - 1)].name;
-    text += "\nmore: after \"" + page[static_cast<std::size_t>(limit - 1)].name + "\"";
+  const std::size_t total = CountProcedures(db, actor.project_id);
+  const std::size_t omitted = total > offset + page.Shown() ? total - offset - page.Shown() : 0;
+  Json out = {{"procedures", std::move(list)}, {"omitted", omitted}};
+  if (omitted > 0 && !page.NextCursor().empty()) {
+    out["next_cursor"] = page.NextCursor();
+    text += "\n… " + std::to_string(omitted) + " more" + (page.CutByRoom() ? " (result size cap)" : "") +
+            ": call procedure_find again with cursor \"" + page.NextCursor() + "\"";
   }
-  if (page.empty()) text = "no procedures yet";
+  if (rows.empty()) text = offset == 0 ? "no procedures yet" : "no more procedures";
   return sdk::ToolResult::Ok(text, std::move(out));
 }
 
@@ -253,12 +326,12 @@ void RegisterProcedureTools(sdk::Registrar& registrar, ToolContext& ctx) {
     spec.name = "procedure_find";
     spec.description =
         "query: procedures fitting a task, best first, with steps and success rate. name: "
-        "that one (version, history:true). Neither: list (after: paging).";
+        "that one (version, history:true). Neither: list. Pages: cursor=next_cursor.";
     spec.input_schema = Object({{"query", Type("string")},
                                 {"name", Type("string")},
                                 {"version", Type("integer")},
                                 {"history", Bool()},
-                                {"after", Type("string")},
+                                {"cursor", Type("string")},
                                 {"limit", Type("integer")}});
     spec.output_schema = Output();
     spec.annotations.read_only = true;

@@ -7,6 +7,7 @@
 #include <set>
 
 #include "kioku/sdk/json.hpp"
+#include "kioku/sdk/text.hpp"
 #include "procedural_plugin.hpp"
 #include "test_runtime.hpp"
 
@@ -88,6 +89,92 @@ TEST_F(PlanFitTest, TaskListFitsTheCapAndCountsTheRest) {
   EXPECT_EQ(r.structured["omitted"].get<std::size_t>(), 1000 - shown);
   EXPECT_EQ(r.structured["next_offset"].get<std::size_t>(), shown);
   EXPECT_NE(r.text.find("result size cap"), std::string::npos);
+}
+
+// procedure_find fits itself in each mode (before: a query for a common word returned every
+// match with all its steps, over the cap, and the host cut or refused the result).
+class ProcedureFitTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    rt.Add<ProceduralPlugin>("procedural");
+    rt.Start();
+  }
+  static std::string Filler(int i, std::size_t bytes) {
+    std::string t = "deploy step " + std::to_string(i) + " ☕";
+    while (t.size() < bytes) t += " run the staging rollout and check";
+    return sdk::TruncateUtf8(t, bytes, "");
+  }
+  void Save(const std::string& name, int steps, std::size_t step_bytes, std::size_t when_bytes = 100) {
+    json list = json::array();
+    for (int i = 0; i < steps; ++i) {
+      list.push_back({{"text", Filler(i, step_bytes)}, {"command", Filler(i + 1000, step_bytes)}});
+    }
+    auto r = rt.Call("procedure_save", {{"name", name}, {"when", "deploy " + Filler(0, when_bytes)}, {"steps", list}});
+    ASSERT_FALSE(r.is_error) << r.text.substr(0, 300);
+  }
+  sdk::ToolResult Find(const json& args) {
+    auto r = rt.Call("procedure_find", args);
+    EXPECT_FALSE(r.is_error) << r.text.substr(0, 300);
+    EXPECT_LE(Bytes(r), kCap) << args.dump();
+    return r;
+  }
+  kioku::testing::TestRuntime rt;
+};
+
+TEST_F(ProcedureFitTest, OneProcedureOverTheCapReadsInStepPages) {
+  Save("huge", 100, 1900);  // 100 steps of ~3.8 KB: ~380 KB of steps
+  std::vector<std::string> steps;
+  json args = {{"name", "huge"}};
+  for (int pages = 0; pages < 50; ++pages) {
+    const auto r = Find(args);
+    for (const auto& st : r.structured["procedures"][0]["steps"]) steps.push_back(st["text"]);
+    if (!r.structured.contains("next_cursor")) break;
+    EXPECT_GT(r.structured["omitted"].get<int>(), 0);
+    EXPECT_NE(r.text.find("cursor"), std::string::npos);
+    args["cursor"] = r.structured["next_cursor"];
+  }
+  ASSERT_EQ(steps.size(), 100u);
+  for (int i = 0; i < 100; ++i) EXPECT_EQ(steps[i], Filler(i, 1900)) << i;
+  // A query hit shows what fits and says where the rest is.
+  const auto q = Find({{"query", "deploy"}});
+  ASSERT_EQ(q.structured["procedures"].size(), 1u);
+  EXPECT_GT(q.structured["procedures"][0]["steps_omitted"].get<int>(), 0);
+  EXPECT_NE(q.text.find("procedure_find name \"huge\""), std::string::npos);
+  EXPECT_FALSE(rt.Call("procedure_find", {{"name", "huge"}, {"cursor", "o:100"}}).text.find("past the last step") ==
+               std::string::npos);
+}
+
+TEST_F(ProcedureFitTest, QueryAndListPageUnderTheCapWithoutLosingOne) {
+  for (int i = 0; i < 90; ++i) Save("deploy-" + std::to_string(1000 + i), 20, 200, 3000);
+  std::set<std::string> found;
+  json args = {{"query", "deploy staging"}, {"limit", 50}};
+  int pages = 0;
+  for (; pages < 60; ++pages) {
+    const auto r = Find(args);
+    for (const auto& p : r.structured["procedures"]) {
+      EXPECT_EQ(p["steps"].size(), 20u);
+      EXPECT_TRUE(found.insert(p["name"].get<std::string>()).second);
+    }
+    if (!r.structured.contains("next_cursor")) break;
+    EXPECT_NE(r.text.find("result size cap"), std::string::npos);
+    args["cursor"] = r.structured["next_cursor"];
+  }
+  EXPECT_GT(pages, 0);
+  EXPECT_EQ(found.size(), 90u);  // limit is a page's size; the cursor goes through every match
+
+  std::set<std::string> listed;
+  json list_args = {{"limit", 50}};
+  for (pages = 0; pages < 60; ++pages) {
+    const auto r = Find(list_args);
+    for (const auto& p : r.structured["procedures"]) EXPECT_TRUE(listed.insert(p["name"].get<std::string>()).second);
+    if (!r.structured.contains("next_cursor")) {
+      EXPECT_EQ(r.structured["omitted"], 0);
+      break;
+    }
+    EXPECT_EQ(r.structured["omitted"].get<std::size_t>(), 90 - listed.size());
+    list_args["cursor"] = r.structured["next_cursor"];
+  }
+  EXPECT_EQ(listed.size(), 90u);
 }
 
 }  // namespace

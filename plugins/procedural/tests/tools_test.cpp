@@ -180,7 +180,9 @@ TEST_F(ToolsTest, ProceduresVersionRankAndRecordRuns) {
   EXPECT_EQ(ranked["procedures"][0]["name"], "hotfix") << text;
   auto listed = Ok("procedure_find", {{"limit", 1}});
   EXPECT_EQ(listed["procedures"].size(), 1u);
-  EXPECT_EQ(listed["next_after"], "hotfix");
+  EXPECT_EQ(listed["next_cursor"], "o:1");
+  EXPECT_EQ(listed["omitted"], 1);
+  EXPECT_EQ(Ok("procedure_find", {{"limit", 1}, {"cursor", "o:1"}})["procedures"].size(), 1u);
 }
 
 // Across layers, through Host::CallTool: workspace_status shows the open plan's ready tasks

@@ -37,6 +37,22 @@ int Expire(const Env& env, const std::string& agent) {
   return static_cast<int>(ids.size());
 }
 
+}  // namespace
+
+std::optional<double> DecayedConfidenceNow(const Env& env, const Memory& m) {
+  if (m.status == "pinned" || m.status == "superseded") return std::nullopt;
+  SQLite::Statement q(env.db, "SELECT coalesce(max(at), 0) FROM semantic_memory_usage WHERE memory_seq = ?");
+  sdk::Bind(q, m.seq);
+  const std::int64_t used = q.executeStep() ? q.getColumn(0).getInt64() : 0;
+  const std::int64_t ref_at = std::max(m.updated_at, used);
+  const MultiplierSettings& ms = env.settings.multipliers;
+  const auto h = ms.half_life_days.find(m.kind);
+  const double days = static_cast<double>(std::max<std::int64_t>(0, env.clock.NowMs() - ref_at)) / sdk::kMsPerDay;
+  return DecayedConfidence(m.confidence, days, h != ms.half_life_days.end() ? h->second : 90.0, ms.decay_exponent);
+}
+
+namespace {
+
 void Decay(const Env& env, MaintainReport& report) {
   const std::int64_t now = env.clock.NowMs();
   const MultiplierSettings& ms = env.settings.multipliers;

@@ -36,6 +36,7 @@
 ///      Pinned, active, pending and contested memories are never deleted.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "kioku/sdk/json.hpp"
@@ -56,6 +57,10 @@ struct MaintainReport {
 
 /// confidence(t) of the formula above for `elapsed_days` >= 0.
 double DecayedConfidence(double base, double elapsed_days, double half_life_days, double exponent);
+
+/// The decayed confidence of `m` now (the formula above, t from updated_at or its last
+/// memory_used mark); nullopt for pinned and superseded memories, which do not decay.
+std::optional<double> DecayedConfidenceNow(const Env& env, const Memory& m);
 
 /// One housekeeping pass (steps 1–4) at env.clock. Must run inside a write transaction.
 MaintainReport RunMaintenance(const Env& env, const std::string& agent_id);

@@ -1,9 +1,12 @@
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/text.hpp"
 #include "anchors.hpp"
+#include "decay.hpp"
 #include "normalize.hpp"
 #include "tools.hpp"
 
@@ -113,10 +116,19 @@ sdk::ToolResult GetMemory(PluginContext& ctx, const Json& args, const sdk::CallC
                      (m.scope.path.empty() ? "" : " " + m.scope.path) + "]\n" + m.text;
   if (!m.subject.empty()) text += "\nsubject: " + m.subject + (m.value.empty() ? "" : " = " + m.value);
   if (!m.tags.empty()) text += "\ntags: " + JoinTags(m.tags);
-  text += "\ncaptured " + sdk::FormatRfc3339(m.captured_at) + " (" + FormatAge(now, m.captured_at) +
-          " ago) by " + (m.agent_id.empty() ? "unknown agent" : m.agent_id) + "; recalled " +
+  const std::string age = FormatAge(now, m.captured_at);
+  text += "\ncaptured " + sdk::FormatRfc3339(m.captured_at) + " (" + (age == "now" ? "just now" : age + " ago") +
+          ") by " + (m.agent_id.empty() ? "unknown agent" : m.agent_id) + "; recalled " +
           std::to_string(m.recall_count) + "×, reaffirmed " + std::to_string(m.reaffirm_count) + "×";
   if (m.expires_at != 0) text += "; expires " + sdk::FormatRfc3339(m.expires_at);
+  if (const std::optional<double> decayed = DecayedConfidenceNow(env, m)) {
+    const double rounded = std::round(*decayed * 100) / 100;
+    j["decayed_confidence"] = rounded;
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "\nconfidence %.2f, decayed to %.2f (reaffirm it or mark it used to refresh)",
+                  m.confidence, rounded);
+    if (rounded < m.confidence - 0.005) text += buf;
+  }
   if (!m.superseded_by.empty()) text += "\nsuperseded by " + m.superseded_by;
   if (!supersedes.empty()) text += "\nreplaced " + Plural(supersedes.size(), "older memory", "older memories");
   if (history_omitted > 0) {

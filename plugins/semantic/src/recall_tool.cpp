@@ -157,6 +157,7 @@ void RegisterRecallTool(sdk::Registrar& registrar, PluginContext& ctx) {
     std::vector<std::int64_t> shown;
     std::size_t used = 0;
     std::size_t used_bytes = 0;
+    std::size_t contested_shown = 0;
     for (const RecalledMemory& rm : outcome.memories) {
       const Memory& m = rm.memory;
       Json j = RecalledJson(rm, now);
@@ -182,6 +183,7 @@ void RegisterRecallTool(sdk::Registrar& registrar, PluginContext& ctx) {
       used_bytes += bytes;
       body += line + "\n";
       shown.push_back(m.seq);
+      if (m.status == "contested") ++contested_shown;
       memories.push_back(std::move(j));
     }
     const int omitted = static_cast<int>(outcome.memories.size() - shown.size());
@@ -204,7 +206,12 @@ void RegisterRecallTool(sdk::Registrar& registrar, PluginContext& ctx) {
       if (text.back() == '\n') text.pop_back();
     }
     std::string footer;
+    if (contested_shown > 0) {
+      footer += Plural(contested_shown, "contested memory", "contested memories") +
+                " above: resolve with memory_review (promote or reject)";
+    }
     if (outcome.withheld > 0) {
+      if (!footer.empty()) footer += "; ";
       footer += Plural(static_cast<std::size_t>(outcome.withheld), "unconfirmed memory",
                        "unconfirmed memories") +
                 " withheld (memory_recall status [\"pending\",\"contested\"] to review)";

@@ -1,18 +1,22 @@
 // memory_review, memory_used, memory_maintain, memory_consolidate and `kioku review`.
 #include <filesystem>
 #include <ostream>
+#include <string_view>
 
 #include "consolidate.hpp"
 #include "decay.hpp"
 #include "kioku/sdk/args.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/project_identity.hpp"
+#include "kioku/sdk/result_page.hpp"
 #include "kioku/sdk/schema.hpp"
 #include "review_store.hpp"
 #include "tools.hpp"
 
 namespace kioku::semantic {
 namespace {
+
+constexpr std::string_view kToolFooter = "\nresolve: memory_review {action: promote|reject|undo, id}";
 
 namespace schema = sdk::schema;
 
@@ -89,7 +93,7 @@ sdk::ToolResult HandleReview(PluginContext& ctx, const Json& args, const sdk::Ca
     if (!item.note.empty()) text += "\n    " + item.note;
   }
   out["items"] = std::move(items);
-  if (!listing.items.empty()) text += "\nresolve: memory_review {action: promote|reject|undo, id}";
+  if (!listing.items.empty()) text += kToolFooter;
   return sdk::ToolResult::Ok(text, out);
 }
 
@@ -133,7 +137,8 @@ sdk::ToolResult HandleMaintain(PluginContext& ctx, const sdk::Caller& caller) {
                              j);
 }
 
-sdk::ToolResult HandleConsolidate(PluginContext& ctx, const Json& args, const sdk::Caller& caller) {
+sdk::ToolResult HandleConsolidate(PluginContext& ctx, const Json& args, const sdk::CallContext& call) {
+  const sdk::Caller& caller = call.caller;
   Env env = ctx.MakeEnv();
   ConsolidateOptions o;
   o.apply = args.value("apply", false);
@@ -152,13 +157,40 @@ sdk::ToolResult HandleConsolidate(PluginContext& ctx, const Json& args, const sd
   Json clusters = Json::array();
   std::string text = std::to_string(r.clusters.size()) + " clusters among " + std::to_string(r.memories) + " memories" +
                      (o.apply ? "; superseded " + std::to_string(r.superseded) : std::string("; dry run (apply: true merges)"));
-  for (std::size_t i = 0; i < r.clusters.size() && i < limit; ++i) {
-    const Cluster& c = r.clusters[i];
-    clusters.push_back({{"keep", c.keep}, {"members", c.members}, {"texts", c.texts}});
-    text += "\nkeep " + c.keep + " \"" + c.texts.front() + "\"";
-    for (std::size_t k = 1; k < c.members.size(); ++k) text += "\n  ~ " + c.members[k] + " \"" + c.texts[k] + "\"";
+  // Fits the result cap: clusters largest first while they fit (the rest counted in
+  // `omitted`), and one huge cluster lists as many members as half the room holds.
+  const std::size_t room = sdk::ResultRoom(call);
+  sdk::ResultPage page(0, limit, room);
+  std::string lines;
+  for (const Cluster& c : r.clusters) {
+    Json row = {{"keep", c.keep}, {"members", Json::array()}, {"texts", Json::array()}};
+    std::string line = "\nkeep " + c.keep + " \"" + c.texts.front() + "\"";
+    std::size_t used = sdk::RowBytes(row, line);
+    std::size_t k = 0;
+    for (; k < c.members.size(); ++k) {
+      const std::string member_line = k == 0 ? std::string() : "\n  ~ " + c.members[k] + " \"" + c.texts[k] + "\"";
+      const std::size_t cost = member_line.size() + c.members[k].size() + c.texts[k].size() * 2 + 8;
+      if (k > 1 && used + cost > room / 2) break;
+      used += cost;
+      row["members"].push_back(c.members[k]);
+      row["texts"].push_back(c.texts[k]);
+      line += member_line;
+    }
+    if (k < c.members.size()) {
+      row["members_omitted"] = c.members.size() - k;
+      line += "\n  … " + std::to_string(c.members.size() - k) + " more members";
+    }
+    if (!page.Offer(sdk::RowBytes(row, line))) continue;
+    clusters.push_back(std::move(row));
+    lines += line;
+  }
+  text += lines;
+  if (page.Omitted() > 0) {
+    text += "\n… " + std::to_string(page.Omitted()) + " more clusters" + (page.CutByRoom() ? " (result size cap)" : "") +
+            ": narrow with kind or a higher threshold" + (o.apply ? "" : "; apply: true merges every cluster");
   }
   return sdk::ToolResult::Ok(text, Json{{"clusters", clusters},
+                                        {"omitted", page.Omitted()},
                                         {"total", r.clusters.size()},
                                         {"memories", r.memories},
                                         {"candidate_pairs", r.candidate_pairs},
@@ -216,7 +248,13 @@ int RunReviewCommand(PluginContext& ctx, const std::vector<std::string>& args, s
     err << "kioku review: " << r.text << "\n";
     return 1;
   }
-  out << (json ? sdk::DumpJson(r.structured) : r.text) << "\n";
+  std::string text = r.text;
+  // The tool's footer names tool arguments; a person at the shell types flags.
+  if (text.ends_with(kToolFooter)) {
+    text.replace(text.size() - kToolFooter.size(), std::string::npos,
+                 "\nresolve: kioku review --promote ID | --reject ID | --undo ID");
+  }
+  out << (json ? sdk::DumpJson(r.structured) : text) << "\n";
   return 0;
 }
 
@@ -301,7 +339,7 @@ void RegisterReviewTools(sdk::Registrar& registrar, PluginContext& ctx) {
   consolidate.annotations.read_only = false;
   consolidate.annotations.destructive = false;
   registrar.AddTool(consolidate, [&ctx](const Json& args, const sdk::CallContext& call) {
-    return HandleConsolidate(ctx, args, call.caller);
+    return HandleConsolidate(ctx, args, call);
   });
 
   sdk::CommandSpec cmd;

@@ -316,17 +316,20 @@ PairVerdict ClassifyPair(const TopicProfile& o, const TopicProfile& n) {
   return v;
 }
 
-std::vector<std::string> RivalSearchTerms(const TopicProfile& p, std::size_t max) {
-  std::vector<std::string> out;
-  const auto add = [&](const std::string& t) {
-    if (out.size() < max && std::find(out.begin(), out.end(), t) == out.end()) out.push_back(t);
+RivalTerms RivalSearchTerms(const TopicProfile& p, std::size_t max) {
+  RivalTerms out;
+  const auto add = [&](std::vector<std::string>& into, const std::string& t) {
+    const auto has = [&](const std::vector<std::string>& v) { return std::find(v.begin(), v.end(), t) != v.end(); };
+    if (out.category.size() + out.words.size() < max && !has(out.category) && !has(out.words)) into.push_back(t);
   };
   for (const auto& [category, named] : p.mentioned) {
     (void)named;
-    for (const std::string& m : Categories().count(category) ? Categories().at(category) : std::set<std::string>{}) add(m);
+    for (const std::string& m : Categories().count(category) ? Categories().at(category) : std::set<std::string>{}) {
+      add(out.category, m);
+    }
   }
-  for (const std::string& v : p.values) add(v);
-  for (const std::string& t : p.terms) add(t);
+  for (const std::string& v : p.values) add(out.words, v);
+  for (const std::string& t : p.terms) add(out.words, t);
   return out;
 }
 

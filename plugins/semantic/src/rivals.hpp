@@ -68,8 +68,11 @@ PairVerdict ClassifyPair(const TopicProfile& older, const TopicProfile& newer);
 /// Jaccard similarity |a ∩ b| / |a ∪ b| of two term sets (0 when both are empty).
 double TermJaccard(const std::set<std::string>& a, const std::set<std::string>& b);
 
-/// Words to find candidate rivals of `p` in the text index: its terms, values and every
-/// member of the categories it names (so "yarn" finds a memory about bun). At most `max`.
-std::vector<std::string> RivalSearchTerms(const TopicProfile& p, std::size_t max = 32);
+/// Words to find candidate rivals of `p` in the text index, at most `max` in all.
+struct RivalTerms {
+  std::vector<std::string> category;  ///< every member of the categories p names ("yarn" finds bun)
+  std::vector<std::string> words;     ///< p's values and terms
+};
+RivalTerms RivalSearchTerms(const TopicProfile& p, std::size_t max = 32);
 
 }  // namespace kioku::semantic

@@ -8,6 +8,7 @@
 #include "settings.hpp"
 #include "tools.hpp"
 #include "exporter.hpp"
+#include "foreign_formats.hpp"
 
 namespace kioku::semantic {
 
@@ -28,9 +29,11 @@ std::string SemanticPlugin::Instructions() const {
 std::vector<sdk::Migration> SemanticPlugin::Migrations() const { return SemanticMigrations(host_.Projects()); }
 
 void SemanticPlugin::Register(sdk::Registrar& registrar) {
-  registrar.AddExporter(SemanticExporter());
   // Settings are validated by the host before Register; read them once here.
   ctx_ = std::make_unique<PluginContext>(host_, ParseSettings(host_.Settings()));
+  sdk::ExporterSpec exporter = SemanticExporter();
+  exporter.foreign_formats = SemanticForeignFormats(host_, ctx_->settings);
+  registrar.AddExporter(exporter);
   RegisterWriteTools(registrar, *ctx_);
   RegisterRecallTool(registrar, *ctx_);
   RegisterManageTools(registrar, *ctx_);

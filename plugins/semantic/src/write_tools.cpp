@@ -122,7 +122,7 @@ std::string Describe(const WriteResult& r, const MemoryDraft& d, const std::vect
     line += " — conflicts with ";
     for (std::size_t i = 0; i < r.conflicts.size(); ++i) line += (i ? ", " : "") + r.conflicts[i];
     line += r.status == "contested" ? " (pinned; this one is contested until resolved)"
-                                    : " (kept; confirm with memory_edit status \"active\")";
+                                    : " (kept pending; confirm it with memory_review promote)";
   }
   if (!rivals.empty()) {
     // No shared subject: a likely rival found by topic (rivals.hpp). Ask, do not decide.

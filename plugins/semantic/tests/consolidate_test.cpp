@@ -9,6 +9,7 @@
 #include "consolidate.hpp"
 #include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/db.hpp"
+#include "kioku/sdk/json.hpp"
 #include "memory_store.hpp"
 #include "schema.hpp"
 #include "semantic_test_util.hpp"
@@ -54,6 +55,39 @@ TEST_F(ConsolidateToolTest, ContradictingValuesAreNotMerged) {
   Remember("Node version is 18 for the API server", "fact");
   Remember("Node version is 20 for the API server", "fact");
   EXPECT_EQ(Ok("memory_consolidate", Json::object())["total"], 0);
+}
+
+// Issue 9 "every result is bounded": a store full of restatements lists what fits under the
+// host's cap (48 KiB in tests), counts the rest and says how to narrow; before, the clusters
+// went out whole and the host refused the result.
+TEST_F(ConsolidateToolTest, ManyLargeClustersFitTheResultCap) {
+  const std::vector<std::string> extra = {"always", "please", "first", "carefully", "locally", "quickly", "again", "today"};
+  Json batch = Json::array();
+  auto flush = [&] {
+    if (batch.empty()) return;
+    const auto r = Call("memory_remember", {{"memories", batch}});
+    ASSERT_FALSE(r.is_error) << r.text.substr(0, 300);
+    batch = Json::array();
+  };
+  for (int topic = 0; topic < 40; ++topic) {  // 40 clusters of 28 restatements each
+    std::string base = "run the linter before every commit";
+    for (const char* w : {" alpha", " bravo", " carol", " delta", " echo", " foxtrot"}) base += w + std::to_string(topic);
+    for (std::size_t a = 0; a < extra.size(); ++a) {
+      for (std::size_t b = a + 1; b < extra.size(); ++b) {
+        batch.push_back({{"text", base + " " + extra[a] + " " + extra[b]}, {"kind", "preference"}});
+        if (batch.size() == 100) flush();
+      }
+    }
+  }
+  flush();
+  const sdk::ToolResult r = Call("memory_consolidate", {{"limit", 100}});
+  ASSERT_FALSE(r.is_error) << r.text.substr(0, 300);
+  EXPECT_LE(r.text.size() + sdk::DumpJson(r.structured).size(), 48u * 1024);
+  const std::size_t shown = r.structured["clusters"].size();
+  EXPECT_GT(shown, 0u);
+  EXPECT_EQ(shown + r.structured["omitted"].get<std::size_t>(), r.structured["total"].get<std::size_t>());
+  EXPECT_GT(r.structured["omitted"].get<std::size_t>(), 0u) << r.structured["total"];
+  EXPECT_NE(r.text.find("narrow with kind"), std::string::npos);
 }
 
 // ---- generated store --------------------------------------------------------------------

@@ -1,4 +1,6 @@
 // Review round trips (promote, reject, undo, audit rows) and memory_used.
+#include <sstream>
+
 #include "semantic_test_util.hpp"
 
 namespace kioku::semantic {
@@ -133,6 +135,52 @@ TEST_F(ReviewTest, UsedIsIdempotentPerSessionAndRanksRecall) {
   EXPECT_NE(Err("memory_used", {{"ids", {b, "nope1234"}}, {"session_id", "s3"}}).find("ids[1]"), std::string::npos);
   EXPECT_EQ(Count("semantic_memory_usage"), 2);
   EXPECT_EQ(before, Snapshot());
+}
+
+// Trial findings: answers point at the review queue and at what a person types.
+TEST_F(ReviewTest, ContestedRecallResultsSayResolveWithMemoryReview) {
+  Rivals();
+  const sdk::ToolResult r = Call("memory_recall", {{"query", "test suite jest vitest"}, {"status", {"active", "contested"}}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_NE(r.text.find("2 contested memories above: resolve with memory_review"), std::string::npos) << r.text;
+  const sdk::ToolResult plain = Call("memory_recall", {{"query", "small pull requests"}});
+  EXPECT_EQ(plain.text.find("resolve with memory_review"), std::string::npos) << plain.text;
+}
+
+TEST_F(ReviewTest, SuggestionConflictPointsAtMemoryReviewPromote) {
+  Remember("We use pnpm", "decision", {{"subject", "package-manager"}, {"value", "pnpm"}});
+  const sdk::ToolResult r = Call("memory_suggest", {{"text", "We might use bun"}, {"kind", "decision"},
+                                                   {"subject", "package-manager"}, {"value", "bun"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_NE(r.text.find("confirm it with memory_review promote"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("memory_edit status"), std::string::npos) << r.text;
+}
+
+TEST_F(ReviewTest, KiokuReviewFooterIsCliSyntax) {
+  Ok("memory_suggest", {{"text", "Prefer small pull requests"}, {"kind", "preference"}, {"scope", "global"}});
+  for (const auto& c : rt_->runtime->Commands()) {
+    if (c.name != "review") continue;
+    std::istringstream in;
+    std::ostringstream out, err;
+    ASSERT_EQ(c.run({}, in, out, err), 0) << err.str();
+    EXPECT_NE(out.str().find("resolve: kioku review --promote ID | --reject ID | --undo ID"), std::string::npos) << out.str();
+    EXPECT_EQ(out.str().find("memory_review {action"), std::string::npos) << out.str();
+    return;
+  }
+  ADD_FAILURE() << "no `review` command registered";
+}
+
+TEST_F(ReviewTest, MemoryGetSaysJustNowAndShowsDecayedConfidence) {
+  const std::string id = Remember("The nightly build starts at 02:00 UTC", "fact");
+  sdk::ToolResult r = Call("memory_get", {{"id", id}});
+  EXPECT_NE(r.text.find("(just now) by"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("now ago"), std::string::npos) << r.text;
+  EXPECT_EQ(r.text.find("decayed to"), std::string::npos) << r.text;  // nothing to say yet
+  rt_->clock->Advance(90 * sdk::kMsPerDay);                           // a fact's half-life
+  r = Call("memory_get", {{"id", id}});
+  EXPECT_NEAR(r.structured["memory"]["decayed_confidence"].get<double>(), 0.5, 0.01);
+  EXPECT_NE(r.text.find("confidence 1.00, decayed to 0.50"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("(3mo ago)"), std::string::npos) << r.text;
 }
 
 }  // namespace

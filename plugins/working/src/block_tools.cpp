@@ -169,13 +169,10 @@ sdk::ToolResult BlockRead(const Env& env, const Json& args, const sdk::CallConte
   // The content goes out twice (text and JSON): a block larger than half the result room
   // is read in windows of whole UTF-8 characters, from `offset` (bytes).
   const std::string content = out["content"].get<std::string>();
-  std::size_t offset = std::min<std::size_t>(args.value("offset", std::int64_t{0}), content.size());
-  while (offset < content.size() && (static_cast<unsigned char>(content[offset]) & 0xC0) == 0x80) ++offset;
   const std::size_t room = sdk::ResultRoom(ctx);
   const std::size_t fixed = 2 * text.size() + 256;
-  const std::size_t window = room > fixed ? (room - fixed) / 2 : 1024;
-  std::string part = sdk::TruncateUtf8(std::string_view(content).substr(offset), window, "");
-  const std::size_t omitted = content.size() - offset - part.size();
+  auto [offset, part, omitted] = WindowOf(content, static_cast<std::size_t>(args.value("offset", std::int64_t{0})),
+                                          room > fixed ? (room - fixed) / 2 : 1024);
   if (offset > 0 || omitted > 0) {
     text += " (bytes " + std::to_string(offset) + "–" + std::to_string(offset + part.size()) + " of " +
             std::to_string(content.size()) +

@@ -1,5 +1,6 @@
 #include "common.hpp"
 
+#include <algorithm>
 #include <filesystem>
 
 #include <SQLiteCpp/Statement.h>
@@ -8,6 +9,7 @@
 #include "kioku/sdk/caller.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/clock.hpp"
+#include "kioku/sdk/json.hpp"
 #include "kioku/sdk/text.hpp"
 
 namespace kioku::working {
@@ -122,6 +124,62 @@ Json RfcOrNull(std::optional<std::int64_t> ms) {
 
 std::string Snip(std::string_view text, std::size_t max_bytes) {
   return sdk::TruncateUtf8(sdk::CollapseWhitespace(text), max_bytes);
+}
+
+std::vector<std::size_t> FairShares(const std::vector<std::size_t>& need, std::size_t room) {
+  std::vector<std::size_t> order(need.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return need[a] < need[b]; });
+  std::vector<std::size_t> share(need.size());
+  std::size_t left = room;
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    share[order[k]] = std::min(need[order[k]], left / (order.size() - k));
+    left -= share[order[k]];
+  }
+  return share;
+}
+
+bool FitFields(Json& row, const std::vector<std::string>& keys, std::size_t budget) {
+  std::vector<std::size_t> need;
+  std::size_t total = sdk::DumpJson(row).size();
+  if (total <= budget) return false;
+  for (const auto& key : keys) need.push_back(row.contains(key) ? sdk::DumpJson(row[key]).size() : 0);
+  std::size_t fields = 0;
+  for (std::size_t n : need) fields += n;
+  const std::size_t fixed = total - fields + 32 * keys.size();  // + the *_omitted keys
+  const auto share = FairShares(need, budget > fixed ? budget - fixed : 0);
+  for (std::size_t i = 0; i < keys.size(); ++i) {
+    if (share[i] >= need[i]) continue;
+    Json& v = row[keys[i]];
+    if (v.is_string()) {
+      const std::string& full = v.get_ref<const std::string&>();
+      // The share is in escaped JSON bytes; cut the raw text in the same proportion.
+      std::string part = sdk::TruncateUtf8(full, share[i] * full.size() / need[i], "");
+      row[keys[i] + "_omitted_bytes"] = full.size() - part.size();
+      v = std::move(part);
+    } else if (v.is_array()) {
+      Json kept = Json::array();
+      std::size_t used = 2;
+      for (const Json& item : v) {
+        const std::size_t cost = sdk::DumpJson(item).size() + 1;
+        if (used + cost > share[i]) break;
+        used += cost;
+        kept.push_back(item);
+      }
+      row[keys[i] + "_omitted"] = v.size() - kept.size();
+      v = std::move(kept);
+    }
+  }
+  return true;
+}
+
+TextWindow WindowOf(std::string_view content, std::size_t offset, std::size_t max_bytes) {
+  TextWindow w;
+  w.offset = std::min(offset, content.size());
+  while (w.offset < content.size() && (static_cast<unsigned char>(content[w.offset]) & 0xC0) == 0x80) ++w.offset;
+  w.part = sdk::TruncateUtf8(content.substr(w.offset), max_bytes, "");
+  w.omitted = content.size() - w.offset - w.part.size();
+  return w;
 }
 
 Json AgentIdProp() {

@@ -102,6 +102,25 @@ Json RfcOrNull(std::optional<std::int64_t> ms);
 /// Shortened single-line rendering of text for compact tool output.
 std::string Snip(std::string_view text, std::size_t max_bytes = 80);
 
+/// A window of a long stored text (a block, a focus section) that fits one result.
+struct TextWindow {
+  std::size_t offset = 0;   ///< Where `part` starts, bytes (moved forward to a character start).
+  std::string part;         ///< At most the window's bytes, ending at a whole UTF-8 character.
+  std::size_t omitted = 0;  ///< Bytes after `part`; the next window starts at offset + part.size().
+};
+/// The window of `content` from `offset` (clamped to its size) of at most `max_bytes`.
+TextWindow WindowOf(std::string_view content, std::size_t offset, std::size_t max_bytes);
+
+/// Max-min fair shares of `room` for parts needing `need[i]` (water-filling: a part needing
+/// less than an equal share leaves the rest to the others). Sum of shares <= room.
+std::vector<std::size_t> FairShares(const std::vector<std::size_t>& need, std::size_t room);
+
+/// Cuts the fields `keys` of `row` so its JSON takes about `budget` bytes at most: each gets
+/// a fair share (FairShares); a string is cut at a whole UTF-8 character and gets
+/// `<key>_omitted_bytes`, an array of strings keeps its first items and gets
+/// `<key>_omitted` (items left out). Returns true when something was cut.
+bool FitFields(Json& row, const std::vector<std::string>& keys, std::size_t budget);
+
 /// The `agent_id` argument every tool accepts (sdk::schema::String, 1..kMaxAgentIdBytes).
 Json AgentIdProp();
 

@@ -319,17 +319,39 @@ sdk::ToolResult FileRelease(const Env& env, const Json& args, const sdk::CallCon
     text += " (" + std::to_string(expired.size()) +
             " had already expired: others could have taken them since)";
   }
+  // Every path is released; the answer names as many as fit the result cap (releasing
+  // all of 400 long paths named them twice, over it) and counts the rest.
+  const std::size_t released_count = released.size();
+  const std::size_t room = sdk::ResultRoom(ctx) - 1024;
+  sdk::ResultPage page(0, SIZE_MAX, room / 4 * 3);
+  Json shown = Json::array();
+  Json shown_expired = Json::object();
   for (const auto& p : released) {
     const std::string path = p.get<std::string>();
-    text += "\n- " + path;
-    if (expired.contains(path)) text += " (expired " + expired[path].get<std::string>() + ")";
+    std::string line = "\n- " + path;
+    if (expired.contains(path)) line += " (expired " + expired[path].get<std::string>() + ")";
+    if (!page.Offer(2 * line.size() + 8)) continue;  // path in text, `released` and `expired`
+    text += line;
+    shown.push_back(path);
+    if (expired.contains(path)) shown_expired[path] = expired[path];
   }
+  if (page.Omitted() > 0) {
+    text += "\n… and " + std::to_string(page.Omitted()) + " more released (result size cap; claim_list shows what is left)";
+  }
+  sdk::ResultPage idle(0, SIZE_MAX, room / 4);
+  Json idle_shown = Json::array();
   if (!not_held.empty()) {
     text += "\nnot claimed by anyone (nothing to do):";
-    for (const auto& p : not_held) text += " " + p.get<std::string>();
+    for (const auto& p : not_held) {
+      if (!idle.Offer(2 * p.get_ref<const std::string&>().size() + 8)) continue;
+      text += " " + p.get<std::string>();
+      idle_shown.push_back(p);
+    }
+    if (idle.Omitted() > 0) text += " … and " + std::to_string(idle.Omitted()) + " more";
   }
-  Json out = {{"released", std::move(released)}, {"not_held", std::move(not_held)},
-              {"expired", std::move(expired)}};
+  Json out = {{"released", std::move(shown)}, {"released_count", released_count}, {"omitted", page.Omitted()},
+              {"not_held", std::move(idle_shown)}, {"expired", std::move(shown_expired)}};
+  if (idle.Omitted() > 0) out["not_held_omitted"] = idle.Omitted();
   return sdk::ToolResult::Ok(std::move(text), std::move(out));
 }
 
@@ -477,6 +499,8 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env) {
     spec.output_schema = schema::Output(
         {{"released", schema::ArrayOf(schema::Type("string"))},
          {"not_held", schema::ArrayOf(schema::Type("string"))},
+         {"released_count", schema::Type("integer")},
+         {"omitted", schema::Type("integer")},
          {"expired", {{"type", "object"}, {"additionalProperties", schema::Type("string")}}}},
         {"released", "not_held"});
     spec.annotations.idempotent = true;

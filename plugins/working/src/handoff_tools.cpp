@@ -146,6 +146,7 @@ sdk::ToolResult HandoffInbox(const Env& env, const Json& args, const sdk::CallCo
     }
     const Handoff h = ReadHandoff(q);
     Json j = HandoffJson(h);
+    FitFields(j, {"summary", "open_items"}, sdk::ResultRoom(ctx) - 1024);  // one row never overflows
     std::string line = "\n- " + HandoffLine(h);
     if (!page.Offer(sdk::RowBytes(j, line))) continue;
     list.push_back(std::move(j));
@@ -209,12 +210,20 @@ sdk::ToolResult HandoffClaim(const Env& env, const Json& args, const sdk::CallCo
     TouchPresence(db, actor, now);
   });
   if (!refusal.empty()) throw sdk::ToolError(refusal);
-  std::string text = "claimed handoff " + h.id + " from " + h.from_agent + ":\n" + h.summary;
-  if (!h.open_items.empty()) {
+  // Summary and items go out twice (text and JSON): each copy gets half the result room.
+  Json out = HandoffJson(h);
+  const bool cut = FitFields(out, {"summary", "open_items"}, sdk::ResultRoom(ctx) / 2 - 512);
+  std::string text = "claimed handoff " + h.id + " from " + h.from_agent + ":\n" + out["summary"].get<std::string>();
+  if (!out["open_items"].empty()) {
     text += "\nOpen items:";
-    for (const auto& item : h.open_items) text += "\n- " + item.get<std::string>();
+    for (const auto& item : out["open_items"]) text += "\n- " + item.get<std::string>();
   }
-  return sdk::ToolResult::Ok(std::move(text), HandoffJson(h));
+  if (cut) {
+    text += "\n… [cut to the result size cap: " + std::to_string(out.value("summary_omitted_bytes", std::size_t{0})) +
+            " bytes of the summary and " + std::to_string(out.value("open_items_omitted", std::size_t{0})) +
+            " open items left out]";
+  }
+  return sdk::ToolResult::Ok(std::move(text), std::move(out));
 }
 
 Json HandoffOutput() {

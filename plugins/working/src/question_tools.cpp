@@ -87,6 +87,7 @@ sdk::ToolResult QuestionAnswer(const Env& env, const Json& args, const sdk::Call
     back.executeStep();
     out = QuestionJson(back);
   });
+  FitFields(out, {"question", "context", "answer"}, sdk::ResultRoom(ctx) - 512);
   std::string text = "question " + out["question_id"].get<std::string>() + " answered";
   return sdk::ToolResult::Ok(std::move(text), std::move(out));
 }
@@ -113,6 +114,7 @@ sdk::ToolResult QuestionList(const Env& env, const Json& args, const sdk::CallCo
       continue;
     }
     Json item = QuestionJson(q);
+    FitFields(item, {"question", "context", "answer"}, sdk::ResultRoom(ctx) - 1024);  // one row never overflows
     std::string line = "\n- " + item["question_id"].get<std::string>() + " [" +
                        item["status"].get<std::string>() + "] " + item["asked_by"].get<std::string>() +
                        ": " + Snip(item["question"].get<std::string>(), 120);

@@ -107,7 +107,7 @@ TEST_F(FocusTest, EmptyDocumentHasFourSections) {
   EXPECT_EQ(r["sections"][0]["section"], "active_task");
   EXPECT_EQ(r["sections"][0]["version"], 0);
   EXPECT_TRUE(r["sections"][0]["updated_by"].is_null());
-  EXPECT_EQ(r["document"], "");
+  EXPECT_EQ(r["sections"][0]["content"], "");
 }
 
 TEST_F(FocusTest, SectionsVersionIndependently) {
@@ -117,11 +117,16 @@ TEST_F(FocusTest, SectionsVersionIndependently) {
   auto n = Ok("focus_update", {{"section", "next_steps"}, {"content", "- regression test"}},
               "agent-b");
   EXPECT_EQ(n["version"], 1);
-  auto doc = Ok("focus_get", Json::object());
-  EXPECT_EQ(doc["document"],
-            "## Active task\nfix login race\n\n## Next steps\n- regression test\n\n## "
-            "Notes\nsee auth/session.ts\n");
+  const sdk::ToolResult got = Call("focus_get", Json::object());
+  const Json& doc = got.structured;
+  const std::string& text = got.text;
+  EXPECT_EQ(doc["sections"][0]["content"], "fix login race");
+  EXPECT_EQ(doc["sections"][1]["content"], "");
+  EXPECT_EQ(doc["sections"][2]["content"], "- regression test");
+  EXPECT_EQ(doc["sections"][2]["updated_by"], "agent-b");
   EXPECT_EQ(doc["sections"][3]["updated_by"], "agent-a");
+  EXPECT_NE(text.find("## Next steps (next_steps, v1, agent-b"), std::string::npos) << text;
+  EXPECT_NE(text.find("\n- regression test\n"), std::string::npos) << text;
 }
 
 TEST_F(FocusTest, ConcurrentEditsOfOneSectionNeverOverwriteSilently) {
@@ -150,7 +155,7 @@ TEST_F(FocusTest, BadSectionAndEmptyReplaceClears) {
   Ok("focus_update", {{"section", "notes"}, {"content", "x"}});
   auto r = Ok("focus_update", {{"section", "notes"}, {"content", ""}});
   EXPECT_EQ(r["content"], "");
-  EXPECT_EQ(Ok("focus_get", Json::object())["document"], "");
+  EXPECT_EQ(Ok("focus_get", Json::object())["sections"][3]["content"], "");
   EXPECT_FALSE(Err("focus_update", {{"section", "notes"}, {"content", ""}, {"mode", "append"}})
                    .empty());
 }

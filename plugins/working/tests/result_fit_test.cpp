@@ -6,6 +6,7 @@
 #include <set>
 
 #include "kioku/sdk/json.hpp"
+#include "kioku/sdk/text.hpp"
 #include "working_test_util.hpp"
 
 namespace kioku::working::testing {
@@ -138,6 +139,103 @@ TEST_F(ResultFitTest, WorkspaceStatusStaysAnOverviewUnderTheCap) {
   EXPECT_TRUE(r.structured["focus_truncated"].get<bool>());
   EXPECT_LE(r.structured["handoffs"][0]["summary"].get<std::string>().size(), 200u);
   EXPECT_NE(r.text.find("focus_get"), std::string::npos);
+}
+
+// focus_get fits itself (before: four 16 KB sections went out three times, ~190 KB, and the
+// host refused the result): each section is cut at a whole character to a fair share of the
+// room with its full length and where to go on, and `section` + `offset` read it whole.
+TEST_F(ResultFitTest, FocusGetCutsSectionsFairlyAndReadsOneWhole) {
+  StartWith({{"max_focus_section_bytes", 100'000}});
+  const std::string big = Words(1, 60'000) + " café ☕ \"quoted\"\n end";  // escapes and multi-byte
+  for (const char* section : {"active_task", "in_progress", "next_steps"}) {
+    Ok("focus_update", {{"section", section}, {"content", Words(2, 16000) + "☕☕☕"}});
+  }
+  // The echo of a write over the room is cut too.
+  const sdk::ToolResult wrote = Call("focus_update", {{"section", "notes"}, {"content", big}});
+  ASSERT_FALSE(wrote.is_error) << wrote.text.substr(0, 300);
+  EXPECT_LE(wrote.text.size() + sdk::DumpJson(wrote.structured).size(), kCap);
+  EXPECT_GT(wrote.structured["omitted_bytes"].get<std::size_t>(), 0u);
+
+  const sdk::ToolResult all = Call("focus_get", Json::object());
+  ASSERT_FALSE(all.is_error) << all.text.substr(0, 300);
+  EXPECT_LE(all.text.size() + sdk::DumpJson(all.structured).size(), kCap);
+  ASSERT_EQ(all.structured["sections"].size(), 4u);
+  for (const Json& s : all.structured["sections"]) {
+    const std::string& part = s["content"].get_ref<const std::string&>();
+    EXPECT_TRUE(sdk::IsValidUtf8(part));
+    EXPECT_GT(part.size(), 4000u) << s["section"];  // a fair share each, not all to one
+    EXPECT_EQ(s["omitted_bytes"].get<std::size_t>() + part.size(), s["bytes"].get<std::size_t>());
+    EXPECT_EQ(s["next_offset"], part.size());
+  }
+  EXPECT_NE(all.text.find("focus_get section \"notes\" offset"), std::string::npos);
+  EXPECT_NE(all.text.find(" of " + std::to_string(big.size()) + " bytes"), std::string::npos);
+
+  // A short section is not cut and leaves its share to the others.
+  Ok("focus_update", {{"section", "active_task"}, {"content", "short"}, {"expected_version", 1}});
+  const Json fair = Ok("focus_get", Json::object());
+  EXPECT_EQ(fair["sections"][0]["content"], "short");
+  EXPECT_FALSE(fair["sections"][0].contains("omitted_bytes"));
+  EXPECT_GT(fair["sections"][1]["content"].get<std::string>().size(),
+            all.structured["sections"][1]["content"].get<std::string>().size() + 1000);
+
+  // One section read whole, window by window.
+  std::string back;
+  Json args = {{"section", "notes"}};
+  for (int reads = 0; reads < 20; ++reads) {
+    const sdk::ToolResult r = Call("focus_get", args);
+    ASSERT_FALSE(r.is_error) << r.text.substr(0, 300);
+    EXPECT_LE(r.text.size() + sdk::DumpJson(r.structured).size(), kCap);
+    ASSERT_EQ(r.structured["sections"].size(), 1u);
+    const Json& s = r.structured["sections"][0];
+    back += s["content"].get<std::string>();
+    if (!s.contains("next_offset")) break;
+    args["offset"] = s["next_offset"];
+  }
+  EXPECT_EQ(back, big);
+  EXPECT_NE(Err("focus_get", {{"offset", 10}}).find("send section"), std::string::npos);
+}
+
+// Writes whose answers echo stored text fit too (before, each of these was over the cap
+// with the default limits and the host cut or refused the answer of a committed write).
+TEST_F(ResultFitTest, AnswersOfWritesFitAtTheirLargestInputs) {
+  Json items = Json::array();
+  for (int i = 0; i < 50; ++i) items.push_back(Words(i, 1000));
+  const Json wrote = Ok("handoff_write", {{"summary", Words(1, 16384)}, {"open_items", items}}, "agent-b");
+  const Json inbox = Ok("handoff_inbox", Json::object());
+  ASSERT_EQ(inbox["handoffs"].size(), 1u);
+  const sdk::ToolResult claimed = Call("handoff_claim", {{"handoff_id", wrote["handoff_id"]}});
+  ASSERT_FALSE(claimed.is_error) << claimed.text.substr(0, 300);
+  EXPECT_LE(claimed.text.size() + sdk::DumpJson(claimed.structured).size(), kCap);
+  const Json& h = claimed.structured;
+  EXPECT_EQ(h["summary"].get<std::string>().size() + h.value("summary_omitted_bytes", std::size_t{0}), 16384u);
+  EXPECT_EQ(h["open_items"].size() + h.value("open_items_omitted", std::size_t{0}), 50u);
+  EXPECT_GT(h["open_items"].size(), 0u);
+  EXPECT_NE(claimed.text.find("cut to the result size cap"), std::string::npos);
+
+  const Json asked = Ok("question_add", {{"question", Words(2, 16384)}, {"context", Words(3, 16384)}});
+  const sdk::ToolResult answered =
+      Call("question_answer", {{"question_id", asked["question_id"]}, {"answer", Words(4, 16380) + "\"\n\"\n"}});
+  ASSERT_FALSE(answered.is_error) << answered.text.substr(0, 300);
+  EXPECT_LE(answered.text.size() + sdk::DumpJson(answered.structured).size(), kCap);
+  for (int pages = 0; pages < 3; ++pages) {
+    const sdk::ToolResult listed = Call("question_list", {{"status", "all"}});
+    EXPECT_LE(listed.text.size() + sdk::DumpJson(listed.structured).size(), kCap);
+  }
+
+  for (int batch = 0; batch < 20; ++batch) {
+    Json paths = Json::array();
+    for (int i = 0; i < 20; ++i) {
+      paths.push_back("src/" + std::string(300, static_cast<char>('a' + batch)) + "/f" + std::to_string(i));
+    }
+    Ok("file_claim", {{"paths", paths}});
+  }
+  const sdk::ToolResult released = Call("file_release", {{"all", true}});
+  ASSERT_FALSE(released.is_error) << released.text.substr(0, 300);
+  EXPECT_LE(released.text.size() + sdk::DumpJson(released.structured).size(), kCap);
+  EXPECT_EQ(released.structured["released_count"], 400);
+  EXPECT_EQ(released.structured["released"].size() + released.structured["omitted"].get<std::size_t>(), 400u);
+  EXPECT_GT(released.structured["omitted"].get<std::size_t>(), 0u);
+  EXPECT_EQ(Ok("claim_list", Json::object())["claims"].size(), 0u);  // every one released all the same
 }
 
 }  // namespace

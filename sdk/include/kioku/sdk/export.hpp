@@ -27,6 +27,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,39 @@ inline constexpr int kExportFormatVersion = 1;
 struct ImportCounts {
   std::int64_t inserted = 0;  ///< rows written
   std::int64_t skipped = 0;   ///< rows whose identity already existed (left as they were)
+};
+
+/// What `kioku import --from NAME FILE` hands a layer's foreign format.
+struct ForeignImportRequest {
+  std::string file;          ///< As the user named it (for messages).
+  std::string text;          ///< The whole file, valid UTF-8 (the host checks), at most 32 MiB.
+  std::string agent_id;      ///< Who imports (stored as the memories' author).
+  std::string project_id;    ///< The project items belong to (sdk::ProjectIdentity of the
+                             ///< working folder, or `--project`); "" = none known.
+  std::string project_root;  ///< Its folder here; "" when given as a key.
+};
+
+/// What a foreign import did.
+struct ForeignImportResult {
+  /// Per kind of item ("memories", "entities", "relations"): written / already there.
+  std::map<std::string, ImportCounts> counts;
+  /// Short lines for the user (e.g. "line 12: already known as 01JX… (pending)"); the
+  /// host prints the first 20 and counts the rest.
+  std::vector<std::string> notes;
+};
+
+/// A format from another tool that a layer reads (`kioku import --from NAME FILE`).
+/// Contract as for import_section: runs inside the host's open write transaction, may run
+/// again on SQLITE_BUSY (keep effects in the database), is idempotent (a second import of
+/// the same file writes nothing), screens every text it stores with sdk::FindSecret, and
+/// throws std::runtime_error naming the line (1-based) and what to fix — for a secret the
+/// line and the rule, never the secret — to refuse the whole file.
+struct ForeignFormat {
+  std::string name;     ///< `--from` value, e.g. "claude-md".
+  std::string summary;  ///< One line for `kioku import --help`.
+  /// True when `text` (of a file named `file`) is in this format: used by `--from auto`.
+  std::function<bool(const std::string& file, const std::string& text)> detect;
+  std::function<ForeignImportResult(SQLite::Database& db, const ForeignImportRequest& request)> import;
 };
 
 /// A layer's contribution to export/import. Every field is optional.
@@ -63,6 +97,8 @@ struct ExporterSpec {
   /// Counts a person wants in `kioku doctor` (e.g. {"memories": {"active": 12}, ...}); a
   /// flat or one-level-nested object of integers. Read only; may throw (doctor says so).
   std::function<nlohmann::json(SQLite::Database& db)> doctor_counts;
+  /// Formats of other tools this layer imports (`kioku import --from NAME`).
+  std::vector<ForeignFormat> foreign_formats;
 };
 
 /// Every ordinary table named `<layer>_*` (not virtual tables, not FTS5 shadow tables), in

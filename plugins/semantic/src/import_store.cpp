@@ -1,0 +1,74 @@
+#include "import_store.hpp"
+
+#include "normalize.hpp"
+
+namespace kioku::semantic {
+
+std::unordered_map<std::string, KnownMemory> KnownTexts(const Env& env, const Scope& scope) {
+  std::unordered_map<std::string, KnownMemory> known;
+  SQLite::Statement q(env.db,
+                      "SELECT id, status, text FROM semantic_memories WHERE scope = 'global' OR "
+                      "(project_id = ? AND project_id <> '') ORDER BY seq");
+  q.bind(1, scope.project_id);
+  while (q.executeStep()) {
+    known.emplace(NormalizeText(q.getColumn(2).getString()),
+                  KnownMemory{q.getColumn(0).getString(), q.getColumn(1).getString()});
+  }
+  return known;
+}
+
+std::unordered_map<std::string, KnownMemory> KnownSourceRefs(const Env& env, const std::string& prefix) {
+  std::unordered_map<std::string, KnownMemory> known;
+  SQLite::Statement q(env.db,
+                      "SELECT id, status, source_ref FROM semantic_memories WHERE substr(source_ref, 1, ?) = ?");
+  q.bind(1, static_cast<int>(prefix.size()));
+  q.bind(2, prefix);
+  while (q.executeStep()) {
+    known.emplace(q.getColumn(2).getString(), KnownMemory{q.getColumn(0).getString(), q.getColumn(1).getString()});
+  }
+  return known;
+}
+
+void LinkMemoryEntity(const Env& env, std::int64_t memory_seq, std::int64_t entity_seq) {
+  SQLite::Statement& q =
+      env.Stmt("INSERT OR IGNORE INTO semantic_memory_entities(memory_seq, entity_seq) VALUES (?, ?)");
+  q.bind(1, memory_seq);
+  q.bind(2, entity_seq);
+  q.exec();
+}
+
+void ApplyImportedState(const Env& env, const Memory& m, const std::string& status,
+                        const std::string& superseded_by, std::int64_t captured_at,
+                        const std::string& agent_id, const std::string& detail) {
+  const std::int64_t now = env.clock.NowMs();
+  if (status == "superseded") {
+    SQLite::Statement q(env.db,
+                        "UPDATE semantic_memories SET prior_status = 'active', status = 'superseded', "
+                        "superseded_at = ?, superseded_by = ? WHERE seq = ?");
+    q.bind(1, now);
+    q.bind(2, superseded_by);
+    q.bind(3, m.seq);
+    q.exec();
+  } else if (status != m.status) {
+    SQLite::Statement q(env.db, "UPDATE semantic_memories SET status = ? WHERE seq = ?");
+    q.bind(1, status);
+    q.bind(2, m.seq);
+    q.exec();
+  }
+  if (captured_at > 0) {
+    SQLite::Statement q(env.db, "UPDATE semantic_memories SET captured_at = ? WHERE seq = ?");
+    q.bind(1, captured_at);
+    q.bind(2, m.seq);
+    q.exec();
+  }
+  SQLite::Statement h(env.db,
+                      "INSERT INTO semantic_memory_history(memory_id, action, at, agent_id, detail, snapshot) "
+                      "VALUES (?, 'imported', ?, ?, ?, NULL)");
+  h.bind(1, m.id);
+  h.bind(2, now);
+  h.bind(3, agent_id);
+  h.bind(4, detail);
+  h.exec();
+}
+
+}  // namespace kioku::semantic

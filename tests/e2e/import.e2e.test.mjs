@@ -1,0 +1,79 @@
+// Foreign imports through the real CLI: `kioku import --from claude-md CLAUDE.md` files
+// every bullet as a pending memory of the folder's project, `kioku call memory_list`
+// shows them, a second import adds nothing and says so; memory.jsonl lands in the entity
+// graph; a secret refuses the file naming the line, and nothing is stored.
+
+import assert from 'node:assert/strict';
+import { existsSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+
+import { KIOKU_BIN, makeSandbox, runCli } from './helpers.mjs';
+
+if (!existsSync(KIOKU_BIN)) throw new Error(`e2e prerequisites missing: kioku binary ${KIOKU_BIN} (set KIOKU_BIN)`);
+
+const FIXTURES = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/import');
+
+const cli = (sandbox, args) => runCli(sandbox, args);
+
+describe('kioku import --from (foreign formats)', () => {
+  let sandbox;
+  before(() => {
+    sandbox = makeSandbox({ enabled: ['semantic'], profile: 'full' });
+  });
+  after(() => sandbox?.cleanup());
+
+  test('CLAUDE.md bullets become pending memories listed by memory_list; a second import adds nothing', async () => {
+    const first = await cli(sandbox, ['import', '--from', 'claude-md', path.join(FIXTURES, 'CLAUDE.md')]);
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stdout, /\(claude-md\): memories 6 new, 1 already there;/);
+    assert.match(first.stdout, /line 29: already known as/);
+
+    const list = await cli(sandbox, ['call', 'memory_list', JSON.stringify({ status: ['pending'], limit: 20 })]);
+    assert.equal(list.code, 0, list.stderr);
+    // `kioku call` prints the text, then structuredContent as indented JSON.
+    const listed = JSON.parse(list.stdout.slice(list.stdout.indexOf('\n{\n') + 1));
+    const texts = listed.memories.map((m) => m.text);
+    assert.equal(texts.length, 6, list.stdout);
+    assert.ok(texts.includes('Use 2-space indentation in TypeScript files.'), list.stdout);
+    assert.ok(texts.includes('The staging database resets every Sunday night.'), list.stdout);
+    assert.ok(!texts.some((t) => t.includes('memory_recall') || t.includes('fence')), list.stdout);
+
+    const again = await cli(sandbox, ['import', '--from', 'claude-md', path.join(FIXTURES, 'CLAUDE.md')]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /memories 0 new, 7 already there;/);
+    assert.match(again.stdout, /nothing new/);
+  });
+
+  test('memory.jsonl fills the entity graph (auto-detected)', async () => {
+    const r = await cli(sandbox, ['import', path.join(FIXTURES, 'memory.jsonl')]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /\(mcp-memory\): entities 3 new, 0 already there; memories 3 new, 0 already there; relations 2 new/);
+    const graph = await cli(sandbox, ['call', 'entity_graph', JSON.stringify({ entity: 'John_Smith' })]);
+    assert.equal(graph.code, 0, graph.stderr);
+    assert.match(graph.stdout, /works_at/);
+  });
+
+  test('--global files the bullets as global memories', async () => {
+    const file = path.join(sandbox.dir, 'GLOBAL.md');
+    writeFileSync(file, '# Everywhere\n- Answer in British English.\n');
+    const r = await cli(sandbox, ['import', '--from', 'claude-md', '--global', file]);
+    assert.equal(r.code, 0, r.stderr);
+    const list = await cli(sandbox, ['call', 'memory_list', JSON.stringify({ status: ['pending'], scope: 'global' })]);
+    assert.match(list.stdout, /Answer in British English/);
+  });
+
+  test('a secret refuses the file, naming line and rule, and stores nothing', async () => {
+    const secret = 'ghp_' + 'A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8';
+    const file = path.join(sandbox.dir, 'AGENTS.md');
+    writeFileSync(file, `# Deploy\n- Deploys use the token ${secret}\n- Deploy from main only.\n`);
+    const r = await cli(sandbox, ['import', '--from', 'agents-md', file]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /line 2: looks like a secret \(github-token\)/);
+    assert.match(r.stderr, /nothing was changed/);
+    assert.ok(!r.stderr.includes(secret));
+    const list = await cli(sandbox, ['call', 'memory_list', JSON.stringify({ status: ['pending'], limit: 20 })]);
+    assert.ok(!list.stdout.includes('Deploy from main only'), list.stdout);
+  });
+});
