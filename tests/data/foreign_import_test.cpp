@@ -137,6 +137,20 @@ TEST_F(ForeignImport, SecretRefusesTheWholeFileNamingLineAndRuleNotTheSecret) {
   EXPECT_EQ(Count("semantic_memories"), 0);
 }
 
+// Found by a user trial: a heading turned into a tag ("db-password-is-hunter2hunter2") no longer
+// read as a password in prose, so the secret reached the tags and the text index.
+TEST_F(ForeignImport, SecretInAHeadingRefusesTheFile) {
+  const std::string why = Refusal(Write("CLAUDE.md", "# DB password is hunter2hunter2\n- Use pnpm.\n"), "claude-md");
+  EXPECT_NE(why.find("line 2"), std::string::npos) << why;
+  EXPECT_EQ(why.find("hunter2hunter2"), std::string::npos) << why;
+  EXPECT_EQ(Count("semantic_memories"), 0);
+}
+
+TEST_F(ForeignImport, ByteOrderMarkKeepsTheFirstHeading) {
+  Import(Write("CLAUDE.md", "\xEF\xBB\xBF# Testing\n- Run make check.\n"), "claude-md");
+  EXPECT_EQ(Field("tags", "1"), "claude-md testing");
+}
+
 TEST_F(ForeignImport, McpMemoryJsonlBecomesMemoriesLinkedToEntitiesAndRelations) {
   const auto report = Import(kFixtures + "/memory.jsonl", "mcp-memory");
   EXPECT_EQ(report.layers.at("memories").inserted, 3);
@@ -205,6 +219,20 @@ TEST_F(ForeignImport, TokenGoatRefusalsNameTheFactAndLine) {
   const std::string syntax = Write("bad.json", "{\"schemaVersion\": 1,\n \"facts\": [\n {\"id\": }]}\n");
   EXPECT_NE(Refusal(syntax, "token-goat").find("line 3: not valid JSON"), std::string::npos);
   EXPECT_NE(Refusal(Write("x.json", "{\"facts\": []}"), "token-goat").find("schemaVersion"), std::string::npos);
+  // Each of these would file something wrong or lose a later fact (found by a user trial).
+  const auto goat = [&](const std::string& fact) {
+    return Refusal(Write("g.json", "{\"schemaVersion\": 1, \"facts\": [" + fact + "]}"), "token-goat");
+  };
+  EXPECT_NE(goat("{\"id\": \"\", \"text\": \"t\"}").find("\"id\" is empty"), std::string::npos);
+  EXPECT_NE(goat("{\"id\": \"a\", \"text\": \"t\", \"capturedAt\": 99999999999999999}").find("captured_at"),
+            std::string::npos);
+  EXPECT_NE(goat("{\"id\": \"a\", \"text\": \"t\", \"capturedAt\": -5}").find("captured_at"), std::string::npos);
+  EXPECT_NE(goat("{\"id\": \"a\", \"text\": \"t\", \"status\": \"superseded\", \"supersededBy\": \"a\"}")
+                .find("superseded by itself"),
+            std::string::npos);
+  EXPECT_NE(goat("{\"id\": \"a\", \"text\": \"t\", \"scope\": \"path\", \"path\": \"../../etc/passwd\"}")
+                .find("leaves the project"),
+            std::string::npos);
   EXPECT_EQ(Count("semantic_memories"), 0);
 }
 

@@ -7,13 +7,12 @@
 // same database, and a bad envelope still exits 0.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-import { FIXTURE_PLUGIN_DIR, KIOKU_BIN, checkPrerequisites, makeSandbox, serveArgs, withTimeout } from './helpers.mjs';
+import { FIXTURE_PLUGIN_DIR, KIOKU_BIN, checkPrerequisites, makeSandbox, runCli, serveArgs, withTimeout } from './helpers.mjs';
 
 checkPrerequisites();
 
@@ -21,22 +20,11 @@ const AGENT = 'e2e-affective-agent';
 
 /** Runs `kioku hook post-tool-use` with `stdin`; resolves {code, stdout, stderr}. */
 function runHook(sandbox, stdin) {
-  return withTimeout(
-    new Promise((resolve, reject) => {
-      const child = spawn(KIOKU_BIN, ['--config', sandbox.config, '--plugin-dir', FIXTURE_PLUGIN_DIR, 'hook', 'post-tool-use'], {
-        env: sandbox.env({ KIOKU_AGENT_ID: 'claude-code-e2e' }),
-        stdio: ['pipe', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-      child.stdin.end(stdin);
-    }),
-    'kioku hook post-tool-use',
-  );
+  return runCli(sandbox, ['--plugin-dir', FIXTURE_PLUGIN_DIR, 'hook', 'post-tool-use'], {
+    env: sandbox.env({ KIOKU_AGENT_ID: 'claude-code-e2e' }),
+    cwd: process.cwd(),
+    input: stdin,
+  });
 }
 
 describe('affective layer with the SDK client over stdio', () => {

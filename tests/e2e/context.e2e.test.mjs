@@ -8,42 +8,21 @@
 //   Claude Code hook JSON, and prints nothing for an irrelevant prompt.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-import { KIOKU_BIN, RawStdioServer, loadModernSchema, makeSandbox, modernMeta, withTimeout } from './helpers.mjs';
+import { KIOKU_BIN, RawStdioServer, keepEnv, loadModernSchema, makeSandbox, modernMeta, runCli, withTimeout } from './helpers.mjs';
 
 if (!existsSync(KIOKU_BIN)) throw new Error(`e2e prerequisites missing: kioku binary ${KIOKU_BIN} (set KIOKU_BIN)`);
 const schema = await loadModernSchema();
 const LAYERS = ['working', 'episodic', 'semantic'];
 
-function keepEnv(env) {
-  const keep = ['KIOKU_HOME', 'KIOKU_AGENT_ID', 'ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'LD_LIBRARY_PATH', 'HOME', 'PATH'];
-  return Object.fromEntries(keep.filter((k) => env[k] !== undefined).map((k) => [k, env[k]]));
-}
-
 /** Runs `kioku ...args` with `input` on stdin in `cwd`; resolves {code, stdout, stderr}. */
 function run(sandbox, args, input, cwd) {
-  return withTimeout(
-    new Promise((resolve, reject) => {
-      const child = spawn(KIOKU_BIN, ['--config', sandbox.config, ...args], {
-        env: keepEnv(sandbox.env({ KIOKU_AGENT_ID: 'e2e-hook' })),
-        cwd,
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-      child.stdin.end(input);
-    }),
-    `kioku ${args.join(' ')}`,
-  );
+  return runCli(sandbox, args, { env: keepEnv(sandbox.env({ KIOKU_AGENT_ID: 'e2e-hook' })), cwd, input });
 }
 
 describe('context block through the SDK client', () => {

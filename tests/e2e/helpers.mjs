@@ -96,21 +96,28 @@ export function serveArgs(sandbox, ...more) {
   return ['--config', sandbox.config, '--plugin-dir', FIXTURE_PLUGIN_DIR, 'serve', ...more];
 }
 
+/** `env` reduced to what a kioku child needs (sandbox paths, agent id, sanitizer options, PATH). */
+export function keepEnv(env) {
+  const keep = ['KIOKU_HOME', 'KIOKU_AGENT_ID', 'ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'LD_LIBRARY_PATH', 'HOME', 'PATH'];
+  return Object.fromEntries(keep.filter((k) => env[k] !== undefined).map((k) => [k, env[k]]));
+}
+
 /**
- * Runs `kioku --config <sandbox config> ...args` in the sandbox folder with stdin closed, to
- * its exit. Resolves {code, stdout, stderr}.
+ * Runs `kioku --config <sandbox config> ...args` to its exit, in `cwd` (default: the sandbox
+ * folder) with `env` (default: the sandbox's) and `input` on stdin (default: none).
+ * Resolves {code, stdout, stderr}.
  */
-export function runCli(sandbox, args, env = sandbox.env()) {
+export function runCli(sandbox, args, { env = sandbox.env(), cwd = sandbox.dir, input = '' } = {}) {
   return withTimeout(
     new Promise((resolve, reject) => {
-      const child = spawn(KIOKU_BIN, ['--config', sandbox.config, ...args], { env, cwd: sandbox.dir });
+      const child = spawn(KIOKU_BIN, ['--config', sandbox.config, ...args], { env, cwd });
       let stdout = '';
       let stderr = '';
       child.stdout.on('data', (d) => (stdout += d));
       child.stderr.on('data', (d) => (stderr += d));
       child.on('error', reject);
       child.on('close', (code) => resolve({ code, stdout, stderr }));
-      child.stdin.end();
+      child.stdin.end(input);
     }),
     `kioku ${args.join(' ')}`,
   );

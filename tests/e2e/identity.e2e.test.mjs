@@ -16,7 +16,7 @@
 // Nothing sleeps: every wait is a request/response or a process exit, under a safety timeout.
 
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, realpathSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -33,8 +33,10 @@ import {
   META_VERSION,
   MODERN_VERSION,
   RawStdioServer,
+  keepEnv,
   loadModernSchema,
   makeSandbox,
+  runCli,
   startHttpServer,
   withTimeout,
 } from './helpers.mjs';
@@ -52,11 +54,6 @@ function makeCheckout(dir) {
   execFileSync('git', ['init', '-q', dir]);
   execFileSync('git', ['-C', dir, 'remote', 'add', 'origin', 'git@github.com:acme/webapp.git']);
   return realpathSync(dir);
-}
-
-function keepEnv(env) {
-  const keep = ['KIOKU_HOME', 'KIOKU_AGENT_ID', 'ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'LD_LIBRARY_PATH', 'HOME', 'PATH'];
-  return Object.fromEntries(keep.filter((k) => env[k] !== undefined).map((k) => [k, env[k]]));
 }
 
 /** `kioku serve` over stdio with the SDK client; `roots` (array of folders) declares the capability. */
@@ -103,23 +100,9 @@ async function stored(client, remembered) {
 
 const textOf = (r) => (r.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 
-/** Runs the kioku CLI to completion; resolves {code, stdout, stderr}. */
-function runCli(sandbox, args, { cwd, env = {} }) {
-  return withTimeout(
-    new Promise((resolve) => {
-      const child = spawn(KIOKU_BIN, ['--config', sandbox.config, ...args], {
-        cwd,
-        env: sandbox.env(env),
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (d) => (stdout += d));
-      child.stderr.on('data', (d) => (stderr += d));
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    }),
-    `kioku ${args.join(' ')}`,
-  );
+/** Runs the kioku CLI to completion in `cwd`; resolves {code, stdout, stderr}. */
+function cli(sandbox, args, { cwd, env = {} }) {
+  return runCli(sandbox, args, { cwd, env: sandbox.env(env) });
 }
 
 function claudeLine(cwd, session, text, uuid, at) {
@@ -155,20 +138,20 @@ describe('projects: transcripts, subfolders and plain folders', () => {
     const elsewhere = path.join(sandbox.dir, 'elsewhere');
     mkdirSync(elsewhere);
     const remember = { text: 'The webapp deploys through staging', kind: 'decision', scope: 'project' };
-    const wrote = await runCli(sandbox, ['call', 'memory_remember', JSON.stringify(remember), '--project', path.join(checkout, 'apps', 'api')], { cwd: elsewhere });
+    const wrote = await cli(sandbox, ['call', 'memory_remember', JSON.stringify(remember), '--project', path.join(checkout, 'apps', 'api')], { cwd: elsewhere });
     assert.equal(wrote.code, 0, wrote.stdout + wrote.stderr);
     // Here the working directory's project has none of it; by key it is there.
-    const here = await runCli(sandbox, ['call', 'memory_list', '{}'], { cwd: elsewhere });
+    const here = await cli(sandbox, ['call', 'memory_list', '{}'], { cwd: elsewhere });
     assert.doesNotMatch(here.stdout, /deploys through staging/);
     for (const project of [REMOTE_ID, checkout]) {
-      const listed = await runCli(sandbox, ['call', 'memory_list', '{}', '--project', project], { cwd: elsewhere });
+      const listed = await cli(sandbox, ['call', 'memory_list', '{}', '--project', project], { cwd: elsewhere });
       assert.equal(listed.code, 0, listed.stdout + listed.stderr);
       assert.match(listed.stdout, /deploys through staging/, project);
       assert.match(listed.stdout, new RegExp(`"project_id": "${REMOTE_ID}"`));
     }
-    const context = await runCli(sandbox, ['context', '--project', REMOTE_ID], { cwd: elsewhere });
+    const context = await cli(sandbox, ['context', '--project', REMOTE_ID], { cwd: elsewhere });
     assert.match(context.stdout, /deploys through staging/, context.stdout + context.stderr);
-    const typo = await runCli(sandbox, ['call', 'memory_list', '{}', '--project', './no-such-folder'], { cwd: elsewhere });
+    const typo = await cli(sandbox, ['call', 'memory_list', '{}', '--project', './no-such-folder'], { cwd: elsewhere });
     assert.equal(typo.code, 2);
     assert.match(typo.stderr, /--project '\.\/no-such-folder' is no folder here/);
   });
@@ -220,7 +203,7 @@ describe('projects: transcripts, subfolders and plain folders', () => {
     );
 
     // The CLI runs somewhere else entirely: each session goes by its own recorded cwd.
-    const ingest = await runCli(sandbox, ['ingest', t], { cwd: plain });
+    const ingest = await cli(sandbox, ['ingest', t], { cwd: plain });
     assert.equal(ingest.code, 0, ingest.stdout + ingest.stderr);
     assert.match(ingest.stdout, new RegExp(`checkout\\.jsonl.*project ${REMOTE_ID}`));
     assert.match(ingest.stdout, /rollout-.*project github\.com\/acme\/webapp/);

@@ -10,16 +10,11 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-import { KIOKU_BIN, makeSandbox, runCli, withTimeout } from './helpers.mjs';
+import { KIOKU_BIN, keepEnv, makeSandbox, runCli, withTimeout } from './helpers.mjs';
 
 if (!existsSync(KIOKU_BIN)) throw new Error(`e2e prerequisites missing: kioku binary ${KIOKU_BIN} (set KIOKU_BIN)`);
 
-function keepEnv(env) {
-  const keep = ['KIOKU_HOME', 'KIOKU_AGENT_ID', 'ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'LD_LIBRARY_PATH', 'HOME', 'PATH'];
-  return Object.fromEntries(keep.filter((k) => env[k] !== undefined).map((k) => [k, env[k]]));
-}
-
-const cli = (sandbox, args) => runCli(sandbox, args, keepEnv(sandbox.env()));
+const cli = (sandbox, args) => runCli(sandbox, args, { env: keepEnv(sandbox.env()) });
 
 describe('memory_review through the SDK client', () => {
   let sandbox;

@@ -236,7 +236,12 @@ sdk::ToolResult Find(ToolContext& ctx, const Json& args, const sdk::CallContext&
       text = offset == 0 ? "no procedure matches; save one with procedure_save once you know the steps"
                          : "no more matches";
     }
-    if (const auto more = page.MoreText("procedure_find"); !more.empty()) text += "\n" + more + " (same query)";
+    if (const auto more = page.MoreText("procedure_find"); !more.empty()) {
+      text += "\n" + more + " (same query)";
+    } else if (hits.size() >= static_cast<std::size_t>(kQueryCandidates)) {
+      text += "\nonly the best " + std::to_string(kQueryCandidates) +
+              " matches are paged; add words to the query to reach the others";
+    }
     return sdk::ToolResult::Ok(text, std::move(out));
   }
   // Neither: the list by name, without steps.

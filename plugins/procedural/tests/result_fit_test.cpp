@@ -177,5 +177,19 @@ TEST_F(ProcedureFitTest, QueryAndListPageUnderTheCapWithoutLosingOne) {
   EXPECT_EQ(listed.size(), 90u);
 }
 
+// A query pages through its best 100 matches; past them the last page says so instead of
+// ending as if nothing else matched (found by a user trial).
+TEST_F(ProcedureFitTest, QueryPastItsCandidateLimitSaysHowToReachTheRest) {
+  for (int i = 0; i < 105; ++i) Save("deploy-" + std::to_string(1000 + i), 1, 10);
+  json args = {{"query", "deploy"}, {"limit", 50}};
+  sdk::ToolResult r;
+  for (int pages = 0; pages < 5; ++pages) {
+    r = Find(args);
+    if (!r.structured.contains("next_cursor")) break;
+    args["cursor"] = r.structured["next_cursor"];
+  }
+  EXPECT_NE(r.text.find("only the best 100 matches are paged; add words to the query"), std::string::npos) << r.text;
+}
+
 }  // namespace
 }  // namespace kioku::procedural

@@ -127,6 +127,7 @@ sdk::ForeignImportResult ImportMarkdown(const Env& env, const sdk::ForeignImport
     d.scope = ImportScope(request);
     d.tags.push_back(format);
     for (auto h = item.headings.rbegin(); h != item.headings.rend() && d.tags.size() < 4; ++h) {
+      Screen(request.file, where, *h);  // as written: normalizing a heading into a tag hides what it says
       std::string tag = NormalizeTag(sdk::TruncateUtf8(*h, 64));
       Screen(request.file, where, tag);
       if (!tag.empty() && std::find(d.tags.begin(), d.tags.end(), tag) == d.tags.end()) d.tags.push_back(tag);
@@ -351,12 +352,19 @@ bool LooksLikeMarkdown(const std::string& file, const std::string& name) {
 }
 
 std::int64_t TimeField(const json& v, const std::string& where) {
-  if (v.is_number_integer()) return v.get<std::int64_t>();
-  if (v.is_string()) {
-    if (std::optional<std::int64_t> t = sdk::ParseRfc3339(v.get<std::string>())) return *t;
-  }
+  // Unix milliseconds from 1970 to the year 9999 (RFC 3339's four-digit years).
+  constexpr std::int64_t kLastMs = 253402300799999;
+  std::optional<std::int64_t> t;
   if (v.is_null()) return 0;
-  throw std::runtime_error(where + ": captured_at must be an RFC 3339 time or Unix milliseconds");
+  if (v.is_number_integer() && !v.is_number_unsigned()) t = v.get<std::int64_t>();
+  if (v.is_number_unsigned() && v.get<std::uint64_t>() <= static_cast<std::uint64_t>(kLastMs)) {
+    t = static_cast<std::int64_t>(v.get<std::uint64_t>());
+  }
+  if (v.is_string()) t = sdk::ParseRfc3339(v.get<std::string>());
+  if (!t || *t < 0 || *t > kLastMs) {
+    throw std::runtime_error(where + ": captured_at must be an RFC 3339 time or Unix milliseconds from 1970 to 9999");
+  }
+  return *t;
 }
 
 int LineAt(std::string_view text, std::size_t offset) {
@@ -373,6 +381,7 @@ std::vector<MarkdownItem> ParseMarkdownItems(std::string_view text) {
   bool in_comment = false, in_kioku_block = false;
   bool continues = false;  // the previous line belongs to the last item
   std::size_t item_indent = 0;
+  if (text.starts_with("\xEF\xBB\xBF")) text.remove_prefix(3);  // UTF-8 byte order mark
   const std::vector<std::string_view> lines = Lines(text);
   std::size_t first = 0;
   if (!lines.empty() && lines[0] == "---") {  // YAML front matter
@@ -555,6 +564,7 @@ std::vector<TokenGoatFact> ParseTokenGoatExport(std::string_view text) {
       return std::string(Trim(v->get<std::string>()));
     };
     fact.id = str("id", nullptr, true);
+    if (fact.id.empty()) throw std::runtime_error(where + ": \"id\" is empty; each fact needs its own id");
     if (const std::size_t at = text.find(json(fact.id).dump(), search_from); at != std::string_view::npos) {
       fact.line = LineAt(text, at);
       search_from = at;
@@ -597,10 +607,16 @@ std::vector<TokenGoatFact> ParseTokenGoatExport(std::string_view text) {
     if (!fact.path.empty() && std::filesystem::path(fact.path).is_absolute() && !fact.scope_root.empty()) {
       fact.path = std::filesystem::path(fact.path).lexically_relative(fact.scope_root).generic_string();
     }
-    if (StartsWith(fact.path, "..") || std::filesystem::path(fact.path).is_absolute()) fact.path.clear();
+    if (StartsWith(fact.path, "..") || std::filesystem::path(fact.path).is_absolute()) {
+      throw std::runtime_error(where + ": \"path\" " + sdk::TruncateUtf8(fact.path, 60) +
+                               " leaves the project; send a path inside scope_root, or scope project");
+    }
     const std::string source = str("source_type", "sourceType", false);
     fact.source = source == "user" ? "user" : source == "derived" ? "derived" : "import";
     fact.superseded_by = str("superseded_by", "supersededBy", false);
+    if (!fact.superseded_by.empty() && fact.superseded_by == fact.id) {
+      throw std::runtime_error(where + ": superseded by itself; \"superseded_by\" names another fact's id");
+    }
     if (const json* t = field("captured_at", "capturedAt")) fact.captured_at = TimeField(*t, where);
     facts.push_back(std::move(fact));
   }
