@@ -74,10 +74,7 @@ Filter SummaryFilter(const RecallQuery& q) {
 // Sessions without an active summary, seen through their log (alias `se`).
 Filter LogOnlyFilter(const RecallQuery& q) {
   Filter f = SessionFilter(q);
-  f.Add("NOT EXISTS (SELECT 1 FROM episodic_summaries x WHERE x.session_id = se.id AND "
-        "x.status = 'active')",
-        {});
-  f.Add("EXISTS (SELECT 1 FROM episodic_log y WHERE y.session_id = se.id)", {});
+  f.Add("se.active_summaries = 0 AND se.log_entries > 0", {});  // index episodic_sessions_log_only
   if (q.since) f.Add("se.last_activity_at >= ?", {*q.since});
   if (q.until) f.Add("se.started_at < ?", {*q.until});
   if (!q.agent_id.empty()) f.Add("se.agent_id = ?", {q.agent_id});
@@ -162,7 +159,19 @@ RecallResult Recency(SQLite::Database& db, const RecallQuery& q) {
   r.mode = "recency";
   const Filter sf = SummaryFilter(q);
   const Filter lf = LogOnlyFilter(q);
-  {
+  if (!q.since && !q.until && q.agent_id.empty()) {
+    // Every active summary and log-only session in scope: the sessions' trigger-kept counts
+    // (covering index episodic_sessions_counts), not a probe per session.
+    const Filter f = SessionFilter(q);
+    SQLite::Statement c(db,
+                        "SELECT (SELECT total(se.active_summaries) FROM episodic_sessions se "
+                        "WHERE 1" + f.sql + ") + (SELECT count(*) FROM episodic_sessions se WHERE 1" +
+                            lf.sql + ")");
+    BindAll(c, f.binds);
+    BindAll(c, lf.binds, static_cast<int>(f.binds.size()) + 1);
+    c.executeStep();
+    r.matched = static_cast<std::size_t>(c.getColumn(0).getInt64());
+  } else {
     SQLite::Statement c(db,
                         "SELECT (SELECT COUNT(*) FROM episodic_summaries s JOIN "
                         "episodic_sessions se ON se.id = s.session_id WHERE s.status = 'active'" +
