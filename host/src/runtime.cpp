@@ -152,6 +152,7 @@ struct Runtime::Impl {
   std::vector<sdk::CommandSpec> commands;
   std::vector<sdk::ContextProviderSpec> context_providers;
   std::vector<sdk::ExporterSpec> exporters;
+  std::vector<RegisteredTool> host_tools;  // AddHostTool, registered by Start()
   bool started = false;
   bool stopped = false;
   bool serving = false;  ///< Started in StartMode::kServe (plugins were started).
@@ -308,6 +309,13 @@ void Runtime::AddPluginWithSchema(std::string name, PluginFactory factory, nlohm
   impl_->plugins.push_back(std::move(entry));
 }
 
+void Runtime::AddHostTool(sdk::ToolSpec spec, sdk::ToolHandler handler, bool every_project) {
+  if (impl_->started) throw std::logic_error("AddHostTool after Start");
+  RegisteredTool tool{std::move(spec), std::move(handler), kHostToolOwner};
+  tool.every_project = every_project;
+  impl_->host_tools.push_back(std::move(tool));
+}
+
 void Runtime::LoadPlugin(std::string name, const std::filesystem::path& module_path, nlohmann::json settings) {
   auto module = LoadModule(module_path, name);
   const std::string version = module.manifest->version ? module.manifest->version : "";
@@ -344,6 +352,14 @@ void Runtime::Start(StartMode mode) {
     RegistrarImpl registrar(*impl_, entry->name);
     entry->plugin->Register(registrar);
   }
+  static const std::string host_owner = kHostToolOwner;
+  RegistrarImpl host_registrar(*impl_, host_owner);
+  for (auto& tool : impl_->host_tools) {
+    const std::string name = tool.spec.name;
+    host_registrar.AddTool(std::move(tool.spec), std::move(tool.handler));
+    impl_->by_name[name]->tool.every_project = tool.every_project;
+  }
+  impl_->host_tools.clear();
   SelectTools();
   if (impl_->serving) {
     for (auto& entry : impl_->plugins) entry->plugin->Start();
