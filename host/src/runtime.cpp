@@ -8,6 +8,7 @@
 
 #include "argument_text.hpp"
 #include "connection_pool.hpp"
+#include "database_use_lock.hpp"
 #include "deferred_writes.hpp"
 #include "event_bus.hpp"
 #include "json_schema.hpp"
@@ -142,6 +143,8 @@ struct PluginEntry {
 
 struct Runtime::Impl {
   RuntimeOptions options;
+  // Before the pool: released after every connection closed (database_use_lock.hpp).
+  std::unique_ptr<DatabaseUseLock> use_lock;
   std::unique_ptr<sdk::Logger> log = MakeLogger("host");
   std::unique_ptr<ConnectionPool> pool;
   std::unique_ptr<DeferredWrites> deferred;  // after pool: its thread uses the pool
@@ -248,6 +251,16 @@ class RegistrarImpl final : public sdk::Registrar {
   const std::string& plugin_;
 };
 
+// A shared use lock for the life of a serving runtime (database_use_lock.hpp).
+std::unique_ptr<DatabaseUseLock> AcquireUseLock(const std::filesystem::path& db_path) {
+  auto lock = DatabaseUseLock::TryAcquire(db_path, DatabaseUseLock::Mode::kShared);
+  if (!lock) {
+    throw DatabaseLockedError("database " + db_path.string() + " is being restored (`kioku backup restore` holds " +
+                              DatabaseUseLock::LockPath(db_path).string() + "); start again when it has finished");
+  }
+  return lock;
+}
+
 // Validates the YAML section, then fills the schema's defaults and validates the result
 // (a default that breaks its own schema is the plugin's bug, worded as such).
 void CompleteSettings(PluginEntry& entry) {
@@ -340,6 +353,7 @@ void Runtime::Start(StartMode mode) {
   // Every section is checked before any plugin exists, so a typo in one plugin's section
   // never leaves another half-started, and each constructor sees complete settings.
   for (auto& entry : impl_->plugins) CompleteSettings(*entry);
+  if (impl_->serving) impl_->use_lock = AcquireUseLock(impl_->options.db_path);
   for (auto& entry : impl_->plugins) {
     entry->services = std::make_unique<ServicesImpl>(*this, *impl_, *entry);
     try {

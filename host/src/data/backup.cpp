@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "data/private_file.hpp"
+#include "database_use_lock.hpp"
 #include "kioku/sdk/db.hpp"
 
 namespace kioku::host {
@@ -165,6 +166,13 @@ void CheckRestorable(const fs::path& file, const fs::path& db_path) {
 
 fs::path RestoreSnapshot(const fs::path& file, const fs::path& db_path, std::int64_t now_ms) {
   CheckRestorable(file, db_path);
+  // Held to the end: no kioku process starts on the database while it is replaced.
+  const auto exclusive = DatabaseUseLock::TryAcquire(db_path, DatabaseUseLock::Mode::kExclusive);
+  if (!exclusive) {
+    throw std::runtime_error(db_path.string() + " is open in a running kioku process (`kioku serve`, a hook or " +
+                             "another command holds " + DatabaseUseLock::LockPath(db_path).string() +
+                             "); stop every kioku using it, then restore again");
+  }
   std::error_code ec;
   const fs::path tmp = db_path.parent_path() / (".kioku-restore-" + FileStamp(now_ms) + ".tmp");
   fs::remove(tmp, ec);
