@@ -214,6 +214,52 @@ TEST_F(Refusal, SecretInAnyTextColumnOfAnyLayer) {
   }
 }
 
+// Ids stored as text, outside SQL foreign keys: a dangling one names table, row and field.
+void SetField(json& file, const std::string& layer, const std::string& table, std::size_t row, const std::string& column,
+              const json& value) {
+  auto& t = file["sections"][layer]["tables"][table];
+  ASSERT_LT(row, t["rows"].size()) << table;
+  const auto& cols = t["columns"];
+  const auto at = static_cast<std::size_t>(std::find(cols.begin(), cols.end(), column) - cols.begin());
+  ASSERT_LT(at, cols.size()) << column;
+  t["rows"][row][at] = value;
+}
+
+TEST_F(Refusal, HistoryRowAboutNoMemory) {
+  json file = good;
+  SetField(file, "semantic", "semantic_memory_history", 0, "memory_id", "019aaaaa-0000-7000-8000-00000000dead");
+  ExpectRefused(file, "table semantic_memory_history row 1 field memory_id: \"019aaaaa-0000-7000-8000-00000000dead\" "
+                      "names no semantic_memories.id");
+}
+
+TEST_F(Refusal, SuccessorThatDoesNotExist) {
+  json file = good;
+  SetField(file, "semantic", "semantic_memories", 0, "superseded_by", "019aaaaa-0000-7000-8000-00000000beef");
+  ExpectRefused(file, "table semantic_memories row 1 field superseded_by");
+}
+
+TEST_F(Refusal, RelationReplacingNoRelation) {
+  json file = good;
+  SetField(file, "semantic", "semantic_relations", 0, "replaces", "019aaaaa-0000-7000-8000-0000000000ff");
+  ExpectRefused(file, "field replaces");
+}
+
+// A purged memory leaves a "purged" history row that still names it: a legitimate export.
+TEST(ExportImport, PurgedMemoryHistoryStillImports) {
+  testing::TestRuntime a;
+  AddAll(a);
+  Populate(a, "one");
+  auto m = Ok(a, "memory_remember", {{"text", "A mistaken note to purge"}, {"kind", "fact"}});
+  const std::string id = m.structured["results"][0]["id"];
+  Ok(a, "memory_forget", {{"id", id}, {"purge", true}});
+  const json envelope = host::BuildExport(*a.runtime, "test");
+  testing::TestRuntime b;
+  AddAll(b);
+  EXPECT_NO_THROW(host::ImportExport(*b.runtime, envelope));
+  EXPECT_EQ(Sections(b)["semantic"]["tables"]["semantic_memory_history"],
+            envelope["sections"]["semantic"]["tables"]["semantic_memory_history"]);
+}
+
 TEST_F(Refusal, NotAnExportOrLayerNotEnabled) {
   ExpectRefused(json{{"entities", json::array()}}, "not a kioku export");
   json file = good;
