@@ -33,58 +33,50 @@ std::string Join(std::span<const std::string_view> words) {
   return out;
 }
 
-// Depth-first, in document order, so the reported finding is the first a reader would see.
-void Walk(const Json& value, const std::string& path) {
-  if (value.is_string()) {
-    const std::string& text = value.get_ref<const std::string&>();
-    if (const auto finding = FindSecret(text)) {
-      const std::size_t chars = Utf8Length(std::string_view(text).substr(0, finding->offset));
-      throw ToolError("refused: " + (path.empty() ? std::string("the value") : path) +
-                      " contains what looks like a secret (" + finding->kind + " at character " +
-                      std::to_string(chars) +
-                      "); nothing was stored. Remove it — say where it lives instead (\"the "
-                      "token is in the CI secret STORE_TOKEN\") — and send again");
-    }
-  } else if (value.is_object()) {
-    for (const auto& [key, child] : value.items()) {
-      Walk(child, path.empty() ? key : path + "." + key);
-    }
-  } else if (value.is_array()) {
-    for (std::size_t i = 0; i < value.size(); ++i) {
-      Walk(value[i], path + "[" + std::to_string(i) + "]");
-    }
-  }
+// Code points before a byte offset: messages count characters (args.hpp), findings bytes.
+std::size_t CharsBefore(std::string_view text, std::size_t byte_offset) {
+  return Utf8Length(text.substr(0, byte_offset));
 }
 
-void CheckAgentId(const std::string& id) {
-  if (id.empty() || id.size() > kMaxAgentIdBytes) {
-    throw ToolError("agent_id must be 1 to " + std::to_string(kMaxAgentIdBytes) + " bytes");
-  }
-  for (const unsigned char c : id) {
-    if (c <= 0x20 || c == 0x7f) {
-      throw ToolError("agent_id '" + Shown(id, 40) +
-                      "' contains whitespace or a control character; send a name like "
-                      "\"claude-code-1\"");
+// The character offset of the first finding, walking in FindSecretInJson's order (document
+// order, an object's key before its value), so it is the string that call reported.
+std::optional<std::size_t> FirstFindingChars(const Json& value) {
+  if (value.is_string()) {
+    const std::string& text = value.get_ref<const std::string&>();
+    if (const auto f = FindSecret(text)) return CharsBefore(text, f->offset);
+  } else if (value.is_object()) {
+    for (const auto& [key, child] : value.items()) {
+      if (const auto f = FindSecret(key)) return CharsBefore(key, f->offset);
+      if (const auto chars = FirstFindingChars(child)) return chars;
+    }
+  } else if (value.is_array()) {
+    for (const Json& child : value) {
+      if (const auto chars = FirstFindingChars(child)) return chars;
     }
   }
-  if (id == "unknown") {
-    throw ToolError("agent_id 'unknown' is reserved; send a name like \"claude-code-1\"");
-  }
+  return std::nullopt;
+}
+
+[[noreturn]] void RefuseSecret(const JsonSecretFinding& found) {
+  throw ToolError("refused: " + DescribeSecret(found) +
+                  "; nothing was stored. Remove the secret — say where it lives instead (\"the "
+                  "token is in the CI secret STORE_TOKEN\") — and send again");
 }
 
 }  // namespace
 
 std::int64_t ParseTime(const Json& value, std::string_view field) {
   if (!value.is_string()) {
-    throw ToolError(std::string(field) +
-                    " must be an RFC 3339 string such as \"2026-03-01T12:00:00Z\" or a date "
-                    "\"2026-03-01\", got " + std::string(value.type_name()));
+    throw ToolError("`" + std::string(field) +
+                    "` must be an RFC 3339 string such as \"2026-03-01T12:00:00Z\" or a date "
+                    "\"2026-03-01\", got " +
+                    std::string(value.type_name()));
   }
   const std::string& text = value.get_ref<const std::string&>();
   if (const auto ms = ParseRfc3339(text)) return *ms;
-  throw ToolError(std::string(field) + " '" + Shown(text) +
-                  "' is not RFC 3339; send a date-time with Z or an offset, e.g. "
-                  "\"2026-03-01T12:00:00Z\", or a date \"2026-03-01\" (= 00:00Z)");
+  throw ToolError("`" + std::string(field) + "` is not an RFC 3339 time: '" + Shown(text) +
+                  "'; send a date-time with Z or an offset, e.g. \"2026-03-01T12:00:00Z\", "
+                  "or a date \"2026-03-01\" (= 00:00Z)");
 }
 
 std::optional<std::int64_t> TimeArg(const Json& args, std::string_view key) {
@@ -95,7 +87,7 @@ std::optional<std::int64_t> TimeArg(const Json& args, std::string_view key) {
 
 void CheckTimeWindow(std::optional<std::int64_t> since, std::optional<std::int64_t> until) {
   if (since && until && *since >= *until) {
-    throw ToolError("since (" + FormatRfc3339(*since) + ") must be before until (" +
+    throw ToolError("`since` (" + FormatRfc3339(*since) + ") must be before `until` (" +
                     FormatRfc3339(*until) + "); the window is [since, until)");
   }
 }
@@ -145,32 +137,18 @@ std::optional<std::string> IdArg(SQLite::Database& db, const Json& args, std::st
                          where.noun);
 }
 
-void ScreenSecrets(const Json& value, std::string_view where) { Walk(value, std::string(where)); }
+void ScreenSecrets(const Json& value, std::string_view where) {
+  if (auto found = FindSecretInJson(value, where)) {
+    if (const auto chars = FirstFindingChars(value)) found->finding.offset = *chars;
+    RefuseSecret(*found);
+  }
+}
 
-std::string ResolveAgentId(const Caller& caller, const Json& args, AgentArgument policy,
-                           bool required) {
-  const bool known = !caller.agent_id.empty() && caller.agent_id != "unknown";
-  std::string arg;
-  if (const Json* v = Find(args, "agent_id")) {
-    if (!v->is_string()) throw ToolError(NotAString("agent_id", *v));
-    arg = v->get<std::string>();
-    CheckAgentId(arg);
+void ScreenText(std::string_view text, std::string_view field) {
+  if (auto finding = FindSecret(text)) {
+    finding->offset = CharsBefore(text, finding->offset);
+    RefuseSecret({std::string(field), false, *finding});
   }
-  if (!arg.empty()) {
-    if (known && arg != caller.agent_id && policy == AgentArgument::kFallback) {
-      throw ToolError("this connection is already identified as agent '" + caller.agent_id +
-                      "'; omit agent_id or send '" + caller.agent_id +
-                      "' (agent_id is only for transports that cannot tell who calls)");
-    }
-    return arg;
-  }
-  if (known) return caller.agent_id;
-  if (required) {
-    throw ToolError(
-        "cannot tell which agent is calling: send agent_id (a stable name such as "
-        "\"claude-code-1\")");
-  }
-  return {};
 }
 
 }  // namespace kioku::sdk

@@ -58,11 +58,13 @@ Json Object(Json properties, std::vector<std::string> required) {
 }
 
 Json Output(Json properties, std::vector<std::string> required) {
-  if (properties.is_null()) properties = Json::object();
-  Json s = {{"type", "object"}, {"properties", std::move(properties)}};
+  Json s = {{"type", "object"}};
+  if (!properties.is_null()) s["properties"] = std::move(properties);
   if (!required.empty()) s["required"] = std::move(required);
   return s;
 }
+
+Json ArrayOf(Json items) { return {{"type", "array"}, {"items", std::move(items)}}; }
 
 Json Type(std::string_view type) { return {{"type", std::string(type)}}; }
 

@@ -26,8 +26,11 @@ TEST(TimeArg, DateTimeNeedsZOrOffsetAndDateMeansMidnightUtc) {
   EXPECT_EQ(TimeArg({{"at", "2026-03-01T12:00:00Z"}}, "at"), 1772366400000);
   EXPECT_EQ(TimeArg({{"at", "2026-03-01T21:00:00+09:00"}}, "at"), 1772366400000);
   EXPECT_EQ(TimeArg({{"at", "2026-03-01"}}, "at"), 1772323200000);
-  EXPECT_THAT(ErrorOf([] { TimeArg({{"at", "2026-03-01T12:00:00"}}, "at"); }),
-              StartsWith("at '2026-03-01T12:00:00' is not RFC 3339; send a date-time with Z"));
+  EXPECT_THAT(ErrorOf([] {
+                TimeArg({{"at", "2026-03-01T12:00:00"}}, "at");
+              }),
+              StartsWith("`at` is not an RFC 3339 time: '2026-03-01T12:00:00'; send a "
+                         "date-time with Z"));
 }
 
 TEST(TimeArg, AbsentOrNullIsNulloptAndNonStringsNamed) {
@@ -35,7 +38,7 @@ TEST(TimeArg, AbsentOrNullIsNulloptAndNonStringsNamed) {
   EXPECT_EQ(TimeArg({{"at", nullptr}}, "at"), std::nullopt);
   EXPECT_THAT(ErrorOf([] { TimeArg({{"at", 5}}, "at"); }), HasSubstr("got number"));
   EXPECT_THAT(ErrorOf([] { ParseTime(Json("x"), "records[2].at"); }),
-              StartsWith("records[2].at 'x' is not RFC 3339"));
+              StartsWith("`records[2].at` is not an RFC 3339 time: 'x'"));
 }
 
 TEST(TimeArg, WindowIsHalfOpen) {
@@ -88,33 +91,21 @@ TEST(ScreenSecrets, WalksEveryStringAndNamesPathAndCharacter) {
   // "é" is two bytes: the offset is reported in characters, not bytes.
   const std::string msg =
       ErrorOf([&] { ScreenSecrets({{"records", {{{"error", "ok"}}, {{"error", "é " + token}}}}}); });
-  EXPECT_THAT(msg, StartsWith("refused: records[1].error contains what looks like a secret "
+  EXPECT_THAT(msg, StartsWith("refused: `records[1].error` contains what looks like a secret "
                               "(github-token at character 2); nothing was stored."));
-  EXPECT_THAT(ErrorOf([&] { ScreenSecrets(Json(token), "note"); }), StartsWith("refused: note "));
+  EXPECT_THAT(ErrorOf([&] { ScreenSecrets(Json(token), "note"); }), StartsWith("refused: `note` "));
+  EXPECT_THAT(ErrorOf([&] {
+                ScreenSecrets({{"meta", {{token, 1}}}});
+              }),
+              HasSubstr("a key of `meta`"));
 }
 
-TEST(ResolveAgentId, TransportIdentityWinsInFallbackMode) {
-  Caller known;
-  known.agent_id = "claude-code";
-  EXPECT_EQ(ResolveAgentId(known, Json::object(), AgentArgument::kFallback), "claude-code");
-  EXPECT_EQ(ResolveAgentId(known, {{"agent_id", "claude-code"}}, AgentArgument::kFallback),
-            "claude-code");
-  EXPECT_THAT(ErrorOf([&] { ResolveAgentId(known, {{"agent_id", "x"}}, AgentArgument::kFallback); }),
-              StartsWith("this connection is already identified as agent 'claude-code'"));
-  EXPECT_EQ(ResolveAgentId(known, {{"agent_id", "x"}}, AgentArgument::kOverride), "x");
-}
-
-TEST(ResolveAgentId, UnknownIdentityNeedsTheArgument) {
-  Caller unknown;
-  unknown.agent_id = "unknown";
-  EXPECT_EQ(ResolveAgentId(unknown, {{"agent_id", "a1"}}, AgentArgument::kFallback), "a1");
-  EXPECT_THAT(ErrorOf([&] { ResolveAgentId(unknown, Json::object(), AgentArgument::kFallback); }),
-              StartsWith("cannot tell which agent is calling"));
-  EXPECT_EQ(ResolveAgentId(unknown, Json::object(), AgentArgument::kFallback, false), "");
-  EXPECT_THAT(ErrorOf([&] { ResolveAgentId(unknown, {{"agent_id", "a b"}}, AgentArgument::kFallback); }),
-              HasSubstr("whitespace"));
-  EXPECT_THAT(ErrorOf([&] { ResolveAgentId(unknown, {{"agent_id", "unknown"}}, AgentArgument::kFallback); }),
-              HasSubstr("reserved"));
+TEST(ScreenText, NamesTheField) {
+  ScreenText("nothing here", "block key");
+  const std::string token = "ghp_" + std::string("aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5");
+  EXPECT_THAT(ErrorOf([&] { ScreenText("x " + token, "block key"); }),
+              StartsWith("refused: `block key` contains what looks like a secret (github-token "
+                         "at character 2)"));
 }
 
 }  // namespace

@@ -11,19 +11,23 @@
 namespace kioku::affective {
 
 AffectivePlugin::AffectivePlugin(sdk::HostServices& host)
-    : host_(host), recorder_(host, settings_), context_{host, settings_, recorder_} {}
+    : host_(host),
+      // Validated and defaulted by the host before construction (ABI 2).
+      settings_(ParseSettings(host.Settings())),
+      recorder_(host, settings_),
+      context_{host, settings_, recorder_} {}
 
-nlohmann::json AffectivePlugin::SettingsSchema() { return SettingsJsonSchema(); }
+nlohmann::json AffectivePlugin::SettingsSchema() { return affective::SettingsSchema(); }
 
-std::vector<sdk::Migration> AffectivePlugin::Migrations() const { return AffectiveMigrations(host_.Projects()); }
+std::vector<sdk::Migration> AffectivePlugin::Migrations() const {
+  return affective::Migrations(host_.Projects());
+}
 
 void AffectivePlugin::Register(sdk::Registrar& registrar) {
   registrar.AddExporter(AffectiveExporter());
-  // Settings were validated against SettingsSchema() before Register.
-  settings_ = ParseSettings(host_.Settings());
-  AddRecordTool(registrar, context_);
-  AddQueryTool(registrar, context_);
-  AddRouteTool(registrar, context_);
+  RegisterRecordTool(registrar, context_);
+  RegisterQueryTool(registrar, context_);
+  RegisterRouteTool(registrar, context_);
 
   sdk::CommandSpec hook;
   hook.name = "hook";

@@ -1,3 +1,4 @@
+#include "kioku/sdk/sql.hpp"
 #include "project_merge.hpp"
 
 #include <algorithm>
@@ -35,7 +36,8 @@ void BindBlob(SQLite::Statement& st, int index, const std::string& bytes) {
           static_cast<int>(bytes.size()));
 }
 
-std::vector<std::pair<std::string, std::string>> Moves(SQLite::Database& db, const std::string& table,
+std::vector<std::pair<std::string, std::string>> Moves(SQLite::Database& db,
+                                                       const std::string& table,
                                                        const sdk::ProjectOptions& options) {
   std::vector<std::pair<std::string, std::string>> out;
   SQLite::Statement q(db, "SELECT DISTINCT project_id FROM " + table);
@@ -58,13 +60,15 @@ int MergeTable(SQLite::Database& db, const std::string& table, bool buckets,
                                    "AND t.agent_id = s.agent_id AND t.model = s.model" +
                                    day_match);
   SQLite::Statement move(db, "UPDATE " + table + " SET project_id = ?1 WHERE id = ?2");
-  SQLite::Statement add(db, "UPDATE " + table + " AS t SET " + kAdd +
-                                (buckets ? ", offset_sum_ms = t.offset_sum_ms + s.offset_sum_ms" : "") +
-                                " FROM " + table + " AS s WHERE t.id = ?1 AND s.id = ?2");
+  SQLite::Statement add(
+      db, "UPDATE " + table + " AS t SET " + kAdd +
+              (buckets ? ", offset_sum_ms = t.offset_sum_ms + s.offset_sum_ms" : "") + " FROM " +
+              table + " AS s WHERE t.id = ?1 AND s.id = ?2");
   SQLite::Statement pair_state(
       db, std::string("SELECT a.latency_bins, b.latency_bins") +
-              (buckets ? "" : ", a.half_life_ms, a.landmark_ms, a.decay_n, a.decay_s, "
-                              "b.half_life_ms, b.landmark_ms, b.decay_n, b.decay_s") +
+              (buckets ? ""
+                       : ", a.half_life_ms, a.landmark_ms, a.decay_n, a.decay_s, "
+                         "b.half_life_ms, b.landmark_ms, b.decay_n, b.decay_s") +
               " FROM " + table + " a, " + table + " b WHERE a.id = ?1 AND b.id = ?2");
   SQLite::Statement set_bins(db, "UPDATE " + table + " SET latency_bins = ?1 WHERE id = ?2");
   std::optional<SQLite::Statement> decay_update;  // totals only
@@ -77,25 +81,22 @@ int MergeTable(SQLite::Database& db, const std::string& table, bool buckets,
   int changed = 0;
   for (const auto& [old_key, new_key] : Moves(db, table, options)) {
     std::vector<std::int64_t> ids;
-    sources.bind(1, old_key);
+    sdk::Bind(sources, old_key);
     while (sources.executeStep()) ids.push_back(sources.getColumn(0).getInt64());
     sources.reset();
     for (const std::int64_t src : ids) {
-      target.bind(1, static_cast<int64_t>(src));
-      target.bind(2, new_key);
+      sdk::Bind(target, static_cast<int64_t>(src), new_key);
       std::optional<std::int64_t> dst;
       if (target.executeStep()) dst = target.getColumn(0).getInt64();
       target.reset();
       ++changed;
       if (!dst) {
-        move.bind(1, new_key);
-        move.bind(2, static_cast<int64_t>(src));
+        sdk::Bind(move, new_key, static_cast<int64_t>(src));
         move.exec();
         move.reset();
         continue;
       }
-      pair_state.bind(1, static_cast<int64_t>(*dst));
-      pair_state.bind(2, static_cast<int64_t>(src));
+      sdk::Bind(pair_state, static_cast<int64_t>(*dst), static_cast<int64_t>(src));
       pair_state.executeStep();
       LatencyHistogram bins = LatencyHistogram::Decode(Blob(pair_state.getColumn(0)));
       bins.Merge(LatencyHistogram::Decode(Blob(pair_state.getColumn(1))));
@@ -111,22 +112,20 @@ int MergeTable(SQLite::Database& db, const std::string& table, bool buckets,
         std::int64_t half_life = 0, landmark = std::max(l_a, l_b);
         double n = n_a, s = s_a;
         if (h_a == h_b && h_a > 0) {
-          const double w_a = std::exp2(-static_cast<double>(landmark - l_a) / static_cast<double>(h_a));
-          const double w_b = std::exp2(-static_cast<double>(landmark - l_b) / static_cast<double>(h_a));
+          const double w_a =
+              std::exp2(-static_cast<double>(landmark - l_a) / static_cast<double>(h_a));
+          const double w_b =
+              std::exp2(-static_cast<double>(landmark - l_b) / static_cast<double>(h_a));
           half_life = h_a;
           n = n_a * w_a + n_b * w_b;
           s = s_a * w_a + s_b * w_b;
         }
         SQLite::Statement& set_decay = *decay_update;
-        set_decay.bind(1, static_cast<int64_t>(half_life));
-        set_decay.bind(2, static_cast<int64_t>(landmark));
-        set_decay.bind(3, n);
-        set_decay.bind(4, s);
-        set_decay.bind(5, static_cast<int64_t>(*dst));
+        sdk::Bind(set_decay, static_cast<int64_t>(half_life), static_cast<int64_t>(landmark), n, s,
+                  static_cast<int64_t>(*dst));
       }
       pair_state.reset();
-      add.bind(1, static_cast<int64_t>(*dst));
-      add.bind(2, static_cast<int64_t>(src));
+      sdk::Bind(add, static_cast<int64_t>(*dst), static_cast<int64_t>(src));
       add.exec();
       add.reset();
       set_bins.bind(2, static_cast<int64_t>(*dst));
@@ -137,7 +136,7 @@ int MergeTable(SQLite::Database& db, const std::string& table, bool buckets,
         decay_update->exec();
         decay_update->reset();
       }
-      drop.bind(1, static_cast<int64_t>(src));
+      sdk::Bind(drop, static_cast<int64_t>(src));
       drop.exec();
       drop.reset();
     }

@@ -2,7 +2,9 @@
 #include <string>
 
 #include "format.hpp"
+#include "kioku/sdk/args.hpp"
 #include "kioku/sdk/clock.hpp"
+#include "kioku/sdk/schema.hpp"
 #include "kioku/sdk/text.hpp"
 #include "stats.hpp"
 #include "tools.hpp"
@@ -16,88 +18,65 @@ constexpr int kDefaultLimit = 50;
 constexpr int kMaxLimit = 500;
 constexpr std::size_t kErrorShownBytes = 160;
 
-Json NullableNumber() { return {{"type", {"number", "null"}}}; }
-
 Json InputSchema() {
-  const Json dims = {"agent", "model", "project"};
-  return {
-      {"type", "object"},
-      {"additionalProperties", false},
-      {"properties",
-       {{"tool_prefix",
-         {{"type", "string"}, {"maxLength", kMaxToolNameChars},
-          {"description", "Only tools whose name starts with this, e.g. memory_ or github/."}}},
-        {"agent_id",
-         {{"type", "string"}, {"minLength", 1}, {"maxLength", 200},
-          {"description", "Only outcomes of this agent."}}},
-        {"model",
-         {{"type", "string"}, {"minLength", 1}, {"maxLength", 200},
-          {"description", "Only outcomes recorded with this model."}}},
-        {"since",
-         {{"type", "string"}, {"maxLength", 64},
-          {"description", "RFC 3339 start of the window (inclusive)."}}},
-        {"until",
-         {{"type", "string"}, {"maxLength", 64},
-          {"description", "RFC 3339 end of the window (exclusive)."}}},
-        {"group_by",
-         {{"anyOf",
-           {{{"type", "string"}, {"enum", dims}},
-            {{"type", "array"}, {"items", {{"type", "string"}, {"enum", dims}}},
-             {"maxItems", 3}, {"uniqueItems", true}}}},
-          {"description",
-           "Split each tool's figures by agent, model and/or project, e.g. [\"agent\"]."}}},
-        {"limit",
-         {{"type", "integer"}, {"minimum", 1}, {"maximum", kMaxLimit},
-          {"default", kDefaultLimit},
-          {"description", "Most rows returned (busiest first)."}}}}}};
+  using namespace sdk::schema;
+  const std::vector<std::string> dims = {"agent", "model", "project"};
+  Json dim_list = Array(Enum(dims), 3);
+  dim_list["uniqueItems"] = true;
+  Json limit = Integer(1, kMaxLimit, "Most rows returned (busiest first).");
+  limit["default"] = kDefaultLimit;
+  return Object({
+      {"tool_prefix", String(kMaxToolNameChars,
+                             "Only tools whose name starts with this, e.g. memory_ or github/.")},
+      {"agent_id", String(200, "Only outcomes of this agent.", 1)},
+      {"model", String(200, "Only outcomes recorded with this model.", 1)},
+      {"since", String(64, "RFC 3339 start of the window (inclusive).")},
+      {"until", String(64, "RFC 3339 end of the window (exclusive).")},
+      {"group_by",
+       {{"anyOf", {Enum(dims), dim_list}},
+        {"description",
+         "Split each tool's figures by agent, model and/or project, e.g. [\"agent\"]."}}},
+      {"limit", limit},
+  });
 }
 
 Json OutputSchema() {
-  const Json failure = {
-      {"type", "object"},
-      {"additionalProperties", false},
-      {"required", {"at", "outcome", "error", "error_class", "agent_id", "session_id"}},
-      {"properties",
-       {{"at", {{"type", "string"}}},
-        {"outcome", {{"type", "string"}}},
-        {"error", {{"type", "string"}}},
-        {"error_class", {{"type", "string"}}},
-        {"agent_id", {{"type", "string"}}},
-        {"session_id", {{"type", "string"}}}}}};
+  using namespace sdk::schema;
+  const Json text = Type("string");
+  const Json maybe_number = Nullable(Type("number"));
+  const Json failure = Output({{"at", text},
+                               {"outcome", text},
+                               {"error", text},
+                               {"error_class", text},
+                               {"agent_id", text},
+                               {"session_id", text}},
+                              {"at", "outcome", "error", "error_class", "agent_id", "session_id"});
   const Json count = {{"type", "integer"}, {"minimum", 0}};
-  const Json row = {
-      {"type", "object"},
-      {"additionalProperties", false},
-      {"required",
-       {"tool", "n", "success", "failure", "partial", "rejected", "timeout", "success_rate",
-        "latency_p50_ms", "latency_p95_ms", "latency_mean_ms", "avg_confidence", "last_at",
-        "recent_failures"}},
-      {"properties",
-       {{"tool", {{"type", "string"}}},
-        {"agent_id", {{"type", "string"}}},
-        {"model", {{"type", "string"}}},
-        {"project_id", {{"type", "string"}}},
-        {"n", count},
-        {"success", count},
-        {"failure", count},
-        {"partial", count},
-        {"rejected", count},
-        {"timeout", count},
-        {"success_rate", {{"type", "number"}, {"minimum", 0}, {"maximum", 1}}},
-        {"latency_p50_ms", NullableNumber()},
-        {"latency_p95_ms", NullableNumber()},
-        {"latency_mean_ms", NullableNumber()},
-        {"avg_confidence", NullableNumber()},
-        {"last_at", {{"type", "string"}}},
-        {"recent_failures", {{"type", "array"}, {"items", failure}}}}}};
-  return {{"type", "object"},
-          {"additionalProperties", false},
-          {"required", {"tools", "total", "truncated", "day_granularity"}},
-          {"properties",
-           {{"tools", {{"type", "array"}, {"items", row}}},
-            {"total", count},
-            {"truncated", {{"type", "boolean"}}},
-            {"day_granularity", {{"type", "boolean"}}}}}};
+  const Json row = Output({{"tool", text},
+                           {"agent_id", text},
+                           {"model", text},
+                           {"project_id", text},
+                           {"n", count},
+                           {"success", count},
+                           {"failure", count},
+                           {"partial", count},
+                           {"rejected", count},
+                           {"timeout", count},
+                           {"success_rate", Number(0, 1)},
+                           {"latency_p50_ms", maybe_number},
+                           {"latency_p95_ms", maybe_number},
+                           {"latency_mean_ms", maybe_number},
+                           {"avg_confidence", maybe_number},
+                           {"last_at", text},
+                           {"recent_failures", ArrayOf(failure)}},
+                          {"tool", "n", "success", "failure", "partial", "rejected", "timeout",
+                           "success_rate", "latency_p50_ms", "latency_p95_ms", "latency_mean_ms",
+                           "avg_confidence", "last_at", "recent_failures"});
+  return Output({{"tools", ArrayOf(row)},
+                 {"total", count},
+                 {"truncated", Bool()},
+                 {"day_granularity", Bool()}},
+                {"tools", "total", "truncated", "day_granularity"});
 }
 
 Json OptionalNumber(const std::optional<double>& v) { return v ? Json(*v) : Json(nullptr); }
@@ -117,7 +96,7 @@ std::string RowLabel(const ToolStats& t, const StatsParams& p) {
 
 }  // namespace
 
-void AddQueryTool(sdk::Registrar& registrar, ToolContext& ctx) {
+void RegisterQueryTool(sdk::Registrar& registrar, ToolContext& ctx) {
   sdk::ToolSpec spec;
   spec.name = "feedback_query";
   spec.profile = sdk::ToolProfile::kFull;
@@ -142,13 +121,9 @@ void AddQueryTool(sdk::Registrar& registrar, ToolContext& ctx) {
     p.filter.tool_prefix = args.value("tool_prefix", "");
     if (args.contains("agent_id")) p.filter.agent_id = args["agent_id"].get<std::string>();
     if (args.contains("model")) p.filter.model = args["model"].get<std::string>();
-    if (args.contains("since")) p.since_ms = ParseTimeArg(args["since"], "since");
-    if (args.contains("until")) p.until_ms = ParseTimeArg(args["until"], "until");
-    if (p.since_ms && p.until_ms && *p.since_ms >= *p.until_ms) {
-      throw sdk::ToolError("since (" + sdk::FormatRfc3339(*p.since_ms) +
-                           ") must be before until (" + sdk::FormatRfc3339(*p.until_ms) +
-                           "): swap them or widen the window");
-    }
+    p.since_ms = sdk::TimeArg(args, "since");
+    p.until_ms = sdk::TimeArg(args, "until");
+    sdk::CheckTimeWindow(p.since_ms, p.until_ms);
     if (auto it = args.find("group_by"); it != args.end()) {
       const Json dims = it->is_array() ? *it : Json::array({*it});
       for (const auto& d : dims) {

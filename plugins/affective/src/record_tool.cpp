@@ -1,9 +1,11 @@
 #include <string>
 #include <vector>
 
+#include "kioku/sdk/args.hpp"
 #include "kioku/sdk/caller.hpp"
-#include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/clock.hpp"
+#include "kioku/sdk/project_identity.hpp"
+#include "kioku/sdk/schema.hpp"
 #include "kioku/sdk/secrets.hpp"
 #include "kioku/sdk/text.hpp"
 #include "kioku/sdk/tool.hpp"
@@ -18,74 +20,51 @@ using sdk::Json;
 constexpr std::int64_t kMaxFutureSkewMs = 5 * 60 * 1000;
 
 Json RecordProperties() {
-  auto text = [](int max, const char* description) {
-    return Json{{"type", "string"}, {"maxLength", max}, {"description", description}};
-  };
-  Json tool = text(kMaxToolNameChars,
-                   "Tool name as the agent knows it: a kioku tool, an agent tool such as Bash "
-                   "or Edit, or an MCP server's tool as server/tool.");
-  tool["minLength"] = 1;
-  Json agent = text(200, "Agent that made the call; default: the caller's agent id.");
-  agent["minLength"] = 1;
-  Json source_id = text(200,
-                        "Unique id of this call (e.g. the tool_use id); a record whose "
-                        "source_id is already stored is skipped, so re-ingesting is safe.");
-  source_id["minLength"] = 1;
+  using namespace sdk::schema;
   return {
-      {"tool", tool},
+      {"tool", String(kMaxToolNameChars,
+                      "Tool name as the agent knows it: a kioku tool, an agent tool such as Bash "
+                      "or Edit, or an MCP server's tool as server/tool.",
+                      1)},
       {"outcome",
-       {{"type", "string"},
-        {"enum", {"success", "failure", "partial", "rejected", "timeout"}},
-        {"description",
-         "success; failure (ran and failed); partial (half-done, counts as half a success); "
-         "rejected (refused: bad arguments or denied permission); timeout (deadline passed "
-         "or cancelled)."}}},
+       Enum({"success", "failure", "partial", "rejected", "timeout"},
+            "success; failure (ran and failed); partial (half-done, counts as half a success); "
+            "rejected (refused: bad arguments or denied permission); timeout (deadline passed "
+            "or cancelled).")},
       {"latency_ms",
-       {{"type", "number"}, {"minimum", 0}, {"maximum", 86'400'000},
-        {"description", "Wall time of the call in milliseconds (0 to 86400000)."}}},
-      {"confidence",
-       {{"type", "number"}, {"minimum", 0}, {"maximum", 1},
-        {"description", "How sure the agent is of the outcome, 0 to 1."}}},
-      {"agent_id", agent},
-      {"model", text(200, "Model that made the call, e.g. claude-sonnet-4.")},
-      {"error", text(20'000, "Error text; stored secret-redacted and cut to 500 bytes.")},
-      {"error_class", text(200, "Short error category, e.g. ENOENT, http_429, assertion.")},
-      {"session_id", text(200, "Session id; default: the caller's session.")},
-      {"project_id", text(1000, "Project id; default: the caller's project.")},
-      {"at",
-       {{"type", "string"}, {"maxLength", 64},
-        {"description",
-         "When the call finished, RFC 3339 (2026-03-01T12:00:00Z); default: now. Use it when "
-         "recording past calls so recency weighting is right."}}},
-      {"source_id", source_id},
+       Number(0, 86'400'000, "Wall time of the call in milliseconds (0 to 86400000).")},
+      {"confidence", Number(0, 1, "How sure the agent is of the outcome, 0 to 1.")},
+      {"agent_id", String(200, "Agent that made the call; default: the caller's agent id.", 1)},
+      {"model", String(200, "Model that made the call, e.g. claude-sonnet-4.")},
+      {"error", String(20'000, "Error text; stored secret-redacted and cut to 500 bytes.")},
+      {"error_class", String(200, "Short error category, e.g. ENOENT, http_429, assertion.")},
+      {"session_id", String(200, "Session id; default: the caller's session.")},
+      {"project_id", String(1000, "Project id; default: the caller's project.")},
+      {"at", String(64,
+                    "When the call finished, RFC 3339 (2026-03-01T12:00:00Z); default: now. Use "
+                    "it when recording past calls so recency weighting is right.")},
+      {"source_id", String(200,
+                           "Unique id of this call (e.g. the tool_use id); a record whose "
+                           "source_id is already stored is skipped, so re-ingesting is safe.",
+                           1)},
   };
 }
 
 Json InputSchema() {
+  using namespace sdk::schema;
   Json single = RecordProperties();
-  Json item = {{"type", "object"},
-               {"additionalProperties", false},
-               {"required", {"tool", "outcome"}},
-               {"properties", single}};
   Json props = single;
-  props["records"] = {{"type", "array"},
-                      {"minItems", 1},
-                      {"maxItems", kMaxBatch},
-                      {"items", item},
-                      {"description",
-                       "Batch form: up to 1000 outcomes, each shaped like the single form. "
-                       "Do not combine with the single-form fields."}};
-  return {{"type", "object"}, {"additionalProperties", false}, {"properties", props}};
+  props["records"] = Array(Object(single, {"tool", "outcome"}), kMaxBatch,
+                           "Batch form: up to 1000 outcomes, each shaped like the single form. "
+                           "Do not combine with the single-form fields.",
+                           1);
+  return Object(std::move(props));
 }
 
 Json OutputSchema() {
-  return {{"type", "object"},
-          {"additionalProperties", false},
-          {"required", {"recorded", "duplicates", "expired"}},
-          {"properties",
-           {{"recorded", {{"type", "integer"}, {"minimum", 0}}},
-            {"duplicates", {{"type", "integer"}, {"minimum", 0}}},
-            {"expired", {{"type", "integer"}, {"minimum", 0}}}}}};
+  const Json count = {{"type", "integer"}, {"minimum", 0}};
+  return sdk::schema::Output({{"recorded", count}, {"duplicates", count}, {"expired", count}},
+                             {"recorded", "duplicates", "expired"});
 }
 
 std::string Where(const std::string& prefix, const char* field) {
@@ -105,10 +84,7 @@ OutcomeRecord ParseRecord(const Json& obj, const std::string& where, const sdk::
   // `error` is free text from a failing tool and is redacted instead (Recorder::CleanError).
   Json screened = obj;
   if (screened.is_object()) screened.erase("error");
-  if (const auto found = sdk::FindSecretInJson(screened, where)) {
-    throw sdk::ToolError("refused: " + sdk::DescribeSecret(*found) +
-                         "; nothing was recorded. Send the field without the secret");
-  }
+  sdk::ScreenSecrets(screened, where);
   OutcomeRecord r;
   r.tool = sdk::CollapseWhitespace(StringArg(obj, "tool", ""));
   if (r.tool.empty()) {
@@ -148,7 +124,7 @@ OutcomeRecord ParseRecord(const Json& obj, const std::string& where, const sdk::
   r.source = std::string(kSourceRecord);
   r.at_ms = now_ms;
   if (auto it = obj.find("at"); it != obj.end()) {
-    r.at_ms = ParseTimeArg(*it, Where(where, "at"));
+    r.at_ms = sdk::ParseTime(*it, Where(where, "at"));
     if (r.at_ms > now_ms + kMaxFutureSkewMs) {
       throw sdk::ToolError(Where(where, "at") + " is in the future (" +
                            sdk::FormatRfc3339(r.at_ms) + " > now " + sdk::FormatRfc3339(now_ms) +
@@ -160,14 +136,7 @@ OutcomeRecord ParseRecord(const Json& obj, const std::string& where, const sdk::
 
 }  // namespace
 
-std::int64_t ParseTimeArg(const Json& value, std::string_view field) {
-  const std::string text = value.is_string() ? value.get<std::string>() : value.dump();
-  if (auto ms = sdk::ParseRfc3339(text)) return *ms;
-  throw sdk::ToolError(std::string(field) + " '" + sdk::TruncateUtf8(sdk::SanitizeUtf8(text), 64) +
-                       "' is not an RFC 3339 time: send e.g. 2026-03-01T12:00:00Z or 2026-03-01");
-}
-
-void AddRecordTool(sdk::Registrar& registrar, ToolContext& ctx) {
+void RegisterRecordTool(sdk::Registrar& registrar, ToolContext& ctx) {
   sdk::ToolSpec spec;
   spec.name = "feedback_record";
   spec.profile = sdk::ToolProfile::kFull;

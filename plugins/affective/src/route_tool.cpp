@@ -5,6 +5,7 @@
 #include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/result_page.hpp"
+#include "kioku/sdk/schema.hpp"
 #include "kioku/sdk/text.hpp"
 #include "ranking.hpp"
 #include "tools.hpp"
@@ -19,86 +20,62 @@ constexpr int kMaxLimit = 500;
 constexpr int kMaxCandidates = 500;
 
 Json InputSchema() {
-  return {
-      {"type", "object"},
-      {"additionalProperties", false},
-      {"properties",
-       {{"tools",
-         {{"type", "array"},
-          {"items", {{"type", "string"}, {"minLength", 1}, {"maxLength", kMaxToolNameChars}}},
-          {"maxItems", kMaxCandidates},
-          {"description", "candidates; omit for every tool with outcomes"}}},
-        {"tool_prefix",
-         {{"type", "string"}, {"maxLength", kMaxToolNameChars},
-}},
-        {"agent_id",
-         {{"type", "string"}, {"minLength", 1}, {"maxLength", 200},
-}},
-        {"model",
-         {{"type", "string"}, {"minLength", 1}, {"maxLength", 200},
-}},
-        {"project_id",
-         {{"type", "string"}, {"minLength", 1}, {"maxLength", 1000},
-}},
-        {"half_life_days",
-         {{"type", "number"}, {"exclusiveMinimum", 0}, {"maximum", 3650},
-}},
-        {"min_samples",
-         {{"type", "number"}, {"minimum", 0}, {"maximum", 1e9},
-}},
-        {"explore",
-         {{"type", "boolean"},
-          {"description", "UCB1 bonus for rarely tried tools"}}},
-        {"explore_weight",
-         {{"type", "number"}, {"minimum", 0}, {"maximum", 10},
-}},
-        {"limit",
-         {{"type", "integer"}, {"minimum", 1}, {"maximum", kMaxLimit},
-          {"default", kDefaultLimit}}},
-        {"cursor", {{"type", "string"}, {"maxLength", 16}}}}}};
+  using namespace sdk::schema;
+  Json half_life = {{"type", "number"}, {"exclusiveMinimum", 0}, {"maximum", 3650}};
+  Json limit = Integer(1, kMaxLimit);
+  limit["default"] = kDefaultLimit;
+  return Object({
+      {"tools", Array(String(kMaxToolNameChars, {}, 1), kMaxCandidates,
+                      "candidates; omit for every tool with outcomes")},
+      {"tool_prefix", String(kMaxToolNameChars)},
+      {"agent_id", String(200, {}, 1)},
+      {"model", String(200, {}, 1)},
+      {"project_id", String(1000, {}, 1)},
+      {"half_life_days", half_life},
+      {"min_samples", Number(0, 1e9)},
+      {"explore", Bool("UCB1 bonus for rarely tried tools")},
+      {"explore_weight", Number(0, 10)},
+      {"limit", limit},
+      {"cursor", String(16)},
+  });
 }
 
 Json OutputSchema() {
-  const Json entry = {
-      {"type", "object"},
-      {"additionalProperties", false},
-      {"required",
-       {"tool", "score", "wilson_lower", "explore_bonus", "n_effective", "n", "decayed_rate",
-        "confident", "last_at"}},
-      {"properties",
-       {{"tool", {{"type", "string"}}},
-        {"score", {{"type", "number"}, {"minimum", 0}}},
-        {"wilson_lower", {{"type", "number"}, {"minimum", 0}, {"maximum", 1}}},
-        {"explore_bonus", {{"type", "number"}, {"minimum", 0}}},
-        {"n_effective", {{"type", "number"}, {"minimum", 0}}},
-        {"n", {{"type", "integer"}, {"minimum", 0}}},
-        {"decayed_rate", {{"type", {"number", "null"}}, {"minimum", 0}, {"maximum", 1}}},
-        {"confident", {{"type", "boolean"}}},
-        {"last_at", {{"type", {"string", "null"}}}}}}};
-  return {{"type", "object"},
-          {"additionalProperties", false},
-          {"required",
-           {"ranking", "total", "half_life_days", "min_samples", "z", "explore", "decay_from", "omitted"}},
-          {"properties",
-           {{"ranking", {{"type", "array"}, {"items", entry}}},
-            {"omitted", {{"type", "integer"}, {"minimum", 0}}},
-            {"next_cursor", {{"type", "string"}}},
-            {"total", {{"type", "integer"}, {"minimum", 0}}},
-            {"half_life_days", {{"type", "number"}}},
-            {"min_samples", {{"type", "number"}}},
-            {"z", {{"type", "number"}}},
-            {"explore", {{"type", "boolean"}}},
-            {"decay_from",
-             {{"type", "string"},
-              {"enum", {"totals", "day_buckets"}},
-              {"description",
-               "totals: exact per-outcome decay (configured half-life); day_buckets: another "
-               "half-life, each day's outcomes weighted at their mean time."}}}}}};
+  using namespace sdk::schema;
+  const Json number = Type("number");
+  const Json non_negative = {{"type", "number"}, {"minimum", 0}};
+  const Json count = {{"type", "integer"}, {"minimum", 0}};
+  const Json entry = Output({{"tool", Type("string")},
+                             {"score", non_negative},
+                             {"wilson_lower", Number(0, 1)},
+                             {"explore_bonus", non_negative},
+                             {"n_effective", non_negative},
+                             {"n", count},
+                             {"decayed_rate", Nullable(Number(0, 1))},
+                             {"confident", Bool()},
+                             {"last_at", Nullable(Type("string"))}},
+                            {"tool", "score", "wilson_lower", "explore_bonus", "n_effective", "n",
+                             "decayed_rate", "confident", "last_at"});
+  return Output(
+      {{"ranking", ArrayOf(entry)},
+       {"omitted", count},
+       {"next_cursor", Type("string")},
+       {"total", count},
+       {"half_life_days", number},
+       {"min_samples", number},
+       {"z", number},
+       {"explore", Bool()},
+       {"decay_from",
+        Enum({"totals", "day_buckets"},
+             "totals: exact per-outcome decay (configured half-life); day_buckets: another "
+             "half-life, each day's outcomes weighted at their mean time.")}},
+      {"ranking", "total", "half_life_days", "min_samples", "z", "explore", "decay_from",
+       "omitted"});
 }
 
 }  // namespace
 
-void AddRouteTool(sdk::Registrar& registrar, ToolContext& ctx) {
+void RegisterRouteTool(sdk::Registrar& registrar, ToolContext& ctx) {
   sdk::ToolSpec spec;
   spec.name = "feedback_route";
   spec.title = "Rank tools by track record";
@@ -138,7 +115,8 @@ void AddRouteTool(sdk::Registrar& registrar, ToolContext& ctx) {
     if (args.contains("model")) p.filter.model = args["model"].get<std::string>();
     // An old spelling ("<repo>//apps/api", "~/x") names the project its rows moved to.
     if (args.contains("project_id")) {
-      p.filter.project_id = sdk::CanonicalProjectKey(args["project_id"].get<std::string>(), ctx.host.Projects());
+      p.filter.project_id =
+          sdk::CanonicalProjectKey(args["project_id"].get<std::string>(), ctx.host.Projects());
     }
 
     const std::size_t offset = sdk::CursorOffset(args, "feedback_route");

@@ -5,7 +5,7 @@
 
 namespace kioku::affective {
 
-std::vector<sdk::Migration> AffectiveMigrations(const sdk::ProjectOptions& projects) {
+std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
   std::vector<sdk::Migration> out;
   sdk::Migration m;
   m.version = 1;
@@ -102,7 +102,8 @@ CREATE TABLE affective_meta (
   // merge those into the new key's row (one bucket per project, scores over all counts).
   sdk::Migration merge;
   merge.version = 3;
-  merge.description = "project keys: buckets and totals left under an old spelling merged into the current key";
+  merge.description =
+      "project keys: buckets and totals left under an old spelling merged into the current key";
   merge.apply = [projects](SQLite::Database& db) { MergeProjectSpellings(db, projects); };
   out.push_back(std::move(merge));
   return out;

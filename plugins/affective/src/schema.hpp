@@ -26,6 +26,6 @@ namespace kioku::affective {
 
 /// v2 rewrites old project-key spellings with `projects` (HostServices::Projects()); v3
 /// merges the buckets and totals v2 had to leave under an old spelling (project_merge.hpp).
-std::vector<sdk::Migration> AffectiveMigrations(const sdk::ProjectOptions& projects = {});
+std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects = {});
 
 }  // namespace kioku::affective

@@ -4,7 +4,7 @@
 
 namespace kioku::affective {
 
-nlohmann::json SettingsJsonSchema() {
+nlohmann::json SettingsSchema() {
   using nlohmann::json;
   const json name_list = {{"type", "array"},
                           {"items", {{"type", "string"}, {"minLength", 1}, {"maxLength", 200}}},

@@ -34,7 +34,7 @@ struct Settings {
 };
 
 /// JSON Schema of the section (additionalProperties: false at every level).
-nlohmann::json SettingsJsonSchema();
+nlohmann::json SettingsSchema();
 
 /// Reads an already-validated section; missing keys keep their defaults.
 Settings ParseSettings(const nlohmann::json& section);

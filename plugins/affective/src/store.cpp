@@ -3,7 +3,6 @@
 #include <cmath>
 #include <map>
 #include <tuple>
-#include <variant>
 
 #include <SQLiteCpp/Statement.h>
 
@@ -13,44 +12,13 @@
 namespace kioku::affective {
 namespace {
 
-using Binding = std::variant<std::string, std::int64_t>;
-
-// Appends the filter's conditions (each starting with " AND ").
-void AppendFilter(const Filter& f, std::string& sql, std::vector<Binding>& binds) {
-  if (!f.tools.empty()) {
-    sql += " AND tool IN (";
-    for (std::size_t i = 0; i < f.tools.size(); ++i) {
-      sql += i == 0 ? "?" : ",?";
-      binds.emplace_back(f.tools[i]);
-    }
-    sql += ")";
-  }
-  if (!f.tool_prefix.empty()) {
-    sql += " AND tool >= ?";
-    binds.emplace_back(f.tool_prefix);
-    if (std::string upper = sdk::PrefixUpperBound(f.tool_prefix); !upper.empty()) {
-      sql += " AND tool < ?";
-      binds.emplace_back(std::move(upper));
-    }
-  }
-  const std::pair<const char*, const std::optional<std::string>*> eq[] = {
-      {"agent_id", &f.agent_id}, {"model", &f.model}, {"project_id", &f.project_id}};
-  for (const auto& [column, value] : eq) {
-    if (!value->has_value()) continue;
-    sql += std::string(" AND ") + column + " = ?";
-    binds.emplace_back(**value);
-  }
-}
-
-void BindAll(SQLite::Statement& st, const std::vector<Binding>& binds) {
-  int i = 1;
-  for (const auto& b : binds) {
-    if (const auto* s = std::get_if<std::string>(&b)) {
-      st.bind(i++, *s);
-    } else {
-      st.bind(i++, static_cast<int64_t>(std::get<std::int64_t>(b)));
-    }
-  }
+// Adds the filter's conditions (no tool list = every tool).
+void AddFilter(sdk::SqlWhere& w, const Filter& f) {
+  if (!f.tools.empty()) w.In("tool", f.tools);
+  w.Prefix("tool", f.tool_prefix)
+      .Equal("agent_id", f.agent_id)
+      .Equal("model", f.model)
+      .Equal("project_id", f.project_id);
 }
 
 void BindBlob(SQLite::Statement& st, int index, const std::string& bytes) {
@@ -229,13 +197,8 @@ WriteStats WriteOutcomes(SQLite::Database& db, const std::vector<OutcomeRecord>&
   for (const auto& r : records) {
     insert.reset();
     insert.clearBindings();
-    insert.bind(1, static_cast<int64_t>(r.at_ms));
-    insert.bind(2, r.tool);
-    insert.bind(3, r.agent_id);
-    insert.bind(4, r.model);
-    insert.bind(5, r.project_id);
-    insert.bind(6, r.session_id);
-    insert.bind(7, std::string(OutcomeName(r.outcome)));
+    sdk::Bind(insert, static_cast<int64_t>(r.at_ms), r.tool, r.agent_id, r.model, r.project_id,
+              r.session_id, std::string(OutcomeName(r.outcome)));
     if (r.latency_ms) insert.bind(8, *r.latency_ms);
     if (r.confidence) insert.bind(9, *r.confidence);
     insert.bind(10, r.error_class);
@@ -367,7 +330,7 @@ WriteStats WriteOutcomes(SQLite::Database& db, const std::vector<OutcomeRecord>&
 
 bool DecayStale(SQLite::Database& db, double half_life_ms) {
   SQLite::Statement q(db, "SELECT EXISTS(SELECT 1 FROM affective_totals WHERE half_life_ms <> ?)");
-  q.bind(1, static_cast<int64_t>(std::llround(half_life_ms)));
+  sdk::Bind(q, static_cast<int64_t>(std::llround(half_life_ms)));
   return q.executeStep() && q.getColumn(0).getInt() != 0;
 }
 
@@ -378,7 +341,7 @@ std::int64_t RebuildDecay(SQLite::Database& db, double half_life_ms) {
     SQLite::Statement q(db,
                         "SELECT id, tool, agent_id, model, project_id FROM affective_totals "
                         "WHERE half_life_ms <> ?");
-    q.bind(1, static_cast<int64_t>(half_life_key));
+    sdk::Bind(q, static_cast<int64_t>(half_life_key));
     while (q.executeStep()) {
       stale.push_back({q.getColumn(0).getInt64(),
                        {q.getColumn(1).getString(), q.getColumn(2).getString(),
@@ -391,11 +354,8 @@ std::int64_t RebuildDecay(SQLite::Database& db, double half_life_ms) {
   for (const auto& [id, key] : stale) {
     const ForwardDecay fd = DecayFromBuckets(db, key, static_cast<double>(half_life_key));
     update.reset();
-    update.bind(1, static_cast<int64_t>(half_life_key));
-    update.bind(2, static_cast<int64_t>(fd.landmark_ms));
-    update.bind(3, fd.n);
-    update.bind(4, fd.s);
-    update.bind(5, static_cast<int64_t>(id));
+    sdk::Bind(update, static_cast<int64_t>(half_life_key), static_cast<int64_t>(fd.landmark_ms),
+              fd.n, fd.s, static_cast<int64_t>(id));
     update.exec();
   }
   return static_cast<std::int64_t>(stale.size());
@@ -406,11 +366,12 @@ void ForEachBucket(SQLite::Database& db, const Filter& filter, std::int64_t min_
                    const std::function<void(const BucketRow&)>& fn) {
   std::string sql = std::string("SELECT tool, agent_id, model, project_id, day, offset_sum_ms, ") +
                     kCounterColumns + (with_latency ? ", latency_bins" : "") +
-                    " FROM affective_buckets WHERE day >= ? AND day <= ?";
-  std::vector<Binding> binds{min_day, max_day};
-  AppendFilter(filter, sql, binds);
-  SQLite::Statement q(db, sql);
-  BindAll(q, binds);
+                    " FROM affective_buckets";
+  sdk::SqlWhere w;
+  w.Raw("day >= ?", {min_day}).Raw("day <= ?", {max_day});
+  AddFilter(w, filter);
+  SQLite::Statement q(db, sql + w.Sql());
+  sdk::BindAll(q, w.Values());
   BucketRow row;
   while (q.executeStep()) {
     row.tool = q.getColumn(0).getString();
@@ -428,14 +389,15 @@ void ForEachBucket(SQLite::Database& db, const Filter& filter, std::int64_t min_
 
 void ForEachTotal(SQLite::Database& db, const Filter& filter, bool with_latency,
                   const std::function<void(const TotalsRow&)>& fn) {
-  std::string sql = std::string("SELECT tool, agent_id, model, project_id, half_life_ms, "
-                                "landmark_ms, decay_n, decay_s, ") +
+  std::string sql = std::string(
+                        "SELECT tool, agent_id, model, project_id, half_life_ms, "
+                        "landmark_ms, decay_n, decay_s, ") +
                     kCounterColumns + (with_latency ? ", latency_bins" : "") +
-                    " FROM affective_totals WHERE 1";
-  std::vector<Binding> binds;
-  AppendFilter(filter, sql, binds);
-  SQLite::Statement q(db, sql);
-  BindAll(q, binds);
+                    " FROM affective_totals";
+  sdk::SqlWhere w;
+  AddFilter(w, filter);
+  SQLite::Statement q(db, sql + w.Sql());
+  sdk::BindAll(q, w.Values());
   TotalsRow row;
   while (q.executeStep()) {
     row.tool = q.getColumn(0).getString();
@@ -455,12 +417,12 @@ void ForEachTotal(SQLite::Database& db, const Filter& filter, bool with_latency,
 
 void ForEachRawOutcome(SQLite::Database& db, const Filter& filter, std::int64_t from_ms,
                        std::int64_t to_ms, const std::function<void(const OutcomeRecord&)>& fn) {
-  std::string sql = std::string("SELECT ") + kRawColumns +
-                    " FROM affective_outcomes WHERE at_ms >= ? AND at_ms < ?";
-  std::vector<Binding> binds{from_ms, to_ms};
-  AppendFilter(filter, sql, binds);
-  SQLite::Statement q(db, sql);
-  BindAll(q, binds);
+  sdk::SqlWhere w;
+  w.Raw("at_ms >= ?", {from_ms}).Raw("at_ms < ?", {to_ms});
+  AddFilter(w, filter);
+  SQLite::Statement q(db,
+                      std::string("SELECT ") + kRawColumns + " FROM affective_outcomes" + w.Sql());
+  sdk::BindAll(q, w.Values());
   while (q.executeStep()) fn(ReadRaw(q));
 }
 
@@ -469,15 +431,14 @@ std::vector<OutcomeRecord> RecentFailures(SQLite::Database& db, const Filter& fi
   std::vector<OutcomeRecord> out;
   if (limit <= 0) return out;
   // `outcome <> 'success'` verbatim so the planner can use the partial failures index.
-  std::string sql = std::string("SELECT ") + kRawColumns +
-                    " FROM affective_outcomes WHERE outcome <> 'success' AND at_ms >= ? AND "
-                    "at_ms < ?";
-  std::vector<Binding> binds{from_ms, to_ms};
-  AppendFilter(filter, sql, binds);
-  sql += " ORDER BY at_ms DESC, id DESC LIMIT ?";
-  binds.emplace_back(static_cast<std::int64_t>(limit));
-  SQLite::Statement q(db, sql);
-  BindAll(q, binds);
+  sdk::SqlWhere w;
+  w.Raw("outcome <> 'success'").Raw("at_ms >= ?", {from_ms}).Raw("at_ms < ?", {to_ms});
+  AddFilter(w, filter);
+  std::vector<sdk::SqlValue> values = w.Values();
+  values.emplace_back(std::int64_t{limit});
+  SQLite::Statement q(db, std::string("SELECT ") + kRawColumns + " FROM affective_outcomes" +
+                              w.Sql() + " ORDER BY at_ms DESC, id DESC LIMIT ?");
+  sdk::BindAll(q, values);
   while (q.executeStep()) out.push_back(ReadRaw(q));
   return out;
 }
@@ -486,14 +447,13 @@ std::int64_t DeleteRawBefore(SQLite::Database& db, std::int64_t cutoff_ms, int l
   SQLite::Statement del(db,
                         "DELETE FROM affective_outcomes WHERE id IN (SELECT id FROM "
                         "affective_outcomes WHERE at_ms < ? ORDER BY at_ms LIMIT ?)");
-  del.bind(1, static_cast<int64_t>(cutoff_ms));
-  del.bind(2, limit);
+  sdk::Bind(del, static_cast<int64_t>(cutoff_ms), limit);
   return del.exec();
 }
 
 std::optional<std::int64_t> ReadMeta(SQLite::Database& db, const std::string& key) {
   SQLite::Statement q(db, "SELECT value FROM affective_meta WHERE key = ?");
-  q.bind(1, key);
+  sdk::Bind(q, key);
   if (!q.executeStep()) return std::nullopt;
   return q.getColumn(0).getInt64();
 }
@@ -502,8 +462,7 @@ void WriteMeta(SQLite::Database& db, const std::string& key, std::int64_t value)
   SQLite::Statement q(db,
                       "INSERT INTO affective_meta (key, value) VALUES (?, ?) "
                       "ON CONFLICT (key) DO UPDATE SET value = excluded.value");
-  q.bind(1, key);
-  q.bind(2, static_cast<int64_t>(value));
+  sdk::Bind(q, key, static_cast<int64_t>(value));
   q.exec();
 }
 

@@ -21,11 +21,8 @@ inline constexpr int kMaxToolNameChars = 200;
 /// Largest batch feedback_record accepts.
 inline constexpr int kMaxBatch = 1000;
 
-void AddRecordTool(sdk::Registrar& registrar, ToolContext& ctx);
-void AddQueryTool(sdk::Registrar& registrar, ToolContext& ctx);
-void AddRouteTool(sdk::Registrar& registrar, ToolContext& ctx);
-
-/// "2026-01-01T00:00:00Z" or a ToolError naming `field` and the accepted forms.
-std::int64_t ParseTimeArg(const nlohmann::json& value, std::string_view field);
+void RegisterRecordTool(sdk::Registrar& registrar, ToolContext& ctx);
+void RegisterQueryTool(sdk::Registrar& registrar, ToolContext& ctx);
+void RegisterRouteTool(sdk::Registrar& registrar, ToolContext& ctx);
 
 }  // namespace kioku::affective

@@ -50,20 +50,24 @@ TEST_F(ProjectMergeTest, TwoOldSpellingsOfOneProjectMergeIntoOneBucketAndTotal) 
   EXPECT_EQ(Scalar("SELECT count(*) FROM affective_totals WHERE tool = 'memory_remember'"), 1);
   EXPECT_EQ(Scalar("SELECT count(*) FROM affective_buckets WHERE project_id LIKE '%//%'"), 0);
   EXPECT_EQ(Scalar("SELECT count(*) FROM affective_totals WHERE project_id LIKE '%//%'"), 0);
-  EXPECT_EQ(Scalar("SELECT n FROM affective_buckets WHERE tool = 'memory_remember' AND project_id = "
-                   "'github.com/acme/webapp'"),
-            5);
+  EXPECT_EQ(
+      Scalar("SELECT n FROM affective_buckets WHERE tool = 'memory_remember' AND project_id = "
+             "'github.com/acme/webapp'"),
+      5);
   EXPECT_EQ(Scalar("SELECT failure FROM affective_totals WHERE tool = 'memory_remember' AND "
                    "project_id = 'github.com/acme/webapp'"),
             3);
   EXPECT_EQ(Scalar("SELECT latency_n FROM affective_totals WHERE tool = 'memory_remember'"), 5);
   // Every other fixture row moved as it was.
-  EXPECT_EQ(Scalar("SELECT count(*) FROM affective_buckets WHERE project_id = 'github.com/acme/webapp'"), 5);
+  EXPECT_EQ(
+      Scalar("SELECT count(*) FROM affective_buckets WHERE project_id = 'github.com/acme/webapp'"),
+      5);
   EXPECT_EQ(BucketN(), 1 + 5 + 4);
 
   // The score is computed over the merged counts: 2 successes of 5, not 2 of 2.
-  for (const json& args : {json{{"tools", {"memory_remember"}}, {"project_id", kProject}},
-                           json{{"tools", {"memory_remember"}}, {"project_id", kProject}, {"half_life_days", 3}}}) {
+  for (const json& args :
+       {json{{"tools", {"memory_remember"}}, {"project_id", kProject}},
+        json{{"tools", {"memory_remember"}}, {"project_id", kProject}, {"half_life_days", 3}}}) {
     const json r = Ok("feedback_route", args);
     ASSERT_EQ(r["ranking"].size(), 1u) << r.dump();
     const json& e = r["ranking"][0];
@@ -76,7 +80,8 @@ TEST_F(ProjectMergeTest, TwoOldSpellingsOfOneProjectMergeIntoOneBucketAndTotal) 
 
 TEST_F(ProjectMergeTest, RouteFilterAcceptsAnOldSpelling) {
   StartOnReleaseDb();
-  const json r = Ok("feedback_route", {{"tools", {"memory_remember"}}, {"project_id", "github.com/acme/webapp//apps/api"}});
+  const json r = Ok("feedback_route", {{"tools", {"memory_remember"}},
+                                       {"project_id", "github.com/acme/webapp//apps/api"}});
   ASSERT_EQ(r["ranking"].size(), 1u) << r.dump();
   EXPECT_EQ(r["ranking"][0]["n"], 5);
 }

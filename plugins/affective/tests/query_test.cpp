@@ -140,7 +140,7 @@ TEST_F(QueryTest, EdgeOlderThanRetentionFallsBackToWholeDay) {
 TEST_F(QueryTest, BadWindowIsRejected) {
   Start();
   const std::string order = Err("feedback_query", {{"since", "2025-12-22"}, {"until", "2025-12-21"}});
-  EXPECT_NE(order.find("must be before until"), std::string::npos) << order;
+  EXPECT_NE(order.find("must be before `until`"), std::string::npos) << order;
   const std::string format = Err("feedback_query", {{"since", "last tuesday"}});
   EXPECT_NE(format.find("RFC 3339"), std::string::npos) << format;
   const std::string group = Err("feedback_query", {{"group_by", {"color"}}});

@@ -9,6 +9,7 @@
 #include "facets.hpp"
 #include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/ids.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/text.hpp"
 
 namespace kioku::episodic {
@@ -122,8 +123,7 @@ CompactionOutcome CompactSession(SQLite::Database& db, std::string_view session_
                          "UPDATE episodic_summaries SET status = 'folded', folded_into = ?, source_key = NULL "
                          "WHERE id = ? AND status = 'active'");
   for (auto& s : fold) {
-    mark.bind(1, c.id);
-    mark.bind(2, s.id);
+    sdk::Bind(mark, c.id, s.id);
     mark.exec();
     mark.reset();
     outcome.folded_ids.push_back(s.id);

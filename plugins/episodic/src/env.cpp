@@ -12,36 +12,6 @@
 
 namespace kioku::episodic {
 
-std::optional<std::int64_t> TimeArg(const sdk::Json& args, const char* key) {
-  auto it = args.find(key);
-  if (it == args.end() || it->is_null()) return std::nullopt;
-  const std::string text = it->get<std::string>();
-  auto ms = sdk::ParseRfc3339(text);
-  if (!ms) {
-    throw sdk::ToolError(std::string("`") + key + "` is not an RFC 3339 time: '" +
-                         sdk::TruncateUtf8(sdk::SanitizeUtf8(text), 64) +
-                         "'; send e.g. \"2026-05-19T14:32:00Z\" or a date \"2026-05-19\"");
-  }
-  return ms;
-}
-
-void CheckWindow(std::optional<std::int64_t> since, std::optional<std::int64_t> until) {
-  if (since && until && *since >= *until) {
-    throw sdk::ToolError("`since` (" + sdk::FormatRfc3339(*since) + ") must be before `until` (" +
-                         sdk::FormatRfc3339(*until) +
-                         "); the window is [since, until): since inclusive, until exclusive");
-  }
-}
-
-void RefuseSecrets(std::string_view text, std::string_view field) {
-  if (auto found = sdk::FindSecret(text)) {
-    throw sdk::ToolError("`" + std::string(field) + "` looks like it contains a secret (" +
-                         found->kind + " at byte " + std::to_string(found->offset) +
-                         "); nothing was stored. Remove it or replace it with a placeholder "
-                         "such as <API_KEY>");
-  }
-}
-
 std::optional<std::vector<std::string>> ProjectScope(const sdk::Json& args,
                                                      const sdk::Caller& caller) {
   std::vector<std::string> keys;

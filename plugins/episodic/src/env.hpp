@@ -1,7 +1,8 @@
 #pragma once
 /// @file env.hpp
 /// What every tool group of the plugin shares: host services and parsed settings, plus
-/// the argument helpers the tools have in common (times, secrets, project scope).
+/// the argument helpers the tools have in common (project scope, agent). Times and
+/// secrets: sdk/args.hpp.
 
 #include <cstdint>
 #include <optional>
@@ -10,27 +11,18 @@
 #include <vector>
 
 #include "kioku/sdk/host.hpp"
+#include "kioku/sdk/schema.hpp"
 #include "kioku/sdk/tool.hpp"
 #include "settings.hpp"
 
 namespace kioku::episodic {
 
+namespace schema = sdk::schema;
+
 struct Env {
   sdk::HostServices& host;
   Settings settings;
 };
-
-/// Reads an optional RFC 3339 argument. Throws sdk::ToolError naming the argument and
-/// showing the expected form when the text is not RFC 3339.
-std::optional<std::int64_t> TimeArg(const sdk::Json& args, const char* key);
-
-/// Time window [since, until): `since` inclusive, `until` exclusive. Throws sdk::ToolError
-/// when since >= until (an empty or inverted window is always a caller mistake).
-void CheckWindow(std::optional<std::int64_t> since, std::optional<std::int64_t> until);
-
-/// Throws sdk::ToolError when `text` holds something that looks like a credential
-/// (sdk::FindSecret); `field` names the argument. Nothing is stored in that case.
-void RefuseSecrets(std::string_view text, std::string_view field);
 
 /// The project keys a call is scoped to: the `project` argument when given ("*" = every
 /// project, returned as nullopt; a path or id is mapped with sdk::CanonicalProjectKey),

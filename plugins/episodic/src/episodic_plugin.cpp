@@ -9,21 +9,22 @@
 namespace kioku::episodic {
 
 EpisodicPlugin::EpisodicPlugin(sdk::HostServices& host)
-    : env_(std::make_unique<Env>(Env{host, Settings{}})) {}
+    // Validated and defaulted by the host before construction (ABI 2).
+    : env_{host, ParseSettings(host.Settings())} {}
 
 nlohmann::json EpisodicPlugin::SettingsSchema() { return episodic::SettingsSchema(); }
 
-std::vector<sdk::Migration> EpisodicPlugin::Migrations() const { return EpisodicMigrations(env_->host.Projects()); }
+std::vector<sdk::Migration> EpisodicPlugin::Migrations() const {
+  return episodic::Migrations(env_.host.Projects());
+}
 
 void EpisodicPlugin::Register(sdk::Registrar& registrar) {
   registrar.AddExporter(EpisodicExporter());
-  // Settings are validated by the host before Register; read them here, once.
-  env_->settings = ParseSettings(env_->host.Settings());
-  RegisterSessionTools(registrar, *env_);
-  RegisterRecallTools(registrar, *env_);
-  RegisterIngestTools(registrar, *env_);
-  registrar.AddCommand(CaptureHookCommand(*env_));
-  registrar.AddContextProvider({"episodic", [env = env_.get()](const sdk::ContextRequest& request) {
+  RegisterSessionTools(registrar, env_);
+  RegisterRecallTools(registrar, env_);
+  RegisterIngestTools(registrar, env_);
+  registrar.AddCommand(CaptureHookCommand(env_));
+  registrar.AddContextProvider({"episodic", [env = &env_](const sdk::ContextRequest& request) {
                                   return ProvideContext(*env, request);
                                 }});
 }

@@ -21,7 +21,7 @@ class EpisodicPlugin : public sdk::Plugin {
   void Register(sdk::Registrar& registrar) override;
 
  private:
-  std::unique_ptr<Env> env_;
+  Env env_;  ///< Complete from construction; captured by reference by handlers.
 };
 
 }  // namespace kioku::episodic

@@ -19,6 +19,7 @@
 #include "kioku/sdk/ids.hpp"
 #include "kioku/sdk/layer_contracts.hpp"
 #include "kioku/sdk/secrets.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/text.hpp"
 #include "line_reader.hpp"
 #include "privacy.hpp"
@@ -57,7 +58,7 @@ FileRow LoadFileRow(SQLite::Database& db, const std::string& path) {
   SQLite::Statement q(db,
                       "SELECT format, byte_offset, line_no, head, state FROM "
                       "episodic_ingest_files WHERE path = ?");
-  q.bind(1, path);
+  sdk::Bind(q, path);
   if (!q.executeStep()) return r;
   r.exists = true;
   r.format = q.getColumn(0).getString();
@@ -123,15 +124,10 @@ bool SupersedePendingSuggestion(SQLite::Database& db, const std::string& project
       "lower(?2) AND lower(json_extract(payload, '$.value')) <> lower(?3)";
   SQLite::Statement newer(db, std::string("SELECT 1") + kWhere +
                                   " AND json_extract(caller, '$.said_at') > ?4 LIMIT 1");
-  newer.bind(1, project);
-  newer.bind(2, subject);
-  newer.bind(3, value);
-  newer.bind(4, static_cast<int64_t>(at));
+  sdk::Bind(newer, project, subject, value, static_cast<int64_t>(at));
   if (newer.executeStep()) return true;
   SQLite::Statement del(db, std::string("DELETE") + kWhere);
-  del.bind(1, project);
-  del.bind(2, subject);
-  del.bind(3, value);
+  sdk::Bind(del, project, subject, value);
   del.exec();
   return false;
 }
@@ -216,16 +212,14 @@ std::string BuildTranscriptSummary(SQLite::Database& db, const std::string& sess
     SQLite::Statement q(db, std::string("SELECT entry FROM episodic_log WHERE session_id = ? AND "
                                         "type = ? ORDER BY seq ") +
                                 (newest ? "DESC" : "ASC") + " LIMIT " + std::to_string(limit));
-    q.bind(1, session_id);
-    q.bind(2, type);
+    sdk::Bind(q, session_id, type);
     while (q.executeStep()) v.push_back(q.getColumn(0).getString());
     if (newest) std::reverse(v.begin(), v.end());
     return v;
   };
   auto count = [&](const char* type) {
     SQLite::Statement q(db, "SELECT COUNT(*) FROM episodic_log WHERE session_id = ? AND type = ?");
-    q.bind(1, session_id);
-    q.bind(2, type);
+    sdk::Bind(q, session_id, type);
     q.executeStep();
     return q.getColumn(0).getInt64();
   };
@@ -247,8 +241,7 @@ std::string BuildTranscriptSummary(SQLite::Database& db, const std::string& sess
     SQLite::Statement q(db,
                         "SELECT path FROM episodic_files WHERE session_id = ? AND action = ? "
                         "ORDER BY count DESC, path LIMIT 40");
-    q.bind(1, session_id);
-    q.bind(2, action);
+    sdk::Bind(q, session_id, action);
     std::string list;
     while (q.executeStep()) list += (list.empty() ? "" : ", ") + q.getColumn(0).getString();
     if (!list.empty()) out += std::string("\nFiles ") + action + ": " + list;
@@ -262,7 +255,7 @@ std::string BuildTranscriptSummary(SQLite::Database& db, const std::string& sess
     SQLite::Statement q(db,
                         "SELECT tool, calls, failures FROM episodic_tool_stats WHERE session_id = ? "
                         "ORDER BY calls DESC, tool LIMIT 12");
-    q.bind(1, session_id);
+    sdk::Bind(q, session_id);
     std::string list;
     std::int64_t calls = 0, failures = 0;
     while (q.executeStep()) {
@@ -287,7 +280,7 @@ std::string BuildTranscriptSummary(SQLite::Database& db, const std::string& sess
     }
   }
   SQLite::Statement lm(db, "SELECT last_message FROM episodic_sessions WHERE id = ?");
-  lm.bind(1, session_id);
+  sdk::Bind(lm, session_id);
   if (lm.executeStep() && !lm.getColumn(0).getString().empty()) {
     out += "\nLast message: " + sdk::TruncateUtf8(lm.getColumn(0).getString(), 300);
   }
@@ -347,7 +340,7 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
   ParserContext pctx;
   pctx.seen = [&db](const std::string& k) {
     SQLite::Statement q(db, "SELECT 1 FROM episodic_ingest_seen WHERE key = ?");
-    q.bind(1, k);
+    sdk::Bind(q, k);
     return q.executeStep();
   };
   // Formats without session ids get one per file, kept in the parser state.
@@ -396,10 +389,8 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
                            "UPDATE episodic_sessions SET last_activity_at = MAX(last_activity_at, "
                            "?1), message_count = message_count + ?2, last_message = CASE WHEN ?3 "
                            "<> '' THEN ?3 ELSE last_message END WHERE id = ?4");
-      up.bind(1, static_cast<int64_t>(d.last_at));
-      up.bind(2, static_cast<int64_t>(d.messages));
-      up.bind(3, Clean(d.last_message, 600));
-      up.bind(4, sid);
+      sdk::Bind(up, static_cast<int64_t>(d.last_at), static_cast<int64_t>(d.messages),
+                Clean(d.last_message, 600), sid);
       up.exec();
       a.messages += d.messages;
     }
@@ -424,8 +415,7 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
       AppendLog(db, e);
       SQLite::Statement title(db,
                               "UPDATE episodic_sessions SET title = ? WHERE id = ? AND title = ''");
-      title.bind(1, Clean(h.text, 120));
-      title.bind(2, h.session_id);
+      sdk::Bind(title, Clean(h.text, 120), h.session_id);
       title.exec();
       for (const auto& stmt : FindDurableStatements(h.text)) {
         // Redacted statements are logged but never filed as memories.
@@ -466,11 +456,9 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
                              "caller, created_at) VALUES (?, ?, ?, ?, ?)");
         sdk::RedactSecretsInJson(payload);  // backstop: the batch is already redacted
         sdk::RedactSecretsInJson(caller);
-        ob.bind(1, sdk::RedactSecrets("suggest:" + project + ":" + NormalizeKey(d.entry)));
-        ob.bind(2, std::string(sdk::contract::kMemorySuggest));
-        ob.bind(3, sdk::DumpJson(payload));
-        ob.bind(4, sdk::DumpJson(caller));
-        ob.bind(5, static_cast<int64_t>(now));
+        sdk::Bind(ob, sdk::RedactSecrets("suggest:" + project + ":" + NormalizeKey(d.entry)),
+                  std::string(sdk::contract::kMemorySuggest), sdk::DumpJson(payload),
+                  sdk::DumpJson(caller), static_cast<int64_t>(now));
         a.suggested += ob.exec();
       }
     }
@@ -488,10 +476,8 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
                      {"project_root", caller_.project_root}};
       sdk::RedactSecretsInJson(payload);  // backstop: the batch is already redacted
       sdk::RedactSecretsInJson(caller);
-      ob.bind(1, std::string(sdk::contract::kFeedbackRecord));
-      ob.bind(2, sdk::DumpJson(payload));
-      ob.bind(3, sdk::DumpJson(caller));
-      ob.bind(4, static_cast<int64_t>(now));
+      sdk::Bind(ob, std::string(sdk::contract::kFeedbackRecord), sdk::DumpJson(payload),
+                sdk::DumpJson(caller), static_cast<int64_t>(now));
       ob.exec();
       records = json::array();
     };
@@ -500,9 +486,7 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
                            "INSERT INTO episodic_tool_stats (session_id, tool, calls, failures) "
                            "VALUES (?1, ?2, 1, ?3) ON CONFLICT(session_id, tool) DO UPDATE SET "
                            "calls = calls + 1, failures = failures + ?3");
-      ts.bind(1, o.session_id);
-      ts.bind(2, o.tool);
-      ts.bind(3, o.outcome == "success" ? 0 : 1);
+      sdk::Bind(ts, o.session_id, o.tool, o.outcome == "success" ? 0 : 1);
       ts.exec();
       ++a.outcomes;
       const SessionDelta* d = session_of(o.session_id);
@@ -554,16 +538,13 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
                           "last_at) VALUES (?1, ?2, ?3, 1, ?4, ?4) ON CONFLICT(session_id, path, "
                           "action) DO UPDATE SET count = count + 1, first_at = MIN(first_at, ?4), "
                           "last_at = MAX(last_at, ?4)");
-      q.bind(1, f.session_id);
-      q.bind(2, p);
-      q.bind(3, f.action);
-      q.bind(4, static_cast<int64_t>(f.at));
+      sdk::Bind(q, f.session_id, p, f.action, static_cast<int64_t>(f.at));
       q.exec();
       ++a.files;
     }
     for (const auto& k : b.seen_keys) {
       SQLite::Statement q(db, "INSERT OR IGNORE INTO episodic_ingest_seen (key) VALUES (?)");
-      q.bind(1, k);
+      sdk::Bind(q, k);
       q.exec();
     }
     // One transcript summary per session, rebuilt from what is stored.
@@ -577,13 +558,9 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
       SQLite::Statement up(db,
                            "UPDATE episodic_summaries SET summary = ?, token_count = ?, model = ?, "
                            "message_count = ?, started_at = ?, ended_at = ? WHERE source_key = ?");
-      up.bind(1, text);
-      up.bind(2, static_cast<int64_t>(sdk::EstimateTokens(text)));
-      up.bind(3, s.model);
-      up.bind(4, static_cast<int64_t>(s.message_count));
-      up.bind(5, static_cast<int64_t>(s.started_at));
-      up.bind(6, static_cast<int64_t>(s.last_activity_at));
-      up.bind(7, skey);
+      sdk::Bind(up, text, static_cast<int64_t>(sdk::EstimateTokens(text)), s.model,
+                static_cast<int64_t>(s.message_count), static_cast<int64_t>(s.started_at),
+                static_cast<int64_t>(s.last_activity_at), skey);
       if (up.exec() == 0) {
         Summary sum;
         sum.session_id = sid;
@@ -623,9 +600,8 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
                             "UPDATE episodic_ingest_files SET format = ?, byte_offset = ?, "
                             "line_no = ?, head = ?, state = ?, skipped_lines = skipped_lines + ?, "
                             "updated_at = ? WHERE path = ? AND byte_offset = ?");
-        q.bind(1, FormatName(format));
-        q.bind(2, static_cast<int64_t>(new_offset));
-        q.bind(3, static_cast<int64_t>(new_line_no));
+        sdk::Bind(q, FormatName(format), static_cast<int64_t>(new_offset),
+                  static_cast<int64_t>(new_line_no));
         q.bind(4, head_print.data(), static_cast<int>(head_print.size()));
         q.bind(5, sdk::DumpJson(new_state));
         q.bind(6, static_cast<int64_t>(skipped_delta));
@@ -638,10 +614,8 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
                             "INSERT INTO episodic_ingest_files (path, format, byte_offset, line_no, "
                             "head, state, skipped_lines, updated_at) VALUES (?,?,?,?,?,?,?,?) "
                             "ON CONFLICT(path) DO NOTHING");
-        q.bind(1, key);
-        q.bind(2, FormatName(format));
-        q.bind(3, static_cast<int64_t>(new_offset));
-        q.bind(4, static_cast<int64_t>(new_line_no));
+        sdk::Bind(q, key, FormatName(format), static_cast<int64_t>(new_offset),
+                  static_cast<int64_t>(new_line_no));
         q.bind(5, head_print.data(), static_cast<int>(head_print.size()));
         q.bind(6, sdk::DumpJson(new_state));
         q.bind(7, static_cast<int64_t>(skipped_delta));
@@ -756,7 +730,7 @@ DeliveryReport Ingester::Deliver() {
       SQLite::Statement q(db,
                           "SELECT id, tool, payload, caller FROM episodic_outbox WHERE status = "
                           "'pending' AND id > ? AND attempts < 5 ORDER BY id LIMIT 50");
-      q.bind(1, static_cast<int64_t>(after));
+      sdk::Bind(q, static_cast<int64_t>(after));
       while (q.executeStep()) {
         rows.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getString(),
                         q.getColumn(2).getString(), q.getColumn(3).getString()});
@@ -787,21 +761,19 @@ DeliveryReport Ingester::Deliver() {
       sdk::WithWriteTransaction(db, [&] {
         if (!res.is_error && r.tool == sdk::contract::kFeedbackRecord) {
           SQLite::Statement d(db, "DELETE FROM episodic_outbox WHERE id = ?");
-          d.bind(1, static_cast<int64_t>(r.id));
+          sdk::Bind(d, static_cast<int64_t>(r.id));
           d.exec();
         } else if (!res.is_error) {
           SQLite::Statement u(db,
                               "UPDATE episodic_outbox SET status = 'sent', sent_at = ?, payload = "
                               "'' WHERE id = ?");
-          u.bind(1, static_cast<int64_t>(now));
-          u.bind(2, static_cast<int64_t>(r.id));
+          sdk::Bind(u, static_cast<int64_t>(now), static_cast<int64_t>(r.id));
           u.exec();
         } else {
           SQLite::Statement u(db,
                               "UPDATE episodic_outbox SET attempts = attempts + 1, last_error = ? "
                               "WHERE id = ?");
-          u.bind(1, sdk::TruncateUtf8(res.text, 500));
-          u.bind(2, static_cast<int64_t>(r.id));
+          sdk::Bind(u, sdk::TruncateUtf8(res.text, 500), static_cast<int64_t>(r.id));
           u.exec();
         }
       });

@@ -7,6 +7,7 @@
 #include <SQLiteCpp/Statement.h>
 
 #include "kioku/sdk/json.hpp"
+#include "kioku/sdk/sql.hpp"
 
 namespace kioku::episodic {
 namespace {
@@ -39,14 +40,16 @@ bool CanonicalizeOutboxProjects(nlohmann::json& payload, nlohmann::json& caller,
 int MoveOutboxProjectKeys(SQLite::Database& db, const sdk::ProjectOptions& options) {
   std::vector<std::tuple<std::int64_t, std::string, std::string, std::string>> rows;
   {
-    SQLite::Statement q(db, "SELECT id, coalesce(dedupe_key, ''), payload, caller FROM episodic_outbox");
+    SQLite::Statement q(
+        db, "SELECT id, coalesce(dedupe_key, ''), payload, caller FROM episodic_outbox");
     while (q.executeStep()) {
       rows.emplace_back(q.getColumn(0).getInt64(), q.getColumn(1).getString(),
                         q.getColumn(2).getString(), q.getColumn(3).getString());
     }
   }
   SQLite::Statement up(db, "UPDATE episodic_outbox SET payload = ?1, caller = ?2 WHERE id = ?3");
-  SQLite::Statement dedupe(db, "UPDATE OR IGNORE episodic_outbox SET dedupe_key = ?1 WHERE id = ?2");
+  SQLite::Statement dedupe(db,
+                           "UPDATE OR IGNORE episodic_outbox SET dedupe_key = ?1 WHERE id = ?2");
   int changed = 0;
   for (const auto& [id, key, payload_text, caller_text] : rows) {
     nlohmann::json payload = nlohmann::json::parse(payload_text, nullptr, false);
@@ -54,9 +57,8 @@ int MoveOutboxProjectKeys(SQLite::Database& db, const sdk::ProjectOptions& optio
     const std::string old_project = caller.is_object() ? caller.value("project_id", "") : "";
     if (!CanonicalizeOutboxProjects(payload, caller, options)) continue;
     ++changed;
-    up.bind(1, payload.is_discarded() ? payload_text : sdk::DumpJson(payload));
-    up.bind(2, sdk::DumpJson(caller));
-    up.bind(3, static_cast<int64_t>(id));
+    sdk::Bind(up, payload.is_discarded() ? payload_text : sdk::DumpJson(payload),
+              sdk::DumpJson(caller), static_cast<int64_t>(id));
     up.exec();
     up.reset();
     const std::string prefix = std::string(kSuggestPrefix) + old_project + ":";

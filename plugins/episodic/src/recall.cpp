@@ -9,6 +9,7 @@
 #include "env.hpp"
 #include "kioku/sdk/fts.hpp"
 #include "kioku/sdk/fusion.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/text.hpp"
 
 namespace kioku::episodic {
@@ -107,7 +108,7 @@ RecallItem LogOnlyItem(SQLite::Database& db, const std::string& session_id) {
   SQLite::Statement s(db,
                       "SELECT id, title, model, started_at, last_activity_at, message_count "
                       "FROM episodic_sessions WHERE id = ?");
-  s.bind(1, session_id);
+  sdk::Bind(s, session_id);
   if (!s.executeStep()) return it;
   it.session_id = s.getColumn(0).getString();
   it.kind = "log";
@@ -120,7 +121,7 @@ RecallItem LogOnlyItem(SQLite::Database& db, const std::string& session_id) {
                       "SELECT type, entry FROM episodic_log WHERE session_id = ? ORDER BY "
                       "CASE type WHEN 'decision' THEN 0 WHEN 'issue' THEN 1 ELSE 2 END, seq "
                       "DESC LIMIT 6");
-  l.bind(1, session_id);
+  sdk::Bind(l, session_id);
   std::string text = it.title.empty() ? "(no summary yet)" : it.title + " (no summary yet)";
   std::int64_t entries = 0;
   while (l.executeStep()) {
@@ -199,7 +200,7 @@ RecallResult RunRecall(SQLite::Database& db, const RecallQuery& q) {
                                  fts_table + " MATCH ? AND s.status = 'active'" + sf.sql + " ORDER BY " +
                                  fts_table + ".rowid DESC LIMIT " + std::to_string(kScoreWindow) +
                                  ") ORDER BY score LIMIT " + std::to_string(kListDepth));
-    st.bind(1, match);
+    sdk::Bind(st, match);
     BindAll(st, sf.binds, 2);
     while (st.executeStep()) {
       std::string id = st.getColumn(0).getString();
@@ -238,7 +239,7 @@ RecallResult RunRecall(SQLite::Database& db, const RecallQuery& q) {
                              lf.sql + " ORDER BY episodic_log_fts.rowid DESC LIMIT " +
                              std::to_string(kScoreWindow) + ") ORDER BY score LIMIT " +
                              std::to_string(kListDepth));
-    st.bind(1, *word);
+    sdk::Bind(st, *word);
     BindAll(st, lf.binds, 2);
     std::vector<std::string> sessions;
     while (st.executeStep()) {
@@ -257,7 +258,7 @@ RecallResult RunRecall(SQLite::Database& db, const RecallQuery& q) {
     for (const auto& sid : sessions) {
       newest.reset();
       newest.clearBindings();
-      newest.bind(1, sid);
+      sdk::Bind(newest, sid);
       BindAll(newest, sf.binds, 2);
       if (newest.executeStep()) {
         std::string id = newest.getColumn(0).getString();
@@ -269,7 +270,7 @@ RecallResult RunRecall(SQLite::Database& db, const RecallQuery& q) {
       SQLite::Statement any(db,
                             "SELECT 1 FROM episodic_summaries WHERE session_id = ? AND status = "
                             "'active' LIMIT 1");
-      any.bind(1, sid);
+      sdk::Bind(any, sid);
       if (any.executeStep()) continue;
       RecallItem it = LogOnlyItem(db, sid);
       if (q.since && it.time < *q.since) continue;
@@ -306,7 +307,7 @@ RecallResult RunRecall(SQLite::Database& db, const RecallQuery& q) {
       item = it->second;
     } else {
       row.reset();
-      row.bind(1, f.id);
+      sdk::Bind(row, f.id);
       if (!row.executeStep()) continue;
       item = ReadSummaryItem(row);
     }

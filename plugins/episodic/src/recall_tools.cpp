@@ -2,11 +2,12 @@
 #include <algorithm>
 #include <cstdint>
 
+#include "kioku/sdk/args.hpp"
 #include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/fts.hpp"
 #include "kioku/sdk/text.hpp"
 #include "recall.hpp"
-#include "schema_util.hpp"
+#include "kioku/sdk/schema.hpp"
 #include "store.hpp"
 #include "timeline.hpp"
 #include "tools.hpp"
@@ -39,31 +40,31 @@ void AddRecall(sdk::Registrar& reg, Env& env) {
   spec.description =
       "What happened last time: past session summaries of this project, best match first "
       "(no query: most recent).";
-  spec.input_schema = js::Object(
-      {{"query", js::Str(1000, "words, identifiers, file names")},
-       {"since", js::Str(64, "RFC 3339")},
-       {"until", js::Str(64, "RFC 3339, exclusive")},
-       {"session_id", js::Str(128, "id or prefix", 1)},
-       {"agent_id", js::Str(200, "")},
-       {"project", js::Str(1000, "\"*\" = all projects")},
-       {"limit", js::Int(1, 100, "")},
-       {"token_budget", js::Int(50, 50'000, "")}});
-  Json item = js::OutObject({{"session_id", js::T("string")},
-                             {"summary_id", js::NullableStr()},
-                             {"time", js::T("string")},
-                             {"started_at", js::T("string")},
-                             {"model", js::T("string")},
-                             {"message_count", js::T("integer")},
-                             {"summary", js::T("string")},
-                             {"truncated", js::T("boolean")},
-                             {"kind", js::T("string")},
-                             {"score", js::T("number")}},
-                            {"session_id", "time", "model", "message_count", "summary", "score"});
-  spec.output_schema = js::OutObject({{"summaries", {{"type", "array"}, {"items", item}}},
-                                      {"omitted", js::T("integer")},
-                                      {"matched", js::T("integer")},
-                                      {"mode", js::T("string")}},
-                                     {"summaries", "omitted"});
+  spec.input_schema =
+      schema::Object({{"query", schema::String(1000, "words, identifiers, file names")},
+                      {"since", schema::String(64, "RFC 3339")},
+                      {"until", schema::String(64, "RFC 3339, exclusive")},
+                      {"session_id", schema::String(128, "id or prefix", 1)},
+                      {"agent_id", schema::String(200, "")},
+                      {"project", schema::String(1000, "\"*\" = all projects")},
+                      {"limit", schema::Integer(1, 100, "")},
+                      {"token_budget", schema::Integer(50, 50'000, "")}});
+  Json item = schema::Output({{"session_id", schema::Type("string")},
+                              {"summary_id", schema::Nullable(schema::Type("string"))},
+                              {"time", schema::Type("string")},
+                              {"started_at", schema::Type("string")},
+                              {"model", schema::Type("string")},
+                              {"message_count", schema::Type("integer")},
+                              {"summary", schema::Type("string")},
+                              {"truncated", schema::Type("boolean")},
+                              {"kind", schema::Type("string")},
+                              {"score", schema::Type("number")}},
+                             {"session_id", "time", "model", "message_count", "summary", "score"});
+  spec.output_schema = schema::Output({{"summaries", {{"type", "array"}, {"items", item}}},
+                                       {"omitted", schema::Type("integer")},
+                                       {"matched", schema::Type("integer")},
+                                       {"mode", schema::Type("string")}},
+                                      {"summaries", "omitted"});
   spec.annotations.read_only = true;
   spec.annotations.idempotent = true;
   reg.AddTool(spec, [&env](const Json& args, const sdk::CallContext& ctx) {
@@ -72,9 +73,9 @@ void AddRecall(sdk::Registrar& reg, Env& env) {
     if (const auto unsearchable = sdk::UnsearchableQuery(q.query)) {
       throw sdk::ToolError(*unsearchable);
     }
-    q.since = TimeArg(args, "since");
-    q.until = TimeArg(args, "until");
-    CheckWindow(q.since, q.until);
+    q.since = sdk::TimeArg(args, "since");
+    q.until = sdk::TimeArg(args, "until");
+    sdk::CheckTimeWindow(q.since, q.until);
     q.agent_id = StrArg(args, "agent_id");
     q.limit = args.value("limit", env.settings.recall_default_limit);
     auto& db = env.host.Db();
@@ -156,29 +157,29 @@ void AddTimeline(sdk::Registrar& reg, Env& env) {
       "issues hit, open items and files touched. Default window: the last 7 days. Use it "
       "for stand-ups, weekly reviews or to pick up open items. since inclusive, until "
       "exclusive (RFC 3339; a date like 2026-05-19 means midnight UTC).";
-  spec.input_schema = js::Object(
-      {{"since", js::Str(64, "RFC 3339 start (inclusive); default: until - 7 days.")},
-       {"until", js::Str(64, "RFC 3339 end (exclusive); default: now.")},
-       {"project", js::Str(1000, "Project id; default: this project; \"*\" = all.")},
-       {"agent_id", js::Str(200, "Only sessions of this agent.")}});
+  spec.input_schema = schema::Object(
+      {{"since", schema::String(64, "RFC 3339 start (inclusive); default: until - 7 days.")},
+       {"until", schema::String(64, "RFC 3339 end (exclusive); default: now.")},
+       {"project", schema::String(1000, "Project id; default: this project; \"*\" = all.")},
+       {"agent_id", schema::String(200, "Only sessions of this agent.")}});
   Json list = {{"type", "array"}};
-  spec.output_schema = js::OutObject({{"since", js::T("string")},
-                                      {"until", js::T("string")},
-                                      {"sessions", list},
-                                      {"decisions", list},
-                                      {"issues", list},
-                                      {"open_items", list},
-                                      {"files", list},
-                                      {"omitted", js::T("object")}},
-                                     {"since", "until", "sessions", "decisions", "issues",
-                                      "open_items", "files", "omitted"});
+  spec.output_schema = schema::Output(
+      {{"since", schema::Type("string")},
+       {"until", schema::Type("string")},
+       {"sessions", list},
+       {"decisions", list},
+       {"issues", list},
+       {"open_items", list},
+       {"files", list},
+       {"omitted", schema::Type("object")}},
+      {"since", "until", "sessions", "decisions", "issues", "open_items", "files", "omitted"});
   spec.annotations.read_only = true;
   spec.annotations.idempotent = true;
   reg.AddTool(spec, [&env](const Json& args, const sdk::CallContext& ctx) {
     TimelineQuery q;
-    const auto since = TimeArg(args, "since");
-    const auto until = TimeArg(args, "until");
-    CheckWindow(since, until);
+    const auto since = sdk::TimeArg(args, "since");
+    const auto until = sdk::TimeArg(args, "until");
+    sdk::CheckTimeWindow(since, until);
     q.until = until.value_or(since ? *since + 7 * sdk::kMsPerDay : env.host.GetClock().NowMs() + 1);
     q.since = since.value_or(q.until - 7 * sdk::kMsPerDay);
     q.project = ProjectScope(args, ctx.caller);

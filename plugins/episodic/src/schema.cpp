@@ -9,6 +9,7 @@
 
 #include "kioku/sdk/project_keys.hpp"
 #include "kioku/sdk/secrets.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/tool.hpp"
 #include "outbox_keys.hpp"
 
@@ -163,8 +164,7 @@ void RedactStoredJson(SQLite::Database& db, const char* table, const char* key,
       if (value.is_discarded() || sdk::RedactSecretsInJson(value) == 0) continue;
       SQLite::Statement up(db, std::string("UPDATE ") + table + " SET " + column + " = ? WHERE " +
                                    key + " = ?");
-      up.bind(1, sdk::DumpJson(value));
-      up.bind(2, k);
+      sdk::Bind(up, sdk::DumpJson(value), k);
       up.exec();
     }
   }
@@ -172,7 +172,7 @@ void RedactStoredJson(SQLite::Database& db, const char* table, const char* key,
 
 }  // namespace
 
-std::vector<sdk::Migration> EpisodicMigrations(const sdk::ProjectOptions& projects) {
+std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
   sdk::Migration v1;
   v1.version = 1;
   v1.description = "sessions, log, summaries (FTS5 word + trigram), files, ingest state, outbox";
@@ -189,7 +189,8 @@ std::vector<sdk::Migration> EpisodicMigrations(const sdk::ProjectOptions& projec
   v4.version = 4;
   v4.description = "project keys in queued outbox rows (caller, feedback records, dedupe key)";
   v4.apply = [projects](SQLite::Database& db) { MoveOutboxProjectKeys(db, projects); };
-  return {v1, sdk::ProjectKeysMigration(2, {{"episodic_sessions", "project", ""}}, projects), v3, v4};
+  return {v1, sdk::ProjectKeysMigration(2, {{"episodic_sessions", "project", ""}}, projects), v3,
+          v4};
 }
 
 }  // namespace kioku::episodic

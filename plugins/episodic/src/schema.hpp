@@ -23,6 +23,6 @@ namespace kioku::episodic {
 
 /// v2 rewrites old project-key spellings with `projects` (HostServices::Projects()); v4
 /// does the same inside queued outbox rows (outbox_keys.hpp).
-std::vector<sdk::Migration> EpisodicMigrations(const sdk::ProjectOptions& projects = {});
+std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects = {});
 
 }  // namespace kioku::episodic

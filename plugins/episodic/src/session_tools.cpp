@@ -7,8 +7,9 @@
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/ids.hpp"
 #include "kioku/sdk/project_identity.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/text.hpp"
-#include "schema_util.hpp"
+#include "kioku/sdk/schema.hpp"
 #include "store.hpp"
 #include "tools.hpp"
 
@@ -60,7 +61,7 @@ Target TargetFor(const Json& args, const sdk::CallContext& ctx) {
   if (args.contains("session_id")) {
     t.id = args["session_id"].get<std::string>();
     t.explicit_id = true;
-    RefuseSecrets(t.id, "session_id");  // ids are stored and shown like any other text
+    sdk::ScreenText(t.id, "session_id");  // ids are stored and shown like any other text
     return t;
   }
   t.id = ctx.caller.session_id;
@@ -93,18 +94,19 @@ void AddSessionStart(sdk::Registrar& reg, Env& env) {
       "id) it is idempotent: calling again returns the same session. Without one, the "
       "connection's session id is used, or a new id is made. Returns the session_id to pass "
       "to session_log / session_end / session_summary_add.";
-  spec.input_schema = js::Object(
-      {{"session_id", js::Str(128, "Client-supplied id (1-128 printable ASCII, no spaces).", 1)},
-       {"title", js::Str(500, "What this session is about.")},
-       {"model", js::Str(200, "Model name, e.g. claude-opus-4-7.")},
-       {"project", js::Str(1000, "Project id; default: the server's project.")},
-       {"agent_id", js::Str(200, "Agent id; default: the caller's identity.")}});
-  spec.output_schema = js::OutObject({{"session_id", js::T("string")},
-                                      {"created", js::T("boolean")},
-                                      {"started_at", js::T("string")},
-                                      {"title", js::T("string")},
-                                      {"project", js::T("string")}},
-                                     {"session_id", "created", "started_at"});
+  spec.input_schema = schema::Object(
+      {{"session_id",
+        schema::String(128, "Client-supplied id (1-128 printable ASCII, no spaces).", 1)},
+       {"title", schema::String(500, "What this session is about.")},
+       {"model", schema::String(200, "Model name, e.g. claude-opus-4-7.")},
+       {"project", schema::String(1000, "Project id; default: the server's project.")},
+       {"agent_id", schema::String(200, "Agent id; default: the caller's identity.")}});
+  spec.output_schema = schema::Output({{"session_id", schema::Type("string")},
+                                       {"created", schema::Type("boolean")},
+                                       {"started_at", schema::Type("string")},
+                                       {"title", schema::Type("string")},
+                                       {"project", schema::Type("string")}},
+                                      {"session_id", "created", "started_at"});
   spec.annotations.idempotent = true;
   reg.AddTool(spec, [&env](const Json& args, const sdk::CallContext& ctx) {
     sdk::ScreenSecrets(args);  // every string: model, project, tags, agent_id too (issue 9)
@@ -112,8 +114,8 @@ void AddSessionStart(sdk::Registrar& reg, Env& env) {
     std::string id = StrArg(args, "session_id", ctx.caller.session_id);
     if (id.empty()) id = sdk::NewId(now);
     CheckSessionIdFormat(id);
-    RefuseSecrets(id, "session_id");
-    RefuseSecrets(StrArg(args, "title"), "title");
+    sdk::ScreenText(id, "session_id");
+    sdk::ScreenText(StrArg(args, "title"), "title");
     bool created = false;
     auto& db = env.host.Db();
     sdk::WithWriteTransaction(db, [&] {
@@ -142,31 +144,31 @@ void AddSessionLog(sdk::Registrar& reg, Env& env) {
       "or a decision taken (decisions and issues show up in session_timeline and survive "
       "compaction). Short, self-contained sentences work best. session_id defaults to this "
       "connection's session (created on first log). Entries are append-only.";
-  spec.input_schema = js::Object(
-      {{"session_id", js::Str(128, "Session id or unique prefix (>= 4 chars).", 1)},
-       {"entry", js::Str(kMaxEntry, "The entry text.", 1)},
-       {"type", js::Enum({"progress", "note", "issue", "decision"}, "Default: note.")},
+  spec.input_schema = schema::Object(
+      {{"session_id", schema::String(128, "Session id or unique prefix (>= 4 chars).", 1)},
+       {"entry", schema::String(kMaxEntry, "The entry text.", 1)},
+       {"type", schema::Enum({"progress", "note", "issue", "decision"}, "Default: note.")},
        {"tags",
         {{"type", "array"},
-         {"items", js::Str(64, "A tag.", 1)},
+         {"items", schema::String(64, "A tag.", 1)},
          {"maxItems", 16},
          {"description", "Optional tags."}}},
-       {"agent_id", js::Str(200, "Agent id; default: the caller's identity.")}},
+       {"agent_id", schema::String(200, "Agent id; default: the caller's identity.")}},
       {"entry"});
-  spec.output_schema = js::OutObject({{"entry_id", js::T("string")},
-                                      {"session_id", js::T("string")},
-                                      {"seq", js::T("integer")},
-                                      {"at", js::T("string")},
-                                      {"type", js::T("string")},
-                                      {"created_session", js::T("boolean")}},
-                                     {"entry_id", "session_id", "seq", "at", "type"});
+  spec.output_schema = schema::Output({{"entry_id", schema::Type("string")},
+                                       {"session_id", schema::Type("string")},
+                                       {"seq", schema::Type("integer")},
+                                       {"at", schema::Type("string")},
+                                       {"type", schema::Type("string")},
+                                       {"created_session", schema::Type("boolean")}},
+                                      {"entry_id", "session_id", "seq", "at", "type"});
   reg.AddTool(spec, [&env](const Json& args, const sdk::CallContext& ctx) {
     sdk::ScreenSecrets(args);  // every string: model, project, tags, agent_id too (issue 9)
     const std::int64_t now = env.host.GetClock().NowMs();
     const Target target = TargetFor(args, ctx);
     const std::string text = sdk::CollapseWhitespace(args["entry"].get<std::string>());
     if (text.empty()) throw sdk::ToolError("`entry` is blank; send the text to log");
-    RefuseSecrets(text, "entry");
+    sdk::ScreenText(text, "entry");
     LogEntry e;
     e.at = now;
     e.type = StrArg(args, "type", "note");
@@ -200,24 +202,24 @@ void AddSessionEnd(sdk::Registrar& reg, Env& env) {
       "Marks a session ended, optionally with a closing summary (what was done, decisions, "
       "open items, files touched) that session_recall will find next time. session_id "
       "defaults to this connection's session. Ending twice keeps the first end time.";
-  spec.input_schema = js::Object(
-      {{"session_id", js::Str(128, "Session id or unique prefix (>= 4 chars).", 1)},
-       {"summary", js::Str(kMaxSummary, "Closing summary.", 1)},
-       {"model", js::Str(200, "Model that wrote the summary.")},
-       {"agent_id", js::Str(200, "Agent id; default: the caller's identity.")}});
-  spec.output_schema = js::OutObject({{"session_id", js::T("string")},
-                                      {"ended_at", js::T("string")},
-                                      {"already_ended", js::T("boolean")},
-                                      {"summary_id", js::NullableStr()},
-                                      {"compaction", {{"type", {"object", "null"}}}}},
-                                     {"session_id", "ended_at", "already_ended"});
+  spec.input_schema = schema::Object(
+      {{"session_id", schema::String(128, "Session id or unique prefix (>= 4 chars).", 1)},
+       {"summary", schema::String(kMaxSummary, "Closing summary.", 1)},
+       {"model", schema::String(200, "Model that wrote the summary.")},
+       {"agent_id", schema::String(200, "Agent id; default: the caller's identity.")}});
+  spec.output_schema = schema::Output({{"session_id", schema::Type("string")},
+                                       {"ended_at", schema::Type("string")},
+                                       {"already_ended", schema::Type("boolean")},
+                                       {"summary_id", schema::Nullable(schema::Type("string"))},
+                                       {"compaction", {{"type", {"object", "null"}}}}},
+                                      {"session_id", "ended_at", "already_ended"});
   spec.annotations.idempotent = false;
   reg.AddTool(spec, [&env](const Json& args, const sdk::CallContext& ctx) {
     sdk::ScreenSecrets(args);  // every string: model, project, tags, agent_id too (issue 9)
     const std::int64_t now = env.host.GetClock().NowMs();
     const Target target = TargetFor(args, ctx);
     const std::string summary = StrArg(args, "summary");
-    RefuseSecrets(summary, "summary");
+    sdk::ScreenText(summary, "summary");
     if (args.contains("summary") && sdk::CollapseWhitespace(summary).empty()) {
       throw sdk::ToolError("`summary` is blank; send the summary text or omit it");
     }
@@ -235,9 +237,7 @@ void AddSessionEnd(sdk::Registrar& reg, Env& env) {
         SQLite::Statement q(db,
                             "UPDATE episodic_sessions SET ended_at = ?, last_activity_at = "
                             "MAX(last_activity_at, ?) WHERE id = ?");
-        q.bind(1, static_cast<int64_t>(now));
-        q.bind(2, static_cast<int64_t>(now));
-        q.bind(3, id);
+        sdk::Bind(q, static_cast<int64_t>(now), static_cast<int64_t>(now), id);
         q.exec();
       }
       summary_id.clear();
@@ -250,7 +250,7 @@ void AddSessionEnd(sdk::Registrar& reg, Env& env) {
         row.token_count = static_cast<std::int64_t>(sdk::EstimateTokens(summary));
         row.model = StrArg(args, "model", s.model);
         SQLite::Statement c(db, "SELECT COUNT(*) FROM episodic_log WHERE session_id = ?");
-        c.bind(1, id);
+        sdk::Bind(c, id);
         c.executeStep();
         row.message_count = std::max<std::int64_t>(s.message_count, c.getColumn(0).getInt64());
         row.started_at = s.started_at;
@@ -286,22 +286,23 @@ void AddSummaryAdd(sdk::Registrar& reg, Env& env) {
       "touched and what happened; those survive compaction. When a session's summaries "
       "exceed its token budget the older ones are folded into one consolidated summary "
       "(originals stay in history). The session must exist (session_start).";
-  spec.input_schema = js::Object(
-      {{"session_id", js::Str(128, "Session id or unique prefix (>= 4 chars).", 1)},
-       {"summary", js::Str(kMaxSummary, "The summary text.", 1)},
+  spec.input_schema = schema::Object(
+      {{"session_id", schema::String(128, "Session id or unique prefix (>= 4 chars).", 1)},
+       {"summary", schema::String(kMaxSummary, "The summary text.", 1)},
        {"token_count",
-        js::Int(0, 10'000'000, "Tokens of the summary; default: estimated (bytes / 4).")},
-       {"model", js::Str(200, "Model that wrote it.")},
-       {"message_count", js::Int(0, 100'000'000, "Messages the summary covers.")},
-       {"started_at", js::Str(64, "RFC 3339 start of the covered span; default: session start.")},
-       {"ended_at", js::Str(64, "RFC 3339 end of the covered span; default: now.")},
-       {"agent_id", js::Str(200, "Agent id; default: the caller's identity.")}},
+        schema::Integer(0, 10'000'000, "Tokens of the summary; default: estimated (bytes / 4).")},
+       {"model", schema::String(200, "Model that wrote it.")},
+       {"message_count", schema::Integer(0, 100'000'000, "Messages the summary covers.")},
+       {"started_at",
+        schema::String(64, "RFC 3339 start of the covered span; default: session start.")},
+       {"ended_at", schema::String(64, "RFC 3339 end of the covered span; default: now.")},
+       {"agent_id", schema::String(200, "Agent id; default: the caller's identity.")}},
       {"session_id", "summary"});
-  spec.output_schema = js::OutObject({{"summary_id", js::T("string")},
-                                      {"session_id", js::T("string")},
-                                      {"token_count", js::T("integer")},
-                                      {"compaction", {{"type", {"object", "null"}}}}},
-                                     {"summary_id", "session_id", "token_count"});
+  spec.output_schema = schema::Output({{"summary_id", schema::Type("string")},
+                                       {"session_id", schema::Type("string")},
+                                       {"token_count", schema::Type("integer")},
+                                       {"compaction", {{"type", {"object", "null"}}}}},
+                                      {"summary_id", "session_id", "token_count"});
   reg.AddTool(spec, [&env](const Json& args, const sdk::CallContext& ctx) {
     sdk::ScreenSecrets(args);  // every string: model, project, tags, agent_id too (issue 9)
     const std::int64_t now = env.host.GetClock().NowMs();
@@ -309,9 +310,9 @@ void AddSummaryAdd(sdk::Registrar& reg, Env& env) {
     if (sdk::CollapseWhitespace(summary).empty()) {
       throw sdk::ToolError("`summary` is blank; send the summary text");
     }
-    RefuseSecrets(summary, "summary");
-    const auto started = TimeArg(args, "started_at");
-    const auto ended = TimeArg(args, "ended_at");
+    sdk::ScreenText(summary, "summary");
+    const auto started = sdk::TimeArg(args, "started_at");
+    const auto ended = sdk::TimeArg(args, "ended_at");
     if (started && ended && *started > *ended) {
       throw sdk::ToolError("`started_at` (" + sdk::FormatRfc3339(*started) +
                            ") is after `ended_at` (" + sdk::FormatRfc3339(*ended) +

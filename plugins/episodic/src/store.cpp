@@ -4,6 +4,7 @@
 
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/ids.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/text.hpp"
 #include "kioku/sdk/tool.hpp"
 
@@ -23,7 +24,7 @@ std::optional<Session> LoadSession(SQLite::Database& db, std::string_view id) {
                       "SELECT id, agent_id, model, project, title, source, branch, started_at, "
                       "ended_at, last_activity_at, message_count FROM episodic_sessions "
                       "WHERE id = ?");
-  q.bind(1, std::string(id));
+  sdk::Bind(q, std::string(id));
   if (!q.executeStep()) return std::nullopt;
   Session s;
   s.id = q.getColumn(0).getString();
@@ -73,16 +74,9 @@ bool UpsertSession(SQLite::Database& db, const SessionSeed& seed, std::int64_t n
                         "INSERT INTO episodic_sessions (id, agent_id, model, project, title, "
                         "source, branch, started_at, last_activity_at, created_at) "
                         "VALUES (?,?,?,?,?,?,?,?,?,?) ON CONFLICT(id) DO NOTHING");
-  ins.bind(1, seed.id);
-  ins.bind(2, seed.agent_id);
-  ins.bind(3, seed.model);
-  ins.bind(4, seed.project);
-  ins.bind(5, seed.title);
-  ins.bind(6, seed.source);
-  ins.bind(7, seed.branch);
-  ins.bind(8, static_cast<int64_t>(seed.started_at));
-  ins.bind(9, static_cast<int64_t>(seed.started_at));
-  ins.bind(10, static_cast<int64_t>(now_ms));
+  sdk::Bind(ins, seed.id, seed.agent_id, seed.model, seed.project, seed.title, seed.source,
+            seed.branch, static_cast<int64_t>(seed.started_at),
+            static_cast<int64_t>(seed.started_at), static_cast<int64_t>(now_ms));
   if (ins.exec() == 1) return true;
   SQLite::Statement up(db,
                        "UPDATE episodic_sessions SET "
@@ -92,13 +86,8 @@ bool UpsertSession(SQLite::Database& db, const SessionSeed& seed, std::int64_t n
                        "title = CASE WHEN title = '' THEN ?5 ELSE title END, "
                        "branch = CASE WHEN ?6 <> '' THEN ?6 ELSE branch END, "
                        "started_at = MIN(started_at, ?7) WHERE id = ?1");
-  up.bind(1, seed.id);
-  up.bind(2, seed.agent_id);
-  up.bind(3, seed.model);
-  up.bind(4, seed.project);
-  up.bind(5, seed.title);
-  up.bind(6, seed.branch);
-  up.bind(7, static_cast<int64_t>(seed.started_at));
+  sdk::Bind(up, seed.id, seed.agent_id, seed.model, seed.project, seed.title, seed.branch,
+            static_cast<int64_t>(seed.started_at));
   up.exec();
   return false;
 }
@@ -108,9 +97,7 @@ void TouchSession(SQLite::Database& db, std::string_view id, std::int64_t at,
   SQLite::Statement q(db,
                       "UPDATE episodic_sessions SET last_activity_at = MAX(last_activity_at, ?), "
                       "message_count = message_count + ? WHERE id = ?");
-  q.bind(1, static_cast<int64_t>(at));
-  q.bind(2, static_cast<int64_t>(messages));
-  q.bind(3, std::string(id));
+  sdk::Bind(q, static_cast<int64_t>(at), static_cast<int64_t>(messages), std::string(id));
   q.exec();
 }
 
@@ -118,7 +105,7 @@ LogEntry AppendLog(SQLite::Database& db, LogEntry entry) {
   {
     SQLite::Statement q(db,
                         "SELECT COALESCE(MAX(seq), 0) + 1 FROM episodic_log WHERE session_id = ?");
-    q.bind(1, entry.session_id);
+    sdk::Bind(q, entry.session_id);
     q.executeStep();
     entry.seq = q.getColumn(0).getInt64();
   }
@@ -126,15 +113,9 @@ LogEntry AppendLog(SQLite::Database& db, LogEntry entry) {
   SQLite::Statement ins(db,
                         "INSERT INTO episodic_log (id, session_id, seq, at, type, entry, tags, "
                         "agent_id, source_ref) VALUES (?,?,?,?,?,?,?,?,?)");
-  ins.bind(1, entry.id);
-  ins.bind(2, entry.session_id);
-  ins.bind(3, static_cast<int64_t>(entry.seq));
-  ins.bind(4, static_cast<int64_t>(entry.at));
-  ins.bind(5, entry.type);
-  ins.bind(6, entry.entry);
-  ins.bind(7, sdk::DumpJson(entry.tags));
-  ins.bind(8, entry.agent_id);
-  ins.bind(9, entry.source_ref);
+  sdk::Bind(ins, entry.id, entry.session_id, static_cast<int64_t>(entry.seq),
+            static_cast<int64_t>(entry.at), entry.type, entry.entry, sdk::DumpJson(entry.tags),
+            entry.agent_id, entry.source_ref);
   ins.exec();
   TouchSession(db, entry.session_id, entry.at);
   return entry;
@@ -147,21 +128,10 @@ std::string InsertSummary(SQLite::Database& db, Summary s) {
                       "summary, token_count, model, message_count, started_at, ended_at, "
                       "created_at, agent_id, method, source_key) "
                       "VALUES (?,?,?,?,NULLIF(?, ''),?,?,?,?,?,?,?,?,?,NULLIF(?, ''))");
-  q.bind(1, s.id);
-  q.bind(2, s.session_id);
-  q.bind(3, s.kind);
-  q.bind(4, s.status);
-  q.bind(5, s.folded_into);
-  q.bind(6, s.text);
-  q.bind(7, static_cast<int64_t>(s.token_count));
-  q.bind(8, s.model);
-  q.bind(9, static_cast<int64_t>(s.message_count));
-  q.bind(10, static_cast<int64_t>(s.started_at));
-  q.bind(11, static_cast<int64_t>(s.ended_at));
-  q.bind(12, static_cast<int64_t>(s.created_at));
-  q.bind(13, s.agent_id);
-  q.bind(14, s.method);
-  q.bind(15, s.source_key);
+  sdk::Bind(q, s.id, s.session_id, s.kind, s.status, s.folded_into, s.text,
+            static_cast<int64_t>(s.token_count), s.model, static_cast<int64_t>(s.message_count),
+            static_cast<int64_t>(s.started_at), static_cast<int64_t>(s.ended_at),
+            static_cast<int64_t>(s.created_at), s.agent_id, s.method, s.source_key);
   q.exec();
   return s.id;
 }
@@ -190,7 +160,7 @@ std::vector<Summary> ActiveSummaries(SQLite::Database& db, std::string_view sess
   SQLite::Statement q(db, std::string("SELECT ") + kSummaryColumns +
                               " FROM episodic_summaries WHERE session_id = ? AND status = "
                               "'active' ORDER BY started_at, created_at, id");
-  q.bind(1, std::string(session_id));
+  sdk::Bind(q, std::string(session_id));
   std::vector<Summary> out;
   while (q.executeStep()) out.push_back(ReadSummaryRow(q));
   return out;
@@ -200,7 +170,7 @@ std::int64_t ActiveSummaryTokens(SQLite::Database& db, std::string_view session_
   SQLite::Statement q(db,
                       "SELECT COALESCE(SUM(token_count), 0) FROM episodic_summaries "
                       "WHERE session_id = ? AND status = 'active'");
-  q.bind(1, std::string(session_id));
+  sdk::Bind(q, std::string(session_id));
   q.executeStep();
   return q.getColumn(0).getInt64();
 }

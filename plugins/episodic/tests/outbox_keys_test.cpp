@@ -42,23 +42,39 @@ TEST(OutboxKeysTest, QueuedRowsOfAReleaseDatabaseMoveToTheCurrentKey) {
   rt.Add<EpisodicPlugin>("episodic");
   rt.Start();
   auto& db = rt.Db();
-  EXPECT_EQ(One(db, "SELECT json_extract(caller, '$.project_id') FROM episodic_outbox WHERE tool = 'memory_suggest' AND status = 'pending'"),
+  EXPECT_EQ(One(db,
+                "SELECT json_extract(caller, '$.project_id') FROM episodic_outbox WHERE tool = "
+                "'memory_suggest' AND status = 'pending'"),
             "github.com/acme/webapp");
-  EXPECT_EQ(One(db, "SELECT dedupe_key FROM episodic_outbox WHERE tool = 'memory_suggest' AND status = 'pending'"),
+  EXPECT_EQ(One(db,
+                "SELECT dedupe_key FROM episodic_outbox WHERE tool = 'memory_suggest' AND status = "
+                "'pending'"),
             "suggest:github.com/acme/webapp:we deploy on fridays");
-  EXPECT_EQ(One(db, "SELECT json_extract(payload, '$.text') FROM episodic_outbox WHERE tool = 'memory_suggest' AND status = 'pending'"),
+  EXPECT_EQ(One(db,
+                "SELECT json_extract(payload, '$.text') FROM episodic_outbox WHERE tool = "
+                "'memory_suggest' AND status = 'pending'"),
             "We deploy on Fridays");
-  EXPECT_EQ(One(db, "SELECT json_extract(caller, '$.project_id') FROM episodic_outbox WHERE tool = 'feedback_record'"),
+  EXPECT_EQ(One(db,
+                "SELECT json_extract(caller, '$.project_id') FROM episodic_outbox WHERE tool = "
+                "'feedback_record'"),
             "github.com/acme/webapp");
-  EXPECT_EQ(One(db, "SELECT json_extract(payload, '$.records[0].project_id') FROM episodic_outbox WHERE tool = 'feedback_record'"),
+  EXPECT_EQ(One(db,
+                "SELECT json_extract(payload, '$.records[0].project_id') FROM episodic_outbox "
+                "WHERE tool = 'feedback_record'"),
             "github.com/acme/webapp");
-  EXPECT_EQ(One(db, "SELECT json_type(payload, '$.records[1].project_id') FROM episodic_outbox WHERE tool = 'feedback_record'"),
+  EXPECT_EQ(One(db,
+                "SELECT json_type(payload, '$.records[1].project_id') FROM episodic_outbox WHERE "
+                "tool = 'feedback_record'"),
             "");  // a record without a project gets none
-  EXPECT_EQ(One(db, "SELECT count(*) FROM episodic_outbox WHERE caller LIKE '%//apps/api%' OR payload LIKE '%//apps/api%'"), "0");
+  EXPECT_EQ(One(db,
+                "SELECT count(*) FROM episodic_outbox WHERE caller LIKE '%//apps/api%' OR payload "
+                "LIKE '%//apps/api%'"),
+            "0");
 }
 
 TEST(OutboxKeysTest, CurrentKeysAndUnparsableRowsAreLeftAlone) {
-  json payload = {{"records", json::array({{{"tool", "Bash"}, {"project_id", "github.com/acme/webapp"}}})}};
+  json payload = {
+      {"records", json::array({{{"tool", "Bash"}, {"project_id", "github.com/acme/webapp"}}})}};
   json caller = {{"project_id", "github.com/acme/webapp"}};
   EXPECT_FALSE(CanonicalizeOutboxProjects(payload, caller, {}));
   json bad = json::parse("{", nullptr, false);

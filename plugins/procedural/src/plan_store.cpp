@@ -1,3 +1,4 @@
+#include "kioku/sdk/sql.hpp"
 #include "plan_store.hpp"
 
 #include <unordered_map>
@@ -61,7 +62,7 @@ void LoadEdges(SQLite::Database& db, const std::string& plan_id, std::optional<i
   SQLite::Statement deps(db,
                          "SELECT task, depends_on FROM procedural_deps WHERE plan_id = ?1 AND "
                          "(?2 IS NULL OR task = ?2) ORDER BY task, depends_on");
-  deps.bind(1, plan_id);
+  sdk::Bind(deps, plan_id);
   if (only) deps.bind(2, *only);
   while (deps.executeStep()) {
     const auto it = by_number.find(deps.getColumn(0).getInt());
@@ -70,7 +71,7 @@ void LoadEdges(SQLite::Database& db, const std::string& plan_id, std::optional<i
   SQLite::Statement crit(db,
                          "SELECT task, number, text, met FROM procedural_criteria WHERE plan_id "
                          "= ?1 AND (?2 IS NULL OR task = ?2) ORDER BY task, number");
-  crit.bind(1, plan_id);
+  sdk::Bind(crit, plan_id);
   if (only) crit.bind(2, *only);
   while (crit.executeStep()) {
     const auto it = by_number.find(crit.getColumn(0).getInt());
@@ -132,7 +133,7 @@ void InsertTasks(SQLite::Database& db, const std::string& plan_id, const std::ve
 std::optional<PlanHeader> LoadPlan(SQLite::Database& db, const std::string& plan_id) {
   SQLite::Statement q(db, std::string("SELECT ") + kPlanColumns +
                               " FROM procedural_plans WHERE id = ?");
-  q.bind(1, plan_id);
+  sdk::Bind(q, plan_id);
   if (!q.executeStep()) return std::nullopt;
   return ReadPlan(q, 0);
 }
@@ -141,7 +142,7 @@ std::vector<Task> LoadTasks(SQLite::Database& db, const std::string& plan_id) {
   std::vector<Task> tasks;
   SQLite::Statement q(db, std::string("SELECT ") + kTaskColumns +
                               " FROM procedural_tasks WHERE plan_id = ? ORDER BY number");
-  q.bind(1, plan_id);
+  sdk::Bind(q, plan_id);
   while (q.executeStep()) tasks.push_back(ReadTask(q));
   std::unordered_map<int, Task*> by_number;
   by_number.reserve(tasks.size());
@@ -162,7 +163,7 @@ std::optional<Task> LoadTask(SQLite::Database& db, const std::string& plan_id, i
 
 int MaxTaskNumber(SQLite::Database& db, const std::string& plan_id) {
   SQLite::Statement q(db, "SELECT coalesce(max(number), 0) FROM procedural_tasks WHERE plan_id = ?");
-  q.bind(1, plan_id);
+  sdk::Bind(q, plan_id);
   q.executeStep();
   return q.getColumn(0).getInt();
 }
@@ -202,7 +203,7 @@ std::vector<Blocker> OpenBlockers(SQLite::Database& db, const std::string& plan_
                       "SELECT id, task, reason, reported_by, reported_at_ms FROM "
                       "procedural_blockers WHERE plan_id = ? AND cleared_at_ms IS NULL ORDER "
                       "BY task, id");
-  q.bind(1, plan_id);
+  sdk::Bind(q, plan_id);
   std::vector<Blocker> out;
   while (q.executeStep()) {
     out.push_back({q.getColumn(0).getString(), q.getColumn(1).getInt(),
@@ -295,7 +296,7 @@ Progress ReadProgress(SQLite::Statement& q, int first) {
 Progress LoadProgress(SQLite::Database& db, const std::string& plan_id) {
   SQLite::Statement q(db, std::string("SELECT ") + kProgressColumns +
                               " FROM procedural_plans p WHERE p.id = ?");
-  q.bind(1, plan_id);
+  sdk::Bind(q, plan_id);
   if (!q.executeStep()) return {};
   return ReadProgress(q, 0);
 }
@@ -328,7 +329,7 @@ std::optional<std::string> LatestPlanId(SQLite::Database& db, const std::string&
   SQLite::Statement q(db,
                       "SELECT id FROM procedural_plans WHERE project_id = ? AND archived = 0 "
                       "ORDER BY updated_at_ms DESC, id DESC LIMIT 1");
-  q.bind(1, project_id);
+  sdk::Bind(q, project_id);
   if (!q.executeStep()) return std::nullopt;
   return q.getColumn(0).getString();
 }

@@ -10,6 +10,7 @@
 #include "markdown.hpp"
 #include "plan_ops.hpp"
 #include "plan_store.hpp"
+#include "kioku/sdk/args.hpp"
 #include "tool_support.hpp"
 
 namespace kioku::procedural {
@@ -137,7 +138,7 @@ NewPlan PlanFromTasks(const Json& tasks) {
 }
 
 sdk::ToolResult PlanCreate(ToolContext& ctx, const Json& args, const sdk::CallContext& call) {
-  ScreenSecrets(args);
+  sdk::ScreenSecrets(args);
   const bool has_tasks = args.contains("tasks");
   const auto markdown = Text(args, "markdown", kMaxMarkdownBytes);
   if (has_tasks == markdown.has_value()) {
@@ -376,7 +377,7 @@ sdk::ToolResult PlanStatusTool(ToolContext& ctx, const Json& args, const sdk::Ca
 // ---------------------------------------------------------------- plan_check
 
 sdk::ToolResult PlanCheck(ToolContext& ctx, const Json& args, const sdk::CallContext& call) {
-  ScreenSecrets(args);
+  sdk::ScreenSecrets(args);
   auto& db = ctx.Db();
   CheckRequest req;
   req.plan_id = ResolvePlan(db, args);
@@ -425,7 +426,7 @@ sdk::ToolResult PlanCheck(ToolContext& ctx, const Json& args, const sdk::CallCon
 // ---------------------------------------------------------------- plan_validate
 
 sdk::ToolResult PlanValidate(ToolContext& ctx, const Json& args, const sdk::CallContext& call) {
-  ScreenSecrets(args);
+  sdk::ScreenSecrets(args);
   auto& db = ctx.Db();
   const std::string id = ResolvePlan(db, args);
   const bool archive = args.value("archive", false);
@@ -456,25 +457,25 @@ sdk::ToolResult PlanValidate(ToolContext& ctx, const Json& args, const sdk::Call
 
 }  // namespace
 
-void AddPlanTools(sdk::Registrar& registrar, ToolContext& ctx) {
+void RegisterPlanTools(sdk::Registrar& registrar, ToolContext& ctx) {
   using namespace schema;
-  const Json plan_ref = Str();
+  const Json plan_ref = Type("string");
   {
     sdk::ToolSpec spec;
     spec.name = "plan_create";
     spec.description =
         "Create a plan from tasks or a Markdown checklist (nested items = subtasks). Tasks "
         "are t1, t2… by position, as depends_on names them.";
-    const Json task = Object({{"title", Str()},
-                              {"description", Str()},
+    const Json task = Object({{"title", Type("string")},
+                              {"description", Type("string")},
                               {"depends_on", ArrayOf(kTaskRefSchema)},
-                              {"criteria", ArrayOf(Str())}},
+                              {"criteria", ArrayOf(Type("string"))}},
                              {"title"});
-    spec.input_schema = Object({{"title", Str()},
-                                {"goal", Str()},
+    spec.input_schema = Object({{"title", Type("string")},
+                                {"goal", Type("string")},
                                 {"tasks", ArrayOf(task)},
-                                {"markdown", Str()},
-                                {"tags", ArrayOf(Str())}});
+                                {"markdown", Type("string")},
+                                {"tags", ArrayOf(Type("string"))}});
     spec.output_schema = Output();
     registrar.AddTool(std::move(spec), [&ctx](const Json& a, const sdk::CallContext& c) {
       return PlanCreate(ctx, a, c);
@@ -486,12 +487,12 @@ void AddPlanTools(sdk::Registrar& registrar, ToolContext& ctx) {
     spec.description =
         "A plan (id, prefix or \"latest\"): progress, ready tasks, blockers, tasks with "
         "version v; audit:N last changes; markdown:true exports it. No plan: list plans.";
-    spec.input_schema = Object({{"plan", Str()},
+    spec.input_schema = Object({{"plan", Type("string")},
                                 {"status", Enum({"active", "blocked", "done", "archived", "all"})},
                                 {"markdown", Bool()},
-                                {"audit", Int()},
-                                {"offset", Int()},
-                                {"limit", Int()}});
+                                {"audit", Type("integer")},
+                                {"offset", Type("integer")},
+                                {"limit", Type("integer")}});
     spec.output_schema = Output();
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
@@ -509,12 +510,12 @@ void AddPlanTools(sdk::Registrar& registrar, ToolContext& ctx) {
     spec.input_schema = Object({{"plan", plan_ref},
                                 {"task", kTaskRefSchema},
                                 {"state", Enum({"todo", "doing", "done", "skipped"})},
-                                {"note", Str()},
-                                {"expected_version", Int()},
+                                {"note", Type("string")},
+                                {"expected_version", Type("integer")},
                                 {"force", Bool()},
-                                {"block", Str()},
+                                {"block", Type("string")},
                                 {"unblock", Bool()},
-                                {"met", ArrayOf(Int())}},
+                                {"met", ArrayOf(Type("integer"))}},
                                {"plan", "task"});
     spec.output_schema = Output();
     registrar.AddTool(std::move(spec), [&ctx](const Json& a, const sdk::CallContext& c) {
@@ -527,11 +528,9 @@ void AddPlanTools(sdk::Registrar& registrar, ToolContext& ctx) {
     spec.description =
         "What keeps a plan from done (unfinished tasks, skips without reason, blockers, "
         "unmet criteria). archive:true archives a passing plan; force with reason anyway.";
-    spec.input_schema = Object({{"plan", plan_ref},
-                                {"archive", Bool()},
-                                {"force", Bool()},
-                                {"reason", Str()}},
-                               {"plan"});
+    spec.input_schema = Object(
+        {{"plan", plan_ref}, {"archive", Bool()}, {"force", Bool()}, {"reason", Type("string")}},
+        {"plan"});
     spec.output_schema = Output();
     registrar.AddTool(std::move(spec), [&ctx](const Json& a, const sdk::CallContext& c) {
       return PlanValidate(ctx, a, c);

@@ -20,8 +20,8 @@ std::vector<sdk::Migration> ProceduralPlugin::Migrations() const { return proced
 
 void ProceduralPlugin::Register(sdk::Registrar& registrar) {
   registrar.AddExporter(ProceduralExporter());
-  AddPlanTools(registrar, context_);
-  AddProcedureTools(registrar, context_);
+  RegisterPlanTools(registrar, context_);
+  RegisterProcedureTools(registrar, context_);
   registrar.AddContextProvider({"procedural", [this](const sdk::ContextRequest& request) {
                                   return ProvideContext(host_, request);
                                 }});

@@ -1,3 +1,4 @@
+#include "kioku/sdk/sql.hpp"
 #include "procedure_store.hpp"
 
 #include <SQLiteCpp/Statement.h>
@@ -123,10 +124,10 @@ Procedure InsertProcedureVersion(SQLite::Database& db, Procedure p) {
   }
   if (old_seq) {
     SQLite::Statement off(db, "UPDATE procedural_procedures SET current = 0 WHERE seq = ?");
-    off.bind(1, *old_seq);
+    sdk::Bind(off, *old_seq);
     off.exec();
     SQLite::Statement unindex(db, "DELETE FROM procedural_procedures_fts WHERE rowid = ?");
-    unindex.bind(1, *old_seq);
+    sdk::Bind(unindex, *old_seq);
     unindex.exec();
   }
   SQLite::Statement ins(db,
@@ -172,7 +173,7 @@ std::vector<std::pair<std::int64_t, Procedure>> LoadProceduresBySeq(
   SQLite::Statement q(db, std::string("SELECT ") + kColumns +
                               " FROM procedural_procedures WHERE seq IN (SELECT value FROM "
                               "json_each(?))");
-  q.bind(1, json(seqs).dump());
+  sdk::Bind(q, json(seqs).dump());
   while (q.executeStep()) out.push_back(Read(q));
   return out;
 }

@@ -10,6 +10,7 @@
 #include "kioku/sdk/text.hpp"
 #include "procedure_ops.hpp"
 #include "procedure_store.hpp"
+#include "kioku/sdk/args.hpp"
 #include "tool_support.hpp"
 
 namespace kioku::procedural {
@@ -92,7 +93,7 @@ sdk::ToolResult Save(ToolContext& ctx, const Json& args, const sdk::CallContext&
     throw sdk::ToolError("to save a procedure send name, when and steps; to record a run send "
                          "name and outcome");
   }
-  ScreenSecrets(args);
+  sdk::ScreenSecrets(args);
   const Actor actor = ActorOf(call);
   Procedure p;
   p.name = NameArg(args);
@@ -267,7 +268,7 @@ sdk::ToolResult Find(ToolContext& ctx, const Json& args, const sdk::CallContext&
 }
 
 sdk::ToolResult Record(ToolContext& ctx, const Json& args, const sdk::CallContext& call) {
-  ScreenSecrets(args);
+  sdk::ScreenSecrets(args);
   const Actor actor = ActorOf(call);
   const std::string name = NameArg(args);
   const bool success = args.value("outcome", "") == "success";
@@ -299,7 +300,7 @@ sdk::ToolResult Record(ToolContext& ctx, const Json& args, const sdk::CallContex
 
 }  // namespace
 
-void AddProcedureTools(sdk::Registrar& registrar, ToolContext& ctx) {
+void RegisterProcedureTools(sdk::Registrar& registrar, ToolContext& ctx) {
   using namespace schema;
   {
     sdk::ToolSpec spec;
@@ -309,16 +310,16 @@ void AddProcedureTools(sdk::Registrar& registrar, ToolContext& ctx) {
         "command}), tags, scope project|global; same name = new version. After following one: "
         "name, outcome, note.";
     const Json step = {{"type", Json::array({"string", "object"})},
-                       {"properties", {{"text", Str()}, {"command", Str()}}},
+                       {"properties", {{"text", Type("string")}, {"command", Type("string")}}},
                        {"additionalProperties", false}};
-    spec.input_schema = Object({{"name", Str()},
-                                {"when", Str()},
+    spec.input_schema = Object({{"name", Type("string")},
+                                {"when", Type("string")},
                                 {"steps", ArrayOf(step)},
-                                {"tags", ArrayOf(Str())},
+                                {"tags", ArrayOf(Type("string"))},
                                 {"scope", Enum({"project", "global"})},
                                 {"outcome", Enum({"success", "failure"})},
-                                {"note", Str()},
-                                {"version", Int()}},
+                                {"note", Type("string")},
+                                {"version", Type("integer")}},
                                {"name"});
     spec.output_schema = Output();
     registrar.AddTool(std::move(spec), [&ctx](const Json& a, const sdk::CallContext& c) {
@@ -331,12 +332,12 @@ void AddProcedureTools(sdk::Registrar& registrar, ToolContext& ctx) {
     spec.description =
         "query: procedures fitting a task, best first, with steps and success rate. name: "
         "that one (version, history:true). Neither: list. Pages: cursor=next_cursor.";
-    spec.input_schema = Object({{"query", Str()},
-                                {"name", Str()},
-                                {"version", Int()},
+    spec.input_schema = Object({{"query", Type("string")},
+                                {"name", Type("string")},
+                                {"version", Type("integer")},
                                 {"history", Bool()},
-                                {"cursor", Str()},
-                                {"limit", Int()}});
+                                {"cursor", Type("string")},
+                                {"limit", Type("integer")}});
     spec.output_schema = Output();
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;

@@ -4,7 +4,6 @@
 #include <cctype>
 
 #include "kioku/sdk/clock.hpp"
-#include "kioku/sdk/secrets.hpp"
 #include "kioku/sdk/text.hpp"
 
 namespace kioku::procedural {
@@ -51,25 +50,6 @@ std::optional<std::string> Text(const Json& args, const char* key, std::size_t m
   if (it == args.end() || it->is_null()) return std::nullopt;
   if (!it->is_string()) throw sdk::ToolError(std::string(key) + " must be a string");
   return CheckedText(it->get<std::string>(), key, max_bytes);
-}
-
-void ScreenSecrets(const Json& value, const std::string& where) {
-  if (value.is_string()) {
-    if (const auto f = sdk::FindSecret(value.get_ref<const std::string&>())) {
-      throw sdk::ToolError("refused: " + (where.empty() ? std::string("an argument") : where) +
-                           " contains what looks like a secret (" + f->kind +
-                           "); nothing was stored. Remove it — say where it lives instead — "
-                           "and send again");
-    }
-  } else if (value.is_object()) {
-    for (auto it = value.begin(); it != value.end(); ++it) {
-      ScreenSecrets(*it, where.empty() ? it.key() : where + "." + it.key());
-    }
-  } else if (value.is_array()) {
-    for (std::size_t i = 0; i < value.size(); ++i) {
-      ScreenSecrets(value[i], where + "[" + std::to_string(i) + "]");
-    }
-  }
 }
 
 namespace {
@@ -121,19 +101,5 @@ std::vector<std::string> TagsArg(const Json& args) {
 }
 
 std::string Rfc(std::int64_t ms) { return sdk::FormatRfc3339(ms); }
-
-namespace schema {
-Json Str() { return {{"type", "string"}}; }
-Json Int() { return {{"type", "integer"}}; }
-Json Bool() { return {{"type", "boolean"}}; }
-Json Enum(std::vector<std::string> values) { return {{"enum", std::move(values)}}; }
-Json ArrayOf(Json items) { return {{"type", "array"}, {"items", std::move(items)}}; }
-Json Object(Json properties, std::vector<std::string> required) {
-  Json j = {{"type", "object"}, {"additionalProperties", false}, {"properties", std::move(properties)}};
-  if (!required.empty()) j["required"] = std::move(required);
-  return j;
-}
-Json Output() { return {{"type", "object"}}; }
-}  // namespace schema
 
 }  // namespace kioku::procedural

@@ -1,7 +1,7 @@
 #pragma once
 /// @file tool_support.hpp
 /// What the procedural tool handlers share: the caller as an Actor, limits, argument
-/// readers the SDK does not offer (task references), and secret screening of arguments.
+/// readers the SDK does not offer (task references, trimmed text, integer ranges).
 
 #include <cstdint>
 #include <optional>
@@ -10,6 +10,7 @@
 
 #include "kioku/sdk/host.hpp"
 #include "kioku/sdk/plugin.hpp"
+#include "kioku/sdk/schema.hpp"
 #include "kioku/sdk/tool.hpp"
 #include "plan_ops.hpp"
 
@@ -50,10 +51,6 @@ std::optional<std::string> Text(const Json& args, const char* key, std::size_t m
 /// Checks one already-extracted string the same way; `field` names it in errors.
 std::string CheckedText(const std::string& raw, const std::string& field, std::size_t max_bytes);
 
-/// Refuses arguments holding a secret (sdk::FindSecret on every string, any depth): a
-/// ToolError naming the field and the kind; nothing is stored.
-void ScreenSecrets(const Json& value, const std::string& where = "");
-
 /// args[key] as an integer in [min, max]; `fallback` when absent; ToolError naming the key
 /// and the range otherwise (the schema says only "integer", to stay short).
 std::int64_t IntArg(const Json& args, const char* key, std::int64_t min, std::int64_t max,
@@ -69,22 +66,12 @@ std::vector<std::string> TagsArg(const Json& args);
 
 std::string Rfc(std::int64_t ms);
 
-/// Compact JSON Schema pieces (tools/list is paid in context: no titles, no per-property
-/// descriptions unless the name does not explain itself; lengths and counts are checked by
-/// the handlers, in bytes, with messages naming the field).
-namespace schema {
-Json Str();
-Json Int();
-Json Bool();
-Json Enum(std::vector<std::string> values);
-Json ArrayOf(Json items);
-/// Closed input object.
-Json Object(Json properties, std::vector<std::string> required = {});
-/// Output: an open object.
-Json Output();
-}  // namespace schema
+/// JSON Schema builders: sdk/schema.hpp. tools/list is paid in context: no titles, no
+/// per-property descriptions unless the name does not explain itself; lengths and counts
+/// are checked by the handlers, in bytes, with messages naming the field.
+namespace schema = sdk::schema;
 
-void AddPlanTools(sdk::Registrar& registrar, ToolContext& ctx);
-void AddProcedureTools(sdk::Registrar& registrar, ToolContext& ctx);
+void RegisterPlanTools(sdk::Registrar& registrar, ToolContext& ctx);
+void RegisterProcedureTools(sdk::Registrar& registrar, ToolContext& ctx);
 
 }  // namespace kioku::procedural

@@ -9,6 +9,7 @@
 
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/result_page.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/text.hpp"
 #include "tools.hpp"
 #include "versioned.hpp"
@@ -40,8 +41,7 @@ std::optional<VersionedState> LoadBlock(SQLite::Database& db, const std::string&
   SQLite::Statement q(db,
                       "SELECT content, version, updated_by, updated_at_ms FROM working_blocks "
                       "WHERE project_id = ? AND key = ?");
-  q.bind(1, project);
-  q.bind(2, key);
+  sdk::Bind(q, project, key);
   if (!q.executeStep()) return std::nullopt;
   return VersionedState{q.getColumn(0).getString(), q.getColumn(1).getInt64(),
                         q.getColumn(2).getString(), q.getColumn(3).getInt64()};
@@ -93,22 +93,12 @@ sdk::ToolResult BlockWrite(const Env& env, const Json& args, const sdk::CallCont
         "ON CONFLICT (project_id, key) DO UPDATE SET content = excluded.content, version = "
         "excluded.version, updated_by = excluded.updated_by, updated_at_ms = "
         "excluded.updated_at_ms");
-    up.bind(1, actor.project_id);
-    up.bind(2, key);
-    up.bind(3, written.content);
-    up.bind(4, written.version);
-    up.bind(5, actor.agent_id);
-    up.bind(6, now);
+    sdk::Bind(up, actor.project_id, key, written.content, written.version, actor.agent_id, now);
     up.exec();
     SQLite::Statement hist(db,
                            "INSERT INTO working_block_history (project_id, key, version, "
                            "content, written_by, written_at_ms) VALUES (?, ?, ?, ?, ?, ?)");
-    hist.bind(1, actor.project_id);
-    hist.bind(2, key);
-    hist.bind(3, written.version);
-    hist.bind(4, written.content);
-    hist.bind(5, actor.agent_id);
-    hist.bind(6, now);
+    sdk::Bind(hist, actor.project_id, key, written.version, written.content, actor.agent_id, now);
     hist.exec();
     RecordEvent(db, actor, "block.write", key,
                 {{"version", written.version},
@@ -158,9 +148,7 @@ sdk::ToolResult BlockRead(const Env& env, const Json& args, const sdk::CallConte
     SQLite::Statement q(db,
                         "SELECT content, written_by, written_at_ms FROM working_block_history "
                         "WHERE project_id = ? AND key = ? AND version = ?");
-    q.bind(1, actor.project_id);
-    q.bind(2, key);
-    q.bind(3, v);
+    sdk::Bind(q, actor.project_id, key, v);
     if (!q.executeStep()) {
       throw sdk::ToolError("block '" + key + "' has no version " + std::to_string(v) +
                            "; versions run from 1 to " + std::to_string(current->version));
@@ -210,9 +198,7 @@ sdk::ToolResult BlockList(const Env& env, const Json& args, const sdk::CallConte
                       "SELECT key, version, updated_by, updated_at_ms, length(CAST(content AS "
                       "BLOB)), content FROM working_blocks WHERE project_id = ?1 AND "
                       "substr(key, 1, length(?2)) = ?2 ORDER BY key LIMIT ?3");
-  q.bind(1, actor.project_id);
-  q.bind(2, prefix);
-  q.bind(3, limit + 1);
+  sdk::Bind(q, actor.project_id, prefix, limit + 1);
   Json blocks = Json::array();
   std::string lines;
   bool truncated = false;
@@ -250,19 +236,22 @@ sdk::ToolResult BlockList(const Env& env, const Json& args, const sdk::CallConte
 }
 
 Json BlockOutput(bool with_current) {
-  Json props = {{"key", Str()},        {"content", Str()},    {"version", Int()},
-                {"updated_by", Str()}, {"updated_at", Str()}};
-  if (with_current) props["current_version"] = Int();
-  return OutputSchema(props, {"key", "content", "version", "updated_by", "updated_at"});
+  Json props = {{"key", schema::Type("string")},
+                {"content", schema::Type("string")},
+                {"version", schema::Type("integer")},
+                {"updated_by", schema::Type("string")},
+                {"updated_at", schema::Type("string")}};
+  if (with_current) props["current_version"] = schema::Type("integer");
+  return schema::Output(props, {"key", "content", "version", "updated_by", "updated_at"});
 }
 
 }  // namespace
 
 void RegisterBlockTools(sdk::Registrar& registrar, const Env& env) {
   const auto& s = env.settings;
-  const Json key_prop = StrProp(
-      "Block key: letters, digits and . _ - / : (e.g. \"project-conventions\").",
-      static_cast<std::int64_t>(kMaxKeyBytes), 1);
+  const Json key_prop =
+      schema::String(static_cast<std::int64_t>(kMaxKeyBytes),
+                     "Block key: letters, digits and . _ - / : (e.g. \"project-conventions\").", 1);
   {
     sdk::ToolSpec spec;
     spec.name = "block_write";
@@ -277,23 +266,24 @@ void RegisterBlockTools(sdk::Registrar& registrar, const Env& env) {
         "so you can merge and retry. Without expected_version you may create a block or "
         "replace your own last write; replacing another agent's text needs the version. "
         "mode:\"append\" adds a line and never conflicts.";
-    spec.input_schema = InputSchema(
+    spec.input_schema = schema::Object(
         {
             {"key", key_prop},
-            {"content", StrProp("The text (the whole block for replace, the addition for "
-                                "append).",
-                                s.max_block_bytes)},
+            {"content", schema::String(s.max_block_bytes,
+                                       "The text (the whole block for replace, the addition for "
+                                       "append).")},
             {"expected_version",
-             IntProp("Version you read (0 = the block must not exist yet).", 0,
-                     std::int64_t{1} << 50)},
-            {"mode", EnumProp("replace (default) or append.", {"replace", "append"})},
+             schema::Integer(0, std::int64_t{1} << 50,
+                             "Version you read (0 = the block must not exist yet).")},
+            {"mode", schema::Enum({"replace", "append"}, "replace (default) or append.")},
             {"agent_id", AgentIdProp()},
         },
         {"key", "content"});
     Json out = BlockOutput(false);
-    out["properties"]["previous_version"] = Int();
-    out["properties"]["bytes"] = Int();
-    out["properties"]["omitted_bytes"] = Int();  // the echoed content was cut (result cap)
+    out["properties"]["previous_version"] = schema::Type("integer");
+    out["properties"]["bytes"] = schema::Type("integer");
+    // The echoed content was cut (result cap).
+    out["properties"]["omitted_bytes"] = schema::Type("integer");
     spec.output_schema = out;
     spec.annotations.destructive = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
@@ -309,18 +299,18 @@ void RegisterBlockTools(sdk::Registrar& registrar, const Env& env) {
         "Reads a shared block: content, version and who last wrote it. Read before "
         "block_write so you can send expected_version. `version` reads an older version "
         "from the block's history.";
-    spec.input_schema = InputSchema(
+    spec.input_schema = schema::Object(
         {{"key", key_prop},
-         {"version", IntProp("An older version to read (default: current).", 1,
-                             std::int64_t{1} << 50)},
-         {"offset", IntProp("Byte offset to read from (next_offset of a cut read).", 0,
-                            std::int64_t{1} << 40)},
+         {"version", schema::Integer(1, std::int64_t{1} << 50,
+                                     "An older version to read (default: current).")},
+         {"offset", schema::Integer(0, std::int64_t{1} << 40,
+                                    "Byte offset to read from (next_offset of a cut read).")},
          {"agent_id", AgentIdProp()}},
         {"key"});
     Json read_output = BlockOutput(true);
-    read_output["properties"]["offset"] = Int();
-    read_output["properties"]["omitted_bytes"] = Int();
-    read_output["properties"]["next_offset"] = Int();
+    read_output["properties"]["offset"] = schema::Type("integer");
+    read_output["properties"]["omitted_bytes"] = schema::Type("integer");
+    read_output["properties"]["next_offset"] = schema::Type("integer");
     spec.output_schema = std::move(read_output);
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
@@ -336,17 +326,21 @@ void RegisterBlockTools(sdk::Registrar& registrar, const Env& env) {
     spec.description =
         "Lists this project's shared blocks with version, last writer, size and a preview. "
         "Use at the start of work to see what shared notes exist.";
-    spec.input_schema = InputSchema({
-        {"key_prefix", StrProp("Only keys starting with this.",
-                               static_cast<std::int64_t>(kMaxKeyBytes))},
-        {"limit", IntProp("Most blocks to return (default 100).", 1, 1000)},
+    spec.input_schema = schema::Object({
+        {"key_prefix",
+         schema::String(static_cast<std::int64_t>(kMaxKeyBytes), "Only keys starting with this.")},
+        {"limit", schema::Integer(1, 1000, "Most blocks to return (default 100).")},
         {"agent_id", AgentIdProp()},
     });
-    Json item = OutputSchema({{"key", Str()}, {"version", Int()}, {"updated_by", Str()},
-                              {"updated_at", Str()}, {"bytes", Int()}, {"preview", Str()}},
-                             {"key", "version", "updated_by", "updated_at"});
-    spec.output_schema =
-        OutputSchema({{"blocks", ArrayOf(item)}, {"truncated", Bool()}}, {"blocks"});
+    Json item = schema::Output({{"key", schema::Type("string")},
+                                {"version", schema::Type("integer")},
+                                {"updated_by", schema::Type("string")},
+                                {"updated_at", schema::Type("string")},
+                                {"bytes", schema::Type("integer")},
+                                {"preview", schema::Type("string")}},
+                               {"key", "version", "updated_by", "updated_at"});
+    spec.output_schema = schema::Output(
+        {{"blocks", schema::ArrayOf(item)}, {"truncated", schema::Bool()}}, {"blocks"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

@@ -5,10 +5,11 @@
 
 #include <SQLiteCpp/Statement.h>
 
+#include "kioku/sdk/args.hpp"
 #include "kioku/sdk/caller.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/json.hpp"
-#include "kioku/sdk/secrets.hpp"
 #include "kioku/sdk/text.hpp"
 
 namespace kioku::working {
@@ -58,8 +59,7 @@ std::optional<std::int64_t> LastSeen(SQLite::Database& db, const std::string& pr
   SQLite::Statement q(db,
                       "SELECT last_seen_ms FROM working_presence WHERE project_id = ? AND "
                       "agent_id = ?");
-  q.bind(1, project_id);
-  q.bind(2, agent_id);
+  sdk::Bind(q, project_id, agent_id);
   if (q.executeStep()) return q.getColumn(0).getInt64();
   return std::nullopt;
 }
@@ -72,11 +72,7 @@ void TouchPresence(SQLite::Database& db, const Actor& actor, std::int64_t now_ms
                       "last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms), "
                       "session_id = CASE WHEN excluded.session_id = '' THEN session_id "
                       "ELSE excluded.session_id END");
-  q.bind(1, actor.project_id);
-  q.bind(2, actor.agent_id);
-  q.bind(3, actor.session_id);
-  q.bind(4, now_ms);
-  q.bind(5, now_ms);
+  sdk::Bind(q, actor.project_id, actor.agent_id, actor.session_id, now_ms, now_ms);
   q.exec();
 }
 
@@ -85,12 +81,8 @@ void RecordEvent(SQLite::Database& db, const Actor& actor, std::string_view kind
   SQLite::Statement q(db,
                       "INSERT INTO working_events (project_id, at_ms, agent_id, kind, "
                       "subject, detail) VALUES (?, ?, ?, ?, ?, ?)");
-  q.bind(1, actor.project_id);
-  q.bind(2, now_ms);
-  q.bind(3, actor.agent_id);
-  q.bind(4, std::string(kind));
-  q.bind(5, std::string(subject));
-  q.bind(6, sdk::DumpJson(detail.is_null() ? Json::object() : detail));
+  sdk::Bind(q, actor.project_id, now_ms, actor.agent_id, std::string(kind), std::string(subject),
+            sdk::DumpJson(detail.is_null() ? Json::object() : detail));
   q.exec();
 }
 
@@ -107,27 +99,21 @@ std::string CheckText(const Env& env, std::string_view text, const std::string& 
 }
 
 void RefuseSecret(const Env& env, std::string_view text, const std::string& what) {
-  if (!env.settings.screen_secrets) return;
-  if (auto finding = sdk::FindSecret(text)) {
-    throw sdk::ToolError(what + " looks like it contains a secret (" + finding->kind +
-                         " at byte " + std::to_string(finding->offset) +
-                         "); nothing was stored — remove or redact it and retry");
-  }
+  if (env.settings.screen_secrets) sdk::ScreenText(text, what);
 }
 
 std::optional<std::string> TextArg(const Env& env, const Json& args, const char* key,
                                    std::int64_t max_bytes) {
-  if (!args.is_object() || !args.contains(key) || args.at(key).is_null()) return std::nullopt;
-  return CheckText(env, args.at(key).get<std::string>(), key, max_bytes);
+  auto text = sdk::TextArg(args, key, static_cast<std::size_t>(max_bytes));
+  if (text) RefuseSecret(env, *text, key);
+  return text;
 }
 
 std::string RequiredTextArg(const Env& env, const Json& args, const char* key,
                             std::int64_t max_bytes) {
-  auto value = TextArg(env, args, key, max_bytes);
-  if (!value || sdk::CollapseWhitespace(*value).empty()) {
-    throw sdk::ToolError(std::string(key) + " is empty; send some text");
-  }
-  return *value;
+  std::string text = sdk::RequiredTextArg(args, key, static_cast<std::size_t>(max_bytes));
+  RefuseSecret(env, text, key);
+  return text;
 }
 
 std::string Rfc(std::int64_t ms) { return sdk::FormatRfc3339(ms); }
@@ -139,15 +125,6 @@ Json RfcOrNull(std::optional<std::int64_t> ms) {
 std::string Snip(std::string_view text, std::size_t max_bytes) {
   return sdk::TruncateUtf8(sdk::CollapseWhitespace(text), max_bytes);
 }
-
-namespace {
-// A property without a description when its name says it all (each description costs
-// context on every request).
-Json Described(Json p, std::string description) {
-  if (!description.empty()) p["description"] = std::move(description);
-  return p;
-}
-}  // namespace
 
 std::vector<std::size_t> FairShares(const std::vector<std::size_t>& need, std::size_t room) {
   std::vector<std::size_t> order(need.size());
@@ -205,48 +182,10 @@ TextWindow WindowOf(std::string_view content, std::size_t offset, std::size_t ma
   return w;
 }
 
-Json StrProp(std::string description, std::int64_t max_length, std::int64_t min_length) {
-  Json p = Described({{"type", "string"}, {"maxLength", max_length}}, std::move(description));
-  if (min_length > 0) p["minLength"] = min_length;
-  return p;
-}
-
-Json IntProp(std::string description, std::int64_t minimum, std::int64_t maximum) {
-  return Described({{"type", "integer"}, {"minimum", minimum}, {"maximum", maximum}}, std::move(description));
-}
-
-Json BoolProp(std::string description) { return Described({{"type", "boolean"}}, std::move(description)); }
-
-Json EnumProp(std::string description, std::vector<std::string> values) {
-  return Described({{"type", "string"}, {"enum", values}}, std::move(description));
-}
-
 Json AgentIdProp() {
   // No description: the name says it, and it is only needed when the connection carries no
   // identity (every working tool has it, so each word here costs ten times per request).
-  return StrProp(
-      "",
-      static_cast<std::int64_t>(kMaxAgentIdBytes), 1);
+  return schema::String(static_cast<std::int64_t>(kMaxAgentIdBytes), {}, 1);
 }
-
-Json InputSchema(Json properties, std::vector<std::string> required) {
-  Json s = {{"type", "object"},
-            {"additionalProperties", false},
-            {"properties", std::move(properties)}};
-  if (!required.empty()) s["required"] = required;
-  return s;
-}
-
-Json OutputSchema(Json properties, std::vector<std::string> required) {
-  Json s = {{"type", "object"}, {"properties", std::move(properties)}};
-  if (!required.empty()) s["required"] = required;
-  return s;
-}
-
-Json NullableStr() { return {{"type", Json::array({"string", "null"})}}; }
-Json Str() { return {{"type", "string"}}; }
-Json Int() { return {{"type", "integer"}}; }
-Json Bool() { return {{"type", "boolean"}}; }
-Json ArrayOf(Json items) { return {{"type", "array"}, {"items", std::move(items)}}; }
 
 }  // namespace kioku::working

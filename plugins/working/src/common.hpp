@@ -10,16 +10,17 @@
 #include <vector>
 
 #include <SQLiteCpp/Database.h>
-#include <nlohmann/json.hpp>
-
 #include "kioku/sdk/caller.hpp"
 #include "kioku/sdk/host.hpp"
+#include "kioku/sdk/json.hpp"
+#include "kioku/sdk/schema.hpp"
 #include "kioku/sdk/tool.hpp"
 #include "settings.hpp"
 
 namespace kioku::working {
 
-using Json = nlohmann::json;
+using sdk::Json;
+namespace schema = sdk::schema;
 
 /// What tool handlers need from the plugin. Immutable after registration, so handlers on
 /// many threads share it without locking; all mutable state lives in the database.
@@ -77,12 +78,12 @@ void TouchPresence(SQLite::Database& db, const Actor& actor, std::int64_t now_ms
 void RecordEvent(SQLite::Database& db, const Actor& actor, std::string_view kind,
                  std::string_view subject, const Json& detail, std::int64_t now_ms);
 
-/// Reads an optional string argument and checks it: size cap in UTF-8 bytes, secret
-/// screening (when enabled), invalid UTF-8 replaced. Returns nullopt when absent.
-/// Throws sdk::ToolError naming `key` and the limit.
+/// sdk::TextArg (size cap in UTF-8 bytes, invalid UTF-8 replaced), then sdk::ScreenText
+/// when Settings::screen_secrets is on. Returns nullopt when absent. Throws sdk::ToolError
+/// naming `key` and the limit.
 std::optional<std::string> TextArg(const Env& env, const Json& args, const char* key,
                                    std::int64_t max_bytes);
-/// Refuses `text` when it holds a secret (sdk::FindSecret; when screening is enabled),
+/// sdk::ScreenText(text, what) when Settings::screen_secrets is on: refuses a secret,
 /// naming `what` and the rule, never the secret. For identifiers (block keys, claimed
 /// paths) that are stored but are not free text.
 void RefuseSecret(const Env& env, std::string_view text, const std::string& what);
@@ -120,21 +121,7 @@ std::vector<std::size_t> FairShares(const std::vector<std::size_t>& need, std::s
 /// `<key>_omitted` (items left out). Returns true when something was cut.
 bool FitFields(Json& row, const std::vector<std::string>& keys, std::size_t budget);
 
-// ---- JSON Schema builders (input schemas are strict; see common.md) ----
-Json StrProp(std::string description, std::int64_t max_length, std::int64_t min_length = 0);
-Json IntProp(std::string description, std::int64_t minimum, std::int64_t maximum);
-Json BoolProp(std::string description);
-Json EnumProp(std::string description, std::vector<std::string> values);
-/// The `agent_id` argument every tool accepts.
+/// The `agent_id` argument every tool accepts (sdk::schema::String, 1..kMaxAgentIdBytes).
 Json AgentIdProp();
-/// {"type":"object","additionalProperties":false,"properties":..,"required":..}.
-Json InputSchema(Json properties, std::vector<std::string> required = {});
-/// Output schema object (extra properties allowed, required listed).
-Json OutputSchema(Json properties, std::vector<std::string> required);
-Json NullableStr();
-Json Str();
-Json Int();
-Json Bool();
-Json ArrayOf(Json items);
 
 }  // namespace kioku::working

@@ -4,6 +4,7 @@
 
 #include <SQLiteCpp/Statement.h>
 
+#include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/text.hpp"
 
 namespace kioku::working {
@@ -41,10 +42,7 @@ void AddClaims(const Env& env, const sdk::ContextRequest& request, const std::st
                       "LEFT JOIN working_presence p ON p.project_id = c.project_id AND p.agent_id = c.holder "
                       "WHERE c.project_id = ?1 AND c.holder <> ?2 AND c.expires_at_ms > ?3 "
                       "ORDER BY c.renewed_at_ms DESC LIMIT ?4");
-  q.bind(1, project);
-  q.bind(2, me);
-  q.bind(3, request.now_ms);
-  q.bind(4, prompt ? kMaxPromptClaims : kMaxClaims);
+  sdk::Bind(q, project, me, request.now_ms, prompt ? kMaxPromptClaims : kMaxClaims);
   while (q.executeStep()) {
     const std::string path = q.getColumn(0).getString();
     if (prompt && !Mentions(request.query, path)) continue;
@@ -66,9 +64,7 @@ void AddHandoffs(const Env& env, const sdk::ContextRequest& request, const std::
                       "SELECT id, from_agent, to_agent, summary, open_items, created_at_ms FROM working_handoffs "
                       "WHERE project_id = ?1 AND claimed_by IS NULL AND (to_agent IS NULL OR to_agent = ?2) "
                       "AND from_agent <> ?2 ORDER BY created_at_ms DESC, id DESC LIMIT ?3");
-  q.bind(1, project);
-  q.bind(2, me);
-  q.bind(3, kMaxHandoffs);
+  sdk::Bind(q, project, me, kMaxHandoffs);
   while (q.executeStep()) {
     const bool mine = !q.getColumn(2).isNull();
     std::string text = "from " + q.getColumn(1).getString() + " (" + Ago(request.now_ms, q.getColumn(5).getInt64()) +
@@ -85,8 +81,7 @@ void AddQuestions(const Env& env, const sdk::ContextRequest& request, const std:
   SQLite::Statement q(env.Db(),
                       "SELECT id, asked_by, question, created_at_ms FROM working_questions "
                       "WHERE project_id = ?1 AND answered_at_ms IS NULL ORDER BY created_at_ms DESC LIMIT ?2");
-  q.bind(1, project);
-  q.bind(2, kMaxQuestions);
+  sdk::Bind(q, project, kMaxQuestions);
   while (q.executeStep()) {
     out.items.push_back({"question", "open",
                          Snip(q.getColumn(2).getString(), 240) + " (asked by " + q.getColumn(1).getString() + ", " +

@@ -8,6 +8,7 @@
 
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/result_page.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "paths.hpp"
 #include "tools.hpp"
 
@@ -50,8 +51,7 @@ struct Existing {
 std::optional<Existing> LoadClaim(SQLite::Statement& sel, const std::string& project,
                                   const std::string& path) {
   sel.reset();
-  sel.bind(1, project);
-  sel.bind(2, path);
+  sdk::Bind(sel, project, path);
   if (!sel.executeStep()) return std::nullopt;
   Existing e;
   e.holder = sel.getColumn(0).getString();
@@ -153,15 +153,9 @@ sdk::ToolResult FileClaim(const Env& env, const Json& args, const sdk::CallConte
       const std::string the_intent =
           intent ? *intent : (renew && plan.old ? plan.old->intent : std::string());
       up.reset();
-      up.bind(1, actor.project_id);
-      up.bind(2, *plan.path);
-      up.bind(3, actor.agent_id);
-      up.bind(4, the_intent);
-      up.bind(5, actor.session_id);
-      up.bind(6, renew ? plan.old->claimed_at_ms : now);
-      up.bind(7, now);
-      up.bind(8, expires);
-      up.bind(9, renew ? plan.old->heartbeat_seq + 1 : std::int64_t{0});
+      sdk::Bind(up, actor.project_id, *plan.path, actor.agent_id, the_intent, actor.session_id,
+                renew ? plan.old->claimed_at_ms : now, now, expires,
+                renew ? plan.old->heartbeat_seq + 1 : std::int64_t{0});
       up.exec();
       Json item = {{"path", *plan.path},
                    {"holder", actor.agent_id},
@@ -273,8 +267,7 @@ sdk::ToolResult FileRelease(const Env& env, const Json& args, const sdk::CallCon
       SQLite::Statement del(db,
                             "DELETE FROM working_file_claims WHERE project_id = ? AND "
                             "holder = ? RETURNING path, expires_at_ms");
-      del.bind(1, actor.project_id);
-      del.bind(2, actor.agent_id);
+      sdk::Bind(del, actor.project_id, actor.agent_id);
       std::vector<std::string> gone;
       while (del.executeStep()) {
         gone.push_back(del.getColumn(0).getString());
@@ -307,9 +300,7 @@ sdk::ToolResult FileRelease(const Env& env, const Json& args, const sdk::CallCon
                             "AND holder = ?");
       for (const auto& path : mine) {
         del.reset();
-        del.bind(1, actor.project_id);
-        del.bind(2, path);
-        del.bind(3, actor.agent_id);
+        sdk::Bind(del, actor.project_id, path, actor.agent_id);
         del.exec();
         RecordEvent(db, actor, "file.release", path, Json::object(), now);
         released.push_back(path);
@@ -394,11 +385,7 @@ sdk::ToolResult ClaimList(const Env& env, const Json& args, const sdk::CallConte
       "AND (?2 IS NULL OR substr(c.path, 1, length(?2)) = ?2) AND (?3 OR c.expires_at_ms > "
       "?4) ORDER BY c.path LIMIT -1 OFFSET ?5");
   const std::size_t offset = sdk::CursorOffset(args, "claim_list");
-  q.bind(1, actor.project_id);
-  if (prefix) q.bind(2, *prefix); else q.bind(2);
-  q.bind(3, include_expired ? 1 : 0);
-  q.bind(4, now);
-  q.bind(5, static_cast<std::int64_t>(offset));
+  sdk::Bind(q, actor.project_id, prefix, include_expired, now, static_cast<std::int64_t>(offset));
   sdk::ResultPage page(offset, static_cast<std::size_t>(limit), sdk::ResultRoom(ctx));
   Json claims = Json::array();
   std::string lines;
@@ -445,9 +432,9 @@ sdk::ToolResult ClaimList(const Env& env, const Json& args, const sdk::CallConte
 
 Json PathsProp(const Env& env, const char* description) {
   Json p = {{"type", "array"},
-          {"items", StrProp("", static_cast<std::int64_t>(kMaxPathBytes), 1)},
-          {"minItems", 1},
-          {"maxItems", env.settings.max_paths_per_call}};
+            {"items", schema::String(static_cast<std::int64_t>(kMaxPathBytes), "", 1)},
+            {"minItems", 1},
+            {"maxItems", env.settings.max_paths_per_call}};
   if (*description != '\0') p["description"] = description;
   return p;
 }
@@ -465,29 +452,34 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env) {
         "any path gives acquired:false with the conflicts; stale or expired claims are taken "
         "over; force:true overrides. ttl_seconds default " +
         std::to_string(s.file_claim_default_ttl_seconds) + ".";
-    spec.input_schema = InputSchema(
+    spec.input_schema = schema::Object(
         {
             {"paths", PathsProp(env, "")},
-            {"intent", StrProp("", kMaxIntentBytes)},
-            {"ttl_seconds", IntProp("", kMinTtlSeconds, s.file_claim_max_ttl_seconds)},
-            {"force", BoolProp("")},
+            {"intent", schema::String(kMaxIntentBytes)},
+            {"ttl_seconds", schema::Integer(kMinTtlSeconds, s.file_claim_max_ttl_seconds)},
+            {"force", schema::Bool("")},
             {"agent_id", AgentIdProp()},
         },
         {"paths"});
-    Json claim = OutputSchema({{"path", Str()}, {"holder", Str()}, {"expires_at", Str()},
-                               {"intent", Str()}, {"renewed", Bool()},
-                               {"takeover", {{"type", Json::array({"object", "null"})}}}},
-                              {"path", "holder", "expires_at"});
-    Json conflict = OutputSchema({{"path", Str()}, {"holder", Str()}, {"intent", Str()},
-                                  {"expires_at", Str()},
-                                  {"liveness", {{"enum", {"live", "stale", "unknown"}}}}},
-                                 {"path", "holder", "intent", "expires_at", "liveness"});
-    spec.output_schema = OutputSchema({{"acquired", Bool()},
-                                       {"claims", ArrayOf(claim)},
-                                       {"conflicts", ArrayOf(conflict)},
-                                       {"omitted", Int()},
-                                       {"ttl_seconds", Int()}},
-                                      {"acquired", "claims", "conflicts"});
+    Json claim = schema::Output({{"path", schema::Type("string")},
+                                 {"holder", schema::Type("string")},
+                                 {"expires_at", schema::Type("string")},
+                                 {"intent", schema::Type("string")},
+                                 {"renewed", schema::Bool()},
+                                 {"takeover", {{"type", Json::array({"object", "null"})}}}},
+                                {"path", "holder", "expires_at"});
+    Json conflict = schema::Output({{"path", schema::Type("string")},
+                                    {"holder", schema::Type("string")},
+                                    {"intent", schema::Type("string")},
+                                    {"expires_at", schema::Type("string")},
+                                    {"liveness", {{"enum", {"live", "stale", "unknown"}}}}},
+                                   {"path", "holder", "intent", "expires_at", "liveness"});
+    spec.output_schema = schema::Output({{"acquired", schema::Bool()},
+                                         {"claims", schema::ArrayOf(claim)},
+                                         {"conflicts", schema::ArrayOf(conflict)},
+                                         {"omitted", schema::Type("integer")},
+                                         {"ttl_seconds", schema::Type("integer")}},
+                                        {"acquired", "claims", "conflicts"});
     spec.annotations.destructive = true;  // force:true overrides another agent's claim
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
       return FileClaim(env, a, c);
@@ -499,16 +491,18 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env) {
     spec.title = "Release your file claims";
     spec.description =
         "Release your file claims: paths, or all:true.";
-    spec.input_schema = InputSchema({
+    spec.input_schema = schema::Object({
         {"paths", PathsProp(env, "")},
-        {"all", BoolProp("")},
+        {"all", schema::Bool("")},
         {"agent_id", AgentIdProp()},
     });
-    spec.output_schema = OutputSchema({{"released", ArrayOf(Str())}, {"not_held", ArrayOf(Str())},
-                                       {"released_count", Int()}, {"omitted", Int()},
-                                       {"expired", {{"type", "object"},
-                                                    {"additionalProperties", Str()}}}},
-                                      {"released", "not_held"});
+    spec.output_schema = schema::Output(
+        {{"released", schema::ArrayOf(schema::Type("string"))},
+         {"not_held", schema::ArrayOf(schema::Type("string"))},
+         {"released_count", schema::Type("integer")},
+         {"omitted", schema::Type("integer")},
+         {"expired", {{"type", "object"}, {"additionalProperties", schema::Type("string")}}}},
+        {"released", "not_held"});
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
       return FileRelease(env, a, c);
@@ -524,24 +518,30 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env) {
         "from presence heartbeats): active ones by default, expired ones too with "
         "include_expired. Filter with path_prefix (a plain string prefix of the normalized "
         "path; end it with '/' for a folder).";
-    spec.input_schema = InputSchema({
-        {"path_prefix", StrProp("Only paths starting with this (normalized like claims).",
-                                static_cast<std::int64_t>(kMaxPathBytes))},
-        {"include_expired", BoolProp("Also list expired leases (default false).")},
-        {"limit", IntProp("Most claims to return (default 200).", 1, kMaxListLimit)},
-        {"cursor", StrProp("", 16)},
+    spec.input_schema = schema::Object({
+        {"path_prefix", schema::String(static_cast<std::int64_t>(kMaxPathBytes),
+                                       "Only paths starting with this (normalized like claims).")},
+        {"include_expired", schema::Bool("Also list expired leases (default false).")},
+        {"limit", schema::Integer(1, kMaxListLimit, "Most claims to return (default 200).")},
+        {"cursor", schema::String(16)},
         {"agent_id", AgentIdProp()},
     });
-    Json claim = OutputSchema(
-        {{"path", Str()}, {"holder", Str()}, {"intent", Str()}, {"claimed_at", Str()},
-         {"renewed_at", Str()}, {"expires_at", Str()}, {"heartbeat_seq", Int()},
-         {"state", {{"enum", {"active", "expired"}}}},
-         {"liveness", {{"enum", {"live", "stale", "unknown"}}}}, {"mine", Bool()}},
-        {"path", "holder", "expires_at", "state", "liveness"});
-    spec.output_schema =
-        OutputSchema({{"claims", ArrayOf(claim)}, {"truncated", Bool()}, {"omitted", Int()},
-                      {"next_cursor", Str()}},
-                     {"claims", "omitted"});
+    Json claim = schema::Output({{"path", schema::Type("string")},
+                                 {"holder", schema::Type("string")},
+                                 {"intent", schema::Type("string")},
+                                 {"claimed_at", schema::Type("string")},
+                                 {"renewed_at", schema::Type("string")},
+                                 {"expires_at", schema::Type("string")},
+                                 {"heartbeat_seq", schema::Type("integer")},
+                                 {"state", {{"enum", {"active", "expired"}}}},
+                                 {"liveness", {{"enum", {"live", "stale", "unknown"}}}},
+                                 {"mine", schema::Bool()}},
+                                {"path", "holder", "expires_at", "state", "liveness"});
+    spec.output_schema = schema::Output({{"claims", schema::ArrayOf(claim)},
+                                         {"truncated", schema::Bool()},
+                                         {"omitted", schema::Type("integer")},
+                                         {"next_cursor", schema::Type("string")}},
+                                        {"claims", "omitted"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

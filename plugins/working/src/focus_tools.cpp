@@ -10,6 +10,7 @@
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/json.hpp"
 #include "kioku/sdk/result_page.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/text.hpp"
 #include "tools.hpp"
 
@@ -20,8 +21,7 @@ VersionedState LoadFocusSection(SQLite::Database& db, const std::string& project
   SQLite::Statement q(db,
                       "SELECT content, version, updated_by, updated_at_ms FROM working_focus "
                       "WHERE project_id = ? AND section = ?");
-  q.bind(1, project_id);
-  q.bind(2, std::string(section));
+  sdk::Bind(q, project_id, std::string(section));
   if (!q.executeStep()) return {};
   return {q.getColumn(0).getString(), q.getColumn(1).getInt64(), q.getColumn(2).getString(),
           q.getColumn(3).getInt64()};
@@ -186,12 +186,8 @@ sdk::ToolResult FocusUpdate(const Env& env, const Json& args, const sdk::CallCon
                          "(project_id, section) DO UPDATE SET content = excluded.content, "
                          "version = excluded.version, updated_by = excluded.updated_by, "
                          "updated_at_ms = excluded.updated_at_ms");
-    up.bind(1, actor.project_id);
-    up.bind(2, std::string(info.id));
-    up.bind(3, written.content);
-    up.bind(4, written.version);
-    up.bind(5, actor.agent_id);
-    up.bind(6, now);
+    sdk::Bind(up, actor.project_id, std::string(info.id), written.content, written.version,
+              actor.agent_id, now);
     up.exec();
     RecordEvent(db, actor, "focus.update", info.id,
                 {{"version", written.version},
@@ -225,13 +221,13 @@ sdk::ToolResult FocusUpdate(const Env& env, const Json& args, const sdk::CallCon
 }
 
 Json SectionOutput() {
-  return OutputSchema({{"section", Str()},
-                       {"title", Str()},
-                       {"content", Str()},
-                       {"version", Int()},
-                       {"updated_by", NullableStr()},
-                       {"updated_at", NullableStr()}},
-                      {"section", "content", "version"});
+  return schema::Output({{"section", schema::Type("string")},
+                         {"title", schema::Type("string")},
+                         {"content", schema::Type("string")},
+                         {"version", schema::Type("integer")},
+                         {"updated_by", schema::Nullable(schema::Type("string"))},
+                         {"updated_at", schema::Nullable(schema::Type("string"))}},
+                        {"section", "content", "version"});
 }
 
 }  // namespace
@@ -247,12 +243,14 @@ void RegisterFocusTools(sdk::Registrar& registrar, const Env& env) {
         "next_steps and notes, each with its version and last writer. Read it when you start "
         "or resume work, and before focus_update (to send expected_version). Long sections "
         "are cut (omitted_bytes); section (+ offset, bytes) reads one whole.";
-    spec.input_schema = InputSchema({{"section", EnumProp("", SectionIds())},
-                                     {"offset", IntProp("", 0, std::int64_t{1} << 40)},
-                                     {"agent_id", AgentIdProp()}});
+    spec.input_schema = schema::Object({{"section", schema::Enum(SectionIds())},
+                                        {"offset", schema::Integer(0, std::int64_t{1} << 40)},
+                                        {"agent_id", AgentIdProp()}});
     Json section_out = SectionOutput();
-    for (const char* key : {"bytes", "offset", "omitted_bytes", "next_offset"}) section_out["properties"][key] = Int();
-    spec.output_schema = OutputSchema({{"sections", ArrayOf(section_out)}}, {"sections"});
+    for (const char* key : {"bytes", "offset", "omitted_bytes", "next_offset"}) {
+      section_out["properties"][key] = schema::Type("integer");
+    }
+    spec.output_schema = schema::Output({{"sections", schema::ArrayOf(section_out)}}, {"sections"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
@@ -266,18 +264,18 @@ void RegisterFocusTools(sdk::Registrar& registrar, const Env& env) {
     spec.description =
         "Replace or append one section of the shared focus document. Replacing another "
         "agent's text needs its expected_version; a stale one is refused with the current text.";
-    spec.input_schema = InputSchema(
+    spec.input_schema = schema::Object(
         {
-            {"section", EnumProp("", SectionIds())},
-            {"content", StrProp("Markdown", env.settings.max_focus_section_bytes)},
-            {"expected_version", IntProp("", 0, std::int64_t{1} << 50)},
-            {"mode", EnumProp("", {"replace", "append"})},
+            {"section", schema::Enum(SectionIds())},
+            {"content", schema::String(env.settings.max_focus_section_bytes, "Markdown")},
+            {"expected_version", schema::Integer(0, std::int64_t{1} << 50)},
+            {"mode", schema::Enum({"replace", "append"})},
             {"agent_id", AgentIdProp()},
         },
         {"section", "content"});
     Json out = SectionOutput();
-    out["properties"]["previous_version"] = Int();
-    out["properties"]["omitted_bytes"] = Int();
+    out["properties"]["previous_version"] = schema::Type("integer");
+    out["properties"]["omitted_bytes"] = schema::Type("integer");
     spec.output_schema = out;
     spec.annotations.destructive = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

@@ -6,6 +6,7 @@
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/ids.hpp"
 #include "kioku/sdk/result_page.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "tools.hpp"
 
 namespace kioku::working {
@@ -102,14 +103,8 @@ sdk::ToolResult HandoffWrite(const Env& env, const Json& args, const sdk::CallCo
                           "INSERT INTO working_handoffs (id, project_id, from_agent, to_agent, "
                           "summary, open_items, session_id, created_at_ms) VALUES (?, ?, ?, ?, "
                           "?, ?, ?, ?)");
-    ins.bind(1, id);
-    ins.bind(2, actor.project_id);
-    ins.bind(3, actor.agent_id);
-    if (to_agent) ins.bind(4, *to_agent); else ins.bind(4);
-    ins.bind(5, summary);
-    ins.bind(6, sdk::DumpJson(items));
-    ins.bind(7, actor.session_id);
-    ins.bind(8, now);
+    sdk::Bind(ins, id, actor.project_id, actor.agent_id, to_agent, summary, sdk::DumpJson(items),
+              actor.session_id, now);
     ins.exec();
     RecordEvent(db, actor, "handoff.write", id,
                 {{"to_agent", to_agent ? Json(*to_agent) : Json(nullptr)},
@@ -139,11 +134,8 @@ sdk::ToolResult HandoffInbox(const Env& env, const Json& args, const sdk::CallCo
                               " FROM working_handoffs WHERE project_id = ?1 AND (to_agent IS "
                               "NULL OR to_agent = ?2 OR to_agent = ?5) AND (?3 OR claimed_by IS NULL) ORDER BY "
                               "created_at_ms DESC, id DESC LIMIT -1 OFFSET ?4");
-  q.bind(1, actor.project_id);
-  q.bind(2, actor.agent_id);
-  q.bind(5, actor.agent_name);
-  q.bind(3, include_claimed ? 1 : 0);
-  q.bind(4, static_cast<std::int64_t>(offset));
+  sdk::Bind(q, actor.project_id, actor.agent_id, include_claimed, static_cast<std::int64_t>(offset),
+            actor.agent_name);
   sdk::ResultPage page(offset, static_cast<std::size_t>(limit), sdk::ResultRoom(ctx));
   Json list = Json::array();
   std::string lines;
@@ -183,7 +175,7 @@ sdk::ToolResult HandoffClaim(const Env& env, const Json& args, const sdk::CallCo
         sdk::ResolveIdPrefix(db, "working_handoffs", "id", raw_id, "handoff");
     SQLite::Statement q(db, std::string("SELECT ") + kHandoffColumns +
                                 " FROM working_handoffs WHERE id = ?");
-    q.bind(1, id);
+    sdk::Bind(q, id);
     if (!q.executeStep()) throw sdk::ToolError("unknown handoff id '" + raw_id + "'");
     h = ReadHandoff(q);
     if (h.project_id != actor.project_id) {
@@ -206,9 +198,7 @@ sdk::ToolResult HandoffClaim(const Env& env, const Json& args, const sdk::CallCo
     SQLite::Statement upd(db,
                           "UPDATE working_handoffs SET claimed_by = ?, claimed_at_ms = ? WHERE "
                           "id = ? AND claimed_by IS NULL");
-    upd.bind(1, actor.agent_id);
-    upd.bind(2, now);
-    upd.bind(3, h.id);
+    sdk::Bind(upd, actor.agent_id, now, h.id);
     if (upd.exec() != 1) {
       // Unreachable under BEGIN IMMEDIATE (the row was read unclaimed under the write lock);
       // kept so a broken invariant can never hand one handoff to two agents.
@@ -237,16 +227,16 @@ sdk::ToolResult HandoffClaim(const Env& env, const Json& args, const sdk::CallCo
 }
 
 Json HandoffOutput() {
-  return OutputSchema({{"handoff_id", Str()},
-                       {"from_agent", Str()},
-                       {"to_agent", NullableStr()},
-                       {"summary", Str()},
-                       {"open_items", ArrayOf(Str())},
-                       {"created_at", Str()},
-                       {"claimed_by", NullableStr()},
-                       {"claimed_at", NullableStr()}},
-                      {"handoff_id", "from_agent", "to_agent", "summary", "open_items",
-                       "created_at", "claimed_by", "claimed_at"});
+  return schema::Output({{"handoff_id", schema::Type("string")},
+                         {"from_agent", schema::Type("string")},
+                         {"to_agent", schema::Nullable(schema::Type("string"))},
+                         {"summary", schema::Type("string")},
+                         {"open_items", schema::ArrayOf(schema::Type("string"))},
+                         {"created_at", schema::Type("string")},
+                         {"claimed_by", schema::Nullable(schema::Type("string"))},
+                         {"claimed_at", schema::Nullable(schema::Type("string"))}},
+                        {"handoff_id", "from_agent", "to_agent", "summary", "open_items",
+                         "created_at", "claimed_by", "claimed_at"});
 }
 
 }  // namespace
@@ -259,21 +249,22 @@ void RegisterHandoffTools(sdk::Registrar& registrar, const Env& env) {
     spec.description =
         "Stopping mid-task or passing work on: where things stand and open items, for "
         "to_agent or (omitted) any agent here.";
-    spec.input_schema = InputSchema(
+    spec.input_schema = schema::Object(
         {
-            {"summary", StrProp("", env.settings.max_text_bytes, 1)},
-            {"open_items", {{"type", "array"},
-                            {"items", StrProp("", kMaxOpenItemBytes)},
-                            {"maxItems", kMaxOpenItems}}},
-            {"to_agent", StrProp("", static_cast<std::int64_t>(kMaxAgentIdBytes), 1)},
+            {"summary", schema::String(env.settings.max_text_bytes, "", 1)},
+            {"open_items",
+             {{"type", "array"},
+              {"items", schema::String(kMaxOpenItemBytes)},
+              {"maxItems", kMaxOpenItems}}},
+            {"to_agent", schema::String(static_cast<std::int64_t>(kMaxAgentIdBytes), "", 1)},
             {"agent_id", AgentIdProp()},
         },
         {"summary"});
-    spec.output_schema = OutputSchema({{"handoff_id", Str()},
-                                       {"to_agent", NullableStr()},
-                                       {"created_at", Str()},
-                                       {"open_items", Int()}},
-                                      {"handoff_id", "to_agent", "created_at"});
+    spec.output_schema = schema::Output({{"handoff_id", schema::Type("string")},
+                                         {"to_agent", schema::Nullable(schema::Type("string"))},
+                                         {"created_at", schema::Type("string")},
+                                         {"open_items", schema::Type("integer")}},
+                                        {"handoff_id", "to_agent", "created_at"});
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
       return HandoffWrite(env, a, c);
     });
@@ -284,15 +275,16 @@ void RegisterHandoffTools(sdk::Registrar& registrar, const Env& env) {
     spec.title = "Read handoffs waiting for you";
     spec.description =
         "Unclaimed handoffs for you or any agent, newest first.";
-    spec.input_schema = InputSchema({
-        {"include_claimed", BoolProp("")},
-        {"limit", IntProp("default 20", 1, 200)},
-        {"cursor", StrProp("", 16)},
+    spec.input_schema = schema::Object({
+        {"include_claimed", schema::Bool()},
+        {"limit", schema::Integer(1, 200, "default 20")},
+        {"cursor", schema::String(16)},
         {"agent_id", AgentIdProp()},
     });
-    spec.output_schema = OutputSchema(
-        {{"handoffs", ArrayOf(HandoffOutput())}, {"omitted", Int()}, {"next_cursor", Str()}},
-        {"handoffs", "omitted"});
+    spec.output_schema = schema::Output({{"handoffs", schema::ArrayOf(HandoffOutput())},
+                                         {"omitted", schema::Type("integer")},
+                                         {"next_cursor", schema::Type("string")}},
+                                        {"handoffs", "omitted"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
@@ -305,9 +297,8 @@ void RegisterHandoffTools(sdk::Registrar& registrar, const Env& env) {
     spec.title = "Take on a handoff";
     spec.description =
         "Take on a handoff (only one agent wins); returns its summary and open items.";
-    spec.input_schema = InputSchema(
-        {{"handoff_id", StrProp("id or unique prefix", 64, 4)},
-         {"agent_id", AgentIdProp()}},
+    spec.input_schema = schema::Object(
+        {{"handoff_id", schema::String(64, "id or unique prefix", 4)}, {"agent_id", AgentIdProp()}},
         {"handoff_id"});
     spec.output_schema = HandoffOutput();
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

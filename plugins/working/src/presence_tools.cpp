@@ -4,6 +4,7 @@
 
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/result_page.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "tools.hpp"
 
 namespace kioku::working {
@@ -27,10 +28,7 @@ sdk::ToolResult PresencePing(const Env& env, const Json& args, const sdk::CallCo
                           "UPDATE working_presence SET status = COALESCE(?, status), "
                           "focus = COALESCE(?, focus) WHERE project_id = ? AND agent_id = ? "
                           "RETURNING status, focus");
-    if (status) upd.bind(1, *status); else upd.bind(1);
-    if (focus) upd.bind(2, *focus); else upd.bind(2);
-    upd.bind(3, actor.project_id);
-    upd.bind(4, actor.agent_id);
+    sdk::Bind(upd, status, focus, actor.project_id, actor.agent_id);
     if (upd.executeStep()) {
       stored_status = upd.getColumn(0).getString();
       stored_focus = upd.getColumn(1).getString();
@@ -62,7 +60,7 @@ sdk::ToolResult PresenceList(const Env& env, const Json& args, const sdk::CallCo
                       "SELECT agent_id, status, focus, last_seen_ms, first_seen_ms FROM "
                       "working_presence WHERE project_id = ? ORDER BY last_seen_ms DESC, "
                       "agent_id");
-  q.bind(1, actor.project_id);
+  sdk::Bind(q, actor.project_id);
   const std::size_t offset = sdk::CursorOffset(args, "presence_list");
   const auto limit = static_cast<std::size_t>(args.value("limit", std::int64_t{100}));
   sdk::ResultPage page(offset, limit, sdk::ResultRoom(ctx));
@@ -126,9 +124,8 @@ sdk::EventBus::Handler MakePresenceHandler(const Env& env) {
         SQLite::Statement q(db,
                             "UPDATE working_presence SET last_seen_ms = MAX(last_seen_ms, ?) "
                             "WHERE project_id = ? AND agent_id = ?");
-        q.bind(1, static_cast<int64_t>(call.at_ms > 0 ? call.at_ms : env.Now()));
-        q.bind(2, call.project_id);
-        q.bind(3, call.agent_id);
+        sdk::Bind(q, static_cast<int64_t>(call.at_ms > 0 ? call.at_ms : env.Now()), call.project_id,
+                  call.agent_id);
         q.exec();
       });
     } catch (const std::exception& e) {
@@ -150,15 +147,19 @@ void RegisterPresenceTools(sdk::Registrar& registrar, const Env& env) {
         "also counts as a heartbeat). You count "
         "as live for presence_ttl_seconds (default 900 s) after your last heartbeat; after "
         "that your file claims may be taken over. Omitted fields keep their previous value.";
-    spec.input_schema = InputSchema({
-        {"status", StrProp("Short status, e.g. \"editing\", \"reviewing\", \"idle\".", 200)},
-        {"focus", StrProp("What you are working on, one line.", 1000)},
+    spec.input_schema = schema::Object({
+        {"status", schema::String(200, "Short status, e.g. \"editing\", \"reviewing\", \"idle\".")},
+        {"focus", schema::String(1000, "What you are working on, one line.")},
         {"agent_id", AgentIdProp()},
     });
-    spec.output_schema = OutputSchema(
-        {{"agent_id", Str()}, {"status", Str()}, {"focus", Str()}, {"last_seen", Str()},
-         {"live_until", Str()}, {"ttl_seconds", Int()}},
-        {"agent_id", "status", "focus", "last_seen", "live_until", "ttl_seconds"});
+    spec.output_schema =
+        schema::Output({{"agent_id", schema::Type("string")},
+                        {"status", schema::Type("string")},
+                        {"focus", schema::Type("string")},
+                        {"last_seen", schema::Type("string")},
+                        {"live_until", schema::Type("string")},
+                        {"ttl_seconds", schema::Type("integer")}},
+                       {"agent_id", "status", "focus", "last_seen", "live_until", "ttl_seconds"});
     spec.annotations.idempotent = false;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
       return PresencePing(env, a, c);
@@ -174,23 +175,31 @@ void RegisterPresenceTools(sdk::Registrar& registrar, const Env& env) {
         "an agent is live if its last heartbeat (presence_ping or any write) is within "
         "ttl_seconds (default: the server's presence TTL, 900 s). Use before claiming files "
         "or the workspace to see who you might collide with.";
-    spec.input_schema = InputSchema({
-        {"ttl_seconds", IntProp("Liveness window in seconds (default 900).", kMinTtlSeconds,
-                                7 * 86'400)},
-        {"include_stale", BoolProp("Also list agents whose heartbeat is older (default false).")},
-        {"limit", IntProp("Most agents to list (default 100).", 1, 500)},
-        {"cursor", StrProp("", 16)},
+    spec.input_schema = schema::Object({
+        {"ttl_seconds",
+         schema::Integer(kMinTtlSeconds, 7 * 86'400, "Liveness window in seconds (default 900).")},
+        {"include_stale",
+         schema::Bool("Also list agents whose heartbeat is older (default false).")},
+        {"limit", schema::Integer(1, 500, "Most agents to list (default 100).")},
+        {"cursor", schema::String(16)},
         {"agent_id", AgentIdProp()},
     });
-    Json agent = OutputSchema({{"agent_id", Str()}, {"status", Str()}, {"focus", Str()},
-                               {"last_seen", Str()}, {"first_seen", Str()},
-                               {"seconds_since_seen", Int()},
-                               {"liveness", {{"enum", {"live", "stale"}}}}, {"you", Bool()}},
-                              {"agent_id", "last_seen", "liveness"});
-    spec.output_schema = OutputSchema({{"agents", ArrayOf(agent)}, {"ttl_seconds", Int()},
-                                       {"live", Int()}, {"stale", Int()}, {"omitted", Int()},
-                                       {"next_cursor", Str()}},
-                                      {"agents", "ttl_seconds", "omitted"});
+    Json agent = schema::Output({{"agent_id", schema::Type("string")},
+                                 {"status", schema::Type("string")},
+                                 {"focus", schema::Type("string")},
+                                 {"last_seen", schema::Type("string")},
+                                 {"first_seen", schema::Type("string")},
+                                 {"seconds_since_seen", schema::Type("integer")},
+                                 {"liveness", {{"enum", {"live", "stale"}}}},
+                                 {"you", schema::Bool()}},
+                                {"agent_id", "last_seen", "liveness"});
+    spec.output_schema = schema::Output({{"agents", schema::ArrayOf(agent)},
+                                         {"ttl_seconds", schema::Type("integer")},
+                                         {"live", schema::Type("integer")},
+                                         {"stale", schema::Type("integer")},
+                                         {"omitted", schema::Type("integer")},
+                                         {"next_cursor", schema::Type("string")}},
+                                        {"agents", "ttl_seconds", "omitted"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

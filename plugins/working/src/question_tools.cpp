@@ -5,6 +5,7 @@
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/ids.hpp"
 #include "kioku/sdk/result_page.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "tools.hpp"
 
 namespace kioku::working {
@@ -41,13 +42,7 @@ sdk::ToolResult QuestionAdd(const Env& env, const Json& args, const sdk::CallCon
     SQLite::Statement ins(db,
                           "INSERT INTO working_questions (id, project_id, asked_by, question, "
                           "context, session_id, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)");
-    ins.bind(1, id);
-    ins.bind(2, actor.project_id);
-    ins.bind(3, actor.agent_id);
-    ins.bind(4, question);
-    ins.bind(5, context);
-    ins.bind(6, actor.session_id);
-    ins.bind(7, now);
+    sdk::Bind(ins, id, actor.project_id, actor.agent_id, question, context, actor.session_id, now);
     ins.exec();
     RecordEvent(db, actor, "question.add", id, {{"excerpt", Snip(question, 120)}}, now);
     TouchPresence(db, actor, now);
@@ -68,7 +63,7 @@ sdk::ToolResult QuestionAnswer(const Env& env, const Json& args, const sdk::Call
         sdk::ResolveIdPrefix(db, "working_questions", "id", raw_id, "question");
     SQLite::Statement q(db, std::string("SELECT project_id, answered_by, answered_at_ms FROM "
                                         "working_questions WHERE id = ?"));
-    q.bind(1, id);
+    sdk::Bind(q, id);
     if (!q.executeStep() || q.getColumn(0).getString() != actor.project_id) {
       throw sdk::ToolError("unknown question id '" + raw_id +
                            "' in this project; question_list shows the open ones");
@@ -82,16 +77,13 @@ sdk::ToolResult QuestionAnswer(const Env& env, const Json& args, const sdk::Call
     SQLite::Statement upd(db,
                           "UPDATE working_questions SET answer = ?, answered_by = ?, "
                           "answered_at_ms = ? WHERE id = ? AND answered_at_ms IS NULL");
-    upd.bind(1, answer);
-    upd.bind(2, actor.agent_id);
-    upd.bind(3, now);
-    upd.bind(4, id);
+    sdk::Bind(upd, answer, actor.agent_id, now, id);
     upd.exec();
     RecordEvent(db, actor, "question.answer", id, {{"excerpt", Snip(answer, 120)}}, now);
     TouchPresence(db, actor, now);
     SQLite::Statement back(db, std::string("SELECT ") + kQuestionColumns +
                                    " FROM working_questions WHERE id = ?");
-    back.bind(1, id);
+    sdk::Bind(back, id);
     back.executeStep();
     out = QuestionJson(back);
   });
@@ -112,8 +104,7 @@ sdk::ToolResult QuestionList(const Env& env, const Json& args, const sdk::CallCo
                               " FROM working_questions WHERE " + where +
                               " ORDER BY created_at_ms DESC, id DESC LIMIT -1 OFFSET ?2");
   const std::size_t offset = sdk::CursorOffset(args, "question_list");
-  q.bind(1, actor.project_id);
-  q.bind(2, static_cast<std::int64_t>(offset));
+  sdk::Bind(q, actor.project_id, static_cast<std::int64_t>(offset));
   sdk::ResultPage page(offset, static_cast<std::size_t>(limit), sdk::ResultRoom(ctx));
   Json list = Json::array();
   std::string lines;
@@ -153,22 +144,28 @@ void RegisterQuestionTools(sdk::Registrar& registrar, const Env& env) {
     spec.title = "Record an open question";
     spec.description =
         "Record an open question for the user, another agent or a later session.";
-    spec.input_schema = InputSchema(
-        {{"question", StrProp("", max_text, 1)},
-         {"context", StrProp("file, task, what you tried", max_text)},
-         {"agent_id", AgentIdProp()}},
-        {"question"});
-    spec.output_schema =
-        OutputSchema({{"question_id", Str()}, {"created_at", Str()}}, {"question_id"});
+    spec.input_schema =
+        schema::Object({{"question", schema::String(max_text, "", 1)},
+                        {"context", schema::String(max_text, "file, task, what you tried")},
+                        {"agent_id", AgentIdProp()}},
+                       {"question"});
+    spec.output_schema = schema::Output(
+        {{"question_id", schema::Type("string")}, {"created_at", schema::Type("string")}},
+        {"question_id"});
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
       return QuestionAdd(env, a, c);
     });
   }
-  Json question = OutputSchema(
-      {{"question_id", Str()}, {"asked_by", Str()}, {"question", Str()}, {"context", Str()},
-       {"created_at", Str()}, {"status", {{"enum", {"open", "answered"}}}},
-       {"answer", NullableStr()}, {"answered_by", NullableStr()}, {"answered_at", NullableStr()}},
-      {"question_id", "asked_by", "question", "status", "answer"});
+  Json question = schema::Output({{"question_id", schema::Type("string")},
+                                  {"asked_by", schema::Type("string")},
+                                  {"question", schema::Type("string")},
+                                  {"context", schema::Type("string")},
+                                  {"created_at", schema::Type("string")},
+                                  {"status", {{"enum", {"open", "answered"}}}},
+                                  {"answer", schema::Nullable(schema::Type("string"))},
+                                  {"answered_by", schema::Nullable(schema::Type("string"))},
+                                  {"answered_at", schema::Nullable(schema::Type("string"))}},
+                                 {"question_id", "asked_by", "question", "status", "answer"});
   {
     sdk::ToolSpec spec;
     spec.name = "question_answer";
@@ -177,9 +174,9 @@ void RegisterQuestionTools(sdk::Registrar& registrar, const Env& env) {
     spec.description =
         "Records the answer to an open question (id or unique prefix >= 4 chars from "
         "question_list). A question is answered once; answering it again is refused.";
-    spec.input_schema = InputSchema(
-        {{"question_id", StrProp("Question id or unique prefix (>= 4 chars).", 64, 4)},
-         {"answer", StrProp("The answer.", max_text, 1)},
+    spec.input_schema = schema::Object(
+        {{"question_id", schema::String(64, "Question id or unique prefix (>= 4 chars).", 4)},
+         {"answer", schema::String(max_text, "The answer.", 1)},
          {"agent_id", AgentIdProp()}},
         {"question_id", "answer"});
     spec.output_schema = question;
@@ -195,17 +192,17 @@ void RegisterQuestionTools(sdk::Registrar& registrar, const Env& env) {
     spec.description =
         "Lists this project's questions, newest first: open ones by default, or answered / "
         "all. Check open questions when you resume work.";
-    spec.input_schema = InputSchema({
-        {"status", EnumProp("open (default), answered or all.", {"open", "answered", "all"})},
-        {"limit", IntProp("Most questions to return (default 50).", 1, 500)},
-        {"cursor", StrProp("", 16)},
+    spec.input_schema = schema::Object({
+        {"status", schema::Enum({"open", "answered", "all"}, "open (default), answered or all.")},
+        {"limit", schema::Integer(1, 500, "Most questions to return (default 50).")},
+        {"cursor", schema::String(16)},
         {"agent_id", AgentIdProp()},
     });
-    spec.output_schema = OutputSchema({{"questions", ArrayOf(question)},
-                                       {"status", Str()},
-                                       {"omitted", Int()},
-                                       {"next_cursor", Str()}},
-                                      {"questions", "status", "omitted"});
+    spec.output_schema = schema::Output({{"questions", schema::ArrayOf(question)},
+                                         {"status", schema::Type("string")},
+                                         {"omitted", schema::Type("integer")},
+                                         {"next_cursor", schema::Type("string")}},
+                                        {"questions", "status", "omitted"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

@@ -8,7 +8,10 @@
 
 namespace kioku::working {
 
-WorkingPlugin::WorkingPlugin(sdk::HostServices& host) : host_(host) {}
+// The host validated and completed the settings before constructing the plugin (ABI 2), so
+// the environment is whole from the start.
+WorkingPlugin::WorkingPlugin(sdk::HostServices& host)
+    : host_(host), env_(host, ParseSettings(host.Settings())) {}
 
 nlohmann::json WorkingPlugin::SettingsSchema() { return working::SettingsSchema(); }
 
@@ -25,18 +28,17 @@ std::vector<sdk::Migration> WorkingPlugin::Migrations() const {
 
 void WorkingPlugin::Register(sdk::Registrar& registrar) {
   registrar.AddExporter(WorkingExporter());
-  env_ = std::make_unique<Env>(host_, ParseSettings(host_.Settings()));
-  RegisterWorkspaceTools(registrar, *env_);
-  RegisterFocusTools(registrar, *env_);
-  RegisterBlockTools(registrar, *env_);
-  RegisterHandoffTools(registrar, *env_);
-  RegisterPresenceTools(registrar, *env_);
-  RegisterFileClaimTools(registrar, *env_);
-  RegisterQuestionTools(registrar, *env_);
-  registrar.AddContextProvider({"working", [env = env_.get()](const sdk::ContextRequest& request) {
+  RegisterWorkspaceTools(registrar, env_);
+  RegisterFocusTools(registrar, env_);
+  RegisterBlockTools(registrar, env_);
+  RegisterHandoffTools(registrar, env_);
+  RegisterPresenceTools(registrar, env_);
+  RegisterFileClaimTools(registrar, env_);
+  RegisterQuestionTools(registrar, env_);
+  registrar.AddContextProvider({"working", [env = &env_](const sdk::ContextRequest& request) {
                                   return ProvideContext(*env, request);
                                 }});
-  host_.Events().Subscribe(sdk::kToolCalledTopic, MakePresenceHandler(*env_));
+  host_.Events().Subscribe(sdk::kToolCalledTopic, MakePresenceHandler(env_));
 }
 
 }  // namespace kioku::working

@@ -14,18 +14,19 @@ namespace kioku::working {
 
 class WorkingPlugin : public sdk::Plugin {
  public:
+  /// Parses the (validated, defaulted) settings; throws std::runtime_error naming the key
+  /// on contradictions.
   explicit WorkingPlugin(sdk::HostServices& host);
 
   static nlohmann::json SettingsSchema();
   std::string Instructions() const override;
   std::vector<sdk::Migration> Migrations() const override;
-  /// Parses settings (throws std::runtime_error naming the key on contradictions) and
-  /// registers every tool.
+  /// Registers every tool, the context provider and the presence subscriber.
   void Register(sdk::Registrar& registrar) override;
 
  private:
   sdk::HostServices& host_;
-  std::unique_ptr<Env> env_;  ///< Created in Register; captured by reference by handlers.
+  Env env_;  ///< Complete from construction; captured by reference by handlers.
 };
 
 }  // namespace kioku::working

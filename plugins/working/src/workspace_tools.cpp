@@ -10,6 +10,7 @@
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/ids.hpp"
 #include "kioku/sdk/layer_contracts.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/text.hpp"
 #include "tools.hpp"
 
@@ -41,7 +42,7 @@ std::optional<WorkspaceRow> LoadWorkspace(SQLite::Database& db, const std::strin
   SQLite::Statement q(db,
                       "SELECT holder, task, session_id, claimed_at_ms, renewed_at_ms, "
                       "expires_at_ms FROM working_workspace WHERE project_id = ?");
-  q.bind(1, project);
+  sdk::Bind(q, project);
   if (!q.executeStep()) return std::nullopt;
   return WorkspaceRow{q.getColumn(0).getString(), q.getColumn(1).getString(),
                       q.getColumn(2).getString(), q.getColumn(3).getInt64(),
@@ -113,13 +114,8 @@ sdk::ToolResult WorkspaceClaim(const Env& env, const Json& args, const sdk::Call
                          "excluded.session_id, claimed_at_ms = excluded.claimed_at_ms, "
                          "renewed_at_ms = excluded.renewed_at_ms, expires_at_ms = "
                          "excluded.expires_at_ms");
-    up.bind(1, actor.project_id);
-    up.bind(2, actor.agent_id);
-    up.bind(3, task);
-    up.bind(4, actor.session_id);
-    up.bind(5, claimed_at);
-    up.bind(6, now);
-    up.bind(7, expires);
+    sdk::Bind(up, actor.project_id, actor.agent_id, task, actor.session_id, claimed_at, now,
+              expires);
     up.exec();
     Json detail = {{"task", Snip(task, 200)}, {"expires_at_ms", expires}};
     std::string kind = "workspace.claim";
@@ -169,8 +165,7 @@ sdk::ToolResult WorkspaceRelease(const Env& env, const Json& args,
     if (!old || old->holder != actor.agent_id) return;
     SQLite::Statement del(db,
                           "DELETE FROM working_workspace WHERE project_id = ? AND holder = ?");
-    del.bind(1, actor.project_id);
-    del.bind(2, actor.agent_id);
+    sdk::Bind(del, actor.project_id, actor.agent_id);
     del.exec();
     RecordEvent(db, actor, "workspace.release", "", {{"task", Snip(old->task, 200)}}, now);
     TouchPresence(db, actor, now);
@@ -211,10 +206,7 @@ std::vector<LogEntry> LoadLog(SQLite::Database& db, const std::string& project,
                       "SELECT at_ms, agent_id, kind, subject, detail FROM working_events "
                       "WHERE project_id = ?1 AND (?2 = '' OR agent_id = ?2) AND at_ms >= ?3 "
                       "ORDER BY seq DESC LIMIT ?4");
-  q.bind(1, project);
-  q.bind(2, agent);
-  q.bind(3, since_ms);
-  q.bind(4, limit);
+  sdk::Bind(q, project, agent, since_ms, limit);
   std::vector<LogEntry> out;
   while (q.executeStep()) {
     LogEntry e{q.getColumn(0).getInt64(), q.getColumn(1).getString(), q.getColumn(2).getString(),
@@ -287,7 +279,7 @@ OpenItems LoadOpenItems(SQLite::Database& db, const std::string& project,
     SQLite::Statement q(db,
                         "SELECT id, asked_by, question FROM working_questions WHERE project_id "
                         "= ? AND answered_at_ms IS NULL ORDER BY created_at_ms DESC LIMIT 20");
-    q.bind(1, project);
+    sdk::Bind(q, project);
     while (q.executeStep()) {
       items.questions.push_back({{"question_id", q.getColumn(0).getString()},
                                  {"asked_by", q.getColumn(1).getString()},
@@ -299,8 +291,7 @@ OpenItems LoadOpenItems(SQLite::Database& db, const std::string& project,
                         "SELECT id, from_agent, to_agent, summary FROM working_handoffs WHERE "
                         "project_id = ?1 AND claimed_by IS NULL AND (to_agent IS NULL OR "
                         "to_agent = ?2) ORDER BY created_at_ms DESC LIMIT 10");
-    q.bind(1, project);
-    q.bind(2, agent);
+    sdk::Bind(q, project, agent);
     while (q.executeStep()) {
       items.handoffs.push_back(
           {{"handoff_id", q.getColumn(0).getString()},
@@ -314,9 +305,7 @@ OpenItems LoadOpenItems(SQLite::Database& db, const std::string& project,
                         "SELECT path, intent, expires_at_ms FROM working_file_claims WHERE "
                         "project_id = ? AND holder = ? AND expires_at_ms > ? ORDER BY path "
                         "LIMIT 100");
-    q.bind(1, project);
-    q.bind(2, agent);
-    q.bind(3, now);
+    sdk::Bind(q, project, agent, now);
     while (q.executeStep()) {
       items.my_claims.push_back({{"path", q.getColumn(0).getString()},
                                  {"intent", q.getColumn(1).getString()},
@@ -340,8 +329,7 @@ sdk::ToolResult WorkspaceStatus(const Env& env, const Json& args, const sdk::Cal
                         "SELECT agent_id, status, focus, last_seen_ms FROM working_presence "
                         "WHERE project_id = ? AND last_seen_ms >= ? ORDER BY last_seen_ms DESC "
                         "LIMIT 50");
-    q.bind(1, actor.project_id);
-    q.bind(2, now - env.settings.presence_ttl_seconds * sdk::kMsPerSecond);
+    sdk::Bind(q, actor.project_id, now - env.settings.presence_ttl_seconds * sdk::kMsPerSecond);
     while (q.executeStep()) {
       agents.push_back({{"agent_id", q.getColumn(0).getString()},
                         {"status", q.getColumn(1).getString()},
@@ -354,8 +342,7 @@ sdk::ToolResult WorkspaceStatus(const Env& env, const Json& args, const sdk::Cal
     SQLite::Statement q(db,
                         "SELECT count(*) FROM working_file_claims WHERE project_id = ? AND "
                         "expires_at_ms > ?");
-    q.bind(1, actor.project_id);
-    q.bind(2, now);
+    sdk::Bind(q, actor.project_id, now);
     q.executeStep();
     active_claims = q.getColumn(0).getInt64();
   }
@@ -474,8 +461,7 @@ sdk::ToolResult WorkspaceDump(const Env& env, const Json& args, const sdk::CallC
     SQLite::Statement q(db,
                         "SELECT max(created_at_ms) FROM working_dumps WHERE project_id = ? AND "
                         "agent_id = ?");
-    q.bind(1, actor.project_id);
-    q.bind(2, actor.agent_id);
+    sdk::Bind(q, actor.project_id, actor.agent_id);
     if (q.executeStep() && !q.getColumn(0).isNull()) since = q.getColumn(0).getInt64() + 1;
   }
   if (since == 0 && ws && ws->holder == actor.agent_id) since = ws->claimed_at_ms;
@@ -525,22 +511,15 @@ sdk::ToolResult WorkspaceDump(const Env& env, const Json& args, const sdk::CallC
                           "INSERT INTO working_dumps (id, project_id, agent_id, session_id, "
                           "reason, summary, episodic, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, "
                           "?, ?)");
-    ins.bind(1, dump_id);
-    ins.bind(2, actor.project_id);
-    ins.bind(3, actor.agent_id);
-    ins.bind(4, session_id);
-    ins.bind(5, reason);
-    ins.bind(6, summary);
-    ins.bind(7, episodic);
-    ins.bind(8, t);
+    sdk::Bind(ins, dump_id, actor.project_id, actor.agent_id, session_id, reason, summary, episodic,
+              t);
     ins.exec();
     RecordEvent(db, actor, "workspace.dump", dump_id,
                 {{"episodic", episodic}, {"excerpt", Snip(reason, 120)}}, t);
     if (release) {
       SQLite::Statement del_ws(db,
                                "DELETE FROM working_workspace WHERE project_id = ? AND holder = ?");
-      del_ws.bind(1, actor.project_id);
-      del_ws.bind(2, actor.agent_id);
+      sdk::Bind(del_ws, actor.project_id, actor.agent_id);
       if (del_ws.exec() > 0) {
         released_workspace = true;
         RecordEvent(db, actor, "workspace.release", "", {{"via", "workspace_dump"}}, t);
@@ -548,8 +527,7 @@ sdk::ToolResult WorkspaceDump(const Env& env, const Json& args, const sdk::CallC
       SQLite::Statement del(db,
                             "DELETE FROM working_file_claims WHERE project_id = ? AND holder = "
                             "? RETURNING path");
-      del.bind(1, actor.project_id);
-      del.bind(2, actor.agent_id);
+      sdk::Bind(del, actor.project_id, actor.agent_id);
       std::vector<std::string> gone;
       while (del.executeStep()) gone.push_back(del.getColumn(0).getString());
       std::sort(gone.begin(), gone.end());
@@ -588,19 +566,21 @@ void RegisterWorkspaceTools(sdk::Registrar& registrar, const Env& env) {
         "Claim this project for your task (one claim per project; call again to renew). A "
         "live claim of another agent refuses you with its holder; force:true takes over. "
         "ttl_seconds default " + std::to_string(s.workspace_default_ttl_seconds) + ".";
-    spec.input_schema = InputSchema(
+    spec.input_schema = schema::Object(
         {
-            {"task", StrProp("", kMaxTaskBytes, 1)},
-            {"ttl_seconds", IntProp("", kMinTtlSeconds, s.workspace_max_ttl_seconds)},
-            {"force", BoolProp("")},
+            {"task", schema::String(kMaxTaskBytes, "", 1)},
+            {"ttl_seconds", schema::Integer(kMinTtlSeconds, s.workspace_max_ttl_seconds)},
+            {"force", schema::Bool("")},
             {"agent_id", AgentIdProp()},
         },
         {"task"});
-    spec.output_schema = OutputSchema({{"holder", Str()}, {"task", Str()},
-                                       {"claimed_at", Str()}, {"expires_at", Str()},
-                                       {"renewed", Bool()},
-                                       {"takeover", {{"type", Json::array({"object", "null"})}}}},
-                                      {"holder", "task", "expires_at", "renewed", "takeover"});
+    spec.output_schema = schema::Output({{"holder", schema::Type("string")},
+                                         {"task", schema::Type("string")},
+                                         {"claimed_at", schema::Type("string")},
+                                         {"expires_at", schema::Type("string")},
+                                         {"renewed", schema::Bool()},
+                                         {"takeover", {{"type", Json::array({"object", "null"})}}}},
+                                        {"holder", "task", "expires_at", "renewed", "takeover"});
     spec.annotations.destructive = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
       return WorkspaceClaim(env, a, c);
@@ -615,9 +595,10 @@ void RegisterWorkspaceTools(sdk::Registrar& registrar, const Env& env) {
         "Releases the project workspace when you finish or stop your task. Only the holder "
         "releases; with no claim it does nothing. workspace_dump with release:true also "
         "saves a summary first.";
-    spec.input_schema = InputSchema({{"agent_id", AgentIdProp()}});
-    spec.output_schema =
-        OutputSchema({{"released", Bool()}, {"task", NullableStr()}}, {"released"});
+    spec.input_schema = schema::Object({{"agent_id", AgentIdProp()}});
+    spec.output_schema = schema::Output(
+        {{"released", schema::Bool()}, {"task", schema::Nullable(schema::Type("string"))}},
+        {"released"});
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
       return WorkspaceRelease(env, a, c);
@@ -630,20 +611,19 @@ void RegisterWorkspaceTools(sdk::Registrar& registrar, const Env& env) {
     spec.description =
         "Call first: workspace holder and task, live agents, file claims, open questions, "
         "handoffs for you, the focus document, recent activity.";
-    spec.input_schema = InputSchema({{"agent_id", AgentIdProp()}});
-    spec.output_schema = OutputSchema(
-        {{"workspace", {{"type", Json::array({"object", "null"})}}},
-         {"agents", ArrayOf({{"type", "object"}})},
-         {"active_file_claims", Int()},
-         {"my_file_claims", ArrayOf({{"type", "object"}})},
-         {"my_file_claim_count", Int()},
-         {"focus_truncated", Bool()},
-         {"open_questions", ArrayOf({{"type", "object"}})},
-         {"handoffs", ArrayOf({{"type", "object"}})},
-         {"focus", Str()},
-         {"recent", ArrayOf({{"type", "object"}})}},
-        {"workspace", "agents", "active_file_claims", "open_questions", "handoffs", "focus",
-         "recent"});
+    spec.input_schema = schema::Object({{"agent_id", AgentIdProp()}});
+    spec.output_schema = schema::Output({{"workspace", {{"type", Json::array({"object", "null"})}}},
+                                         {"agents", schema::ArrayOf({{"type", "object"}})},
+                                         {"active_file_claims", schema::Type("integer")},
+                                         {"my_file_claims", schema::ArrayOf({{"type", "object"}})},
+                                         {"my_file_claim_count", schema::Type("integer")},
+                                         {"focus_truncated", schema::Bool()},
+                                         {"open_questions", schema::ArrayOf({{"type", "object"}})},
+                                         {"handoffs", schema::ArrayOf({{"type", "object"}})},
+                                         {"focus", schema::Type("string")},
+                                         {"recent", schema::ArrayOf({{"type", "object"}})}},
+                                        {"workspace", "agents", "active_file_claims",
+                                         "open_questions", "handoffs", "focus", "recent"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
@@ -657,18 +637,19 @@ void RegisterWorkspaceTools(sdk::Registrar& registrar, const Env& env) {
     spec.description =
         "End of session or handover: saves task, focus, your activity and open items as a "
         "session summary; release:true also releases your workspace and file claims.";
-    spec.input_schema = InputSchema({
-        {"reason", StrProp("", kMaxReasonBytes)},
-        {"release", BoolProp("")},
+    spec.input_schema = schema::Object({
+        {"reason", schema::String(kMaxReasonBytes)},
+        {"release", schema::Bool("")},
         {"agent_id", AgentIdProp()},
     });
-    spec.output_schema = OutputSchema(
-        {{"dump_id", Str()},
-         {"session_id", Str()},
-         {"summary", Str()},
+    spec.output_schema = schema::Output(
+        {{"dump_id", schema::Type("string")},
+         {"session_id", schema::Type("string")},
+         {"summary", schema::Type("string")},
          {"episodic", {{"enum", {"written", "disabled"}}}},
-         {"released", OutputSchema({{"workspace", Bool()}, {"file_claims", ArrayOf(Str())}},
-                                   {"workspace", "file_claims"})}},
+         {"released", schema::Output({{"workspace", schema::Bool()},
+                                      {"file_claims", schema::ArrayOf(schema::Type("string"))}},
+                                     {"workspace", "file_claims"})}},
         {"dump_id", "session_id", "summary", "episodic", "released"});
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
       return WorkspaceDump(env, a, c);

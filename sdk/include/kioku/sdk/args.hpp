@@ -1,14 +1,14 @@
 #pragma once
 /// @file args.hpp
 /// Argument readers for tool handlers — the one way to read a time, a bounded text, an
-/// enum, an id prefix and the calling agent, and to screen what is about to be stored for
+/// enum and an id prefix, and to screen what is about to be stored for
 /// secrets. Every reader throws ToolError with a message a model can act on: it names the
 /// argument (dotted/indexed path for nested fields, e.g. "records[2].at"), says what was
 /// wrong and what to send.
 ///
 /// The host has already validated `args` against the tool's input schema (types, bounds,
 /// enums), so readers check only what a schema cannot: RFC 3339 shape, byte limits,
-/// secrets, id resolution, identity. They still never assume a type they did not check, so
+/// secrets, id resolution. They still never assume a type they did not check, so
 /// a handler called with unvalidated JSON gets a ToolError, not an exception from
 /// nlohmann::json.
 ///
@@ -48,8 +48,8 @@ std::int64_t ParseTime(const Json& value, std::string_view field);
 /// args[key] read with ParseTime; nullopt when absent or null.
 std::optional<std::int64_t> TimeArg(const Json& args, std::string_view key);
 
-/// Throws ToolError when since >= until ("since (…) must be before until (…); the window
-/// is [since, until)"). Either side may be absent.
+/// Throws ToolError when since >= until ("`since` (…) must be before `until` (…); the
+/// window is [since, until)"). Either side may be absent.
 void CheckTimeWindow(std::optional<std::int64_t> since, std::optional<std::int64_t> until);
 
 // ---- text -----------------------------------------------------------------------------
@@ -94,43 +94,22 @@ std::optional<std::string> IdArg(SQLite::Database& db, const Json& args, std::st
 
 // ---- secrets --------------------------------------------------------------------------
 
-/// Refuses to store a secret: walks every string in `value` (objects and arrays, any
-/// depth; keys are not screened) with FindSecret (secrets.hpp) and throws ToolError for the
-/// first finding, naming its path, kind and CHARACTER offset (code points, not bytes):
-/// "refused: records[1].error contains what looks like a secret (github-token at
-/// character 12); nothing was stored. Remove it — say where it lives instead (\"the token
-/// is in the CI secret STORE_TOKEN\") — and send again". `where` prefixes the path (empty
-/// = top-level argument names). Call it once on the arguments of every writing tool,
+/// Refuses to store a secret: screens every string value and object key in `value` (any
+/// depth) with FindSecretInJson (secrets.hpp) and throws ToolError for the first finding,
+/// naming its path, kind and CHARACTER offset (code points, not bytes; DescribeSecret):
+/// "refused: `records[1].error` contains what looks like a secret (github-token at
+/// character 12); nothing was stored. Remove the secret — say where it lives instead (\"the
+/// token is in the CI secret STORE_TOKEN\") — and send again". `where` prefixes the path
+/// (empty = top-level argument names). Call it once on the arguments of every writing tool,
 /// before the write transaction.
-// Seam: the harden-data change adds a JSON-walking screen to secrets.hpp; this function
-// will delegate its walk to it (same contract), so handlers need not change.
 void ScreenSecrets(const Json& value, std::string_view where = {});
 
+/// ScreenSecrets for one string already taken out of the arguments (a list item, a value
+/// normalized before storing); `field` names it in the refusal.
+void ScreenText(std::string_view text, std::string_view field);
+
 // ---- caller ---------------------------------------------------------------------------
-
-/// Longest agent id accepted, in bytes.
-inline constexpr std::size_t kMaxAgentIdBytes = 128;
-
-/// How an `agent_id` argument relates to the transport's identity
-/// (ARCHITECTURE.md "Identity and scope": an argument never overrides an authenticated
-/// caller).
-enum class AgentArgument {
-  kFallback,  ///< The argument is used only when the transport cannot tell who calls.
-  kOverride,  ///< The argument wins (single-user setups that proxy several agents).
-};
-
-/// The acting agent of a call. A transport identity is known when caller.agent_id is not
-/// empty and not "unknown". Rules:
-///   - known identity, no argument (or the same value): the identity;
-///   - known identity, a different argument: ToolError (kFallback) or the argument
-///     (kOverride);
-///   - unknown identity: the argument; when absent, ToolError if `required`, else "".
-/// The argument must be 1–128 bytes without whitespace or control characters and not the
-/// reserved "unknown".
-// Seam: the identity change adds a caller-resolution function to the SDK; this one will
-// delegate to it (same contract).
-std::string ResolveAgentId(const Caller& caller, const Json& args, AgentArgument policy,
-                           bool required = true);
+// The acting agent: ResolveAgentId and InstanceHolder in caller.hpp.
 
 // ---- template definitions ---------------------------------------------------------------
 

@@ -68,8 +68,13 @@ Json Time(std::string_view description = {});
 /// "properties":properties[,"required":required]}. `properties` must be a JSON object.
 Json Object(Json properties, std::vector<std::string> required = {});
 
-/// An open output object: {"type":"object","properties":properties[,"required":required]}.
-Json Output(Json properties, std::vector<std::string> required = {});
+/// An open output object: {"type":"object"[,"properties":properties][,"required":required]}.
+/// Output() alone is any object (a tool whose result shape is described in its text).
+Json Output(Json properties = nullptr, std::vector<std::string> required = {});
+
+/// An output array: {"type":"array","items":items} — no maxItems (a result's size is the
+/// layer's bound, stated in its description, not a validation rule).
+Json ArrayOf(Json items);
 
 /// Bare type for output properties: {"type":type}, e.g. Type("string").
 Json Type(std::string_view type);
