@@ -2,6 +2,8 @@
 // the database as it was.
 #include <gtest/gtest.h>
 
+#include <SQLiteCpp/SQLiteCpp.h>
+
 #include "data/data_export.hpp"
 #include "test_runtime.hpp"
 
@@ -132,6 +134,47 @@ TEST(ExportImport, MergeIntoNonEmptyDatabaseRemapsKeys) {
   EXPECT_EQ(q.getColumn(0).getInt(), 2);
   auto graph = b.runtime->CallTool("entity_graph", {{"query", "api-one"}}, testing::TestRuntime::DefaultCaller());
   EXPECT_NE(graph.text.find("postgres"), std::string::npos) << graph.text;
+}
+
+// Aggregates on a merge import: a key both databases have keeps its row and gains the
+// outcomes the import added (so counts equal the outcome rows); a second import adds nothing.
+TEST(ExportImport, AffectiveStatisticsOfAKnownKeyAddTheImportedOutcomesOnce) {
+  auto stats = [](testing::TestRuntime& rt, const std::string& table) {
+    SQLite::Statement q(rt.Db(), "SELECT n, success, failure, latency_n FROM " + table + " WHERE tool = 'Bash'");
+    json rows = json::array();
+    while (q.executeStep()) {
+      rows.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getInt64(), q.getColumn(2).getInt64(),
+                      q.getColumn(3).getInt64()});
+    }
+    return rows;
+  };
+  testing::TestRuntime a;
+  AddAll(a);
+  Ok(a, "feedback_record", {{"tool", "Bash"}, {"outcome", "success"}, {"latency_ms", 10}});
+  Ok(a, "feedback_record", {{"tool", "Bash"}, {"outcome", "success"}, {"latency_ms", 30}});
+  Ok(a, "feedback_record", {{"tool", "Grep"}, {"outcome", "success"}});
+  testing::TestRuntime b;
+  AddAll(b);
+  Ok(b, "feedback_record", {{"tool", "Bash"}, {"outcome", "failure"}, {"latency_ms", 20}});
+  ASSERT_EQ(stats(b, "affective_totals"), json::parse("[[1, 0, 1, 1]]"));
+  const double decay_before = b.Db().execAndGet("SELECT decay_n FROM affective_totals WHERE tool = 'Bash'").getDouble();
+
+  const json envelope = host::BuildExport(*a.runtime, "test");
+  host::ImportExport(*b.runtime, envelope);
+  EXPECT_EQ(stats(b, "affective_totals"), json::parse("[[3, 2, 1, 3]]")) << "summed, not kept";
+  EXPECT_EQ(stats(b, "affective_buckets"), json::parse("[[3, 2, 1, 3]]"));
+  EXPECT_EQ(b.Db().execAndGet("SELECT count(*) FROM affective_outcomes WHERE tool = 'Bash'").getInt(), 3);
+  // A key only the file has arrives as the file wrote it.
+  EXPECT_EQ(b.Db().execAndGet("SELECT n FROM affective_totals WHERE tool = 'Grep'").getInt(), 1);
+  // The decayed score sees all three outcomes too (all at one time: forward-decay n is 3x).
+  EXPECT_NEAR(b.Db().execAndGet("SELECT decay_n FROM affective_totals WHERE tool = 'Bash'").getDouble(),
+              3.0 * decay_before, 1e-9);
+
+  const json settled = Sections(b);
+  auto again = host::ImportExport(*b.runtime, envelope);
+  EXPECT_EQ(again["affective"].inserted, 0);
+  EXPECT_EQ(Sections(b), settled) << "a second import of the same file changes nothing";
+  EXPECT_EQ(stats(b, "affective_totals"), json::parse("[[3, 2, 1, 3]]"));
 }
 
 class Refusal : public ::testing::Test {
