@@ -63,6 +63,25 @@ const json& HostSchema() {
             },
             "required": ["url", "model"],
             "additionalProperties": false
+          },
+          "chat": {
+            "type": "object",
+            "properties": {
+              "url": {"type": "string", "pattern": "^https?://[^\\s]+$"},
+              "model": {"type": "string", "minLength": 1, "maxLength": 200},
+              "api_key_env": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]*$"},
+              "connect_timeout_ms": {"type": "integer", "minimum": 50, "maximum": 600000},
+              "timeout_ms": {"type": "integer", "minimum": 50, "maximum": 600000},
+              "max_retries": {"type": "integer", "minimum": 0, "maximum": 10},
+              "backoff_ms": {"type": "integer", "minimum": 0, "maximum": 60000},
+              "max_tokens": {"type": "integer", "minimum": 16, "maximum": 200000},
+              "temperature": {"type": "number", "minimum": 0, "maximum": 2},
+              "response_format": {"type": "string", "enum": ["json_schema", "json_object", "none"]},
+              "breaker_failures": {"type": "integer", "minimum": 1, "maximum": 1000},
+              "breaker_cooldown_ms": {"type": "integer", "minimum": 0, "maximum": 86400000}
+            },
+            "required": ["url", "model"],
+            "additionalProperties": false
           }
         },
         "additionalProperties": false
@@ -244,6 +263,19 @@ std::string ValueAt(const json& doc, const std::string& violation) {
   throw std::runtime_error("config " + source + ": " + message);
 }
 
+// The keys every provider section shares (already schema-checked).
+void ReadProviderConfig(const json& e, ProviderConfig& c) {
+  c.url = e.value("url", c.url);
+  c.model = e.value("model", c.model);
+  c.api_key_env = e.value("api_key_env", c.api_key_env);
+  c.connect_timeout_ms = e.value("connect_timeout_ms", c.connect_timeout_ms);
+  c.timeout_ms = e.value("timeout_ms", c.timeout_ms);
+  c.max_retries = e.value("max_retries", c.max_retries);
+  c.backoff_ms = e.value("backoff_ms", c.backoff_ms);
+  c.breaker_failures = e.value("breaker_failures", c.breaker_failures);
+  c.breaker_cooldown_ms = e.value("breaker_cooldown_ms", c.breaker_cooldown_ms);
+}
+
 }  // namespace
 
 json YamlToJson(const std::string& yaml_text) {
@@ -313,17 +345,16 @@ Config ParseConfigDoc(json doc, const std::string& source, const std::vector<std
   if (auto pv = doc.find("providers"); pv != doc.end() && pv->is_object()) {
     if (auto e = pv->find("embedding"); e != pv->end() && e->is_object()) {
       EmbeddingConfig& c = config.embedding;
-      c.url = e->value("url", c.url);
-      c.model = e->value("model", c.model);
-      c.api_key_env = e->value("api_key_env", c.api_key_env);
+      ReadProviderConfig(*e, c);
       c.dimensions = e->value("dimensions", c.dimensions);
-      c.connect_timeout_ms = e->value("connect_timeout_ms", c.connect_timeout_ms);
-      c.timeout_ms = e->value("timeout_ms", c.timeout_ms);
-      c.max_retries = e->value("max_retries", c.max_retries);
-      c.backoff_ms = e->value("backoff_ms", c.backoff_ms);
       c.batch_size = e->value("batch_size", c.batch_size);
-      c.breaker_failures = e->value("breaker_failures", c.breaker_failures);
-      c.breaker_cooldown_ms = e->value("breaker_cooldown_ms", c.breaker_cooldown_ms);
+    }
+    if (auto e = pv->find("chat"); e != pv->end() && e->is_object()) {
+      ChatConfig& c = config.chat;
+      ReadProviderConfig(*e, c);
+      c.max_tokens = e->value("max_tokens", c.max_tokens);
+      c.temperature = e->value("temperature", c.temperature);
+      c.response_format = e->value("response_format", c.response_format);
     }
   }
   if (auto id = doc.find("identity"); id != doc.end() && id->is_object()) {

@@ -35,20 +35,38 @@ struct HttpConfig {
   int workers = 4;
 };
 
-/// `providers.embedding`: an OpenAI-compatible embeddings endpoint (providers/openai_embedder.hpp).
-/// Absent (url empty) = no embedder: text search only.
-struct EmbeddingConfig {
-  std::string url;          ///< Base URL; requests go to {url}/v1/embeddings ("/v1" not doubled).
-  std::string model;        ///< Sent as "model" and recorded with every vector.
+/// What every model endpoint has (`providers.embedding`, `providers.chat`): where, which
+/// model, the key's environment variable, timeouts, retries and the circuit breaker
+/// (providers/provider_call.hpp). Absent (url empty) = not configured.
+struct ProviderConfig {
+  std::string url;          ///< Base URL; requests go to {url}/v1/... ("/v1" not doubled).
+  std::string model;        ///< Sent as "model" (and recorded with every vector).
   std::string api_key_env;  ///< Name of the environment variable holding the key ("" = none).
-  int dimensions = 0;       ///< Sent as "dimensions" when > 0; every vector must have it.
   int connect_timeout_ms = 2000;
   int timeout_ms = 15000;     ///< Read timeout of one request.
   int max_retries = 2;        ///< Extra attempts after a timeout, a network error, 429 or 5xx.
   int backoff_ms = 250;       ///< First retry delay; doubles each retry (capped at 4 s).
-  int batch_size = 64;        ///< Texts per request.
   int breaker_failures = 5;   ///< Consecutive failed calls that open the circuit.
   int breaker_cooldown_ms = 30000;  ///< How long an open circuit refuses calls.
+};
+
+/// `providers.embedding`: an OpenAI-compatible embeddings endpoint (providers/openai_embedder.hpp).
+/// Absent (url empty) = no embedder: text search only.
+struct EmbeddingConfig : ProviderConfig {
+  int dimensions = 0;       ///< Sent as "dimensions" when > 0; every vector must have it.
+  int batch_size = 64;      ///< Texts per request.
+};
+
+/// `providers.chat`: an OpenAI-compatible chat-completions endpoint (providers/openai_chat.hpp).
+/// Absent (url empty) = no chat model: memory_reflect and entity_extract_deep refuse.
+struct ChatConfig : ProviderConfig {
+  ChatConfig() { timeout_ms = 60000; }
+  int max_tokens = 1024;        ///< Default "max_tokens" of a request.
+  double temperature = 0.0;     ///< Sent as "temperature".
+  /// How a JSON schema is asked for: "json_schema" (response_format with the schema, OpenAI
+  /// structured outputs; llama.cpp, vLLM, LM Studio, recent Ollama), "json_object" (JSON
+  /// mode only), "none" (the prompt alone). The answer is validated in every case.
+  std::string response_format = "json_schema";
 };
 
 struct Config {
@@ -71,6 +89,7 @@ struct Config {
   /// `identity:` — monorepo packages that are projects of their own (project_identity.hpp).
   sdk::ProjectOptions projects;
   EmbeddingConfig embedding;  ///< `providers.embedding`
+  ChatConfig chat;            ///< `providers.chat`
   /// Each plugin's section (by config key), converted to JSON; absent = {}.
   std::map<std::string, nlohmann::json> plugin_settings;
 };

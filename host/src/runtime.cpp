@@ -196,6 +196,7 @@ class ServicesImpl final : public sdk::HostServices {
   void DeferWrite(std::function<void(SQLite::Database&)> write) override { impl_.deferred->Add(std::move(write)); }
   const sdk::ProjectOptions& Projects() const override { return impl_.options.projects; }
   sdk::Embedder* GetEmbedder() override { return impl_.options.embedder.get(); }
+  sdk::ChatModel* GetChatModel() override { return impl_.options.chat.get(); }
 
  private:
   Runtime& runtime_;

@@ -60,6 +60,9 @@ struct RuntimeOptions {
   /// The embedding provider (config `providers.embedding`) handed to plugins through
   /// HostServices::GetEmbedder; null = none (text search only).
   std::shared_ptr<sdk::Embedder> embedder;
+  /// The chat model (config `providers.chat`) handed to plugins through
+  /// HostServices::GetChatModel; null = none (model-assisted tools refuse).
+  std::shared_ptr<sdk::ChatModel> chat;
 };
 
 /// A registered tool as the dispatcher sees it.

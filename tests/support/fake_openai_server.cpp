@@ -3,6 +3,7 @@
 #include <atomic>
 #include <cctype>
 #include <chrono>
+#include <deque>
 #include <limits>
 #include <mutex>
 #include <thread>
@@ -52,6 +53,9 @@ struct FakeOpenAiServer::Impl {
   int delay_ms = 0;
   int dim = 64;
   std::atomic<int> requests{0};
+  std::atomic<int> chat_requests{0};
+  std::deque<std::string> chat_replies;
+  std::function<std::string(const std::string&)> chat_responder;
   std::string last_body, last_auth;
   unsigned short port = 0;
 
@@ -93,7 +97,31 @@ struct FakeOpenAiServer::Impl {
     http::response<http::string_body> res{http::status::ok, 11};
     res.set(http::field::content_type, "application/json");
     const nlohmann::json in = nlohmann::json::parse(req.body(), nullptr, false);
-    if (req.target() != "/v1/embeddings" || !in.is_object() || !in.contains("input")) {
+    const bool chat = req.target() == "/v1/chat/completions" && in.is_object() && in.contains("messages");
+    if (chat) ++chat_requests;
+    if (chat && (m == Mode::kOk || m == Mode::kWrongDim || m == Mode::kWrongCount || m == Mode::kNaN || m == Mode::kZero)) {
+      std::string content = "{}";
+      std::function<std::string(const std::string&)> responder;
+      {
+        std::lock_guard lock(mu);
+        if (!chat_replies.empty()) {
+          content = std::move(chat_replies.front());
+          chat_replies.pop_front();
+        } else {
+          responder = chat_responder;
+        }
+      }
+      if (responder) content = responder(req.body());
+      nlohmann::json choice{{"index", 0},
+                            {"message", {{"role", "assistant"}, {"content", content}}},
+                            {"finish_reason", "stop"}};
+      res.body() = nlohmann::json{{"object", "chat.completion"},
+                                  {"model", in.value("model", "")},
+                                  {"choices", nlohmann::json::array({choice})}}
+                       .dump();
+    } else if (chat && m == Mode::kMalformed) {
+      res.body() = R"({"choices": [{"message": {"content": "{\"x)";
+    } else if (!chat && (req.target() != "/v1/embeddings" || !in.is_object() || !in.contains("input"))) {
       res.result(http::status::not_found);
       res.body() = R"({"error":{"message":"unknown route or body"}})";
     } else if (m == Mode::kHttp500) {
@@ -178,6 +206,18 @@ void FakeOpenAiServer::SetDim(int dim) {
 }
 
 int FakeOpenAiServer::Requests() const { return impl_->requests.load(); }
+
+int FakeOpenAiServer::ChatRequests() const { return impl_->chat_requests.load(); }
+
+void FakeOpenAiServer::PushChatReply(std::string content) {
+  std::lock_guard lock(impl_->mu);
+  impl_->chat_replies.push_back(std::move(content));
+}
+
+void FakeOpenAiServer::SetChatResponder(std::function<std::string(const std::string&)> responder) {
+  std::lock_guard lock(impl_->mu);
+  impl_->chat_responder = std::move(responder);
+}
 
 std::string FakeOpenAiServer::LastBody() const {
   std::lock_guard lock(impl_->mu);

@@ -10,6 +10,7 @@
 #include "kioku/sdk/db.hpp"
 #include "migrations.hpp"
 #include "plugin_loader.hpp"
+#include "providers/openai_chat.hpp"
 #include "providers/openai_embedder.hpp"
 
 namespace kioku::host::cli {
@@ -60,6 +61,16 @@ void LayerCounts(const GlobalOptions& global, SQLite::Database& db, Report& repo
   } catch (const std::exception& e) {
     report.Add("layer counts", false, e.what());
   }
+}
+
+// "<endpoint> model M, key from $VAR" — names the variable, never reads the key out.
+std::string ProviderDetail(const std::string& endpoint, const ProviderConfig& c) {
+  std::string detail = endpoint + " model " + c.model;
+  if (!c.api_key_env.empty()) {
+    const char* key = std::getenv(c.api_key_env.c_str());
+    detail += key != nullptr && *key != '\0' ? ", key from $" + c.api_key_env : ", $" + c.api_key_env + " is NOT set";
+  }
+  return detail;
 }
 
 }  // namespace
@@ -128,12 +139,7 @@ int Doctor(const GlobalOptions& global, bool as_json, std::ostream& out, bool on
   if (const EmbeddingConfig& e = loaded.config.embedding; !e.url.empty()) {
     try {
       auto embedder = providers::MakeOpenAiEmbedder(e, nullptr);
-      std::string detail = embedder->Endpoint() + " model " + e.model;
-      if (!e.api_key_env.empty()) {
-        const char* key = std::getenv(e.api_key_env.c_str());
-        detail += key != nullptr && *key != '\0' ? ", key from $" + e.api_key_env
-                                                  : ", $" + e.api_key_env + " is NOT set";
-      }
+      const std::string detail = ProviderDetail(embedder->Endpoint(), e);
       if (!online) {
         report.Add("embedding endpoint", true, detail + " (not contacted; use --online)");
       } else {
@@ -152,6 +158,36 @@ int Doctor(const GlobalOptions& global, bool as_json, std::ostream& out, bool on
     }
   } else {
     report.Add("embedding endpoint", true, "none configured (providers.embedding): text search only");
+  }
+
+  if (const ChatConfig& c = loaded.config.chat; !c.url.empty()) {
+    try {
+      auto chat = providers::MakeOpenAiChat(c, nullptr);
+      const std::string detail = ProviderDetail(chat->Endpoint(), c);
+      if (!online) {
+        report.Add("chat endpoint", true, detail + " (not contacted; use --online)");
+      } else {
+        sdk::ChatRequest probe;
+        probe.messages = {{"user", "Reply with the JSON object {\"ok\": true} and nothing else."}};
+        probe.json_schema = json{{"type", "object"}, {"properties", {{"ok", {{"type", "boolean"}}}}}, {"required", {"ok"}}};
+        probe.max_tokens = 16;
+        const auto t0 = std::chrono::steady_clock::now();
+        const sdk::ChatResult r = chat->Complete(probe);
+        const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+        if (r.ok()) {
+          report.Add("chat endpoint", true, detail + ", structured answer in " + std::to_string(ms) + " ms");
+        } else if (r.kind == sdk::ChatError::kInvalidAnswer) {
+          report.Add("chat endpoint", false, r.error + " — the model answers but not in the asked JSON shape; try "
+                                                     "providers.chat.response_format or another model");
+        } else {
+          report.Add("chat endpoint", false, r.error + " — memory_reflect and entity_extract_deep are unavailable");
+        }
+      }
+    } catch (const std::exception& ex) {
+      report.Add("chat endpoint", false, ex.what());
+    }
+  } else {
+    report.Add("chat endpoint", true, "none configured (providers.chat): memory_reflect and entity_extract_deep off");
   }
 
   if (as_json) {

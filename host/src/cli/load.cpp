@@ -10,6 +10,7 @@
 #include "logging.hpp"
 #include "migrations.hpp"
 #include "plugin_loader.hpp"
+#include "providers/openai_chat.hpp"
 #include "providers/openai_embedder.hpp"
 #include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/ids.hpp"
@@ -55,6 +56,13 @@ Loaded LoadRuntime(const GlobalOptions& options, StartMode mode, bool one_shot) 
   if (!config.embedding.url.empty()) {
     try {
       ro.embedder = providers::MakeOpenAiEmbedder(config.embedding, nullptr);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("config " + config.source + ": " + e.what());
+    }
+  }
+  if (!config.chat.url.empty()) {
+    try {
+      ro.chat = providers::MakeOpenAiChat(config.chat, nullptr);
     } catch (const std::exception& e) {
       throw std::runtime_error("config " + config.source + ": " + e.what());
     }

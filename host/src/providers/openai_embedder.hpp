@@ -8,13 +8,9 @@
 /// at each request and sent as "Authorization: Bearer"; it is never stored in this object,
 /// logged, or put in an error.
 ///
-/// Failure rules: a timeout, network error, HTTP 429 or 5xx is retried up to `max_retries`
-/// times with exponential backoff (backoff_ms, doubling, capped at 4 s; Retry-After honoured
-/// up to the same cap); any other status, malformed JSON, a wrong vector count or length, or
-/// a non-finite value fails the call at once. `breaker_failures` failed calls in a row open
-/// a circuit breaker: calls fail immediately (EmbedResult::circuit_open) until
-/// `breaker_cooldown_ms` have passed on the host clock, then one trial call decides
-/// (Nygard, "Release It!", circuit breaker pattern).
+/// Failure rules: providers/provider_call.hpp (retries, backoff, circuit breaker); in
+/// addition malformed JSON, a wrong vector count or length, or a non-finite value fails the
+/// call at once and counts as a failure for the breaker.
 
 #include <memory>
 

@@ -1,10 +1,12 @@
 #include "exporter.hpp"
 
+#include "schema.hpp"
 
 namespace kioku::episodic {
 
 sdk::ExporterSpec EpisodicExporter() {
   sdk::ExporterSpec spec;
+  spec.after_import = RecountSessions;
   return spec;
 }
 

@@ -10,7 +10,8 @@
 /// Ranking with a query: Reciprocal Rank Fusion (Cormack et al., SIGIR 2009, k = 60,
 /// sdk::ReciprocalRankFusion) of
 ///   bm25   — FTS5 BM25 over summaries, unicode61 + Porter (weight 1.0)
-///   tri    — FTS5 trigram over summaries, substrings/identifiers (weight 0.5)
+///   tri    — FTS5 trigram over summaries, substrings/identifiers (weight 0.5), for the
+///            query tokens of >= 3 characters the word index does not hold as words
 ///   log    — BM25 over session log entries, mapped to their session's item (weight 0.7)
 ///   recent — the text matches ordered by time, newest first (weight 0.2, a tie-breaker)
 /// Only items matched by at least one text list are returned. Without a query (or with

@@ -170,7 +170,53 @@ void RedactStoredJson(SQLite::Database& db, const char* table, const char* key,
   }
 }
 
+// Version 5: per-session counts kept by triggers, so session_recall without a query counts
+// and lists log-only sessions from one index instead of probing every session's summaries
+// and log (17 ms + 7 ms at 10,000 sessions, now < 1 ms). `active_summaries` counts the
+// session's summaries with status 'active', `log_entries` its session_log entries.
+constexpr const char* kV5 = R"SQL(
+ALTER TABLE episodic_sessions ADD COLUMN active_summaries INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE episodic_sessions ADD COLUMN log_entries INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX episodic_sessions_counts ON episodic_sessions(project, active_summaries, log_entries);
+CREATE INDEX episodic_sessions_log_only ON episodic_sessions(last_activity_at)
+  WHERE active_summaries = 0 AND log_entries > 0;
+CREATE TRIGGER episodic_summaries_count_ai AFTER INSERT ON episodic_summaries
+  WHEN new.status = 'active' BEGIN
+  UPDATE episodic_sessions SET active_summaries = active_summaries + 1 WHERE id = new.session_id;
+END;
+CREATE TRIGGER episodic_summaries_count_ad AFTER DELETE ON episodic_summaries
+  WHEN old.status = 'active' BEGIN
+  UPDATE episodic_sessions SET active_summaries = active_summaries - 1 WHERE id = old.session_id;
+END;
+CREATE TRIGGER episodic_summaries_count_au AFTER UPDATE OF status, session_id ON episodic_summaries
+  BEGIN
+  UPDATE episodic_sessions SET active_summaries = active_summaries - (old.status = 'active')
+    WHERE id = old.session_id;
+  UPDATE episodic_sessions SET active_summaries = active_summaries + (new.status = 'active')
+    WHERE id = new.session_id;
+END;
+CREATE TRIGGER episodic_log_count_ai AFTER INSERT ON episodic_log BEGIN
+  UPDATE episodic_sessions SET log_entries = log_entries + 1 WHERE id = new.session_id;
+END;
+CREATE TRIGGER episodic_log_count_ad AFTER DELETE ON episodic_log BEGIN
+  UPDATE episodic_sessions SET log_entries = log_entries - 1 WHERE id = old.session_id;
+END;
+CREATE TRIGGER episodic_log_count_au AFTER UPDATE OF session_id ON episodic_log BEGIN
+  UPDATE episodic_sessions SET log_entries = log_entries - 1 WHERE id = old.session_id;
+  UPDATE episodic_sessions SET log_entries = log_entries + 1 WHERE id = new.session_id;
+END;
+)SQL";
+
 }  // namespace
+
+void RecountSessions(SQLite::Database& db) {
+  db.exec(
+      "UPDATE episodic_sessions SET "
+      "active_summaries = (SELECT count(*) FROM episodic_summaries s WHERE s.session_id = "
+      "episodic_sessions.id AND s.status = 'active'), "
+      "log_entries = (SELECT count(*) FROM episodic_log l WHERE l.session_id = "
+      "episodic_sessions.id)");
+}
 
 std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
   sdk::Migration v1;
@@ -189,8 +235,13 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
   v4.version = 4;
   v4.description = "project keys in queued outbox rows (caller, feedback records, dedupe key)";
   v4.apply = [projects](SQLite::Database& db) { MoveOutboxProjectKeys(db, projects); };
+  sdk::Migration v5;
+  v5.version = 5;
+  v5.description = "per-session counts of active summaries and log entries (triggers)";
+  v5.sql = kV5;
+  v5.apply = RecountSessions;
   return {v1, sdk::ProjectKeysMigration(2, {{"episodic_sessions", "project", ""}}, projects), v3,
-          v4};
+          v4, v5};
 }
 
 }  // namespace kioku::episodic

@@ -2,7 +2,8 @@
 /// @file schema.hpp
 /// Tables of the episodic layer (all prefixed `episodic_`) and their migrations.
 ///
-///   episodic_sessions      one row per session (live or imported from a transcript)
+///   episodic_sessions      one row per session (live or imported from a transcript), with
+///                          trigger-kept counts of its active summaries and log entries
 ///   episodic_log           append-only session log (progress/note/issue/decision/request)
 ///   episodic_summaries     summaries; `status` = active | folded (compaction keeps originals)
 ///   episodic_files         files touched per session (read / modified)
@@ -16,6 +17,8 @@
 
 #include <vector>
 
+#include <SQLiteCpp/Database.h>
+
 #include "kioku/sdk/plugin.hpp"
 #include "kioku/sdk/project_identity.hpp"
 
@@ -24,5 +27,10 @@ namespace kioku::episodic {
 /// v2 rewrites old project-key spellings with `projects` (HostServices::Projects()); v4
 /// does the same inside queued outbox rows (outbox_keys.hpp).
 std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects = {});
+
+/// Recomputes every session's `active_summaries` and `log_entries` (v5's trigger-kept
+/// counts) from the summaries and log; run after rows arrive without the triggers' help
+/// (an import copies the counts of another database, then its summaries fire the triggers).
+void RecountSessions(SQLite::Database& db);
 
 }  // namespace kioku::episodic

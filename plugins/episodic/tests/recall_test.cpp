@@ -151,6 +151,48 @@ TEST_F(RecallTest, SessionWithOnlyLogEntriesIsFound) {
   EXPECT_NE(r.text.find("issue: root cause"), std::string::npos) << r.text;
 }
 
+// Without a query `matched` comes from the sessions' trigger-kept counts (schema v5): it
+// must equal a direct count through inserts, a fold, a session moved between summaries'
+// owners, log entries and deletions.
+TEST_F(RecallTest, RecencyCountsEveryItemInScopeFromTheKeptCounts) {
+  const auto truth = [&] {
+    SQLite::Statement c(rt_.Db(),
+                        "SELECT (SELECT count(*) FROM episodic_summaries s JOIN episodic_sessions "
+                        "se ON se.id = s.session_id WHERE s.status = 'active' AND se.project = "
+                        "(SELECT project FROM episodic_sessions WHERE id = 'lonely')) + (SELECT count(*) "
+                        "FROM episodic_sessions se WHERE se.project = (SELECT project FROM "
+                        "episodic_sessions WHERE id = 'a') AND NOT EXISTS (SELECT 1 FROM "
+                        "episodic_summaries x WHERE x.session_id = se.id AND x.status = 'active') "
+                        "AND EXISTS (SELECT 1 FROM episodic_log y WHERE y.session_id = se.id))");
+    c.executeStep();
+    return c.getColumn(0).getInt64();
+  };
+  const auto matched = [&] {
+    return CallOk("session_recall", json::object()).structured["matched"].get<std::int64_t>();
+  };
+  Add("a", "2026-01-01T00:00:00Z", "first");
+  CallOk("session_summary_add", {{"session_id", "a"}, {"summary", "second"},
+                                 {"started_at", "2026-01-02T00:00:00Z"},
+                                 {"ended_at", "2026-01-02T00:00:00Z"}});
+  Add("b", "2026-01-03T00:00:00Z", "third");
+  Add("elsewhere", "2026-01-03T00:00:00Z", "not counted", "/other/project");
+  CallOk("session_start", {{"session_id", "lonely"}});
+  CallOk("session_log", {{"session_id", "lonely"}, {"entry", "only a log"}, {"type", "note"}});
+  CallOk("session_log", {{"session_id", "b"}, {"entry", "b has a summary"}, {"type", "note"}});
+  EXPECT_EQ(truth(), 4);
+  EXPECT_EQ(matched(), 4);
+  rt_.Db().exec("UPDATE episodic_summaries SET status = 'folded' WHERE session_id = 'b'");
+  EXPECT_EQ(truth(), 4);  // b's summary is gone from the count, b itself is now log-only
+  EXPECT_EQ(matched(), 4);
+  rt_.Db().exec("UPDATE episodic_summaries SET session_id = 'lonely' WHERE summary = 'second'");
+  EXPECT_EQ(truth(), 3);  // lonely has a summary now, so it is no longer log-only
+  EXPECT_EQ(matched(), 3);
+  rt_.Db().exec("DELETE FROM episodic_log WHERE session_id = 'b'");
+  rt_.Db().exec("DELETE FROM episodic_sessions WHERE id = 'a'");
+  EXPECT_EQ(truth(), 1);
+  EXPECT_EQ(matched(), 1);
+}
+
 TEST_F(RecallTest, UnknownSessionFilterIsAnError) {
   auto r = Call("session_recall", {{"session_id", "zzzz-none"}});
   ASSERT_TRUE(r.is_error);

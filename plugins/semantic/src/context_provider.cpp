@@ -151,7 +151,7 @@ sdk::ContextContribution ProvideContext(PluginContext& ctx, const sdk::ContextRe
     top.limit = std::clamp(limit - static_cast<int>(out.items.size()), 1, kTopLimit);
     const RecallOutcome t = Recall(env, top, viewer);
     for (std::size_t i = 0; i < t.memories.size(); ++i) {
-      out.items.push_back({t.memories[i].memory.kind, "confirmed", ItemText(t.memories[i]), RankPriority(i)});
+      out.items.push_back({t.memories[i].memory.kind, t.memories[i].trust, ItemText(t.memories[i]), RankPriority(i)});
     }
     AddWithheld(out, states.pending, states.contested, contradicted + t.contradicted.size(),
                 CountStale(env, viewer, request.now_ms));
@@ -179,7 +179,8 @@ sdk::ContextContribution ProvideContext(PluginContext& ctx, const sdk::ContextRe
     } else if (rm.status == "contested") {
       ++contested;
     } else if (rm.status == "active" || rm.status == "pinned") {
-      out.items.push_back({m.kind, rm.status == "pinned" ? "pinned" : "confirmed", ItemText(rm), RankPriority(rank++)});
+      out.items.push_back({m.kind, rm.trust == "derived" ? "derived" : rm.status == "pinned" ? "pinned" : "confirmed",
+                           ItemText(rm), RankPriority(rank++)});
     }
   }
   // Recall itself held back unconfirmed matches beyond its display cap; count them too.

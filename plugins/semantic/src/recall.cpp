@@ -11,6 +11,7 @@
 #include "kioku/sdk/fts.hpp"
 #include "kioku/sdk/fusion.hpp"
 #include "kioku/sdk/tool.hpp"
+#include "model_tools.hpp"
 #include "normalize.hpp"
 #include "review_store.hpp"
 #include "query_terms.hpp"
@@ -763,7 +764,9 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
     RecalledMemory rm;
     rm.memory = std::move(full->second);
     rm.status = s->cand->status;
-    rm.trust = TrustLabel(rm.status);
+    // A model's synthesis is never confirmed ground truth, whatever its status.
+    rm.trust = IsModelDerived(rm.memory) && (rm.status == "active" || rm.status == "pinned") ? "derived"
+                                                                                           : TrustLabel(rm.status);
     rm.score = s->parts;
     if (const auto v = verdicts.find(s->cand->seq); v != verdicts.end()) rm.anchor_verdict = v->second;
     for (std::size_t i = 0; i < rank_lists.size(); ++i) {

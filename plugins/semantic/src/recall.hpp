@@ -50,7 +50,7 @@ struct Viewer {
 struct RecalledMemory {
   Memory memory;       ///< Text is the version believed at as_of when as_of is set.
   std::string status;  ///< Status at as_of (or now).
-  std::string trust;   ///< "confirmed" | "unconfirmed" | "contested" | "superseded"
+  std::string trust;   ///< "confirmed" | "derived" (IsModelDerived) | "unconfirmed" | "contested" | "superseded"
   ScoreParts score;
   std::map<std::string, int> ranks;  ///< List name → 1-based rank (absent = not in list).
   std::string anchor_verdict;  ///< "" (no anchor) | "affirmed" | "unverified"

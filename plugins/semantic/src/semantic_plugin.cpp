@@ -4,6 +4,7 @@
 #include "decay.hpp"
 #include "embed_worker.hpp"
 #include "golden_eval.hpp"
+#include "model_tools.hpp"
 #include "schema.hpp"
 #include "settings.hpp"
 #include "tools.hpp"
@@ -39,6 +40,8 @@ void SemanticPlugin::Register(sdk::Registrar& registrar) {
   RegisterManageTools(registrar, *ctx_);
   RegisterGraphTools(registrar, *ctx_);
   RegisterReviewTools(registrar, *ctx_);
+  RegisterReflectTool(registrar, *ctx_);
+  RegisterExtractTool(registrar, *ctx_);
   registrar.AddCommand(RecallEvalCommand(ctx_->settings));
   registrar.AddCommand(EmbedCommand(*ctx_));
   registrar.AddContextProvider({"semantic", [ctx = ctx_.get()](const sdk::ContextRequest& request) {

@@ -20,8 +20,8 @@
 /// manifest, ...) changes. 2: the manifest carries the settings schema, read before create;
 /// ToolSpec::profile; Caller identity fields; Registrar::AddContextProvider;
 /// HostServices::DeferWrite/Projects. 3: Registrar::AddExporter, HostServices::GetEmbedder
-/// (embedding.hpp).
-#define KIOKU_SDK_ABI 3u
+/// (embedding.hpp). 4: HostServices::GetChatModel (chat.hpp).
+#define KIOKU_SDK_ABI 4u
 
 #define KIOKU_STR_INNER(x) #x
 #define KIOKU_STR(x) KIOKU_STR_INNER(x)

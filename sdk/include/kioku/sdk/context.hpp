@@ -70,7 +70,8 @@ struct ContextItem {
   /// "handoff", "claim", "question", "task".
   std::string kind;
   /// How far to trust it / its state: "pinned", "confirmed", "unconfirmed", "contested",
-  /// "last session", "open", "live", "next".
+  /// "last session", "open", "live", "next"; "derived" for a model's synthesis (never
+  /// ground truth).
   std::string trust;
   std::string text;       ///< One line, no label (the host adds `[kind|trust]`).
   double priority = 0.5;  ///< 0..1, see the scale above.

@@ -11,6 +11,7 @@
 #include <SQLiteCpp/Database.h>
 #include <nlohmann/json.hpp>
 
+#include "kioku/sdk/chat.hpp"
 #include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/embedding.hpp"
 #include "kioku/sdk/events.hpp"
@@ -96,6 +97,10 @@ class HostServices {
   /// when none is configured (text search only). Owned by the host; outlives the plugin.
   /// Since ABI 3.
   virtual Embedder* GetEmbedder() { return nullptr; }
+  /// The deployment's chat model (config `providers.chat`, chat.hpp), or nullptr when none
+  /// is configured (model-assisted tools refuse, naming the config key). Owned by the
+  /// host; outlives the plugin. Since ABI 4.
+  virtual ChatModel* GetChatModel() { return nullptr; }
 };
 
 }  // namespace kioku::sdk

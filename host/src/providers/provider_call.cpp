@@ -1,0 +1,134 @@
+#include "providers/provider_call.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cstdlib>
+#include <random>
+#include <thread>
+
+#include <nlohmann/json.hpp>
+
+namespace kioku::host::providers {
+namespace {
+
+constexpr int kMaxBackoffMs = 4000;
+
+// The server's own error message, when it sent the OpenAI error shape (bounded).
+std::string ErrorDetail(const std::string& body) {
+  const nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
+  if (j.is_object() && j.contains("error")) {
+    const nlohmann::json& e = j["error"];
+    std::string msg = e.is_object() ? e.value("message", "") : (e.is_string() ? e.get<std::string>() : "");
+    if (msg.size() > 200) msg.resize(200);
+    if (!msg.empty()) return ": " + msg;
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string EndpointName(const Url& url) {
+  return std::string(url.tls ? "https://" : "http://") +
+         (url.host.find(':') != std::string::npos ? "[" + url.host + "]" : url.host) + ":" + url.port + url.path;
+}
+
+std::string ApiTarget(const Url& url, const std::string& api) {
+  std::string base = url.path;
+  if (base.size() >= 3 && base.compare(base.size() - 3, 3, "/v1") == 0) base.resize(base.size() - 3);
+  return base + "/v1" + api;
+}
+
+std::optional<HttpPostRequest> MakeProviderRequest(const ProviderConfig& config, const Url& url,
+                                                   const std::string& target, std::string body,
+                                                   const std::string& config_key,
+                                                   std::string& error) {
+  HttpPostRequest req;
+  req.url = url;
+  req.target = target;
+  req.body = std::move(body);
+  req.connect_timeout_ms = config.connect_timeout_ms;
+  req.read_timeout_ms = config.timeout_ms;
+  if (!config.api_key_env.empty()) {
+    const char* key = std::getenv(config.api_key_env.c_str());
+    if (key == nullptr || *key == '\0') {
+      error = "environment variable " + config.api_key_env + " (" + config_key + ".api_key_env) is not set";
+      return std::nullopt;
+    }
+    req.headers.emplace_back("Authorization", std::string("Bearer ") + key);
+  }
+  return req;
+}
+
+PostOutcome PostWithRetries(const HttpPostRequest& request, int max_retries, int backoff_ms) {
+  int delay = backoff_ms;
+  for (int attempt = 0;; ++attempt) {
+    PostOutcome out;
+    out.response = HttpPost(request);
+    const HttpPostResponse& res = out.response;
+    bool retryable = false;
+    int retry_after_ms = -1;
+    if (!res.error.empty()) {
+      out.error = res.error;
+      retryable = true;
+    } else if (res.status == 429 || res.status >= 500) {
+      out.error = "HTTP " + std::to_string(res.status);
+      retryable = true;
+      if (!res.retry_after.empty() && res.retry_after.size() < 6 &&
+          std::all_of(res.retry_after.begin(), res.retry_after.end(), [](unsigned char c) { return std::isdigit(c); })) {
+        retry_after_ms = std::stoi(res.retry_after) * 1000;
+      }
+    } else if (res.status != 200) {
+      out.error = "HTTP " + std::to_string(res.status) + ErrorDetail(res.body);
+    }
+    if (out.error.empty()) return out;
+    if (!retryable || attempt >= max_retries) {
+      if (attempt > 0) out.error += " (after " + std::to_string(attempt + 1) + " attempts)";
+      return out;
+    }
+    int wait = std::min(retry_after_ms >= 0 ? retry_after_ms : delay, kMaxBackoffMs);
+    if (wait > 0) {
+      // Full jitter keeps several kioku processes from retrying in lockstep.
+      thread_local std::minstd_rand rng{std::random_device{}()};
+      std::uniform_int_distribution<int> jitter(wait / 2, wait);
+      std::this_thread::sleep_for(std::chrono::milliseconds(jitter(rng)));
+    }
+    delay = std::min(std::max(1, delay) * 2, kMaxBackoffMs);
+  }
+}
+
+CircuitBreaker::CircuitBreaker(int failures_to_open, int cooldown_ms, std::shared_ptr<const sdk::Clock> clock)
+    : failures_to_open_(failures_to_open), cooldown_ms_(cooldown_ms), clock_(std::move(clock)) {}
+
+std::optional<std::string> CircuitBreaker::Refusal() const {
+  std::lock_guard lock(mu_);
+  const std::int64_t now = clock_->NowMs();
+  if (open_until_ms_ <= now) return std::nullopt;
+  return "circuit open after " + std::to_string(failures_) + " consecutive failures (last: " + last_error_ +
+         "); retrying after " + std::to_string((open_until_ms_ - now + 999) / 1000) + " s";
+}
+
+void CircuitBreaker::RecordFailure(const std::string& error) {
+  std::lock_guard lock(mu_);
+  ++failures_;
+  last_error_ = error;
+  if (failures_ >= failures_to_open_) open_until_ms_ = clock_->NowMs() + cooldown_ms_;
+}
+
+void CircuitBreaker::RecordSuccess() {
+  std::lock_guard lock(mu_);
+  failures_ = 0;
+  open_until_ms_ = 0;
+}
+
+sdk::EmbedderHealth CircuitBreaker::Health() const {
+  std::lock_guard lock(mu_);
+  sdk::EmbedderHealth h;
+  h.consecutive_failures = failures_;
+  h.last_error = last_error_;
+  h.circuit_open = open_until_ms_ > clock_->NowMs();
+  h.retry_at_ms = h.circuit_open ? open_until_ms_ : 0;
+  return h;
+}
+
+}  // namespace kioku::host::providers

@@ -1,0 +1,47 @@
+#pragma once
+/// @file model_tools.hpp
+/// The model-assisted tools (full profile): memory_reflect (reflect_tool.cpp) and
+/// entity_extract_deep (extract_tool.cpp), and what they share: finding the chat model and
+/// turning its failures into answers that say nothing was written.
+///
+/// Every model answer is untrusted input: the host checks it against the JSON schema sent
+/// with the request (chat.hpp); these tools then check what a schema cannot (cited ids
+/// resolve, names are real, no secret) and write nothing unless all of it checks out.
+
+#include <string>
+#include <string_view>
+
+#include "kioku/sdk/chat.hpp"
+#include "kioku/sdk/plugin.hpp"
+#include "memory.hpp"
+#include "tool_support.hpp"
+
+namespace kioku::semantic {
+
+/// source_ref prefix of an observation written by memory_reflect ("reflect:<id>,<id>").
+inline constexpr std::string_view kReflectSourcePrefix = "reflect:";
+
+/// True for a memory a model synthesized (memory_reflect): shown as "derived", never as
+/// confirmed ground truth, in recall and in the context block.
+inline bool IsModelDerived(const Memory& m) {
+  return m.source == "derived" && std::string_view(m.source_ref).substr(0, kReflectSourcePrefix.size()) ==
+                                      kReflectSourcePrefix;
+}
+
+/// The deployment's chat model; ToolError naming `tool` and the config to set when none.
+sdk::ChatModel& RequireChatModel(PluginContext& ctx, const char* tool);
+
+/// Sends `request` (which has a json_schema) and returns the validated JSON answer.
+/// ToolError, saying nothing was written, when the endpoint is unavailable or the answer
+/// is not JSON / does not match the schema.
+Json AskModelForJson(sdk::ChatModel& chat, const sdk::ChatRequest& request);
+
+/// ToolError "the model's answer was rejected (nothing was written): <why>".
+[[noreturn]] void RejectAnswer(const std::string& why);
+
+/// memory_reflect.
+void RegisterReflectTool(sdk::Registrar& registrar, PluginContext& ctx);
+/// entity_extract_deep.
+void RegisterExtractTool(sdk::Registrar& registrar, PluginContext& ctx);
+
+}  // namespace kioku::semantic
