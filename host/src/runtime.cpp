@@ -8,6 +8,7 @@
 
 #include "argument_text.hpp"
 #include "connection_pool.hpp"
+#include "database_use_lock.hpp"
 #include "deferred_writes.hpp"
 #include "event_bus.hpp"
 #include "json_schema.hpp"
@@ -142,6 +143,8 @@ struct PluginEntry {
 
 struct Runtime::Impl {
   RuntimeOptions options;
+  // Before the pool: released after every connection closed (database_use_lock.hpp).
+  std::unique_ptr<DatabaseUseLock> use_lock;
   std::unique_ptr<sdk::Logger> log = MakeLogger("host");
   std::unique_ptr<ConnectionPool> pool;
   std::unique_ptr<DeferredWrites> deferred;  // after pool: its thread uses the pool
@@ -152,6 +155,7 @@ struct Runtime::Impl {
   std::vector<sdk::CommandSpec> commands;
   std::vector<sdk::ContextProviderSpec> context_providers;
   std::vector<sdk::ExporterSpec> exporters;
+  std::vector<RegisteredTool> host_tools;  // AddHostTool, registered by Start()
   bool started = false;
   bool stopped = false;
   bool serving = false;  ///< Started in StartMode::kServe (plugins were started).
@@ -248,6 +252,16 @@ class RegistrarImpl final : public sdk::Registrar {
   const std::string& plugin_;
 };
 
+// A shared use lock for the life of a serving runtime (database_use_lock.hpp).
+std::unique_ptr<DatabaseUseLock> AcquireUseLock(const std::filesystem::path& db_path) {
+  auto lock = DatabaseUseLock::TryAcquire(db_path, DatabaseUseLock::Mode::kShared);
+  if (!lock) {
+    throw DatabaseLockedError("database " + db_path.string() + " is being restored (`kioku backup restore` holds " +
+                              DatabaseUseLock::LockPath(db_path).string() + "); start again when it has finished");
+  }
+  return lock;
+}
+
 // Validates the YAML section, then fills the schema's defaults and validates the result
 // (a default that breaks its own schema is the plugin's bug, worded as such).
 void CompleteSettings(PluginEntry& entry) {
@@ -309,6 +323,13 @@ void Runtime::AddPluginWithSchema(std::string name, PluginFactory factory, nlohm
   impl_->plugins.push_back(std::move(entry));
 }
 
+void Runtime::AddHostTool(sdk::ToolSpec spec, sdk::ToolHandler handler, bool every_project) {
+  if (impl_->started) throw std::logic_error("AddHostTool after Start");
+  RegisteredTool tool{std::move(spec), std::move(handler), kHostToolOwner};
+  tool.every_project = every_project;
+  impl_->host_tools.push_back(std::move(tool));
+}
+
 void Runtime::LoadPlugin(std::string name, const std::filesystem::path& module_path, nlohmann::json settings) {
   auto module = LoadModule(module_path, name);
   const std::string version = module.manifest->version ? module.manifest->version : "";
@@ -333,6 +354,7 @@ void Runtime::Start(StartMode mode) {
   // Every section is checked before any plugin exists, so a typo in one plugin's section
   // never leaves another half-started, and each constructor sees complete settings.
   for (auto& entry : impl_->plugins) CompleteSettings(*entry);
+  if (impl_->serving) impl_->use_lock = AcquireUseLock(impl_->options.db_path);
   for (auto& entry : impl_->plugins) {
     entry->services = std::make_unique<ServicesImpl>(*this, *impl_, *entry);
     try {
@@ -345,6 +367,14 @@ void Runtime::Start(StartMode mode) {
     RegistrarImpl registrar(*impl_, entry->name);
     entry->plugin->Register(registrar);
   }
+  static const std::string host_owner = kHostToolOwner;
+  RegistrarImpl host_registrar(*impl_, host_owner);
+  for (auto& tool : impl_->host_tools) {
+    const std::string name = tool.spec.name;
+    host_registrar.AddTool(std::move(tool.spec), std::move(tool.handler));
+    impl_->by_name[name]->tool.every_project = tool.every_project;
+  }
+  impl_->host_tools.clear();
   SelectTools();
   if (impl_->serving) {
     for (auto& entry : impl_->plugins) entry->plugin->Start();

@@ -69,9 +69,15 @@ struct RuntimeOptions {
 struct RegisteredTool {
   sdk::ToolSpec spec;
   sdk::ToolHandler handler;
-  std::string plugin;
+  std::string plugin;  ///< Owning plugin, or kHostToolOwner for the host's own tools.
   bool listed = true;  ///< Selected by RuntimeOptions::tools (clients see it).
+  /// The tool reads every project's data (e.g. `data_export`): the dispatcher refuses it to
+  /// a connection limited to some projects (an HTTP token's `projects`).
+  bool every_project = false;
 };
+
+/// RegisteredTool::plugin of the tools the host registers itself (Runtime::AddHostTool).
+inline constexpr const char* kHostToolOwner = "host";
 
 /// Outcome of Runtime::Call with the event classification.
 struct CallOutcome {
@@ -102,6 +108,12 @@ class Runtime {
   /// Loads `kioku-<name>.so` from `module_path` (manifest checked first). Before Start().
   void LoadPlugin(std::string name, const std::filesystem::path& module_path,
                   nlohmann::json settings = nlohmann::json::object());
+
+  /// Adds a tool of the host itself (one no layer owns, e.g. `data_export`, which spans
+  /// every layer). Before Start(); registered by Start() after every plugin's tools (a
+  /// plugin tool of the same name fails the start as a duplicate), under the owner
+  /// kHostToolOwner, and selected by RuntimeOptions::tools like any other.
+  void AddHostTool(sdk::ToolSpec spec, sdk::ToolHandler handler, bool every_project = false);
 
   /// Validates every plugin's settings and fills their defaults (before any plugin is
   /// constructed), then per plugin: creates it, runs pending migrations, registers

@@ -11,6 +11,9 @@
 #include <random>
 
 #include "data/backup.hpp"
+#include "database_use_lock.hpp"
+#include "migrations.hpp"
+#include "runtime.hpp"
 #include "kioku/sdk/db.hpp"
 
 namespace kioku {
@@ -214,6 +217,49 @@ TEST(Backup, RestoreRefusesBrokenOrNewerFilesAndChangesNothing) {
   std::size_t files = 0;
   for (const auto& e : fs::directory_iterator(tmp.path)) files += e.path().filename().string().find("before-restore") != std::string::npos;
   EXPECT_EQ(files, 0u);
+}
+
+TEST(Backup, RestoreRefusesWhileAKiokuProcessHasTheDatabaseOpen) {
+  TempDir tmp;
+  const fs::path db_path = tmp.path / "kioku.db";
+  CreateDatabase(db_path);
+  const auto snap = host::TakeSnapshot(db_path, tmp.path / "b", 1'000'000);
+  {
+    auto db = sdk::OpenDatabase(db_path.string());
+    db.exec("INSERT INTO pairs VALUES (7, 7, 'after the snapshot')");
+  }
+  const std::string before = Dump(db_path);
+  {
+    // An idle server: started, no transaction open, no call running.
+    host::RuntimeOptions options;
+    options.data_dir = tmp.path;
+    host::Runtime server(options);
+    server.Start();
+    try {
+      host::RestoreSnapshot(snap.path, db_path, 2'000'000);
+      ADD_FAILURE() << "restored under a running server";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("running kioku"), std::string::npos) << e.what();
+    }
+    EXPECT_EQ(Dump(db_path), before);
+
+    // While a restore holds the lock, a process that starts is refused and says why.
+    auto restoring = host::DatabaseUseLock::TryAcquire(tmp.path / "other.db", host::DatabaseUseLock::Mode::kExclusive);
+    ASSERT_TRUE(restoring);
+    host::RuntimeOptions other;
+    other.data_dir = tmp.path;
+    other.db_path = tmp.path / "other.db";
+    host::Runtime late(other);
+    try {
+      late.Start();
+      ADD_FAILURE() << "started during a restore";
+    } catch (const host::DatabaseLockedError& e) {
+      EXPECT_NE(std::string(e.what()).find("being restored"), std::string::npos) << e.what();
+    }
+  }
+  // The server has stopped: the restore goes ahead.
+  host::RestoreSnapshot(snap.path, db_path, 2'000'000);
+  EXPECT_EQ(Dump(db_path), Dump(snap.path));
 }
 
 }  // namespace

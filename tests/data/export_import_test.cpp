@@ -2,6 +2,8 @@
 // the database as it was.
 #include <gtest/gtest.h>
 
+#include <SQLiteCpp/SQLiteCpp.h>
+
 #include "data/data_export.hpp"
 #include "test_runtime.hpp"
 
@@ -134,6 +136,47 @@ TEST(ExportImport, MergeIntoNonEmptyDatabaseRemapsKeys) {
   EXPECT_NE(graph.text.find("postgres"), std::string::npos) << graph.text;
 }
 
+// Aggregates on a merge import: a key both databases have keeps its row and gains the
+// outcomes the import added (so counts equal the outcome rows); a second import adds nothing.
+TEST(ExportImport, AffectiveStatisticsOfAKnownKeyAddTheImportedOutcomesOnce) {
+  auto stats = [](testing::TestRuntime& rt, const std::string& table) {
+    SQLite::Statement q(rt.Db(), "SELECT n, success, failure, latency_n FROM " + table + " WHERE tool = 'Bash'");
+    json rows = json::array();
+    while (q.executeStep()) {
+      rows.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getInt64(), q.getColumn(2).getInt64(),
+                      q.getColumn(3).getInt64()});
+    }
+    return rows;
+  };
+  testing::TestRuntime a;
+  AddAll(a);
+  Ok(a, "feedback_record", {{"tool", "Bash"}, {"outcome", "success"}, {"latency_ms", 10}});
+  Ok(a, "feedback_record", {{"tool", "Bash"}, {"outcome", "success"}, {"latency_ms", 30}});
+  Ok(a, "feedback_record", {{"tool", "Grep"}, {"outcome", "success"}});
+  testing::TestRuntime b;
+  AddAll(b);
+  Ok(b, "feedback_record", {{"tool", "Bash"}, {"outcome", "failure"}, {"latency_ms", 20}});
+  ASSERT_EQ(stats(b, "affective_totals"), json::parse("[[1, 0, 1, 1]]"));
+  const double decay_before = b.Db().execAndGet("SELECT decay_n FROM affective_totals WHERE tool = 'Bash'").getDouble();
+
+  const json envelope = host::BuildExport(*a.runtime, "test");
+  host::ImportExport(*b.runtime, envelope);
+  EXPECT_EQ(stats(b, "affective_totals"), json::parse("[[3, 2, 1, 3]]")) << "summed, not kept";
+  EXPECT_EQ(stats(b, "affective_buckets"), json::parse("[[3, 2, 1, 3]]"));
+  EXPECT_EQ(b.Db().execAndGet("SELECT count(*) FROM affective_outcomes WHERE tool = 'Bash'").getInt(), 3);
+  // A key only the file has arrives as the file wrote it.
+  EXPECT_EQ(b.Db().execAndGet("SELECT n FROM affective_totals WHERE tool = 'Grep'").getInt(), 1);
+  // The decayed score sees all three outcomes too (all at one time: forward-decay n is 3x).
+  EXPECT_NEAR(b.Db().execAndGet("SELECT decay_n FROM affective_totals WHERE tool = 'Bash'").getDouble(),
+              3.0 * decay_before, 1e-9);
+
+  const json settled = Sections(b);
+  auto again = host::ImportExport(*b.runtime, envelope);
+  EXPECT_EQ(again["affective"].inserted, 0);
+  EXPECT_EQ(Sections(b), settled) << "a second import of the same file changes nothing";
+  EXPECT_EQ(stats(b, "affective_totals"), json::parse("[[3, 2, 1, 3]]"));
+}
+
 class Refusal : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -212,6 +255,52 @@ TEST_F(Refusal, SecretInAnyTextColumnOfAnyLayer) {
       }
     }
   }
+}
+
+// Ids stored as text, outside SQL foreign keys: a dangling one names table, row and field.
+void SetField(json& file, const std::string& layer, const std::string& table, std::size_t row, const std::string& column,
+              const json& value) {
+  auto& t = file["sections"][layer]["tables"][table];
+  ASSERT_LT(row, t["rows"].size()) << table;
+  const auto& cols = t["columns"];
+  const auto at = static_cast<std::size_t>(std::find(cols.begin(), cols.end(), column) - cols.begin());
+  ASSERT_LT(at, cols.size()) << column;
+  t["rows"][row][at] = value;
+}
+
+TEST_F(Refusal, HistoryRowAboutNoMemory) {
+  json file = good;
+  SetField(file, "semantic", "semantic_memory_history", 0, "memory_id", "019aaaaa-0000-7000-8000-00000000dead");
+  ExpectRefused(file, "table semantic_memory_history row 1 field memory_id: \"019aaaaa-0000-7000-8000-00000000dead\" "
+                      "names no semantic_memories.id");
+}
+
+TEST_F(Refusal, SuccessorThatDoesNotExist) {
+  json file = good;
+  SetField(file, "semantic", "semantic_memories", 0, "superseded_by", "019aaaaa-0000-7000-8000-00000000beef");
+  ExpectRefused(file, "table semantic_memories row 1 field superseded_by");
+}
+
+TEST_F(Refusal, RelationReplacingNoRelation) {
+  json file = good;
+  SetField(file, "semantic", "semantic_relations", 0, "replaces", "019aaaaa-0000-7000-8000-0000000000ff");
+  ExpectRefused(file, "field replaces");
+}
+
+// A purged memory leaves a "purged" history row that still names it: a legitimate export.
+TEST(ExportImport, PurgedMemoryHistoryStillImports) {
+  testing::TestRuntime a;
+  AddAll(a);
+  Populate(a, "one");
+  auto m = Ok(a, "memory_remember", {{"text", "A mistaken note to purge"}, {"kind", "fact"}});
+  const std::string id = m.structured["results"][0]["id"];
+  Ok(a, "memory_forget", {{"id", id}, {"purge", true}});
+  const json envelope = host::BuildExport(*a.runtime, "test");
+  testing::TestRuntime b;
+  AddAll(b);
+  EXPECT_NO_THROW(host::ImportExport(*b.runtime, envelope));
+  EXPECT_EQ(Sections(b)["semantic"]["tables"]["semantic_memory_history"],
+            envelope["sections"]["semantic"]["tables"]["semantic_memory_history"]);
 }
 
 TEST_F(Refusal, NotAnExportOrLayerNotEnabled) {

@@ -242,5 +242,22 @@ TEST_F(ForeignImport, UnknownFormatAndUndetectableFileSayWhatToSend) {
   EXPECT_NE(Refusal(Write("notes.txt", "hello\n"), "auto").find("--from"), std::string::npos);
 }
 
+TEST_F(ForeignImport, OtherAgentsRuleFilesAreDetectedAsAgentsMd) {
+  for (const std::string name : {"GEMINI.md", ".cursorrules", "copilot-instructions.md", "CONVENTIONS.md", "style.mdc"}) {
+    SCOPED_TRACE(name);
+    const auto report = Import(Write(name, "# Style\n- Prefer early returns in " + name + " code.\n"), "auto");
+    EXPECT_EQ(report.format, "agents-md");
+    EXPECT_EQ(report.layers.at("memories").inserted, 1);
+  }
+}
+
+TEST_F(ForeignImport, AnEmptyFileSaysSoForEveryFormat) {
+  for (const std::string format : {"auto", "claude-md", "mcp-memory", "token-goat", "kioku"}) {
+    SCOPED_TRACE(format);
+    EXPECT_NE(Refusal(Write("CLAUDE.md", format == "auto" ? "\xEF\xBB\xBF \n\n" : ""), format).find("the file is empty"),
+              std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace kioku

@@ -1,52 +1,20 @@
 // `kioku export` and `kioku import`.
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <fstream>
 #include <iostream>
 
 #include "cli/commands.hpp"
 #include "data/data_export.hpp"
 #include "data/foreign_import.hpp"
-#include "kioku/sdk/json.hpp"
+#include "data/private_file.hpp"
 
 #ifndef KIOKU_VERSION
 #define KIOKU_VERSION "0.0.0"
 #endif
 
 namespace kioku::host::cli {
-namespace {
-
-// Writes `text` to `path` with mode 0600 (an export holds everything kioku knows) through
-// a temporary file renamed into place, so a failed write leaves no half file behind.
-void WritePrivateFile(const std::filesystem::path& path, const std::string& text) {
-  const std::string tmp = path.string() + ".tmp-" + std::to_string(::getpid());
-  const int fd = ::open(tmp.c_str(), O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0600);
-  if (fd < 0) throw std::runtime_error("cannot write " + path.string());
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n <= 0) {
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw std::runtime_error("cannot write " + path.string() + " (disk full?)");
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  ::fsync(fd);
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    ::unlink(tmp.c_str());
-    throw std::runtime_error("cannot move " + tmp + " to " + path.string());
-  }
-}
-
-}  // namespace
 
 std::string RenderExport(Runtime& runtime, const std::string& format) {
-  nlohmann::json envelope = BuildExport(runtime, KIOKU_VERSION);
-  return format == "md" ? ExportMarkdown(envelope) : sdk::DumpJson(envelope, 1) + "\n";
+  return ExportText(BuildExport(runtime, KIOKU_VERSION), format);
 }
 
 int Export(const GlobalOptions& global, const std::string& format, const std::string& output, std::ostream& out) {

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <sys/stat.h>
 
+#include "data/export_tool.hpp"
 #include "logging.hpp"
 #include "migrations.hpp"
 #include "plugin_loader.hpp"
@@ -72,6 +73,7 @@ Loaded LoadRuntime(const GlobalOptions& options, StartMode mode, bool one_shot) 
     auto it = config.plugin_settings.find(name);
     loaded.runtime->LoadPlugin(name, module, it == config.plugin_settings.end() ? nlohmann::json::object() : it->second);
   }
+  AddExportTool(*loaded.runtime, KIOKU_VERSION);
   try {
     loaded.runtime->Start(mode);
   } catch (const DatabaseLockedError&) {

@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "data/private_file.hpp"
+#include "database_use_lock.hpp"
 #include "kioku/sdk/db.hpp"
 
 namespace kioku::host {
@@ -21,17 +23,6 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kPrefix = "kioku-";
-
-// "20261201T183700123Z": sortable, and free of ':' (not allowed in names on some systems).
-std::string Stamp(std::int64_t ms) {
-  std::time_t secs = static_cast<std::time_t>(ms / 1000);
-  std::tm tm{};
-  ::gmtime_r(&secs, &tm);
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%04d%02d%02dT%02d%02d%02d%03dZ", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-                tm.tm_hour, tm.tm_min, tm.tm_sec, static_cast<int>(((ms % 1000) + 1000) % 1000));
-  return buf;
-}
 
 std::optional<std::int64_t> ParseStamp(const std::string& name) {
   // kioku-YYYYMMDDTHHMMSSmmmZ[-N].db
@@ -66,13 +57,6 @@ std::map<std::string, int> Versions(SQLite::Database& db, const std::string& wha
   return out;
 }
 
-void MakePrivateDir(const fs::path& dir) {
-  std::error_code ec;
-  fs::create_directories(dir, ec);
-  if (ec) throw std::runtime_error("cannot create backup directory " + dir.string() + ": " + ec.message());
-  ::chmod(dir.c_str(), 0700);
-}
-
 }  // namespace
 
 fs::path BackupDir(const BackupSettings& settings, const fs::path& data_dir) {
@@ -98,7 +82,7 @@ SnapshotInfo TakeSnapshot(const fs::path& db_path, const fs::path& dir, std::int
   std::error_code ec;
   if (!fs::is_regular_file(db_path, ec)) throw std::runtime_error("no database at " + db_path.string() + " to snapshot");
   MakePrivateDir(dir);
-  const fs::path tmp = dir / (".kioku-snapshot-" + std::to_string(::getpid()) + "-" + Stamp(now_ms) + ".tmp");
+  const fs::path tmp = dir / (".kioku-snapshot-" + std::to_string(::getpid()) + "-" + FileStamp(now_ms) + ".tmp");
   fs::remove(tmp, ec);
   struct Cleanup {
     const fs::path& p;
@@ -128,13 +112,8 @@ SnapshotInfo TakeSnapshot(const fs::path& db_path, const fs::path& dir, std::int
     const std::string check = IntegrityCheck(copy);
     if (check != "ok") throw std::runtime_error("snapshot failed integrity_check: " + check);
   }
-  const std::string base = kPrefix + Stamp(now_ms);
-  for (int n = 0; n < 1000; ++n) {
-    const fs::path target = dir / (base + (n ? "-" + std::to_string(n) : std::string()) + ".db");
-    if (::link(tmp.c_str(), target.c_str()) == 0) return {target, now_ms, fs::file_size(target, ec)};
-    if (errno != EEXIST) throw std::runtime_error("cannot create " + target.string() + ": " + std::strerror(errno));
-  }
-  throw std::runtime_error("too many snapshots named " + base + " in " + dir.string());
+  const fs::path target = LinkToFreeName(tmp, dir, kPrefix + FileStamp(now_ms), ".db");
+  return {target, now_ms, fs::file_size(target, ec)};
 }
 
 std::vector<fs::path> RotateSnapshots(const fs::path& dir, int keep) {
@@ -187,8 +166,15 @@ void CheckRestorable(const fs::path& file, const fs::path& db_path) {
 
 fs::path RestoreSnapshot(const fs::path& file, const fs::path& db_path, std::int64_t now_ms) {
   CheckRestorable(file, db_path);
+  // Held to the end: no kioku process starts on the database while it is replaced.
+  const auto exclusive = DatabaseUseLock::TryAcquire(db_path, DatabaseUseLock::Mode::kExclusive);
+  if (!exclusive) {
+    throw std::runtime_error(db_path.string() + " is open in a running kioku process (`kioku serve`, a hook or " +
+                             "another command holds " + DatabaseUseLock::LockPath(db_path).string() +
+                             "); stop every kioku using it, then restore again");
+  }
   std::error_code ec;
-  const fs::path tmp = db_path.parent_path() / (".kioku-restore-" + Stamp(now_ms) + ".tmp");
+  const fs::path tmp = db_path.parent_path() / (".kioku-restore-" + FileStamp(now_ms) + ".tmp");
   fs::remove(tmp, ec);
   fs::copy_file(file, tmp, ec);
   if (ec) throw std::runtime_error("cannot copy " + file.string() + " to " + tmp.string() + ": " + ec.message());
@@ -203,7 +189,7 @@ fs::path RestoreSnapshot(const fs::path& file, const fs::path& db_path, std::int
         throw std::runtime_error(db_path.string() + " is in use (checkpoint blocked); stop every kioku serve first");
       }
     }
-    aside = db_path.string() + ".before-restore-" + Stamp(now_ms);
+    aside = db_path.string() + ".before-restore-" + FileStamp(now_ms);
     if (::link(db_path.c_str(), aside.c_str()) != 0) {
       const std::string why = std::strerror(errno);
       fs::remove(tmp, ec);

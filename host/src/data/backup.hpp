@@ -58,7 +58,9 @@ void CheckRestorable(const std::filesystem::path& file, const std::filesystem::p
 
 /// Restores `file` as `db_path`: CheckRestorable, then the current database is
 /// checkpointed and moved aside to `<db_path>.before-restore-<time>` (returned), and a
-/// 0600 copy of `file` takes its place by rename. Stop every `kioku serve` first.
+/// 0600 copy of `file` takes its place by rename. Refused (std::runtime_error saying so,
+/// nothing changed) while any kioku process has the database open: the restore takes the
+/// use lock exclusive (database_use_lock.hpp) and holds it until the new file is in place.
 std::filesystem::path RestoreSnapshot(const std::filesystem::path& file, const std::filesystem::path& db_path,
                                       std::int64_t now_ms);
 

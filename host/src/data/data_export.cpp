@@ -85,6 +85,22 @@ std::string ExportMarkdown(const json& envelope) {
   return out.str();
 }
 
+std::string ExportText(const json& envelope, const std::string& format) {
+  return format == "md" ? ExportMarkdown(envelope) : sdk::DumpJson(envelope, 1) + "\n";
+}
+
+std::map<std::string, std::int64_t> ExportRowCounts(const json& envelope) {
+  std::map<std::string, std::int64_t> out;
+  for (const auto& [layer, section] : envelope.at("sections").items()) {
+    std::int64_t rows = 0;
+    if (section.contains("tables")) {
+      for (const auto& [table, body] : section["tables"].items()) rows += static_cast<std::int64_t>(body["rows"].size());
+    }
+    out[layer] = rows;
+  }
+  return out;
+}
+
 ImportReport ImportExport(Runtime& runtime, const json& envelope) {
   if (!IsKiokuExport(envelope) || !envelope["kioku_export"].is_number_integer()) {
     throw std::runtime_error("not a kioku export: expected an object with an integer \"kioku_export\" version");

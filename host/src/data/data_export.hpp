@@ -21,6 +21,13 @@ nlohmann::json BuildExport(Runtime& runtime, const std::string& kioku_version);
 /// (non-empty values only, long values cut at 200 bytes).
 std::string ExportMarkdown(const nlohmann::json& envelope);
 
+/// The envelope as written to a file: "json" (indented by one space, newline-terminated)
+/// or "md" (ExportMarkdown). Any other format is "json".
+std::string ExportText(const nlohmann::json& envelope, const std::string& format);
+
+/// Rows per layer of `envelope` (every table's rows summed), e.g. {"semantic": 120}.
+std::map<std::string, std::int64_t> ExportRowCounts(const nlohmann::json& envelope);
+
 /// Per-layer counts of an import.
 using ImportReport = std::map<std::string, sdk::ImportCounts>;
 

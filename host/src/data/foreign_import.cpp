@@ -58,6 +58,10 @@ ForeignImportReport ImportFile(Runtime& runtime, const std::string& file, const 
     if (!foreign) throw std::runtime_error("unknown import format '" + format + "'; send one of " + JoinFormats(runtime));
   }
   const std::string text = ReadText(file);
+  if (text.find_first_not_of(" \t\r\n", text.starts_with("\xEF\xBB\xBF") ? 3 : 0) == std::string::npos) {
+    throw std::runtime_error(file + ": the file is empty (" + std::to_string(text.size()) +
+                             " bytes, no text); nothing to import");
+  }
   if (format == "auto") {
     const nlohmann::json doc = nlohmann::json::parse(text, nullptr, false);
     if (!IsKiokuExport(doc)) {

@@ -323,7 +323,14 @@ json Dispatcher::CallTool(const json& params, Session& session, bool modern,
     }
     args = *a;
   }
-  if (runtime_.FindTool(name) == nullptr) throw RpcError{kInvalidParams, "Unknown tool: " + name};
+  const RegisteredTool* tool = runtime_.FindTool(name);
+  if (tool == nullptr) throw RpcError{kInvalidParams, "Unknown tool: " + name};
+  if (tool->every_project && !session.allowed_projects.empty()) {
+    // Whatever project the call names, the tool reads every project's data.
+    throw RpcError{kProjectForbidden, "Forbidden: " + name + " reads every project's data, and agent '" +
+                                          session.base_caller.agent_id + "' has a token limited to some projects; "
+                                          "ask the operator to run `kioku export`, or use a token without `projects`"};
+  }
 
   sdk::Caller caller = CallerFor(params, session, modern);
   json ask;

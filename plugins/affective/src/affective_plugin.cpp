@@ -24,7 +24,7 @@ std::vector<sdk::Migration> AffectivePlugin::Migrations() const {
 }
 
 void AffectivePlugin::Register(sdk::Registrar& registrar) {
-  registrar.AddExporter(AffectiveExporter());
+  registrar.AddExporter(AffectiveExporter(recorder_.HalfLifeMs()));
   RegisterRecordTool(registrar, context_);
   RegisterQueryTool(registrar, context_);
   RegisterRouteTool(registrar, context_);

@@ -1,5 +1,6 @@
 #include "store.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -192,8 +193,7 @@ WriteStats WriteOutcomes(SQLite::Database& db, const std::vector<OutcomeRecord>&
       "INSERT INTO affective_outcomes (at_ms, tool, agent_id, model, project_id, session_id, "
       "outcome, latency_ms, confidence, error_class, error, source, source_id) "
       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING");
-  std::map<Key5, BucketDelta> buckets;
-  std::map<Key4, TotalDelta> totals;
+  std::vector<OutcomeRecord> inserted;
   for (const auto& r : records) {
     insert.reset();
     insert.clearBindings();
@@ -210,15 +210,28 @@ WriteStats WriteOutcomes(SQLite::Database& db, const std::vector<OutcomeRecord>&
       continue;
     }
     ++stats.inserted;
+    inserted.push_back(r);
+  }
+  FoldOutcomes(db, inserted, inserted, half_life_ms);
+  return stats;
+}
+
+void FoldOutcomes(SQLite::Database& db, const std::vector<OutcomeRecord>& into_buckets,
+                  const std::vector<OutcomeRecord>& into_totals, double half_life_ms) {
+  std::map<Key5, BucketDelta> buckets;
+  std::map<Key4, TotalDelta> totals;
+  for (const auto& r : into_buckets) {
     const std::int64_t day = DayOf(r.at_ms);
     auto& b = buckets[Key5{r.tool, r.agent_id, r.model, r.project_id, day}];
     b.c.Add(r);
     b.offset_sum_ms += r.at_ms - day * sdk::kMsPerDay;
+  }
+  for (const auto& r : into_totals) {
     auto& t = totals[Key4{r.tool, r.agent_id, r.model, r.project_id}];
     t.c.Add(r);
     t.events.emplace_back(r.at_ms, SuccessCredit(r.outcome));
   }
-  if (buckets.empty()) return stats;
+  if (buckets.empty() && totals.empty()) return;
 
   // Day buckets: counters add up in SQL; the histogram BLOB is merged here.
   SQLite::Statement find_bucket(
@@ -325,7 +338,70 @@ WriteStats WriteOutcomes(SQLite::Database& db, const std::vector<OutcomeRecord>&
       insert_total.exec();
     }
   }
-  return stats;
+}
+
+void BeginImportBaseline(SQLite::Database& db) {
+  // TEMP tables live in this connection's temp schema: a retried transaction recreates them.
+  db.exec(
+      "DROP TABLE IF EXISTS temp.affective_import_outcomes;"
+      "DROP TABLE IF EXISTS temp.affective_import_buckets;"
+      "DROP TABLE IF EXISTS temp.affective_import_totals;"
+      "CREATE TEMP TABLE affective_import_outcomes (id INTEGER PRIMARY KEY);"
+      "CREATE TEMP TABLE affective_import_buckets (id INTEGER PRIMARY KEY);"
+      "CREATE TEMP TABLE affective_import_totals (id INTEGER PRIMARY KEY);"
+      "INSERT INTO temp.affective_import_outcomes SELECT id FROM main.affective_outcomes;"
+      "INSERT INTO temp.affective_import_buckets SELECT id FROM main.affective_buckets;"
+      "INSERT INTO temp.affective_import_totals SELECT id FROM main.affective_totals;");
+}
+
+std::int64_t FoldImportedOutcomes(SQLite::Database& db, double half_life_ms) {
+  std::vector<OutcomeRecord> added;
+  {
+    SQLite::Statement q(db, std::string("SELECT ") + kRawColumns +
+                                " FROM main.affective_outcomes WHERE id NOT IN "
+                                "(SELECT id FROM temp.affective_import_outcomes) ORDER BY id");
+    while (q.executeStep()) added.push_back(ReadRaw(q));
+  }
+  SQLite::Statement had_bucket(
+      db,
+      "SELECT EXISTS(SELECT 1 FROM main.affective_buckets b JOIN temp.affective_import_buckets x "
+      "ON x.id = b.id WHERE b.tool = ? AND b.agent_id = ? AND b.model = ? AND b.project_id = ? "
+      "AND b.day = ?)");
+  SQLite::Statement had_total(
+      db,
+      "SELECT EXISTS(SELECT 1 FROM main.affective_totals t JOIN temp.affective_import_totals x "
+      "ON x.id = t.id WHERE t.tool = ? AND t.agent_id = ? AND t.model = ? AND t.project_id = ?)");
+  std::map<Key5, bool> bucket_known;
+  std::map<Key4, bool> total_known;
+  std::vector<OutcomeRecord> into_buckets, into_totals;
+  for (const auto& r : added) {
+    const KeyFields fields{r.tool, r.agent_id, r.model, r.project_id};
+    const Key5 k5{r.tool, r.agent_id, r.model, r.project_id, DayOf(r.at_ms)};
+    auto b = bucket_known.find(k5);
+    if (b == bucket_known.end()) {
+      had_bucket.reset();
+      BindKey(had_bucket, 1, fields);
+      had_bucket.bind(5, static_cast<int64_t>(std::get<4>(k5)));
+      b = bucket_known.emplace(k5, had_bucket.executeStep() && had_bucket.getColumn(0).getInt() != 0).first;
+    }
+    if (b->second) into_buckets.push_back(r);
+    const Key4 k4{r.tool, r.agent_id, r.model, r.project_id};
+    auto t = total_known.find(k4);
+    if (t == total_known.end()) {
+      had_total.reset();
+      BindKey(had_total, 1, fields);
+      t = total_known.emplace(k4, had_total.executeStep() && had_total.getColumn(0).getInt() != 0).first;
+    }
+    if (t->second) into_totals.push_back(r);
+  }
+  had_bucket.reset();
+  had_total.reset();
+  FoldOutcomes(db, into_buckets, into_totals, half_life_ms);
+  db.exec(
+      "DROP TABLE temp.affective_import_outcomes;"
+      "DROP TABLE temp.affective_import_buckets;"
+      "DROP TABLE temp.affective_import_totals;");
+  return static_cast<std::int64_t>(std::max(into_buckets.size(), into_totals.size()));
 }
 
 bool DecayStale(SQLite::Database& db, double half_life_ms) {

@@ -56,6 +56,30 @@ struct WriteStats {
 WriteStats WriteOutcomes(SQLite::Database& db, const std::vector<OutcomeRecord>& records,
                          double half_life_ms);
 
+/// Folds `into_buckets` into their day buckets and `into_totals` into their all-time totals
+/// (rows already in affective_outcomes), as WriteOutcomes does for the rows it inserts:
+/// counters add, last_at_ms takes the later, histograms merge, forward-decay sums grow.
+/// Inside a write transaction.
+void FoldOutcomes(SQLite::Database& db, const std::vector<OutcomeRecord>& into_buckets,
+                  const std::vector<OutcomeRecord>& into_totals, double half_life_ms);
+
+/// Merge import of aggregates (`kioku import` into a database that has stats of its own).
+/// The rule, per table:
+///   - affective_outcomes (events): copied; a row already here is skipped (export.hpp);
+///   - affective_buckets / affective_totals: a key new to this database takes the file's
+///     row as it is (it counts the file's outcomes, also those its source has pruned); a key
+///     this database already has keeps its row and gains the outcomes the import added
+///     (recomputed from the imported event rows, so a second import of the same file adds
+///     nothing). Counts the file's row holds beyond its raw outcomes (pruned at the source)
+///     are not added: they cannot be told apart from outcomes both databases share;
+///   - affective_meta (housekeeping times of this database): kept.
+/// BeginImportBaseline records which outcomes, buckets and totals exist (TEMP tables, on
+/// this connection); FoldImportedOutcomes, after the rows are in, folds every outcome not
+/// in the baseline into the baseline's buckets and totals, drops the TEMP tables and returns
+/// how many outcomes it folded. Both run inside the import's write transaction.
+void BeginImportBaseline(SQLite::Database& db);
+std::int64_t FoldImportedOutcomes(SQLite::Database& db, double half_life_ms);
+
 /// True when some totals were written under another half-life (RebuildDecay has work);
 /// a read, so start-up takes no write lock when nothing changed.
 bool DecayStale(SQLite::Database& db, double half_life_ms);

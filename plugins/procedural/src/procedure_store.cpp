@@ -178,20 +178,25 @@ std::vector<std::pair<std::int64_t, Procedure>> LoadProceduresBySeq(
   return out;
 }
 
+// Keyset pages: rows after the last one shown, so a procedure saved between two pages
+// neither repeats a row nor hides one (an OFFSET would shift).
 std::vector<Procedure> ListProcedures(SQLite::Database& db, const std::string& project_id,
-                                      std::size_t offset, int limit) {
+                                      const std::string& after_name, const std::string& after_project, int limit) {
   SQLite::Statement q(db, std::string("SELECT ") + kColumns +
-                              " FROM procedural_procedures WHERE project_id IN (?1, '') AND "
-                              "current = 1 ORDER BY name, project_id LIMIT ?2 OFFSET ?3");
-  SQLite::bind(q, project_id, limit, static_cast<std::int64_t>(offset));
+                              " FROM procedural_procedures WHERE project_id IN (?1, '') AND current = 1 AND "
+                              "(name, project_id) > (?2, ?3) ORDER BY name, project_id LIMIT ?4");
+  SQLite::bind(q, project_id, after_name, after_project, limit);
   std::vector<Procedure> out;
   while (q.executeStep()) out.push_back(Read(q).second);
   return out;
 }
 
-std::size_t CountProcedures(SQLite::Database& db, const std::string& project_id) {
-  SQLite::Statement q(db, "SELECT count(*) FROM procedural_procedures WHERE project_id IN (?1, '') AND current = 1");
-  SQLite::bind(q, project_id);
+std::size_t CountProceduresAfter(SQLite::Database& db, const std::string& project_id, const std::string& after_name,
+                                 const std::string& after_project) {
+  SQLite::Statement q(db,
+                      "SELECT count(*) FROM procedural_procedures WHERE project_id IN (?1, '') AND current = 1 AND "
+                      "(name, project_id) > (?2, ?3)");
+  SQLite::bind(q, project_id, after_name, after_project);
   q.executeStep();
   return static_cast<std::size_t>(q.getColumn(0).getInt64());
 }

@@ -44,11 +44,13 @@ std::vector<std::int64_t> SearchProcedures(SQLite::Database& db, const std::stri
 /// Current procedures with the given row keys (any order).
 std::vector<std::pair<std::int64_t, Procedure>> LoadProceduresBySeq(
     SQLite::Database& db, const std::vector<std::int64_t>& seqs);
-/// Current procedures visible from `project_id`, by name then scope, from the `offset`-th.
+/// Current procedures visible from `project_id`, by name then scope, that sort after
+/// (after_name, after_project) — a keyset page; "" "" starts at the first.
 std::vector<Procedure> ListProcedures(SQLite::Database& db, const std::string& project_id,
-                                      std::size_t offset, int limit);
-/// How many current procedures are visible from `project_id` (what ListProcedures pages).
-std::size_t CountProcedures(SQLite::Database& db, const std::string& project_id);
+                                      const std::string& after_name, const std::string& after_project, int limit);
+/// How many of them sort after (after_name, after_project) ("" "" = all).
+std::size_t CountProceduresAfter(SQLite::Database& db, const std::string& project_id, const std::string& after_name,
+                                 const std::string& after_project);
 
 RunStats LoadRunStats(SQLite::Database& db, const std::string& scope, const std::string& name);
 

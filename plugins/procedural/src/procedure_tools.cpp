@@ -2,6 +2,9 @@
 // and runs whose outcome is published for the affective layer.
 #include <algorithm>
 #include <cmath>
+#include <optional>
+#include <string_view>
+#include <utility>
 
 #include "kioku/sdk/events.hpp"
 #include "kioku/sdk/json.hpp"
@@ -202,12 +205,71 @@ sdk::ToolResult FindByNameResult(ToolContext& ctx, const Json& args, const sdk::
   return sdk::ToolResult::Ok(text, std::move(out));
 }
 
+// List-mode cursors name the last row shown ("k:<hex name>:<hex scope>"); query and name
+// pages keep offsets ("o:N") over a ranking or a step list that a save does not reorder.
+constexpr const char* kListCursor = "k:";
+
+std::string HexEncode(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out += kDigits[c >> 4];
+    out += kDigits[c & 15];
+  }
+  return out;
+}
+
+std::optional<std::string> HexDecode(std::string_view hex) {
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+  };
+  if (hex.size() % 2 != 0) return std::nullopt;
+  std::string out;
+  for (std::size_t i = 0; i < hex.size(); i += 2) {
+    const int hi = nibble(hex[i]), lo = nibble(hex[i + 1]);
+    if (hi < 0 || lo < 0) return std::nullopt;
+    out += static_cast<char>(hi * 16 + lo);
+  }
+  return out;
+}
+
+std::pair<std::string, std::string> ListCursor(const Json& args) {
+  auto c = args.find("cursor");
+  if (c == args.end() || !c->is_string()) return {};
+  const std::string& cursor = c->get_ref<const std::string&>();
+  const auto colon = cursor.find(':', 2);
+  std::optional<std::string> name, scope;
+  if (cursor.starts_with(kListCursor) && colon != std::string::npos) {
+    name = HexDecode(std::string_view(cursor).substr(2, colon - 2));
+    scope = HexDecode(std::string_view(cursor).substr(colon + 1));
+  }
+  if (!name || !scope || name->empty()) {
+    throw sdk::ToolError(std::string("cursor \"") + cursor.substr(0, 40) + "\" is not one of the procedure list's " +
+                         (cursor.starts_with("o:") ? "(it pages a query or one procedure's steps: send that query or "
+                                                     "name again with it)"
+                                                   : "(send next_cursor from the previous list page)"));
+  }
+  return {*name, *scope};
+}
+
 sdk::ToolResult Find(ToolContext& ctx, const Json& args, const sdk::CallContext& call) {
   const Actor actor = ActorOf(call);
   auto& db = ctx.Db();
   const int limit = static_cast<int>(IntArg(args, "limit", 1, 50, 5));
+  const bool has_query = args.contains("query") && args["query"].is_string() && !args["query"].get<std::string>().empty();
+  if (args.contains("name") && has_query) {
+    throw sdk::ToolError("send name (one procedure, its steps) or query (a search), not both");
+  }
+  const bool list_cursor = args.contains("cursor") && args["cursor"].is_string() &&
+                           args["cursor"].get<std::string>().starts_with(kListCursor);
+  if (list_cursor && (args.contains("name") || has_query)) {
+    throw sdk::ToolError("this cursor pages the list of procedures (no name, no query); send it without name and "
+                         "query, or the next_cursor of a page of this search");
+  }
   if (args.contains("name")) return FindByNameResult(ctx, args, call, actor);
-  const std::size_t offset = sdk::CursorOffset(args, "procedure_find");
+  const std::size_t offset = has_query ? sdk::CursorOffset(args, "procedure_find") : 0;
   const std::size_t room = sdk::ResultRoom(call);
   Json list = Json::array();
   std::string text;
@@ -244,9 +306,11 @@ sdk::ToolResult Find(ToolContext& ctx, const Json& args, const sdk::CallContext&
     }
     return sdk::ToolResult::Ok(text, std::move(out));
   }
-  // Neither: the list by name, without steps.
-  const auto rows = ListProcedures(db, actor.project_id, offset, limit + 1);
-  sdk::ResultPage page(offset, static_cast<std::size_t>(limit), room);
+  // Neither: the list by name, without steps, in keyset pages (ListProcedures).
+  const auto after = ListCursor(args);
+  const auto rows = ListProcedures(db, actor.project_id, after.first, after.second, limit + 1);
+  sdk::ResultPage page(0, static_cast<std::size_t>(limit), room);
+  const Procedure* last = nullptr;
   for (const auto& p : rows) {
     const auto s = LoadRunStats(db, p.project_id, p.name);
     const std::string t = ProcedureText(p, s);
@@ -254,16 +318,17 @@ sdk::ToolResult Find(ToolContext& ctx, const Json& args, const sdk::CallContext&
     if (!page.Offer(sdk::RowBytes(j, t))) continue;
     text += (text.empty() ? "" : "\n") + t;
     list.push_back(std::move(j));
+    last = &p;
   }
-  const std::size_t total = CountProcedures(db, actor.project_id);
-  const std::size_t omitted = total > offset + page.Shown() ? total - offset - page.Shown() : 0;
+  const std::size_t omitted =
+      last ? CountProceduresAfter(db, actor.project_id, last->name, last->project_id) : 0;
   Json out = {{"procedures", std::move(list)}, {"omitted", omitted}};
-  if (omitted > 0 && !page.NextCursor().empty()) {
-    out["next_cursor"] = page.NextCursor();
+  if (omitted > 0 && last) {
+    out["next_cursor"] = kListCursor + HexEncode(last->name) + ":" + HexEncode(last->project_id);
     text += "\n… " + std::to_string(omitted) + " more" + (page.CutByRoom() ? " (result size cap)" : "") +
-            ": call procedure_find again with cursor \"" + page.NextCursor() + "\"";
+            ": call procedure_find again with cursor \"" + out["next_cursor"].get<std::string>() + "\"";
   }
-  if (rows.empty()) text = offset == 0 ? "no procedures yet" : "no more procedures";
+  if (rows.empty()) text = after.first.empty() ? "no procedures yet" : "no more procedures";
   return sdk::ToolResult::Ok(text, std::move(out));
 }
 

@@ -180,9 +180,22 @@ TEST_F(ToolsTest, ProceduresVersionRankAndRecordRuns) {
   EXPECT_EQ(ranked["procedures"][0]["name"], "hotfix") << text;
   auto listed = Ok("procedure_find", {{"limit", 1}});
   EXPECT_EQ(listed["procedures"].size(), 1u);
-  EXPECT_EQ(listed["next_cursor"], "o:1");
   EXPECT_EQ(listed["omitted"], 1);
-  EXPECT_EQ(Ok("procedure_find", {{"limit", 1}, {"cursor", "o:1"}})["procedures"].size(), 1u);
+  const std::string cursor = listed["next_cursor"];
+  EXPECT_EQ(cursor.rfind("k:", 0), 0u) << cursor;
+  const std::string first = listed["procedures"][0]["name"];
+  // A procedure saved between two pages that sorts before the cursor neither repeats a
+  // row nor hides one (an offset would show `first` again).
+  Ok("procedure_save", {{"name", "aaa-early"}, {"when", "first of all"}, {"steps", {"x"}}});
+  auto next = Ok("procedure_find", {{"limit", 1}, {"cursor", cursor}});
+  ASSERT_EQ(next["procedures"].size(), 1u);
+  EXPECT_NE(next["procedures"][0]["name"], first);
+  EXPECT_EQ(next["omitted"], 0);
+  // A cursor of another mode, and name with query, are refused and say what to send.
+  EXPECT_NE(Err("procedure_find", {{"cursor", "o:1"}}).find("query or one procedure's steps"), std::string::npos);
+  EXPECT_NE(Err("procedure_find", {{"query", "version"}, {"cursor", cursor}}).find("pages the list"), std::string::npos);
+  EXPECT_NE(Err("procedure_find", {{"cursor", "k:zz"}}).find("send next_cursor"), std::string::npos);
+  EXPECT_NE(Err("procedure_find", {{"name", "hotfix"}, {"query", "version"}}).find("not both"), std::string::npos);
 }
 
 // Across layers, through Host::CallTool: workspace_status shows the open plan's ready tasks

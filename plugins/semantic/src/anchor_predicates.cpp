@@ -11,6 +11,8 @@
 #include <nlohmann/json.hpp>
 #include <toml++/toml.h>
 
+#include "normalize.hpp"
+
 namespace kioku::semantic {
 namespace {
 
@@ -306,6 +308,10 @@ std::string EvalPackageVersion(const std::string& root, const std::string& manif
 }
 
 std::string FileStateSignature(const std::vector<fs::path>& files) {
+  // mtime has the kernel's timestamp granularity (a jiffy on many filesystems), so a
+  // same-size rewrite within one tick keeps mtime, size and inode: small files are told
+  // apart by their content, larger ones at least by ctime (set by every write and rename).
+  std::size_t hashed = 0;
   std::string sig;
   for (const fs::path& f : files) {
     struct stat st {};
@@ -314,7 +320,19 @@ std::string FileStateSignature(const std::vector<fs::path>& files) {
       continue;
     }
     sig += std::to_string(st.st_mtim.tv_sec) + "." + std::to_string(st.st_mtim.tv_nsec) + ":" +
-           std::to_string(st.st_size) + ":" + std::to_string(st.st_ino) + "|";
+           std::to_string(st.st_size) + ":" + std::to_string(st.st_ino);
+    const auto size = static_cast<std::size_t>(st.st_size);
+    if (S_ISREG(st.st_mode) && size <= kMaxHashedFileBytes && hashed + size <= kMaxHashedBytes) {
+      std::ifstream in(f, std::ios::binary);
+      std::string text(size, '\0');
+      in.read(text.data(), static_cast<std::streamsize>(size));
+      text.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+      hashed += size;
+      sig += ":h" + std::to_string(KeyHash({text}));
+    } else {
+      sig += ":c" + std::to_string(st.st_ctim.tv_sec) + "." + std::to_string(st.st_ctim.tv_nsec);
+    }
+    sig += "|";
   }
   return sig;
 }

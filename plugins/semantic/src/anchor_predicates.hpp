@@ -62,8 +62,14 @@ std::string ManifestVersion(const std::string& file_name, const std::string& tex
 /// Most entries one glob-exists walk visits.
 inline constexpr std::size_t kMaxGlobEntries = 20'000;
 
-/// The state of the files a verdict was read from: (path, exists, mtime ns, size, inode).
-/// Two equal signatures mean the verdict still holds.
+/// Files up to this size are part of a signature by content (a 64-bit FNV-1a hash)...
+inline constexpr std::size_t kMaxHashedFileBytes = 64 * 1024;
+/// ...while one signature has hashed less than this; the rest by ctime.
+inline constexpr std::size_t kMaxHashedBytes = 1024 * 1024;
+
+/// The state of the files a verdict was read from: (exists, mtime ns, size, inode) and, for
+/// a small regular file, a hash of its content (a same-size rewrite within one timestamp
+/// tick keeps the others), else its ctime. Two equal signatures mean the verdict holds.
 std::string FileStateSignature(const std::vector<std::filesystem::path>& files);
 
 /// Process-wide verdict cache: `key` (anchor + root) → verdict, valid while the

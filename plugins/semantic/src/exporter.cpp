@@ -2,10 +2,35 @@
 
 #include <SQLiteCpp/Statement.h>
 
+#include "kioku/sdk/export_references.hpp"
+
 namespace kioku::semantic {
+
+namespace {
+
+// Ids stored as text, outside the SQL foreign keys (the seq columns have those). A purged
+// memory's id stays named by its "purged" history row and by the memories it superseded.
+const std::vector<sdk::TextReference>& TextReferences() {
+  static const std::vector<sdk::TextReference> refs{
+      {"semantic_memory_history", "memory_id",
+       {{"semantic_memories", "id", "", ""}, {"semantic_memory_history", "memory_id", "action", "purged"}}},
+      {"semantic_memories", "superseded_by",
+       {{"semantic_memories", "id", "", ""}, {"semantic_memory_history", "memory_id", "action", "purged"}}},
+      {"semantic_relations", "replaces", {{"semantic_relations", "id", "", ""}}},
+  };
+  return refs;
+}
+
+}  // namespace
 
 sdk::ExporterSpec SemanticExporter() {
   sdk::ExporterSpec spec;
+  spec.import_section = [](SQLite::Database& db, const nlohmann::json& section) {
+    // After the rows (screened for secrets first); a refusal rolls the host's transaction back.
+    const sdk::ImportCounts counts = sdk::ImportLayerTables(db, "semantic", section);
+    sdk::CheckTextReferences(db, section, TextReferences());
+    return counts;
+  };
   // The embed queue is work in progress of this database (random tickets, attempts): it is
   // left out, and an import queues its memories again through the queue's triggers.
   spec.export_section = [](SQLite::Database& db) {

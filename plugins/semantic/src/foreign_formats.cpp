@@ -635,10 +635,24 @@ std::vector<sdk::ForeignFormat> SemanticForeignFormats(sdk::HostServices& host, 
   for (const char* name : {"claude-md", "agents-md"}) {
     sdk::ForeignFormat f;
     f.name = name;
-    f.summary = std::string("Markdown bullets (") + (f.name == "claude-md" ? "CLAUDE.md" : "AGENTS.md") +
+    f.summary = std::string("Markdown bullets (") +
+                (f.name == "claude-md" ? "CLAUDE.md"
+                                       : "AGENTS.md, GEMINI.md, copilot-instructions.md, .cursorrules, .windsurfrules, "
+                                         ".clinerules, CONVENTIONS.md, .cursor/rules/*.mdc") +
                 ") → pending memories";
-    const std::string file_name = f.name == "claude-md" ? "claude.md" : "agents.md";
-    f.detect = [file_name](const std::string& file, const std::string&) { return LooksLikeMarkdown(file, file_name); };
+    // Other agents' rule files are the same shape (bullets under headings): `auto` files
+    // them as agents-md.
+    const std::vector<std::string> names =
+        f.name == "claude-md" ? std::vector<std::string>{"claude.md", "claude.local.md"}
+                              : std::vector<std::string>{"agents.md", "gemini.md", "copilot-instructions.md",
+                                                         ".cursorrules", ".windsurfrules", ".clinerules",
+                                                         "conventions.md"};
+    f.detect = [names, mdc = f.name == "agents-md"](const std::string& file, const std::string&) {
+      for (const std::string& n : names) {
+        if (LooksLikeMarkdown(file, n)) return true;
+      }
+      return mdc && Lower(std::filesystem::path(file).extension().string()) == ".mdc";
+    };
     const std::string format = f.name;
     f.import = run([format](const Env& env, const sdk::ForeignImportRequest& r) { return ImportMarkdown(env, r, format); });
     formats.push_back(std::move(f));

@@ -2,6 +2,7 @@
 // verdict cache keyed on file state, confinement and the per-recall time bound.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
 #include <sys/stat.h>
 
 #include <filesystem>
@@ -116,6 +117,27 @@ TEST_F(AnchorPredicates, PackageVersionOfEveryManifest) {
   EXPECT_EQ(Eval("package-version package.json 2.4.1"), "contradicted");
   Write("broken/Cargo.toml", "[package\nversion = ");
   EXPECT_EQ(Eval("package-version broken/Cargo.toml 1.0"), "unverified");
+}
+
+// Within one timestamp tick a same-size rewrite keeps mtime, size and inode (set back here
+// to what they were): the content of a small file still changes the cached verdict.
+TEST_F(AnchorPredicates, CacheSeesASameSizeRewriteWithinOneTick) {
+  Write("package.json", R"({"name": "web", "version": "2.4.1"})");
+  struct stat before {};
+  ASSERT_EQ(::stat((root / "package.json").c_str(), &before), 0);
+  EXPECT_EQ(Eval("package-version package.json 2.4.1"), "affirmed");
+  {
+    std::fstream f(root / "package.json", std::ios::in | std::ios::out | std::ios::binary);  // same inode
+    f << R"({"name": "web", "version": "2.4.2"})";
+  }
+  const struct timespec times[2] = {before.st_atim, before.st_mtim};
+  ASSERT_EQ(::utimensat(AT_FDCWD, (root / "package.json").c_str(), times, 0), 0);
+  struct stat after {};
+  ASSERT_EQ(::stat((root / "package.json").c_str(), &after), 0);
+  ASSERT_EQ(after.st_mtim.tv_nsec, before.st_mtim.tv_nsec);
+  ASSERT_EQ(after.st_size, before.st_size);
+  ASSERT_EQ(after.st_ino, before.st_ino);
+  EXPECT_EQ(Eval("package-version package.json 2.4.1"), "contradicted");
 }
 
 // A Git index (version 2) written byte for byte as git's index-format.txt describes it.

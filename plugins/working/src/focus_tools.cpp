@@ -267,7 +267,10 @@ void RegisterFocusTools(sdk::Registrar& registrar, const Env& env) {
     spec.input_schema = schema::Object(
         {
             {"section", schema::Enum(SectionIds())},
-            {"content", schema::String(env.settings.max_focus_section_bytes, "Markdown")},
+            // The cap counts UTF-8 bytes (JSON Schema's maxLength would count characters).
+            {"content", {{"type", "string"},
+                         {"description", "Markdown, at most " +
+                                             std::to_string(env.settings.max_focus_section_bytes) + " bytes"}}},
             {"expected_version", schema::Integer(0, std::int64_t{1} << 50)},
             {"mode", schema::Enum({"replace", "append"})},
             {"agent_id", AgentIdProp()},

@@ -1,5 +1,7 @@
 #include "versioned.hpp"
 
+#include "kioku/sdk/caller.hpp"
+
 namespace kioku::working {
 
 WriteMode ModeArg(const Json& args) {
@@ -41,7 +43,10 @@ std::optional<std::string> VersionRefusal(const VersionedState& current,
            ". Nothing was written. Merge your change into the current content below and "
            "retry with expected_version " + std::to_string(current.version) + ".";
   }
-  if (current.version == 0 || current.updated_by == agent || mode == WriteMode::kAppend) {
+  // The text is the agent's own when its last writer is the same agent, whichever window
+  // or session (instance) wrote it: instances tell leases apart, not authorship.
+  if (current.version == 0 || sdk::HolderAgent(current.updated_by) == sdk::HolderAgent(agent) ||
+      mode == WriteMode::kAppend) {
     return std::nullopt;
   }
   return std::string(noun) + " is at version " + std::to_string(current.version) + who +

@@ -129,6 +129,30 @@ TEST_F(FocusTest, SectionsVersionIndependently) {
   EXPECT_NE(text.find("\n- regression test\n"), std::string::npos) << text;
 }
 
+// One configured agent (KIOKU_AGENT_ID) in two sessions, a server window (instance) and a
+// `kioku call` (no instance), owns its text: no version needed; another agent still is.
+TEST_F(FocusTest, TheSameAgentInAnotherSessionReplacesItsOwnText) {
+  sdk::Caller window = As("tester");
+  window.instance_id = "3f2a9c01";
+  sdk::Caller cli = As("tester");
+  cli.instance_id.clear();
+  sdk::Caller other_window = As("tester");
+  other_window.instance_id = "77aa0b12";
+  auto first = CallAs("focus_update", {{"section", "active_task"}, {"content", "from the window"}}, window);
+  ASSERT_FALSE(first.is_error) << first.text;
+  auto second = CallAs("focus_update", {{"section", "active_task"}, {"content", "from kioku call"}}, cli);
+  ASSERT_FALSE(second.is_error) << second.text;
+  auto third = CallAs("focus_update", {{"section", "active_task"}, {"content", "another window"}}, other_window);
+  ASSERT_FALSE(third.is_error) << third.text;
+  EXPECT_EQ(third.structured["version"], 3);
+  auto block = CallAs("block_write", {{"key", "k"}, {"content", "mine"}}, window);
+  ASSERT_FALSE(block.is_error) << block.text;
+  auto again = CallAs("block_write", {{"key", "k"}, {"content", "still mine"}}, cli);
+  ASSERT_FALSE(again.is_error) << again.text;
+  EXPECT_NE(Err("focus_update", {{"section", "active_task"}, {"content", "b's"}}, "agent-b").find("expected_version 3"),
+            std::string::npos);
+}
+
 TEST_F(FocusTest, ConcurrentEditsOfOneSectionNeverOverwriteSilently) {
   Ok("focus_update", {{"section", "in_progress"}, {"content", "a: step 1"}});
   // B read version 1 and writes; A, also holding version 1, then tries to replace.

@@ -1,0 +1,139 @@
+// The `data_export` tool: a new 0600 file under <data dir>/exports that imports back, never
+// replacing one; full profile only; refused to a connection whose token is limited to some
+// projects.
+#include <sys/stat.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <gtest/gtest.h>
+
+#include "data/data_export.hpp"
+#include "data/export_tool.hpp"
+#include "mcp/dispatcher.hpp"
+#include "test_runtime.hpp"
+
+#include "semantic_plugin.hpp"
+#include "affective_plugin.hpp"
+
+namespace kioku {
+namespace {
+
+using nlohmann::json;
+
+std::string Slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+class ExportTool : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    rt_.Add<semantic::SemanticPlugin>("semantic");
+    rt_.Add<affective::AffectivePlugin>("affective");
+    host::AddExportTool(*rt_.runtime, "test");
+    rt_.Start();
+    for (int i = 0; i < 3; ++i) {
+      auto r = rt_.Call("memory_remember", {{"text", "We deploy on Friday number " + std::to_string(i)}, {"kind", "fact"}});
+      ASSERT_FALSE(r.is_error) << r.text;
+    }
+  }
+  testing::TestRuntime rt_;
+};
+
+TEST_F(ExportTool, WritesANewPrivateFileThatImportsBack) {
+  auto r = rt_.Call("data_export", json::object());
+  ASSERT_FALSE(r.is_error) << r.text;
+  const std::string path = r.structured["path"];
+  EXPECT_EQ(std::filesystem::path(path).parent_path(), rt_.dir / "exports");
+  EXPECT_EQ(r.structured["format"], "json");
+  const std::string text = Slurp(path);
+  EXPECT_EQ(r.structured["bytes"].get<std::size_t>(), text.size());
+  struct stat st{};
+  ASSERT_EQ(::stat(path.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+  ASSERT_EQ(::stat((rt_.dir / "exports").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0700u);
+
+  const json envelope = json::parse(text);
+  EXPECT_EQ(envelope["sections"]["semantic"]["tables"]["semantic_memories"]["rows"].size(), 3u);
+  EXPECT_GE(r.structured["rows"]["semantic"].get<int>(), 3);
+  EXPECT_EQ(r.structured["rows"], json(host::ExportRowCounts(envelope)));
+  EXPECT_NE(r.text.find("kioku import"), std::string::npos) << r.text;
+  EXPECT_LT(r.text.size() + r.structured.dump().size(), 1024u) << "the result names the file; it is not the export";
+
+  testing::TestRuntime b;
+  b.Add<semantic::SemanticPlugin>("semantic");
+  b.Add<affective::AffectivePlugin>("affective");
+  b.Start();
+  auto report = host::ImportExport(*b.runtime, envelope);
+  EXPECT_EQ(report["semantic"].inserted, r.structured["rows"]["semantic"].get<std::int64_t>());
+}
+
+TEST_F(ExportTool, NeverReplacesAFileEvenAtTheSameMillisecond) {
+  auto first = rt_.Call("data_export", json::object());
+  auto second = rt_.Call("data_export", json::object());  // the manual clock did not move
+  ASSERT_FALSE(first.is_error) << first.text;
+  ASSERT_FALSE(second.is_error) << second.text;
+  EXPECT_NE(first.structured["path"], second.structured["path"]);
+  EXPECT_TRUE(std::filesystem::exists(first.structured["path"].get<std::string>()));
+  auto md = rt_.Call("data_export", {{"format", "md"}});
+  ASSERT_FALSE(md.is_error) << md.text;
+  EXPECT_EQ(std::filesystem::path(md.structured["path"].get<std::string>()).extension(), ".md");
+  EXPECT_NE(Slurp(md.structured["path"]).find("### semantic_memories (3 rows)"), std::string::npos);
+  auto bad = rt_.Call("data_export", {{"format", "xml"}});
+  EXPECT_TRUE(bad.is_error);
+  std::size_t files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(rt_.dir / "exports")) {
+    EXPECT_EQ(e.path().filename().string().rfind("kioku-export-", 0), 0u) << "no temporary left: " << e.path();
+    ++files;
+  }
+  EXPECT_EQ(files, 3u);
+}
+
+TEST_F(ExportTool, FullProfileOnlyAndOwnedByTheHost) {
+  const host::RegisteredTool* tool = nullptr;
+  for (const auto* t : rt_.runtime->AllTools()) {
+    if (t->spec.name == "data_export") tool = t;
+  }
+  ASSERT_NE(tool, nullptr);
+  EXPECT_EQ(tool->spec.profile, sdk::ToolProfile::kFull);
+  EXPECT_EQ(tool->plugin, host::kHostToolOwner);
+  EXPECT_TRUE(tool->every_project);
+}
+
+json CallExport(host::mcp::Dispatcher& d, host::mcp::Session& s) {
+  return *d.Handle({{"jsonrpc", "2.0"}, {"id", 7}, {"method", "tools/call"},
+                    {"params", {{"name", "data_export"}, {"arguments", json::object()}}}},
+                   s);
+}
+
+TEST_F(ExportTool, RefusedToATokenLimitedToSomeProjects) {
+  host::mcp::Dispatcher d(*rt_.runtime, host::mcp::DispatcherOptions{});
+  host::mcp::Session limited;
+  limited.id = "s-limited";
+  limited.base_caller.agent_id = "ci-bot";
+  limited.base_caller.agent_source = sdk::AgentSource::kToken;
+  sdk::ProjectInfo only;
+  only.id = "/tmp/project";
+  only.root = "/tmp/project";
+  limited.allowed_projects = {only};
+  const json refused = CallExport(d, limited);
+  ASSERT_TRUE(refused.contains("error")) << refused.dump();
+  EXPECT_EQ(refused["error"]["code"], -32003);
+  EXPECT_NE(refused["error"]["message"].get<std::string>().find("every project"), std::string::npos);
+  EXPECT_FALSE(std::filesystem::exists(rt_.dir / "exports")) << "nothing was written";
+
+  host::mcp::Session local;
+  local.id = "s-local";
+  local.base_caller.agent_id = "me";
+  const json ok = CallExport(d, local);
+  ASSERT_TRUE(ok.contains("result")) << ok.dump();
+  EXPECT_FALSE(ok["result"]["isError"].get<bool>()) << ok.dump();
+  EXPECT_TRUE(std::filesystem::exists(ok["result"]["structuredContent"]["path"].get<std::string>()));
+}
+
+}  // namespace
+}  // namespace kioku
