@@ -122,7 +122,7 @@ MemoryDraft Draft(Generator& g, int i) {
 struct Store {
   fs::path dir;
   std::unique_ptr<SQLite::Database> db;
-  std::unique_ptr<StatementCache> statements = std::make_unique<StatementCache>();
+  std::unique_ptr<sdk::StatementCache> statements = std::make_unique<sdk::StatementCache>();
   std::unique_ptr<sdk::ManualClock> clock;
   Settings settings;
   double write_seconds = 0;

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <set>
 
+#include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/text.hpp"
 #include "anchors.hpp"
 #include "normalize.hpp"
@@ -55,25 +56,24 @@ struct ReviewStates {
 };
 
 ReviewStates ScanReviewStates(const Env& env, const Viewer& viewer, std::int64_t now) {
-  SQLite::Statement& q = env.Stmt(
+  sdk::CachedStatement q = env.Stmt(
       "SELECT m.seq, m.status FROM semantic_memories m "
       "WHERE m.status IN ('pinned', 'pending', 'contested') AND (m.expires_at IS NULL OR m.expires_at > ?1) "
       "AND (m.scope = 'global' OR (?2 <> '' AND m.project_id = ?2)) "
       "ORDER BY m.status = 'pinned' DESC, m.importance DESC, m.updated_at DESC");
-  q.bind(1, now);
-  q.bind(2, viewer.project_id);
+  sdk::Bind(*q, now, viewer.project_id);
   ReviewStates out;
-  while (q.executeStep()) {
-    const std::string status = q.getColumn(1).getString();
+  while (q->executeStep()) {
+    const std::string status = q->getColumn(1).getString();
     if (status == "pinned") {
-      if (out.pinned.size() < static_cast<std::size_t>(kPinnedLimit)) out.pinned.push_back(q.getColumn(0).getInt64());
+      if (out.pinned.size() < static_cast<std::size_t>(kPinnedLimit)) out.pinned.push_back(q->getColumn(0).getInt64());
     } else if (status == "pending") {
       ++out.pending;
     } else {
       ++out.contested;
     }
   }
-  q.reset();
+  q->reset();
   return out;
 }
 
@@ -86,16 +86,14 @@ void AddWithheld(sdk::ContextContribution& c, int pending, int contested, std::s
 
 // Active, unpinned memories whose decayed confidence fell below housekeeping.stale_below.
 int CountStale(const Env& env, const Viewer& viewer, std::int64_t now) {
-  SQLite::Statement& q = env.Stmt(
+  sdk::CachedStatement q = env.Stmt(
       "SELECT COUNT(*) FROM semantic_memories m JOIN semantic_memory_decay d ON d.memory_seq = m.seq "
       "WHERE m.status = 'active' AND d.confidence < ?3 AND d.ref_at >= m.updated_at "
       "AND (m.expires_at IS NULL OR m.expires_at > ?1) AND (m.scope = 'global' OR (?2 <> '' AND m.project_id = ?2))");
-  q.bind(1, now);
-  q.bind(2, viewer.project_id);
-  q.bind(3, env.settings.housekeeping.stale_below);
-  q.executeStep();
-  const int n = q.getColumn(0).getInt();
-  q.reset();
+  sdk::Bind(*q, now, viewer.project_id, env.settings.housekeeping.stale_below);
+  q->executeStep();
+  const int n = q->getColumn(0).getInt();
+  q->reset();
   return n;
 }
 

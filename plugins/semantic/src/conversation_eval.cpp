@@ -61,7 +61,7 @@ EvalReport RunConversationSet(std::istream& in, const Settings& settings_in,
   SQLite::Database db = sdk::OpenDatabase(":memory:");
   ApplyMigrations(db);
   sdk::ManualClock clock(kEvalNow);
-  StatementCache statements;  // after db: its statements must be finalized first
+  sdk::StatementCache statements;  // after db: its statements must be finalized first
   Env env{db, clock, settings, statements};
 
   std::map<std::string, std::string> memory_of_turn;  // turn id → memory id

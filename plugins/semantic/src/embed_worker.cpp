@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "kioku/sdk/db.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/vectors.hpp"
 #include "vectors.hpp"
 
@@ -26,7 +27,7 @@ std::optional<Identity> ReadIdentity(SQLite::Database& db, std::int64_t seq) {
   SQLite::Statement q(db,
                       "SELECT id, kind, scope, project_id, path, subject, value, status "
                       "FROM semantic_memories WHERE seq = ?");
-  q.bind(1, static_cast<int64_t>(seq));
+  sdk::Bind(q, static_cast<int64_t>(seq));
   if (!q.executeStep()) return std::nullopt;
   Identity i;
   i.id = q.getColumn(0).getString();
@@ -45,17 +46,14 @@ void History(SQLite::Database& db, const std::string& id, const char* action, st
   SQLite::Statement q(db,
                       "INSERT INTO semantic_memory_history(memory_id, action, at, agent_id, detail) "
                       "VALUES (?, ?, ?, 'kioku-embed', ?)");
-  q.bind(1, id);
-  q.bind(2, action);
-  q.bind(3, static_cast<int64_t>(at));
-  q.bind(4, detail);
+  sdk::Bind(q, id, action, static_cast<int64_t>(at), detail);
   q.exec();
 }
 
 // A memory embedded for the first time (not a re-embed after an edit or a model switch).
 bool HasAnyVector(SQLite::Database& db, std::int64_t seq) {
   SQLite::Statement q(db, "SELECT 1 FROM semantic_vectors WHERE memory_seq = ?");
-  q.bind(1, static_cast<int64_t>(seq));
+  sdk::Bind(q, static_cast<int64_t>(seq));
   return q.executeStep();
 }
 
@@ -178,15 +176,12 @@ bool EmbedWorker::Dedup(SQLite::Database& db, std::int64_t seq, const std::vecto
     SQLite::Statement a(db,
                         "UPDATE semantic_memories SET updated_at = max(updated_at, ?), "
                         "reaffirm_count = reaffirm_count + 1 WHERE seq = ?");
-    a.bind(1, static_cast<int64_t>(now));
-    a.bind(2, static_cast<int64_t>(hit.label));
+    sdk::Bind(a, static_cast<int64_t>(now), static_cast<int64_t>(hit.label));
     a.exec();
     SQLite::Statement b(db,
                         "UPDATE semantic_memories SET prior_status = status, status = 'superseded', "
                         "superseded_at = ?, superseded_by = ? WHERE seq = ?");
-    b.bind(1, static_cast<int64_t>(now));
-    b.bind(2, old->id);
-    b.bind(3, static_cast<int64_t>(seq));
+    sdk::Bind(b, static_cast<int64_t>(now), old->id, static_cast<int64_t>(seq));
     b.exec();
     const std::string cos = std::to_string(hit.score).substr(0, 5);
     History(db, old->id, "reaffirmed", now, "near-identical " + fresh->id + " (cosine " + cos + ")");

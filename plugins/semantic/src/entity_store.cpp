@@ -1,56 +1,52 @@
 #include "entity_store.hpp"
 
 #include "kioku/sdk/ids.hpp"
+#include "kioku/sdk/sql.hpp"
 
 namespace kioku::semantic {
 
 std::int64_t EnsureEntity(const Env& env, const std::string& type, const std::string& name,
                           const std::string& norm, std::int64_t now_ms) {
   {
-    SQLite::Statement& q =
+    sdk::CachedStatement q =
         env.Stmt("SELECT seq FROM semantic_entities WHERE norm_name = ? AND type = ?");
-    q.bind(1, norm);
-    q.bind(2, type);
-    if (q.executeStep()) {
-      const std::int64_t seq = q.getColumn(0).getInt64();
-      q.reset();
+    sdk::Bind(*q, norm, type);
+    if (q->executeStep()) {
+      const std::int64_t seq = q->getColumn(0).getInt64();
+      q->reset();
       return seq;
     }
-    q.reset();
+    q->reset();
   }
-  SQLite::Statement& ins = env.Stmt(
+  sdk::CachedStatement ins = env.Stmt(
       "INSERT INTO semantic_entities(id, type, name, norm_name, created_at) "
       "VALUES (?, ?, ?, ?, ?)");
-  ins.bind(1, sdk::NewId(now_ms));
-  ins.bind(2, type);
-  ins.bind(3, name);
-  ins.bind(4, norm);
-  ins.bind(5, now_ms);
-  ins.exec();
+  sdk::Bind(*ins, sdk::NewId(now_ms), type, name, norm, now_ms);
+  ins->exec();
   return env.db.getLastInsertRowid();
 }
 
 std::int64_t MaxEntitySeq(const Env& env) {
-  SQLite::Statement& q = env.Stmt("SELECT coalesce(max(seq), 0) FROM semantic_entities");
-  q.executeStep();
-  const std::int64_t v = q.getColumn(0).getInt64();
-  q.reset();
+  sdk::CachedStatement q = env.Stmt("SELECT coalesce(max(seq), 0) FROM semantic_entities");
+  q->executeStep();
+  const std::int64_t v = q->getColumn(0).getInt64();
+  q->reset();
   return v;
 }
 
 void IndexNewEntities(const Env& env, std::int64_t floor) {
-  SQLite::Statement& q = env.Stmt(
+  sdk::CachedStatement q = env.Stmt(
       "INSERT INTO semantic_entities_fts(rowid, name) SELECT seq, name FROM semantic_entities "
       "WHERE seq > ?");
-  q.bind(1, floor);
-  q.exec();
+  sdk::Bind(*q, floor);
+  q->exec();
 }
 
 std::optional<Entity> LoadEntity(SQLite::Database& db, std::int64_t seq) {
   SQLite::Statement q(db,
                       "SELECT seq, id, type, name, norm_name, created_at FROM semantic_entities "
                       "WHERE seq = ?");
-  q.bind(1, seq);
+  sdk::Bind(q, seq);
   if (!q.executeStep()) return std::nullopt;
   return Entity{q.getColumn(0).getInt64(), q.getColumn(1).getString(), q.getColumn(2).getString(),
                 q.getColumn(3).getString(), q.getColumn(4).getString(),

@@ -626,7 +626,7 @@ std::vector<TokenGoatFact> ParseTokenGoatExport(std::string_view text) {
 std::vector<sdk::ForeignFormat> SemanticForeignFormats(sdk::HostServices& host, const Settings& settings) {
   auto run = [&host, &settings](auto import) {
     return [&host, &settings, import](SQLite::Database& db, const sdk::ForeignImportRequest& request) {
-      StatementCache statements;
+      sdk::StatementCache statements;
       const Env env{db, host.GetClock(), settings, statements};
       return import(env, request);
     };

@@ -15,6 +15,7 @@
 #include "eval_support.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/fts.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "memory_store.hpp"
 #include "normalize.hpp"
 #include "schema.hpp"
@@ -49,15 +50,13 @@ std::vector<Memory> Bm25Baseline(const Env& env, const RecallRequest& r, const V
   }
   std::vector<Memory> out;
   if (match.empty()) return out;
-  SQLite::Statement& q = env.Stmt(
+  sdk::CachedStatement q = env.Stmt(
       std::string("SELECT ") + kMemoryColumns +
       " FROM semantic_fts f JOIN semantic_memories m ON m.seq = f.rowid WHERE semantic_fts "
       "MATCH ? AND (m.scope = 'global' OR m.project_id = ?) AND m.status IN "
       "('active','pinned','pending','contested') ORDER BY bm25(semantic_fts) LIMIT ?");
-  q.bind(1, match);
-  q.bind(2, v.project_id);
-  q.bind(3, r.limit);
-  while (q.executeStep()) out.push_back(ReadMemory(q));
+  sdk::Bind(*q, match, v.project_id, r.limit);
+  while (q->executeStep()) out.push_back(ReadMemory(*q));
   return out;
 }
 
@@ -147,7 +146,7 @@ EvalReport RunGoldenSet(std::istream& in, const Settings& settings_in, EvalRanke
   SQLite::Database db = sdk::OpenDatabase(":memory:");
   ApplyMigrations(db);
   sdk::ManualClock clock(kEvalNow);
-  StatementCache statements;  // after db: its statements must be finalized first
+  sdk::StatementCache statements;  // after db: its statements must be finalized first
   Env env{db, clock, settings, statements};
 
   // Oldest first, so later values supersede earlier ones as they would have in real use.
@@ -178,8 +177,7 @@ EvalReport RunGoldenSet(std::istream& in, const Settings& settings_in, EvalRanke
       }
       if (recalls > 0) {
         SQLite::Statement q(db, "UPDATE semantic_memories SET recall_count = ? WHERE id = ?");
-        q.bind(1, recalls);
-        q.bind(2, r.id);
+        sdk::Bind(q, recalls, r.id);
         q.exec();
       }
       if (!key.empty()) {

@@ -5,6 +5,7 @@
 #include "entities.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/ids.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/text.hpp"
 #include "normalize.hpp"
 
@@ -36,11 +37,7 @@ Relation Insert(SQLite::Database& db, Relation r, const std::string& agent_id) {
                       "INSERT INTO semantic_relations(id, from_seq, type, to_seq, valid_from, "
                       "valid_to, recorded_at, expired_at, agent_id, replaces) VALUES "
                       "(?,?,?,?,?,?,?,NULL,?,?)");
-  q.bind(1, r.id);
-  q.bind(2, r.from_seq);
-  q.bind(3, r.type);
-  q.bind(4, r.to_seq);
-  q.bind(5, r.valid_from);
+  sdk::Bind(q, r.id, r.from_seq, r.type, r.to_seq, r.valid_from);
   if (r.valid_to != 0) {
     q.bind(6, r.valid_to);
   } else {
@@ -62,8 +59,7 @@ Relation Insert(SQLite::Database& db, Relation r, const std::string& agent_id) {
 Relation Close(SQLite::Database& db, const Relation& old, std::int64_t valid_to,
                std::int64_t now, const std::string& agent_id) {
   SQLite::Statement q(db, "UPDATE semantic_relations SET expired_at = ? WHERE seq = ?");
-  q.bind(1, now);
-  q.bind(2, old.seq);
+  sdk::Bind(q, now, old.seq);
   q.exec();
   Relation copy = old;
   copy.valid_to = valid_to;
@@ -78,8 +74,7 @@ std::vector<Relation> Believed(SQLite::Database& db, std::int64_t from_seq,
   SQLite::Statement q(db, std::string("SELECT ") + kRelationColumns +
                               " FROM semantic_relations r WHERE r.from_seq = ? AND r.type = ? "
                               "AND r.expired_at IS NULL ORDER BY r.seq");
-  q.bind(1, from_seq);
-  q.bind(2, type);
+  sdk::Bind(q, from_seq, type);
   std::vector<Relation> out;
   while (q.executeStep()) out.push_back(ReadRelation(q));
   return out;
@@ -102,8 +97,7 @@ bool Touches(const Relation& r, std::int64_t from, std::int64_t to) {
 
 void Expire(SQLite::Database& db, const Relation& r, std::int64_t now) {
   SQLite::Statement q(db, "UPDATE semantic_relations SET expired_at = ? WHERE seq = ?");
-  q.bind(1, now);
-  q.bind(2, r.seq);
+  sdk::Bind(q, now, r.seq);
   q.exec();
 }
 
@@ -133,7 +127,7 @@ std::optional<Entity> FindEntity(SQLite::Database& db, const std::string& name_o
     if (!type.empty()) sql += " AND type = ?";
     sql += " ORDER BY seq LIMIT 1";
     SQLite::Statement q(db, sql);
-    q.bind(1, norm);
+    sdk::Bind(q, norm);
     if (!type.empty()) q.bind(2, type);
     if (q.executeStep()) return LoadEntity(db, q.getColumn(0).getInt64());
   }
@@ -155,7 +149,7 @@ std::optional<Entity> FindEntity(SQLite::Database& db, const std::string& name_o
     return std::nullopt;
   }
   SQLite::Statement q(db, "SELECT seq FROM semantic_entities WHERE id = ?");
-  q.bind(1, id);
+  sdk::Bind(q, id);
   if (!q.executeStep()) return std::nullopt;
   return LoadEntity(db, q.getColumn(0).getInt64());
 }

@@ -6,6 +6,7 @@
 #include "graph_store.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/fts.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/text.hpp"
 #include "normalize.hpp"
 #include "tools.hpp"
@@ -13,8 +14,8 @@
 namespace kioku::semantic {
 namespace {
 
-const Json kStr = {{"type", "string"}};
-const Json kStrOrNull = {{"type", {"string", "null"}}};
+const Json kStr = sdk::schema::Type("string");
+const Json kStrOrNull = sdk::schema::Nullable(sdk::schema::Type("string"));
 
 Json TimeOrNull(std::int64_t ms) { return ms == 0 ? Json(nullptr) : Json(sdk::FormatRfc3339(ms)); }
 
@@ -71,7 +72,7 @@ std::string RelationLine(const Relation& r, EntityNames& names) {
 }
 
 Json RelationSchema() {
-  return ObjectSchema({{"id", kStr}, {"from", kStr}, {"from_id", kStr}, {"type", kStr},
+  return sdk::schema::Output({{"id", kStr}, {"from", kStr}, {"from_id", kStr}, {"type", kStr},
                        {"to", kStr}, {"to_id", kStr}, {"valid_from", kStr},
                        {"valid_to", kStrOrNull}, {"recorded_at", kStr},
                        {"expired_at", kStrOrNull}, {"replaces", kStr}},
@@ -88,7 +89,7 @@ std::vector<std::string> LinkedMemories(SQLite::Database& db, std::int64_t entit
   sql += caller.project_id.empty() ? "m.scope = 'global'" : "(m.scope = 'global' OR m.project_id = ?)";
   sql += " ORDER BY me.memory_seq DESC LIMIT 5";
   SQLite::Statement q(db, sql);
-  q.bind(1, entity_seq);
+  sdk::Bind(q, entity_seq);
   if (!caller.project_id.empty()) q.bind(2, caller.project_id);
   std::vector<std::string> out;
   while (q.executeStep()) out.push_back(q.getColumn(0).getString());
@@ -142,7 +143,7 @@ sdk::ToolResult Graph(PluginContext& ctx, const Json& args, const sdk::CallConte
     throw sdk::ToolError("send either query (search entities by name) or entity (traverse from "
                          "one entity), exactly one of them");
   }
-  const std::optional<std::int64_t> as_of = OptionalTimeArg(args, "as_of");
+  const std::optional<std::int64_t> as_of = sdk::TimeArg(args, "as_of");
   const std::int64_t t = as_of.value_or(env.clock.NowMs());
   const GraphAxis axis = args.value("as_of_axis", "valid") == "transaction" ? GraphAxis::kTransaction
                                                                              : GraphAxis::kValid;
@@ -276,7 +277,7 @@ sdk::ToolResult Graph(PluginContext& ctx, const Json& args, const sdk::CallConte
 }  // namespace
 
 void RegisterGraphTools(sdk::Registrar& registrar, PluginContext& ctx) {
-  const Json entity_schema = ObjectSchema({{"id", kStr}, {"name", kStr}, {"type", kStr},
+  const Json entity_schema = sdk::schema::Output({{"id", kStr}, {"name", kStr}, {"type", kStr},
                                            {"memories", {{"type", "array"}, {"items", kStr}}}},
                                           {"id", "name", "type"});
   {
@@ -290,19 +291,19 @@ void RegisterGraphTools(sdk::Registrar& registrar, PluginContext& ctx) {
         "come from memory text and from entity_relate. as_of answers for a past time: "
         "as_of_axis \"valid\" (default) = what we now know was true then, \"transaction\" = "
         "what kioku believed then. history: true lists every row, closed ones included.";
-    spec.input_schema = ObjectSchema({
-        {"query", StringSchema(200, "Part of an entity name.")},
-        {"entity", StringSchema(500, "Entity name or id to traverse from.")},
-        {"type", StringSchema(32, "Only entities of this type (query search).")},
+    spec.input_schema = sdk::schema::Object({
+        {"query", sdk::schema::String(200, "Part of an entity name.")},
+        {"entity", sdk::schema::String(500, "Entity name or id to traverse from.")},
+        {"type", sdk::schema::String(32, "Only entities of this type (query search).")},
         {"depth", {{"type", "integer"}, {"minimum", 1}, {"maximum", 5},
                    {"description", "Hops from entity (default 1)."}}},
-        {"as_of", StringSchema(64, "RFC 3339 time to look at.")},
-        {"as_of_axis", EnumSchema({"valid", "transaction"}, "Time axis of as_of.")},
+        {"as_of", sdk::schema::String(64, "RFC 3339 time to look at.")},
+        {"as_of_axis", sdk::schema::Enum({"valid", "transaction"}, "Time axis of as_of.")},
         {"history", {{"type", "boolean"}, {"description", "Every row, ignoring time."}}},
         {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 5000},
                    {"description", "Most relations to return (capped by settings)."}}},
     });
-    spec.output_schema = ObjectSchema(
+    spec.output_schema = sdk::schema::Output(
         {{"entities", {{"type", "array"}, {"items", entity_schema}}},
          {"relations", {{"type", "array"}, {"items", RelationSchema()}}},
          {"truncated", {{"type", "boolean"}}},
@@ -325,19 +326,19 @@ void RegisterGraphTools(sdk::Registrar& registrar, PluginContext& ctx) {
         "name if new. valid_from/valid_to say when it held in the world (default: from now, "
         "open). For single-valued types (uses, owned_by, default_branch, …) a new target "
         "closes the previous one; others accumulate. Nothing is ever deleted.";
-    spec.input_schema = ObjectSchema(
+    spec.input_schema = sdk::schema::Object(
         {
-            {"from", StringSchema(500, "Source entity name or id.", 1)},
-            {"type", StringSchema(64, "Relation type, snake_case (uses, depends_on).", 1)},
-            {"to", StringSchema(500, "Target entity name or id.", 1)},
-            {"valid_from", StringSchema(64, "RFC 3339: true since (default now).")},
-            {"valid_to", StringSchema(64, "RFC 3339: true until (default open).")},
-            {"from_type", StringSchema(32, "Type for a new from entity (default guessed).")},
-            {"to_type", StringSchema(32, "Type for a new to entity (default guessed).")},
+            {"from", sdk::schema::String(500, "Source entity name or id.", 1)},
+            {"type", sdk::schema::String(64, "Relation type, snake_case (uses, depends_on).", 1)},
+            {"to", sdk::schema::String(500, "Target entity name or id.", 1)},
+            {"valid_from", sdk::schema::String(64, "RFC 3339: true since (default now).")},
+            {"valid_to", sdk::schema::String(64, "RFC 3339: true until (default open).")},
+            {"from_type", sdk::schema::String(32, "Type for a new from entity (default guessed).")},
+            {"to_type", sdk::schema::String(32, "Type for a new to entity (default guessed).")},
         },
         {"from", "type", "to"});
-    spec.output_schema = ObjectSchema({{"relation", RelationSchema()},
-                                       {"action", EnumSchema({"related", "already_known"}, "")},
+    spec.output_schema = sdk::schema::Output({{"relation", RelationSchema()},
+                                       {"action", sdk::schema::Enum({"related", "already_known"}, "")},
                                        {"closed", {{"type", "array"}, {"items", RelationSchema()}}}},
                                       {"relation", "action", "closed"});
     spec.annotations.idempotent = true;
@@ -345,8 +346,8 @@ void RegisterGraphTools(sdk::Registrar& registrar, PluginContext& ctx) {
       Env env = ctx.MakeEnv();
       const std::string type = NormalizeRelationType(args.at("type").get<std::string>());
       const std::int64_t now = env.clock.NowMs();
-      const std::int64_t valid_from = OptionalTimeArg(args, "valid_from").value_or(now);
-      const std::optional<std::int64_t> valid_to_arg = OptionalTimeArg(args, "valid_to");
+      const std::int64_t valid_from = sdk::TimeArg(args, "valid_from").value_or(now);
+      const std::optional<std::int64_t> valid_to_arg = sdk::TimeArg(args, "valid_to");
       // Checked here, not only in Relate: a given valid_to of 1970-01-01 must not read as
       // the store's "open" (0).
       if (valid_from < 0) throw sdk::ToolError("valid_from is before 1970-01-01; send a later time");
@@ -358,7 +359,7 @@ void RegisterGraphTools(sdk::Registrar& registrar, PluginContext& ctx) {
       const std::int64_t valid_to = valid_to_arg.value_or(0);
       const std::string from_type = AsciiLower(Trim(args.value("from_type", "")));
       const std::string to_type = AsciiLower(Trim(args.value("to_type", "")));
-      ScreenArguments(args);
+      sdk::ScreenSecrets(args);
       for (const char* f : {"from", "to"}) {
         const std::string v = args.at(f).get<std::string>();
         if (Trim(v).empty()) throw sdk::ToolError(std::string(f) + " is empty; send an entity name");
@@ -393,20 +394,20 @@ void RegisterGraphTools(sdk::Registrar& registrar, PluginContext& ctx) {
     spec.description =
         "Say that from -type-> to stopped holding (at `at`, default now). The relation is not "
         "deleted: its validity ends, and as_of queries before that time still see it.";
-    spec.input_schema = ObjectSchema(
+    spec.input_schema = sdk::schema::Object(
         {
-            {"from", StringSchema(500, "Source entity name or id.", 1)},
-            {"type", StringSchema(64, "Relation type.", 1)},
-            {"to", StringSchema(500, "Target entity name or id.", 1)},
-            {"at", StringSchema(64, "RFC 3339: when it stopped holding (default now).")},
+            {"from", sdk::schema::String(500, "Source entity name or id.", 1)},
+            {"type", sdk::schema::String(64, "Relation type.", 1)},
+            {"to", sdk::schema::String(500, "Target entity name or id.", 1)},
+            {"at", sdk::schema::String(64, "RFC 3339: when it stopped holding (default now).")},
         },
         {"from", "type", "to"});
-    spec.output_schema = ObjectSchema({{"ended", {{"type", "array"}, {"items", RelationSchema()}}}},
+    spec.output_schema = sdk::schema::Output({{"ended", {{"type", "array"}, {"items", RelationSchema()}}}},
                                       {"ended"});
     registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
       Env env = ctx.MakeEnv();
       const std::string type = NormalizeRelationType(args.at("type").get<std::string>());
-      const std::int64_t at = OptionalTimeArg(args, "at").value_or(env.clock.NowMs());
+      const std::int64_t at = sdk::TimeArg(args, "at").value_or(env.clock.NowMs());
       std::vector<Relation> ended;
       sdk::WithWriteTransaction(env.db, [&] {
         const Entity from = RequireEntity(env.db, args.at("from").get<std::string>(), "from");

@@ -1,6 +1,7 @@
 #include "import_store.hpp"
 
 #include "normalize.hpp"
+#include "kioku/sdk/sql.hpp"
 
 namespace kioku::semantic {
 
@@ -9,7 +10,7 @@ std::unordered_map<std::string, KnownMemory> KnownTexts(const Env& env, const Sc
   SQLite::Statement q(env.db,
                       "SELECT id, status, text FROM semantic_memories WHERE scope = 'global' OR "
                       "(project_id = ? AND project_id <> '') ORDER BY seq");
-  q.bind(1, scope.project_id);
+  sdk::Bind(q, scope.project_id);
   while (q.executeStep()) {
     known.emplace(NormalizeText(q.getColumn(2).getString()),
                   KnownMemory{q.getColumn(0).getString(), q.getColumn(1).getString()});
@@ -21,8 +22,7 @@ std::unordered_map<std::string, KnownMemory> KnownSourceRefs(const Env& env, con
   std::unordered_map<std::string, KnownMemory> known;
   SQLite::Statement q(env.db,
                       "SELECT id, status, source_ref FROM semantic_memories WHERE substr(source_ref, 1, ?) = ?");
-  q.bind(1, static_cast<int>(prefix.size()));
-  q.bind(2, prefix);
+  sdk::Bind(q, static_cast<int>(prefix.size()), prefix);
   while (q.executeStep()) {
     known.emplace(q.getColumn(2).getString(), KnownMemory{q.getColumn(0).getString(), q.getColumn(1).getString()});
   }
@@ -30,11 +30,10 @@ std::unordered_map<std::string, KnownMemory> KnownSourceRefs(const Env& env, con
 }
 
 void LinkMemoryEntity(const Env& env, std::int64_t memory_seq, std::int64_t entity_seq) {
-  SQLite::Statement& q =
+  sdk::CachedStatement q =
       env.Stmt("INSERT OR IGNORE INTO semantic_memory_entities(memory_seq, entity_seq) VALUES (?, ?)");
-  q.bind(1, memory_seq);
-  q.bind(2, entity_seq);
-  q.exec();
+  sdk::Bind(*q, memory_seq, entity_seq);
+  q->exec();
 }
 
 void ApplyImportedState(const Env& env, const Memory& m, const std::string& status,
@@ -45,29 +44,22 @@ void ApplyImportedState(const Env& env, const Memory& m, const std::string& stat
     SQLite::Statement q(env.db,
                         "UPDATE semantic_memories SET prior_status = 'active', status = 'superseded', "
                         "superseded_at = ?, superseded_by = ? WHERE seq = ?");
-    q.bind(1, now);
-    q.bind(2, superseded_by);
-    q.bind(3, m.seq);
+    sdk::Bind(q, now, superseded_by, m.seq);
     q.exec();
   } else if (status != m.status) {
     SQLite::Statement q(env.db, "UPDATE semantic_memories SET status = ? WHERE seq = ?");
-    q.bind(1, status);
-    q.bind(2, m.seq);
+    sdk::Bind(q, status, m.seq);
     q.exec();
   }
   if (captured_at > 0) {
     SQLite::Statement q(env.db, "UPDATE semantic_memories SET captured_at = ? WHERE seq = ?");
-    q.bind(1, captured_at);
-    q.bind(2, m.seq);
+    sdk::Bind(q, captured_at, m.seq);
     q.exec();
   }
   SQLite::Statement h(env.db,
                       "INSERT INTO semantic_memory_history(memory_id, action, at, agent_id, detail, snapshot) "
                       "VALUES (?, 'imported', ?, ?, ?, NULL)");
-  h.bind(1, m.id);
-  h.bind(2, now);
-  h.bind(3, agent_id);
-  h.bind(4, detail);
+  sdk::Bind(h, m.id, now, agent_id, detail);
   h.exec();
 }
 

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "kioku/sdk/db.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/text.hpp"
 #include "anchors.hpp"
 #include "decay.hpp"
@@ -13,7 +14,7 @@
 namespace kioku::semantic {
 namespace {
 
-const Json kStr = {{"type", "string"}};
+const Json kStr = sdk::schema::Type("string");
 
 Json MemoryObjectSchema() {
   // Full memory as MemoryToJson writes it; optional fields may be absent.
@@ -42,14 +43,14 @@ sdk::ToolResult GetMemory(PluginContext& ctx, const Json& args, const sdk::CallC
   std::int64_t history_total = 0;
   {
     SQLite::Statement count(env.db, "SELECT count(*) FROM semantic_memory_history WHERE memory_id = ?");
-    count.bind(1, m.id);
+    sdk::Bind(count, m.id);
     if (count.executeStep()) history_total = count.getColumn(0).getInt64();
     // The latest 200 entries (a memory edited 1,000 times shows its recent past), oldest first.
     SQLite::Statement q(env.db,
                         "SELECT action, at, agent_id, detail, snapshot FROM (SELECT action, at, agent_id, "
                         "detail, snapshot, seq FROM semantic_memory_history WHERE memory_id = ? ORDER BY at "
                         "DESC, seq DESC LIMIT 200) ORDER BY at, seq");
-    q.bind(1, m.id);
+    sdk::Bind(q, m.id);
     while (q.executeStep()) {
       Json h = {{"action", q.getColumn(0).getString()},
                 {"at", sdk::FormatRfc3339(q.getColumn(1).getInt64())},
@@ -68,7 +69,7 @@ sdk::ToolResult GetMemory(PluginContext& ctx, const Json& args, const sdk::CallC
                         "SELECT e.id, e.type, e.name FROM semantic_memory_entities me JOIN "
                         "semantic_entities e ON e.seq = me.entity_seq WHERE me.memory_seq = ? "
                         "ORDER BY e.seq");
-    q.bind(1, m.seq);
+    sdk::Bind(q, m.seq);
     while (q.executeStep()) {
       entities.push_back({{"id", q.getColumn(0).getString()},
                           {"type", q.getColumn(1).getString()},
@@ -80,7 +81,7 @@ sdk::ToolResult GetMemory(PluginContext& ctx, const Json& args, const sdk::CallC
     SQLite::Statement q(env.db,
                         "SELECT id FROM semantic_memories WHERE superseded_by = ? ORDER BY seq "
                         "LIMIT 50");
-    q.bind(1, m.id);
+    sdk::Bind(q, m.id);
     while (q.executeStep()) supersedes.push_back(q.getColumn(0).getString());
   }
   // Fit under the host's byte cap: previous versions are the bulk, so the oldest entries
@@ -238,7 +239,7 @@ sdk::ToolResult EditMemory(PluginContext& ctx, const Json& args, const sdk::Call
   Env env = ctx.MakeEnv();
   const std::int64_t now = env.clock.NowMs();
   MemoryEdit e;
-  ScreenArguments(args);
+  sdk::ScreenSecrets(args);
   if (args.contains("text")) {
     std::string text = sdk::SanitizeUtf8(Trim(args.at("text").get<std::string>()));
     if (text.empty()) throw sdk::ToolError("text is empty; send the new text or omit text");
@@ -319,8 +320,8 @@ void RegisterManageTools(sdk::Registrar& registrar, PluginContext& ctx) {
         "Show one memory with all its fields, its history (reaffirmations, edits with the "
         "previous versions, supersession, pins), the entities found in it and what it "
         "replaced. Send its id or a unique prefix of at least 4 characters.";
-    spec.input_schema = ObjectSchema({{"id", IdSchema("Memory id or unique prefix (>= 4).")}}, {"id"});
-    spec.output_schema = ObjectSchema({{"memory", MemoryObjectSchema()}}, {"memory"});
+    spec.input_schema = sdk::schema::Object({{"id", sdk::schema::IdPrefix("Memory id or unique prefix (>= 4).")}}, {"id"});
+    spec.output_schema = sdk::schema::Output({{"memory", MemoryObjectSchema()}}, {"memory"});
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
@@ -336,16 +337,16 @@ void RegisterManageTools(sdk::Registrar& registrar, PluginContext& ctx) {
         "Page through stored memories, newest first, to review or clean up (use "
         "memory_recall to search). Filter by kinds, status (default: all but superseded) and "
         "scope; pass next_cursor from one page to get the next.";
-    spec.input_schema = ObjectSchema({
-        {"kinds", {{"type", "array"}, {"items", EnumSchema(MemoryKinds(), "kind")}, {"maxItems", 8}}},
-        {"status", {{"type", "array"}, {"items", EnumSchema(MemoryStatuses(), "status")},
+    spec.input_schema = sdk::schema::Object({
+        {"kinds", {{"type", "array"}, {"items", sdk::schema::Enum(MemoryKinds(), "kind")}, {"maxItems", 8}}},
+        {"status", {{"type", "array"}, {"items", sdk::schema::Enum(MemoryStatuses(), "status")},
                     {"minItems", 1}, {"maxItems", 5}}},
-        {"scope", EnumSchema({"global", "project", "path"}, "Only this scope.")},
-        {"cursor", StringSchema(64, "next_cursor from the previous page.")},
+        {"scope", sdk::schema::Enum({"global", "project", "path"}, "Only this scope.")},
+        {"cursor", sdk::schema::String(64, "next_cursor from the previous page.")},
         {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100},
                    {"description", "Page size, default 20."}}},
     });
-    spec.output_schema = ObjectSchema(
+    spec.output_schema = sdk::schema::Output(
         {{"memories", {{"type", "array"}, {"items", MemoryObjectSchema()}}},
          {"next_cursor", kStr}},
         {"memories"});
@@ -363,23 +364,23 @@ void RegisterManageTools(sdk::Registrar& registrar, PluginContext& ctx) {
         "Correct a memory in place (history kept); status \"active\" confirms a pending or "
         "contested one. A value that changed over time: memory_remember the new one.";
     Json props = {
-        {"id", IdSchema("id or prefix")},
-        {"text", StringSchema(kMaxTextChars, "", 1)},
-        {"kind", EnumSchema(MemoryKinds(), "")},
-        {"subject", StringSchema(200, "\"\" clears subject and value")},
-        {"value", StringSchema(500, "")},
-        {"tags", {{"type", "array"}, {"items", StringSchema(64, "")}, {"maxItems", kMaxTags}}},
+        {"id", sdk::schema::IdPrefix("id or prefix")},
+        {"text", sdk::schema::String(kMaxTextChars, "", 1)},
+        {"kind", sdk::schema::Enum(MemoryKinds(), "")},
+        {"subject", sdk::schema::String(200, "\"\" clears subject and value")},
+        {"value", sdk::schema::String(500, "")},
+        {"tags", {{"type", "array"}, {"items", sdk::schema::String(64, "")}, {"maxItems", kMaxTags}}},
         {"importance", {{"type", "integer"}, {"minimum", 1}, {"maximum", 10}}},
         {"confidence", {{"type", "number"}, {"minimum", 0}, {"maximum", 1}}},
-        {"scope", EnumSchema({"global", "project", "path"}, "")},
-        {"path", StringSchema(1024, "")},
-        {"expires", StringSchema(64, "\"permanent\" or RFC 3339")},
-        {"anchor", StringSchema(500, "\"\" clears it")},
-        {"source_ref", StringSchema(500, "")},
-        {"status", EnumSchema({"active"}, "")},
+        {"scope", sdk::schema::Enum({"global", "project", "path"}, "")},
+        {"path", sdk::schema::String(1024, "")},
+        {"expires", sdk::schema::String(64, "\"permanent\" or RFC 3339")},
+        {"anchor", sdk::schema::String(500, "\"\" clears it")},
+        {"source_ref", sdk::schema::String(500, "")},
+        {"status", sdk::schema::Enum({"active"}, "")},
     };
-    spec.input_schema = ObjectSchema(props, {"id"});
-    spec.output_schema = ObjectSchema(
+    spec.input_schema = sdk::schema::Object(props, {"id"});
+    spec.output_schema = sdk::schema::Output(
         {{"memory", MemoryObjectSchema()},
          {"changed", {{"type", "array"}, {"items", kStr}}},
          {"replaced", {{"type", "array"}, {"items", kStr}}},
@@ -397,11 +398,11 @@ void RegisterManageTools(sdk::Registrar& registrar, PluginContext& ctx) {
     spec.description =
         "Stop recalling a wrong or obsolete memory (soft, audited). purge:true deletes it "
         "and its history: only for what must not be kept.";
-    spec.input_schema = ObjectSchema(
-        {{"id", IdSchema("id or prefix")}, {"purge", {{"type", "boolean"}}}},
+    spec.input_schema = sdk::schema::Object(
+        {{"id", sdk::schema::IdPrefix("id or prefix")}, {"purge", {{"type", "boolean"}}}},
         {"id"});
-    spec.output_schema = ObjectSchema(
-        {{"id", kStr}, {"action", EnumSchema({"forgotten", "already_forgotten", "purged"}, "")}},
+    spec.output_schema = sdk::schema::Output(
+        {{"id", kStr}, {"action", sdk::schema::Enum({"forgotten", "already_forgotten", "purged"}, "")}},
         {"id", "action"});
     spec.annotations.destructive = true;
     spec.annotations.idempotent = true;
@@ -442,10 +443,10 @@ void RegisterManageTools(sdk::Registrar& registrar, PluginContext& ctx) {
         "Pin what the user insists on: never decays, ranks first, a different later value "
         "becomes contested instead of replacing it; confirms a pending one. pinned:false "
         "unpins.";
-    spec.input_schema = ObjectSchema(
-        {{"id", IdSchema("id or prefix")}, {"pinned", {{"type", "boolean"}, {"description", "default true"}}}},
+    spec.input_schema = sdk::schema::Object(
+        {{"id", sdk::schema::IdPrefix("id or prefix")}, {"pinned", {{"type", "boolean"}, {"description", "default true"}}}},
         {"id"});
-    spec.output_schema = ObjectSchema(
+    spec.output_schema = sdk::schema::Output(
         {{"id", kStr}, {"status", kStr}, {"changed", {{"type", "boolean"}}},
          {"replaced", {{"type", "array"}, {"items", kStr}}}},
         {"id", "status", "changed"});

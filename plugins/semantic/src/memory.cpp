@@ -1,6 +1,7 @@
 #include "memory.hpp"
 
 #include "kioku/sdk/db.hpp"
+#include "kioku/sdk/sql.hpp"
 
 namespace kioku::semantic {
 
@@ -70,7 +71,7 @@ Memory ReadMemory(SQLite::Statement& q) {
 std::optional<Memory> LoadMemoryBySeq(SQLite::Database& db, std::int64_t seq) {
   SQLite::Statement q(db, std::string("SELECT ") + kMemoryColumns +
                               " FROM semantic_memories m WHERE m.seq = ?");
-  q.bind(1, seq);
+  sdk::Bind(q, seq);
   if (!q.executeStep()) return std::nullopt;
   return ReadMemory(q);
 }
@@ -78,7 +79,7 @@ std::optional<Memory> LoadMemoryBySeq(SQLite::Database& db, std::int64_t seq) {
 std::optional<Memory> LoadMemoryById(SQLite::Database& db, const std::string& id) {
   SQLite::Statement q(db, std::string("SELECT ") + kMemoryColumns +
                               " FROM semantic_memories m WHERE m.id = ?");
-  q.bind(1, id);
+  sdk::Bind(q, id);
   if (!q.executeStep()) return std::nullopt;
   return ReadMemory(q);
 }

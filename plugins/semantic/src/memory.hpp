@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "kioku/sdk/clock.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/tool.hpp"
 #include "settings.hpp"
-#include "statement_cache.hpp"
 
 namespace kioku::semantic {
 
@@ -25,10 +25,11 @@ struct Env {
   SQLite::Database& db;
   const sdk::Clock& clock;
   const Settings& settings;
-  StatementCache& statements;
+  sdk::StatementCache& statements;
 
-  /// A cached prepared statement on this env's connection (see StatementCache).
-  SQLite::Statement& Stmt(const std::string& sql) const { return statements.Get(db, sql); }
+  /// A prepared statement on this env's connection, leased from the cache (sdk::StatementCache):
+  /// held until the lease goes out of scope, so nested uses of one SQL get two statements.
+  sdk::CachedStatement Stmt(const std::string& sql) const { return statements.Get(db, sql); }
 };
 
 /// Where a memory applies (ARCHITECTURE.md "Identity and scope"). `project_id` is empty for

@@ -6,6 +6,7 @@
 #include "entity_store.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/ids.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "normalize.hpp"
 
 namespace kioku::semantic {
@@ -54,10 +55,10 @@ const std::string kTagSql =
     "INSERT OR IGNORE INTO semantic_memory_tags(tag, memory_seq) VALUES (?, ?)";
 
 MemoryWriter::MemoryWriter(Env env) : env_(env) {
-  SQLite::Statement& q = env_.Stmt("SELECT coalesce(max(seq), 0) FROM semantic_memories");
-  q.executeStep();
-  memory_floor_ = q.getColumn(0).getInt64();
-  q.reset();
+  sdk::CachedStatement q = env_.Stmt("SELECT coalesce(max(seq), 0) FROM semantic_memories");
+  q->executeStep();
+  memory_floor_ = q->getColumn(0).getInt64();
+  q->reset();
   entity_floor_ = MaxEntitySeq(env_);
 }
 
@@ -70,15 +71,15 @@ void MemoryWriter::Finish() {
         "semantic_memories WHERE seq > ?",
         "INSERT INTO semantic_fts_cjk(rowid, cjk) SELECT seq, cjk FROM semantic_memories "
         "WHERE seq > ? AND cjk <> ''"}) {
-    SQLite::Statement& q = env_.Stmt(sql);
-    q.bind(1, memory_floor_);
-    q.exec();
+    sdk::CachedStatement q = env_.Stmt(sql);
+    sdk::Bind(*q, memory_floor_);
+    q->exec();
   }
   IndexNewEntities(env_, entity_floor_);
-  SQLite::Statement& q = env_.Stmt("SELECT coalesce(max(seq), 0) FROM semantic_memories");
-  q.executeStep();
-  memory_floor_ = q.getColumn(0).getInt64();
-  q.reset();
+  sdk::CachedStatement q = env_.Stmt("SELECT coalesce(max(seq), 0) FROM semantic_memories");
+  q->executeStep();
+  memory_floor_ = q->getColumn(0).getInt64();
+  q->reset();
   entity_floor_ = MaxEntitySeq(env_);
   added_ = false;
 }
@@ -95,18 +96,14 @@ MemoryWriter::~MemoryWriter() = default;
 void MemoryWriter::History(const std::string& memory_id, const std::string& action,
                            const Author& author, const std::string& detail,
                            const std::string* snapshot) {
-  SQLite::Statement& q = env_.Stmt(kHistorySql);
-  q.bind(1, memory_id);
-  q.bind(2, action);
-  q.bind(3, env_.clock.NowMs());
-  q.bind(4, author.agent_id);
-  q.bind(5, detail);
+  sdk::CachedStatement q = env_.Stmt(kHistorySql);
+  sdk::Bind(*q, memory_id, action, env_.clock.NowMs(), author.agent_id, detail);
   if (snapshot != nullptr) {
-    q.bind(6, *snapshot);
+    q->bind(6, *snapshot);
   } else {
-    q.bind(6);
+    q->bind(6);
   }
-  q.exec();
+  q->exec();
 }
 
 void MemoryWriter::LinkEntities(std::int64_t seq, const std::string& text) {
@@ -114,34 +111,32 @@ void MemoryWriter::LinkEntities(std::int64_t seq, const std::string& text) {
   added_ = true;  // new entities may need indexing
   for (const EntityMention& e : ExtractEntities(text)) {
     const std::int64_t entity = EnsureEntity(env_, e.type, e.name, e.norm, now);
-    SQLite::Statement& q = env_.Stmt(kLinkSql);
-    q.bind(1, seq);
-    q.bind(2, entity);
-    q.exec();
+    sdk::CachedStatement q = env_.Stmt(kLinkSql);
+    sdk::Bind(*q, seq, entity);
+    q->exec();
   }
 }
 
 void MemoryWriter::WriteTags(std::int64_t seq, const std::vector<std::string>& tags) {
   for (const std::string& t : tags) {
-    SQLite::Statement& q = env_.Stmt(kTagSql);
-    q.bind(1, t);
-    q.bind(2, seq);
-    q.exec();
+    sdk::CachedStatement q = env_.Stmt(kTagSql);
+    sdk::Bind(*q, t, seq);
+    q->exec();
   }
 }
 
 std::optional<Memory> MemoryWriter::FindSame(const MemoryDraft& d, std::int64_t hash) {
-  SQLite::Statement& q = env_.Stmt(kFindSameSql);
-  q.bind(1, hash);
+  sdk::CachedStatement q = env_.Stmt(kFindSameSql);
+  sdk::Bind(*q, hash);
   std::optional<Memory> found;
-  while (q.executeStep()) {
-    Memory m = ReadMemory(q);
+  while (q->executeStep()) {
+    Memory m = ReadMemory(*q);
     if (SameKey(m, d)) {
       found = std::move(m);
       break;
     }
   }
-  q.reset();
+  q->reset();
   return found;
 }
 
@@ -151,18 +146,14 @@ void MemoryWriter::ResolveSubject(Memory& m, const Author& author, bool force,
   if (m.subject.empty()) return;
   std::vector<Memory> rivals;
   {
-    SQLite::Statement& q = env_.Stmt(kRivalsSql);
-    q.bind(1, m.subject);
-    q.bind(2, m.scope.kind);
-    q.bind(3, m.scope.project_id);
-    q.bind(4, m.scope.path);
-    q.bind(5, m.seq);
+    sdk::CachedStatement q = env_.Stmt(kRivalsSql);
+    sdk::Bind(*q, m.subject, m.scope.kind, m.scope.project_id, m.scope.path, m.seq);
     const std::string value = NormalizeText(m.value);
-    while (q.executeStep()) {
-      Memory r = ReadMemory(q);
+    while (q->executeStep()) {
+      Memory r = ReadMemory(*q);
       if (NormalizeText(r.value) != value) rivals.push_back(std::move(r));
     }
-    q.reset();
+    q->reset();
   }
   if (rivals.empty()) return;
   if (m.status == "pending") {
@@ -177,7 +168,7 @@ void MemoryWriter::ResolveSubject(Memory& m, const Author& author, bool force,
     for (const Memory& r : rivals) conflicts.push_back(r.id);
     if (m.status != "contested") {
       SQLite::Statement q(env_.db, "UPDATE semantic_memories SET status = 'contested' WHERE seq = ?");
-      q.bind(1, m.seq);
+      sdk::Bind(q, m.seq);
       q.exec();
       m.status = "contested";
     }
@@ -185,11 +176,9 @@ void MemoryWriter::ResolveSubject(Memory& m, const Author& author, bool force,
   }
   const std::int64_t now = env_.clock.NowMs();
   for (const Memory& r : rivals) {
-    SQLite::Statement& q = env_.Stmt(kSupersedeSql);
-    q.bind(1, now);
-    q.bind(2, m.id);
-    q.bind(3, r.seq);
-    q.exec();
+    sdk::CachedStatement q = env_.Stmt(kSupersedeSql);
+    sdk::Bind(*q, now, m.id, r.seq);
+    q->exec();
     History(r.id, "superseded", author,
             "by " + m.id + " (" + m.subject + " = " + m.value + ")");
     replaced.push_back(r.id);
@@ -215,9 +204,7 @@ WriteResult MemoryWriter::Remember(const MemoryDraft& d, const Author& author) {
                           "UPDATE semantic_memories SET status = 'active', updated_at = ?, "
                           "confidence = max(confidence, ?), reaffirm_count = reaffirm_count + 1 "
                           "WHERE seq = ?");
-      q.bind(1, now);
-      q.bind(2, d.confidence);
-      q.bind(3, same->seq);
+      sdk::Bind(q, now, d.confidence, same->seq);
       q.exec();
       same->status = "active";
       History(same->id, "confirmed", author, "stated by memory_remember");
@@ -227,10 +214,7 @@ WriteResult MemoryWriter::Remember(const MemoryDraft& d, const Author& author) {
                           "UPDATE semantic_memories SET updated_at = ?, reaffirm_count = "
                           "reaffirm_count + 1, confidence = max(confidence, ?), importance = "
                           "max(importance, ?) WHERE seq = ?");
-      q.bind(1, now);
-      q.bind(2, d.confidence);
-      q.bind(3, d.importance);
-      q.bind(4, same->seq);
+      sdk::Bind(q, now, d.confidence, d.importance, same->seq);
       q.exec();
       History(same->id, "reaffirmed", author, "");
     }
@@ -258,34 +242,22 @@ WriteResult MemoryWriter::Remember(const MemoryDraft& d, const Author& author) {
   m.captured_at = now;
   m.updated_at = now;
 
-  SQLite::Statement& q = env_.Stmt(kInsertSql);
-  q.bind(1, m.id);
-  q.bind(2, m.kind);
-  q.bind(3, m.text);
-  q.bind(4, m.subject);
-  q.bind(5, m.value);
-  q.bind(6, JoinTags(m.tags));
-  q.bind(7, CjkIndexTerms(m.text));
-  q.bind(8, m.importance);
-  q.bind(9, m.confidence);
-  q.bind(10, m.status);
-  q.bind(11, m.source);
-  q.bind(12, m.source_ref);
-  q.bind(13, m.scope.kind);
-  q.bind(14, m.scope.project_id);
-  q.bind(15, m.scope.path);
-  q.bind(16, m.anchor);
+  sdk::CachedStatement q = env_.Stmt(kInsertSql);
+  sdk::Bind(*q,
+            m.id, m.kind, m.text, m.subject, m.value, JoinTags(m.tags), CjkIndexTerms(m.text),
+            m.importance, m.confidence, m.status, m.source, m.source_ref, m.scope.kind,
+            m.scope.project_id, m.scope.path, m.anchor);
   if (m.expires_at != 0) {
-    q.bind(17, m.expires_at);
+    q->bind(17, m.expires_at);
   } else {
-    q.bind(17);
+    q->bind(17);
   }
-  q.bind(18, m.agent_id);
-  q.bind(19, m.session_id);
-  q.bind(20, m.captured_at);
-  q.bind(21, m.updated_at);
-  q.bind(22, hash);
-  q.exec();
+  q->bind(18, m.agent_id);
+  q->bind(19, m.session_id);
+  q->bind(20, m.captured_at);
+  q->bind(21, m.updated_at);
+  q->bind(22, hash);
+  q->exec();
   m.seq = env_.db.getLastInsertRowid();
   added_ = true;
 
@@ -369,17 +341,9 @@ EditResult MemoryWriter::Edit(const Memory& current, const MemoryEdit& e, const 
                       "tags = ?, cjk = ?, importance = ?, confidence = ?, scope = ?, "
                       "project_id = ?, path = ?, expires_at = ?, anchor = ?, source_ref = ?, "
                       "status = ?, updated_at = ?, dedup_hash = ? WHERE seq = ?");
-  q.bind(1, m.text);
-  q.bind(2, m.kind);
-  q.bind(3, m.subject);
-  q.bind(4, m.value);
-  q.bind(5, JoinTags(m.tags));
-  q.bind(6, CjkIndexTerms(m.text));
-  q.bind(7, m.importance);
-  q.bind(8, m.confidence);
-  q.bind(9, m.scope.kind);
-  q.bind(10, m.scope.project_id);
-  q.bind(11, m.scope.path);
+  sdk::Bind(q,
+            m.text, m.kind, m.subject, m.value, JoinTags(m.tags), CjkIndexTerms(m.text),
+            m.importance, m.confidence, m.scope.kind, m.scope.project_id, m.scope.path);
   if (m.expires_at != 0) {
     q.bind(12, m.expires_at);
   } else {
@@ -395,13 +359,13 @@ EditResult MemoryWriter::Edit(const Memory& current, const MemoryEdit& e, const 
 
   if (e.tags && m.tags != current.tags) {
     SQLite::Statement del(env_.db, "DELETE FROM semantic_memory_tags WHERE memory_seq = ?");
-    del.bind(1, m.seq);
+    sdk::Bind(del, m.seq);
     del.exec();
     WriteTags(m.seq, m.tags);
   }
   if (m.text != current.text) {
     SQLite::Statement del(env_.db, "DELETE FROM semantic_memory_entities WHERE memory_seq = ?");
-    del.bind(1, m.seq);
+    sdk::Bind(del, m.seq);
     del.exec();
     LinkEntities(m.seq, m.text);
   }
@@ -426,8 +390,7 @@ bool MemoryWriter::Forget(const Memory& m, const Author& author) {
   SQLite::Statement q(env_.db,
                       "UPDATE semantic_memories SET prior_status = status, status = "
                       "'superseded', superseded_at = ? WHERE seq = ?");
-  q.bind(1, env_.clock.NowMs());
-  q.bind(2, m.seq);
+  sdk::Bind(q, env_.clock.NowMs(), m.seq);
   q.exec();
   History(m.id, "forgotten", author, "was " + m.status);
   return true;
@@ -437,12 +400,12 @@ void MemoryWriter::Purge(const Memory& m, const Author& author) {
   Finish();  // the delete trigger removes FTS terms, so the row must be indexed first
   {
     SQLite::Statement q(env_.db, "DELETE FROM semantic_memory_history WHERE memory_id = ?");
-    q.bind(1, m.id);
+    sdk::Bind(q, m.id);
     q.exec();
   }
   {
     SQLite::Statement q(env_.db, "DELETE FROM semantic_memories WHERE seq = ?");
-    q.bind(1, m.seq);
+    sdk::Bind(q, m.seq);
     q.exec();
   }
   History(m.id, "purged", author, "content deleted");
@@ -460,7 +423,7 @@ std::vector<std::string> MemoryWriter::Pin(const Memory& current, const Author& 
   Memory m = current;
   SQLite::Statement q(env_.db,
                       "UPDATE semantic_memories SET status = 'pinned' WHERE seq = ?");
-  q.bind(1, m.seq);
+  sdk::Bind(q, m.seq);
   q.exec();
   History(m.id, "pinned", author, "was " + m.status);
   m.status = "pinned";
@@ -472,7 +435,7 @@ std::vector<std::string> MemoryWriter::Pin(const Memory& current, const Author& 
 bool MemoryWriter::Unpin(const Memory& m, const Author& author) {
   if (m.status != "pinned") return false;
   SQLite::Statement q(env_.db, "UPDATE semantic_memories SET status = 'active' WHERE seq = ?");
-  q.bind(1, m.seq);
+  sdk::Bind(q, m.seq);
   q.exec();
   History(m.id, "unpinned", author, "");
   return true;
@@ -486,7 +449,7 @@ void MarkRecalled(SQLite::Database& db, const std::vector<std::int64_t>& seqs, s
   for (std::size_t i = 0; i < seqs.size(); ++i) sql += i == 0 ? "?" : ",?";
   sql += ")";
   SQLite::Statement q(db, sql);
-  q.bind(1, at_ms);
+  sdk::Bind(q, at_ms);
   for (std::size_t i = 0; i < seqs.size(); ++i) q.bind(static_cast<int>(i + 2), seqs[i]);
   q.exec();
 }

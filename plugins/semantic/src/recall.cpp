@@ -10,6 +10,7 @@
 #include "entities.hpp"
 #include "kioku/sdk/fts.hpp"
 #include "kioku/sdk/fusion.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/tool.hpp"
 #include "model_tools.hpp"
 #include "normalize.hpp"
@@ -150,12 +151,12 @@ ListResult RunList(const Env& env, const std::string& name, double weight,
   ListResult out;
   out.list.name = name;
   out.list.weight = weight;
-  SQLite::Statement& q = env.Stmt(sql);
-  BindAll(q, binds);
-  const int score_col = q.getColumnCount() > kCandidateColumnCount ? kCandidateColumnCount : -1;
-  while (q.executeStep()) {
-    Candidate c = ReadCandidate(q, as_of);
-    if (score_col >= 0) out.scores.push_back(q.getColumn(score_col).getDouble());
+  sdk::CachedStatement q = env.Stmt(sql);
+  BindAll(*q, binds);
+  const int score_col = q->getColumnCount() > kCandidateColumnCount ? kCandidateColumnCount : -1;
+  while (q->executeStep()) {
+    Candidate c = ReadCandidate(*q, as_of);
+    if (score_col >= 0) out.scores.push_back(q->getColumn(score_col).getDouble());
     out.list.ids.push_back(std::to_string(c.seq));
     out.rows.push_back(std::move(c));
   }
@@ -193,30 +194,29 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
   std::vector<std::string> rare, common;
   std::map<std::string, double> df_of;
   {
-    SQLite::Statement& top = env.Stmt("SELECT coalesce(max(seq), 0) FROM semantic_memories");
-    top.executeStep();
-    const double max_rowid = static_cast<double>(top.getColumn(0).getInt64());
-    top.reset();
-    SQLite::Statement& df = env.Stmt("SELECT count(*), min(rowid) FROM (SELECT rowid FROM " + table +
+    sdk::CachedStatement top = env.Stmt("SELECT coalesce(max(seq), 0) FROM semantic_memories");
+    top->executeStep();
+    const double max_rowid = static_cast<double>(top->getColumn(0).getInt64());
+    top->reset();
+    sdk::CachedStatement df = env.Stmt("SELECT count(*), min(rowid) FROM (SELECT rowid FROM " + table +
                                      " WHERE " + table + " MATCH ? ORDER BY rowid DESC LIMIT ?)");
     for (const std::string& t : terms) {
-      df.reset();
-      df.bind(1, t);
-      df.bind(2, scan + 1);
-      df.executeStep();
-      const int count = df.getColumn(0).getInt();
+      df->reset();
+      sdk::Bind(*df, t, scan + 1);
+      df->executeStep();
+      const int count = df->getColumn(0).getInt();
       if (dfs != nullptr) (*dfs)[t] = count;
       if (count <= scan) {
         df_of[t] = count;
         rare.push_back(t);
       } else {
-        const double oldest = static_cast<double>(df.getColumn(1).getInt64());
+        const double oldest = static_cast<double>(df->getColumn(1).getInt64());
         const double span = std::max(1.0, max_rowid - oldest + 1);
         df_of[t] = std::max<double>(count, count * max_rowid / span);
         common.push_back(t);
       }
     }
-    df.reset();
+    df->reset();
   }
   const auto select = [&](std::size_t phrases) {
     std::string rank = "kioku_bm25(" + table + weights;
@@ -302,28 +302,27 @@ std::vector<std::string> FeedbackTerms(const Env& env, const ListResult& words,
   if (docs_n == 0 || rs.feedback_terms <= 0) return {};
   std::vector<FeedbackDoc> docs;
   {
-    SQLite::Statement& q = env.Stmt("SELECT text FROM semantic_memories WHERE seq = ?");
+    sdk::CachedStatement q = env.Stmt("SELECT text FROM semantic_memories WHERE seq = ?");
     for (std::size_t i = 0; i < docs_n; ++i) {
-      q.reset();
-      q.bind(1, words.rows[i].seq);
-      if (q.executeStep()) docs.push_back({q.getColumn(0).getString(), 1.0 / (i + 1.0)});
+      q->reset();
+      sdk::Bind(*q, words.rows[i].seq);
+      if (q->executeStep()) docs.push_back({q->getColumn(0).getString(), 1.0 / (i + 1.0)});
     }
   }
   const std::vector<std::string> candidates = FeedbackCandidates(docs, query_tokens, 24);
   std::map<std::string, int> dfs;
-  SQLite::Statement& df = env.Stmt(
+  sdk::CachedStatement df = env.Stmt(
       "SELECT count(*) FROM (SELECT 1 FROM semantic_fts WHERE semantic_fts MATCH ? LIMIT ?)");
   for (const std::string& t : candidates) {
-    df.reset();
-    df.bind(1, sdk::QuoteFtsToken(t));
-    df.bind(2, rs.scan_limit + 1);
-    df.executeStep();
-    dfs[t] = df.getColumn(0).getInt();
+    df->reset();
+    sdk::Bind(*df, sdk::QuoteFtsToken(t), rs.scan_limit + 1);
+    df->executeStep();
+    dfs[t] = df->getColumn(0).getInt();
   }
-  SQLite::Statement& top = env.Stmt("SELECT coalesce(max(seq), 1) FROM semantic_memories");
-  top.reset();
-  top.executeStep();
-  const double n_docs = static_cast<double>(top.getColumn(0).getInt64());
+  sdk::CachedStatement top = env.Stmt("SELECT coalesce(max(seq), 1) FROM semantic_memories");
+  top->reset();
+  top->executeStep();
+  const double n_docs = static_cast<double>(top->getColumn(0).getInt64());
   return SelectFeedbackTerms(docs, candidates, dfs, n_docs,
                              static_cast<std::size_t>(rs.feedback_terms));
 }
@@ -336,12 +335,12 @@ ListResult AnswerList(const Env& env, const ListResult& words, AnswerType type) 
   out.list.weight = env.settings.weights.answer;
   const std::size_t take =
       std::min<std::size_t>(static_cast<std::size_t>(env.settings.recall.answer_hits), words.rows.size());
-  SQLite::Statement& q = env.Stmt("SELECT text FROM semantic_memories WHERE seq = ?");
+  sdk::CachedStatement q = env.Stmt("SELECT text FROM semantic_memories WHERE seq = ?");
   for (std::size_t i = 0; i < take; ++i) {
-    q.reset();
-    q.bind(1, words.rows[i].seq);
-    if (!q.executeStep()) continue;
-    const std::string text = q.getColumn(0).getString();
+    q->reset();
+    sdk::Bind(*q, words.rows[i].seq);
+    if (!q->executeStep()) continue;
+    const std::string text = q->getColumn(0).getString();
     if (type == AnswerType::kDate ? HasDateExpression(text) : HasPersonName(text)) {
       out.list.ids.push_back(words.list.ids[i]);
       out.rows.push_back(words.rows[i]);
@@ -359,13 +358,12 @@ std::set<std::int64_t> ExactMatches(const Env& env, const std::vector<std::strin
   if (words.empty() || seqs.empty()) return out;
   std::string match;
   for (const std::string& t : words) match += (match.empty() ? "" : " AND ") + t;
-  SQLite::Statement& q = env.Stmt(
+  sdk::CachedStatement q = env.Stmt(
       "SELECT rowid FROM semantic_fts WHERE semantic_fts MATCH ? AND rowid IN (SELECT value "
       "FROM json_each(?))");
-  q.reset();
-  q.bind(1, match);
-  q.bind(2, sdk::Json(seqs).dump());
-  while (q.executeStep()) out.insert(q.getColumn(0).getInt64());
+  q->reset();
+  sdk::Bind(*q, match, sdk::Json(seqs).dump());
+  while (q->executeStep()) out.insert(q->getColumn(0).getInt64());
   return out;
 }
 
@@ -479,11 +477,11 @@ std::vector<std::int64_t> QueryEntities(const Env& env, std::string_view query) 
     pos = end;
   }
   if (names.empty()) return {};
-  SQLite::Statement& q = env.Stmt("SELECT seq FROM semantic_entities WHERE norm_name IN (" +
+  sdk::CachedStatement q = env.Stmt("SELECT seq FROM semantic_entities WHERE norm_name IN (" +
                                   Placeholders(names.size()) + ") LIMIT 32");
-  for (std::size_t i = 0; i < names.size(); ++i) q.bind(static_cast<int>(i + 1), names[i]);
+  for (std::size_t i = 0; i < names.size(); ++i) q->bind(static_cast<int>(i + 1), names[i]);
   std::vector<std::int64_t> out;
-  while (q.executeStep()) out.push_back(q.getColumn(0).getInt64());
+  while (q->executeStep()) out.push_back(q->getColumn(0).getInt64());
   return out;
 }
 
@@ -516,8 +514,7 @@ void RestoreTextAsOf(SQLite::Database& db, Memory& m, std::int64_t as_of) {
                       "SELECT snapshot FROM semantic_memory_history WHERE memory_id = ? AND "
                       "action IN ('edited','confirmed') AND at > ? AND snapshot IS NOT NULL "
                       "ORDER BY at, seq LIMIT 1");
-  q.bind(1, m.id);
-  q.bind(2, as_of);
+  sdk::Bind(q, m.id, as_of);
   if (!q.executeStep()) return;
   const auto snap = nlohmann::json::parse(q.getColumn(0).getString(), nullptr, false);
   if (!snap.is_object()) return;
@@ -746,13 +743,13 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
   // Full rows for the winners only, in one statement.
   std::unordered_map<std::int64_t, Memory> rows;
   if (!chosen.empty()) {
-    SQLite::Statement& q = env.Stmt(
+    sdk::CachedStatement q = env.Stmt(
         std::string("SELECT ") + kMemoryColumns +
                     " FROM semantic_memories m WHERE m.seq IN (" + Placeholders(chosen.size()) + ")");
     int i = 1;
-    for (const Scored* s : chosen) q.bind(i++, s->cand->seq);
-    while (q.executeStep()) {
-      Memory m = ReadMemory(q);
+    for (const Scored* s : chosen) q->bind(i++, s->cand->seq);
+    while (q->executeStep()) {
+      Memory m = ReadMemory(*q);
       const std::int64_t seq = m.seq;
       rows.emplace(seq, std::move(m));
     }

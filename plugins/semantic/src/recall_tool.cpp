@@ -13,18 +13,18 @@ namespace {
 double Round4(double v) { return std::round(v * 10000.0) / 10000.0; }
 
 Json RecallInputSchema() {
-  return ObjectSchema({
-      {"query", StringSchema(kMaxQueryChars, "words, identifiers or paths")},
-      {"kinds", {{"type", "array"}, {"items", EnumSchema(MemoryKinds(), "")}, {"maxItems", 8}}},
-      {"tags", {{"type", "array"}, {"items", StringSchema(64, "")}, {"maxItems", kMaxTags}}},
-      {"subject", StringSchema(200, "")},
-      {"scope", EnumSchema({"global", "project", "path"}, "")},
-      {"since", StringSchema(64, "RFC 3339")},
-      {"until", StringSchema(64, "RFC 3339")},
-      {"status", {{"type", "array"}, {"items", EnumSchema(MemoryStatuses(), "")}, {"maxItems", 5},
+  return sdk::schema::Object({
+      {"query", sdk::schema::String(kMaxQueryChars, "words, identifiers or paths")},
+      {"kinds", {{"type", "array"}, {"items", sdk::schema::Enum(MemoryKinds(), "")}, {"maxItems", 8}}},
+      {"tags", {{"type", "array"}, {"items", sdk::schema::String(64, "")}, {"maxItems", kMaxTags}}},
+      {"subject", sdk::schema::String(200, "")},
+      {"scope", sdk::schema::Enum({"global", "project", "path"}, "")},
+      {"since", sdk::schema::String(64, "RFC 3339")},
+      {"until", sdk::schema::String(64, "RFC 3339")},
+      {"status", {{"type", "array"}, {"items", sdk::schema::Enum(MemoryStatuses(), "")}, {"maxItems", 5},
                   {"description", "default: all but superseded"}}},
       {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}}},
-      {"as_of", StringSchema(64, "RFC 3339: what was believed then")},
+      {"as_of", sdk::schema::String(64, "RFC 3339: what was believed then")},
   });
 }
 
@@ -42,12 +42,12 @@ Json RecallOutputSchema() {
         {"scope", str}, {"path", str}, {"recall_count", {{"type", "integer"}}},
         {"anchor", str}, {"anchor_verdict", str}}},
       {"required", {"id", "kind", "text", "status", "trust", "score", "captured_at"}}};
-  return ObjectSchema({{"memories", {{"type", "array"}, {"items", memory}}},
+  return sdk::schema::Output({{"memories", {{"type", "array"}, {"items", memory}}},
                        {"withheld", {{"type", "integer"}}},
                        {"omitted", {{"type", "integer"}}},
                        {"contradicted", {{"type", "array"}, {"items", str}}},
-                       {"mode", EnumSchema({"text", "recency"}, "How candidates were found.")},
-                       {"vectors", EnumSchema({"hybrid", "text-only", "degraded"},
+                       {"mode", sdk::schema::Enum({"text", "recency"}, "How candidates were found.")},
+                       {"vectors", sdk::schema::Enum({"hybrid", "text-only", "degraded"},
                                               "Vector search: used, not comparable yet, or endpoint failing.")}},
                       {"memories", "withheld", "omitted"});
 }
@@ -65,12 +65,12 @@ RecallRequest ParseRecallArgs(const Json& args, const Settings& settings) {
   if (args.contains("status")) r.statuses = args.at("status").get<std::vector<std::string>>();
   if (args.contains("subject")) r.subject = NormalizeSubject(args.at("subject").get<std::string>());
   r.scope = args.value("scope", "");
-  r.since = OptionalTimeArg(args, "since");
-  r.until = OptionalTimeArg(args, "until");
+  r.since = sdk::TimeArg(args, "since");
+  r.until = sdk::TimeArg(args, "until");
   if (r.since && r.until && *r.until <= *r.since) {
     throw sdk::ToolError("until must be later than since");
   }
-  r.as_of = OptionalTimeArg(args, "as_of");
+  r.as_of = sdk::TimeArg(args, "as_of");
   r.limit = args.value("limit", settings.recall.default_limit);
   return r;
 }

@@ -203,29 +203,29 @@ std::vector<RivalNote> DetectRivals(const Env& env, const std::string& memory_id
   const auto add = [&](const std::string& t) { match += (match.empty() ? "" : " OR ") + sdk::QuoteFtsToken(t); };
   for (const std::string& t : terms.category) add(t);
   {
-    SQLite::Statement& df =
+    sdk::CachedStatement df =
         env.Stmt("SELECT count(*) FROM (SELECT 1 FROM semantic_fts WHERE semantic_fts MATCH ? LIMIT ?)");
     for (const std::string& t : terms.words) {
-      df.reset();
-      sdk::Bind(df, sdk::QuoteFtsToken(t), scan + 1);
-      df.executeStep();
-      if (df.getColumn(0).getInt() <= scan) add(t);
+      df->reset();
+      sdk::Bind(*df, sdk::QuoteFtsToken(t), scan + 1);
+      df->executeStep();
+      if (df->getColumn(0).getInt() <= scan) add(t);
     }
-    df.reset();
+    df->reset();
   }
   if (match.empty()) return {};
   std::vector<Memory> candidates;
   {
-    SQLite::Statement& q = env.Stmt(
+    sdk::CachedStatement q = env.Stmt(
         std::string("SELECT ") + kMemoryColumns +
         " FROM semantic_fts JOIN semantic_memories m ON m.seq = semantic_fts.rowid "
         "WHERE semantic_fts MATCH ?1 AND m.kind = ?2 AND m.scope = ?3 AND m.project_id = ?4 "
         "AND m.path = ?5 AND m.seq <> ?6 AND m.status IN ('active','pinned','contested') "
         "AND (m.expires_at IS NULL OR m.expires_at > ?7) ORDER BY bm25(semantic_fts) LIMIT 25");
-    q.reset();
-    sdk::Bind(q, match, m->kind, m->scope.kind, m->scope.project_id, m->scope.path, m->seq, env.clock.NowMs());
-    while (q.executeStep()) candidates.push_back(ReadMemory(q));
-    q.reset();
+    q->reset();
+    sdk::Bind(*q, match, m->kind, m->scope.kind, m->scope.project_id, m->scope.path, m->seq, env.clock.NowMs());
+    while (q->executeStep()) candidates.push_back(ReadMemory(*q));
+    q->reset();
   }
   std::vector<RivalNote> found;
   for (const Memory& r : candidates) {

@@ -12,6 +12,7 @@
 #include "entities.hpp"
 #include "kioku/sdk/project_keys.hpp"
 #include "kioku/sdk/db.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "memory.hpp"
 #include "memory_store.hpp"
 #include "normalize.hpp"
@@ -226,9 +227,9 @@ void RekeyUnicode(SQLite::Database& db) {
       scope.kind = r.scope;
       scope.project_id = r.project_id;
       scope.path = r.path;
-      up.bind(1, subject);
-      up.bind(2, static_cast<int64_t>(DedupHash(r.kind, scope, subject, r.value, r.text)));
-      up.bind(3, static_cast<int64_t>(r.seq));
+      sdk::Bind(up,
+                subject, static_cast<int64_t>(DedupHash(r.kind, scope, subject, r.value, r.text)),
+                static_cast<int64_t>(r.seq));
       up.exec();
       up.reset();
     }
@@ -242,12 +243,10 @@ void RekeyUnicode(SQLite::Database& db) {
       if (key == tag || key.empty()) continue;
       SQLite::Statement ins(db,
                             "INSERT OR IGNORE INTO semantic_memory_tags(tag, memory_seq) VALUES (?, ?)");
-      ins.bind(1, key);
-      ins.bind(2, static_cast<int64_t>(seq));
+      sdk::Bind(ins, key, static_cast<int64_t>(seq));
       ins.exec();
       SQLite::Statement del(db, "DELETE FROM semantic_memory_tags WHERE tag = ? AND memory_seq = ?");
-      del.bind(1, tag);
-      del.bind(2, static_cast<int64_t>(seq));
+      sdk::Bind(del, tag, static_cast<int64_t>(seq));
       del.exec();
     }
     std::vector<std::pair<std::int64_t, std::string>> joined;
@@ -262,8 +261,7 @@ void RekeyUnicode(SQLite::Database& db) {
       const std::string rejoined = JoinTags(keys);
       if (rejoined == text) continue;
       SQLite::Statement up(db, "UPDATE semantic_memories SET tags = ? WHERE seq = ?");
-      up.bind(1, rejoined);
-      up.bind(2, static_cast<int64_t>(seq));
+      sdk::Bind(up, rejoined, static_cast<int64_t>(seq));
       up.exec();
     }
   }
@@ -283,13 +281,10 @@ void RekeyUnicode(SQLite::Database& db) {
       SQLite::Statement holder(db,
                                "SELECT seq FROM semantic_entities WHERE norm_name = ? AND type = ? "
                                "AND seq <> ?");
-      holder.bind(1, key);
-      holder.bind(2, e.type);
-      holder.bind(3, static_cast<int64_t>(e.seq));
+      sdk::Bind(holder, key, e.type, static_cast<int64_t>(e.seq));
       if (!holder.executeStep()) {
         SQLite::Statement up(db, "UPDATE semantic_entities SET norm_name = ? WHERE seq = ?");
-        up.bind(1, key);
-        up.bind(2, static_cast<int64_t>(e.seq));
+        sdk::Bind(up, key, static_cast<int64_t>(e.seq));
         up.exec();
         continue;
       }
@@ -301,8 +296,7 @@ void RekeyUnicode(SQLite::Database& db) {
             "UPDATE semantic_relations SET to_seq = ?1 WHERE to_seq = ?2",
             "DELETE FROM semantic_entities WHERE seq = ?2"}) {
         SQLite::Statement st(db, sql);
-        st.bind(1, static_cast<int64_t>(keep));
-        st.bind(2, static_cast<int64_t>(e.seq));
+        sdk::Bind(st, static_cast<int64_t>(keep), static_cast<int64_t>(e.seq));
         st.exec();
       }
     }
@@ -311,7 +305,7 @@ void RekeyUnicode(SQLite::Database& db) {
 
 }  // namespace
 
-std::vector<sdk::Migration> SemanticMigrations(const sdk::ProjectOptions& projects) {
+std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
   std::vector<sdk::Migration> out;
   out.push_back({1, "memories, history, tags, FTS (porter, trigram, CJK bigram), entities, "
                     "bi-temporal relations",
@@ -331,7 +325,7 @@ std::vector<sdk::Migration> SemanticMigrations(const sdk::ProjectOptions& projec
 }
 
 void ApplyMigrations(SQLite::Database& db) {
-  for (const sdk::Migration& m : SemanticMigrations()) {
+  for (const sdk::Migration& m : Migrations()) {
     sdk::WithWriteTransaction(db, [&] {
       if (!m.sql.empty()) db.exec(m.sql);
       if (m.apply) m.apply(db);

@@ -28,7 +28,7 @@ namespace kioku::semantic {
 
 /// Ordered migrations; version 1 creates everything above.
 /// v3 rewrites old project-key spellings with `projects` (HostServices::Projects()).
-std::vector<sdk::Migration> SemanticMigrations(const sdk::ProjectOptions& projects = {});
+std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects = {});
 
 /// Applies every migration to `db` in order, each in its own transaction, without a host
 /// (the golden-set harness and benchmarks use a private database).

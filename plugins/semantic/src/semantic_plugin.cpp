@@ -13,7 +13,9 @@
 
 namespace kioku::semantic {
 
-SemanticPlugin::SemanticPlugin(sdk::HostServices& host) : host_(host) {}
+// The host validated the settings against SettingsSchema before constructing the plugin.
+SemanticPlugin::SemanticPlugin(sdk::HostServices& host)
+    : host_(host), ctx_(std::make_unique<PluginContext>(host, ParseSettings(host.Settings()))) {}
 
 SemanticPlugin::~SemanticPlugin() = default;
 
@@ -27,11 +29,11 @@ std::string SemanticPlugin::Instructions() const {
          "labelled unconfirmed or contested as hints to verify.";
 }
 
-std::vector<sdk::Migration> SemanticPlugin::Migrations() const { return SemanticMigrations(host_.Projects()); }
+std::vector<sdk::Migration> SemanticPlugin::Migrations() const {
+  return semantic::Migrations(host_.Projects());
+}
 
 void SemanticPlugin::Register(sdk::Registrar& registrar) {
-  // Settings are validated by the host before Register; read them once here.
-  ctx_ = std::make_unique<PluginContext>(host_, ParseSettings(host_.Settings()));
   sdk::ExporterSpec exporter = SemanticExporter();
   exporter.foreign_formats = SemanticForeignFormats(host_, ctx_->settings);
   registrar.AddExporter(exporter);
@@ -50,14 +52,12 @@ void SemanticPlugin::Register(sdk::Registrar& registrar) {
 }
 
 void SemanticPlugin::Start() {
-  if (!ctx_) return;
   ctx_->worker->Start();
   // Housekeeping runs on the host's writer thread, never on start-up's path.
   MaybeScheduleMaintenance(*ctx_);
 }
 
 void SemanticPlugin::Stop() {
-  if (!ctx_) return;
   ctx_->worker->Stop();
   ctx_->vectors->Save();
 }

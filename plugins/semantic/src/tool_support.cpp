@@ -7,7 +7,6 @@
 #include <set>
 
 #include "kioku/sdk/clock.hpp"
-#include "kioku/sdk/secrets.hpp"
 #include "kioku/sdk/text.hpp"
 #include "normalize.hpp"
 
@@ -27,30 +26,9 @@ Viewer ViewerOf(const sdk::Caller& caller) {
   return Viewer{caller.project_id, caller.project_root};
 }
 
-std::int64_t ParseTimeArg(const Json& value, std::string_view field) {
-  if (!value.is_string()) {
-    throw sdk::ToolError(std::string(field) +
-                         " must be an RFC 3339 date-time string such as "
-                         "\"2026-03-01T12:00:00Z\" or a date \"2026-03-01\"");
-  }
-  const std::string text = value.get<std::string>();
-  const std::optional<std::int64_t> ms = sdk::ParseRfc3339(text);
-  if (!ms) {
-    throw sdk::ToolError(std::string(field) + " '" + sdk::TruncateUtf8(text, 40) +
-                         "' is not RFC 3339; send e.g. \"2026-03-01T12:00:00Z\" or "
-                         "\"2026-03-01\"");
-  }
-  return *ms;
-}
-
-std::optional<std::int64_t> OptionalTimeArg(const Json& args, const char* field) {
-  if (!args.contains(field) || args.at(field).is_null()) return std::nullopt;
-  return ParseTimeArg(args.at(field), field);
-}
-
 std::int64_t ParseExpires(const Json& value, std::int64_t now_ms) {
   if (value.is_string() && value.get<std::string>() == "permanent") return 0;
-  const std::int64_t at = ParseTimeArg(value, "expires");
+  const std::int64_t at = sdk::ParseTime(value, "expires");
   if (at <= now_ms) {
     throw sdk::ToolError("expires " + sdk::FormatRfc3339(at) +
                          " is in the past; send a future date or \"permanent\"");
@@ -143,55 +121,9 @@ std::vector<std::string> ParseTags(const Json& tags) {
   return out;
 }
 
-namespace {
-
-[[noreturn]] void RefuseSecret(const sdk::JsonSecretFinding& found) {
-  throw sdk::ToolError("refused: " + sdk::DescribeSecret(found) +
-                       "; nothing was stored. Remove the secret — say where it lives "
-                       "instead (\"the token is in the CI secret STORE_TOKEN\") — and send "
-                       "again");
-}
-
-}  // namespace
-
-void ScreenSecrets(std::string_view text, std::string_view field) {
-  if (const auto finding = sdk::FindSecret(text)) {
-    RefuseSecret({std::string(field), false, *finding});
-  }
-}
-
-void ScreenArguments(const Json& args) {
-  if (const auto found = sdk::FindSecretInJson(args)) RefuseSecret(*found);
-}
-
 std::string Preview(std::string_view text, std::size_t max_bytes) {
   std::string flat = sdk::CollapseWhitespace(text);
   return sdk::TruncateUtf8(flat, max_bytes);
-}
-
-Json StringSchema(int max_length, const char* description, int min_length) {
-  // An empty description is left out: the property's name says it (context is scarce).
-  Json s = {{"type", "string"}, {"maxLength", max_length}};
-  if (*description != '\0') s["description"] = description;
-  if (min_length > 0) s["minLength"] = min_length;
-  return s;
-}
-
-Json EnumSchema(const std::vector<std::string>& values, const char* description) {
-  Json s = {{"type", "string"}, {"enum", values}};
-  if (*description != '\0') s["description"] = description;
-  return s;
-}
-
-Json ObjectSchema(Json properties, std::vector<std::string> required) {
-  Json s = {{"type", "object"}, {"additionalProperties", false},
-            {"properties", std::move(properties)}};
-  if (!required.empty()) s["required"] = std::move(required);
-  return s;
-}
-
-Json IdSchema(const char* description) {
-  return {{"type", "string"}, {"minLength", 1}, {"maxLength", 64}, {"description", description}};
 }
 
 std::string Plural(std::size_t n, const char* one, const char* many) {

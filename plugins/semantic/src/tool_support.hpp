@@ -1,7 +1,8 @@
 #pragma once
 /// @file tool_support.hpp
-/// Shared pieces of the semantic tools: the plugin context handlers capture, argument
-/// helpers (times, ids, scope), and JSON Schema builders.
+/// Shared pieces of the semantic tools: the plugin context handlers capture and the
+/// semantic-only argument helpers (expiry, scope, tags). Times, secrets and schemas come
+/// from the SDK kit (kioku/sdk/args.hpp, kioku/sdk/schema.hpp).
 
 #include <atomic>
 #include <cstdint>
@@ -11,8 +12,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kioku/sdk/args.hpp"
 #include "kioku/sdk/host.hpp"
 #include "kioku/sdk/plugin.hpp"
+#include "kioku/sdk/schema.hpp"
 #include "memory.hpp"
 #include "memory_store.hpp"
 #include "recall.hpp"
@@ -31,7 +34,7 @@ struct PluginContext {
   ~PluginContext();
   sdk::HostServices& host;
   Settings settings;
-  StatementCache statements;
+  sdk::StatementCache statements;
   /// When MaybeScheduleMaintenance last looked (decay.hpp), host clock ms; 0 = never.
   std::atomic<std::int64_t> maintenance_checked_at{0};
   /// Vector search (status "off" without an embedder) and its background embed worker.
@@ -50,12 +53,7 @@ inline constexpr int kMaxTags = 20;
 Author AuthorOf(const sdk::Caller& caller);
 Viewer ViewerOf(const sdk::Caller& caller);
 
-/// Parses an RFC 3339 argument; ToolError naming `field` and the expected shape.
-std::int64_t ParseTimeArg(const Json& value, std::string_view field);
-/// Optional RFC 3339 argument (absent/null → nullopt).
-std::optional<std::int64_t> OptionalTimeArg(const Json& args, const char* field);
-
-/// `expires`: "permanent" → 0, or an RFC 3339 date-time/date in the future.
+/// `expires`: "permanent" → 0, or an RFC 3339 date-time/date in the future (sdk::ParseTime).
 std::int64_t ParseExpires(const Json& value, std::int64_t now_ms);
 
 /// Resolves scope + path for a write. `scope` may be empty (then the default: "path" when
@@ -68,24 +66,8 @@ Scope ResolveWriteScope(const std::string& scope, const std::optional<std::strin
 /// Normalized, de-duplicated tags; ToolError on an empty or over-long tag.
 std::vector<std::string> ParseTags(const Json& tags);
 
-/// Refuses text holding a secret (sdk::FindSecret): nothing is stored.
-void ScreenSecrets(std::string_view text, std::string_view field);
-
-/// Refuses arguments holding a secret in any string or key (sdk::FindSecretInJson), naming
-/// the argument path (`tags[1]`, `anchor`) and the rule, never the secret. Every write tool
-/// screens its whole arguments with it, so tags, subject, path, anchor and any field added
-/// later are covered.
-void ScreenArguments(const Json& args);
-
 /// Compact one-line preview.
 std::string Preview(std::string_view text, std::size_t max_bytes = 100);
-
-/// Schema builders.
-Json StringSchema(int max_length, const char* description, int min_length = 0);
-Json EnumSchema(const std::vector<std::string>& values, const char* description);
-Json ObjectSchema(Json properties, std::vector<std::string> required = {});
-/// The id argument: 4–64 characters.
-Json IdSchema(const char* description);
 
 /// "1 memory" / "3 memories".
 std::string Plural(std::size_t n, const char* one, const char* many);

@@ -7,6 +7,7 @@
 
 #include "embed_worker.hpp"
 #include "kioku/sdk/db.hpp"
+#include "kioku/sdk/sql.hpp"
 #include "tool_support.hpp"
 #include "tools.hpp"
 #include "vectors.hpp"
@@ -93,8 +94,7 @@ int Calibrate(PluginContext& ctx, SQLite::Database& db, int sample, std::ostream
   SQLite::Statement q(db,
                       "SELECT m.seq, m.text FROM semantic_vectors v JOIN semantic_memories m ON m.seq = v.memory_seq "
                       "WHERE v.model = ? AND m.status <> 'superseded' ORDER BY random() LIMIT ?");
-  q.bind(1, store->model);
-  q.bind(2, sample);
+  sdk::Bind(q, store->model, sample);
   std::vector<std::pair<std::int64_t, std::string>> rows;
   while (q.executeStep()) rows.emplace_back(q.getColumn(0).getInt64(), q.getColumn(1).getString());
   if (rows.size() < 10) {

@@ -1,5 +1,6 @@
 #include "vectors.hpp"
 
+#include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/vectors.hpp"
 
 namespace kioku::semantic {
@@ -62,8 +63,7 @@ std::vector<PendingEmbed> DuePending(SQLite::Database& db, std::int64_t now_ms, 
                       "SELECT q.memory_seq, q.ticket, q.attempts, m.text FROM semantic_embed_queue q "
                       "JOIN semantic_memories m ON m.seq = q.memory_seq WHERE q.next_at <= ? "
                       "ORDER BY q.next_at, q.queued_at LIMIT ?");
-  q.bind(1, static_cast<int64_t>(now_ms));
-  q.bind(2, limit);
+  sdk::Bind(q, static_cast<int64_t>(now_ms), limit);
   std::vector<PendingEmbed> out;
   while (q.executeStep()) {
     PendingEmbed p;
@@ -95,15 +95,12 @@ void StoreVector(SQLite::Database& db, std::int64_t seq, std::int64_t ticket, co
   SQLite::Statement q(db,
                       "INSERT OR REPLACE INTO semantic_vectors(memory_seq, model, dim, vec, embedded_at, version) "
                       "SELECT ?, ?, ?, ?, ?, coalesce(max(version), 0) + 1 FROM semantic_vectors");
-  q.bind(1, static_cast<int64_t>(seq));
-  q.bind(2, model);
-  q.bind(3, static_cast<int>(unit.size()));
+  sdk::Bind(q, static_cast<int64_t>(seq), model, static_cast<int>(unit.size()));
   q.bind(4, blob.data(), static_cast<int>(blob.size()));
   q.bind(5, static_cast<int64_t>(now_ms));
   q.exec();
   SQLite::Statement d(db, "DELETE FROM semantic_embed_queue WHERE memory_seq = ? AND ticket = ?");
-  d.bind(1, static_cast<int64_t>(seq));
-  d.bind(2, static_cast<int64_t>(ticket));
+  sdk::Bind(d, static_cast<int64_t>(seq), static_cast<int64_t>(ticket));
   d.exec();
 }
 
@@ -111,9 +108,7 @@ void MarkFailed(SQLite::Database& db, std::int64_t seq, const std::string& error
   SQLite::Statement q(db,
                       "UPDATE semantic_embed_queue SET attempts = attempts + 1, last_error = ?, next_at = ? "
                       "WHERE memory_seq = ?");
-  q.bind(1, error.substr(0, 500));
-  q.bind(2, static_cast<int64_t>(retry_at_ms));
-  q.bind(3, static_cast<int64_t>(seq));
+  sdk::Bind(q, error.substr(0, 500), static_cast<int64_t>(retry_at_ms), static_cast<int64_t>(seq));
   q.exec();
 }
 
@@ -126,7 +121,7 @@ std::int64_t QueueAll(SQLite::Database& db, const std::string& model, bool missi
            " AND NOT EXISTS (SELECT 1 FROM semantic_embed_queue q WHERE q.memory_seq = m.seq)";
   }
   SQLite::Statement q(db, sql);
-  q.bind(1, static_cast<int64_t>(now_ms));
+  sdk::Bind(q, static_cast<int64_t>(now_ms));
   if (missing_only) q.bind(2, model);
   return q.exec();
 }
@@ -142,9 +137,7 @@ void WriteStoreModel(SQLite::Database& db, const StoreModel& m, std::int64_t now
                       "INSERT INTO semantic_vector_store(id, model, dim, updated_at) VALUES (1, ?, ?, ?) "
                       "ON CONFLICT(id) DO UPDATE SET model = excluded.model, dim = excluded.dim, "
                       "updated_at = excluded.updated_at");
-  q.bind(1, m.model);
-  q.bind(2, m.dim);
-  q.bind(3, static_cast<int64_t>(now_ms));
+  sdk::Bind(q, m.model, m.dim, static_cast<int64_t>(now_ms));
   q.exec();
 }
 
@@ -153,9 +146,7 @@ void ForEachVector(SQLite::Database& db, const std::string& model, int dim, std:
   SQLite::Statement q(db,
                       "SELECT memory_seq, version, vec FROM semantic_vectors WHERE model = ? AND dim = ? "
                       "AND version > ? ORDER BY version");
-  q.bind(1, model);
-  q.bind(2, dim);
-  q.bind(3, static_cast<int64_t>(after_version));
+  sdk::Bind(q, model, dim, static_cast<int64_t>(after_version));
   while (q.executeStep()) {
     const SQLite::Column blob = q.getColumn(2);
     auto v = sdk::UnpackVector(blob.getBlob(), static_cast<std::size_t>(blob.getBytes()));
@@ -166,22 +157,21 @@ void ForEachVector(SQLite::Database& db, const std::string& model, int dim, std:
 
 std::pair<std::int64_t, std::int64_t> CountVectors(SQLite::Database& db, const std::string& model) {
   SQLite::Statement q(db, "SELECT count(*), count(*) FILTER (WHERE model = ?) FROM semantic_vectors");
-  q.bind(1, model);
+  sdk::Bind(q, model);
   q.executeStep();
   return {q.getColumn(0).getInt64(), q.getColumn(1).getInt64()};
 }
 
 std::int64_t MaxVectorVersion(SQLite::Database& db, const std::string& model) {
   SQLite::Statement q(db, "SELECT coalesce(max(version), 0) FROM semantic_vectors WHERE model = ?");
-  q.bind(1, model);
+  sdk::Bind(q, model);
   q.executeStep();
   return q.getColumn(0).getInt64();
 }
 
 std::optional<std::vector<float>> LoadVector(SQLite::Database& db, std::int64_t seq, const std::string& model) {
   SQLite::Statement q(db, "SELECT vec FROM semantic_vectors WHERE memory_seq = ? AND model = ?");
-  q.bind(1, static_cast<int64_t>(seq));
-  q.bind(2, model);
+  sdk::Bind(q, static_cast<int64_t>(seq), model);
   if (!q.executeStep()) return std::nullopt;
   const SQLite::Column blob = q.getColumn(0);
   return sdk::UnpackVector(blob.getBlob(), static_cast<std::size_t>(blob.getBytes()));

@@ -14,20 +14,20 @@ namespace {
 
 Json MemoryItemProperties() {
   return {
-      {"text", StringSchema(kMaxTextChars, "self-contained, makes sense without this chat", 1)},
-      {"kind", EnumSchema(MemoryKinds(), "")},
-      {"subject", StringSchema(200, "key, e.g. \"package-manager\"; a new value supersedes the old")},
-      {"value", StringSchema(500, "e.g. \"pnpm\"")},
-      {"tags", {{"type", "array"}, {"items", StringSchema(64, "")}, {"maxItems", kMaxTags}}},
+      {"text", sdk::schema::String(kMaxTextChars, "self-contained, makes sense without this chat", 1)},
+      {"kind", sdk::schema::Enum(MemoryKinds(), "")},
+      {"subject", sdk::schema::String(200, "key, e.g. \"package-manager\"; a new value supersedes the old")},
+      {"value", sdk::schema::String(500, "e.g. \"pnpm\"")},
+      {"tags", {{"type", "array"}, {"items", sdk::schema::String(64, "")}, {"maxItems", kMaxTags}}},
       {"importance", {{"type", "integer"}, {"minimum", 1}, {"maximum", 10}, {"description", "default 5"}}},
       {"confidence", {{"type", "number"}, {"minimum", 0}, {"maximum", 1}}},
-      {"scope", EnumSchema({"global", "project", "path"}, "default project")},
-      {"path", StringSchema(1024, "for scope path")},
-      {"anchor", StringSchema(500, "checked on recall: file-exists|file-absent <path>, file-contains|"
+      {"scope", sdk::schema::Enum({"global", "project", "path"}, "default project")},
+      {"path", sdk::schema::String(1024, "for scope path")},
+      {"anchor", sdk::schema::String(500, "checked on recall: file-exists|file-absent <path>, file-contains|"
                                    "file-not-contains <path> <text>, git-branch-is <b>, valid-until <date>")},
-      {"expires", StringSchema(64, "RFC 3339")},
-      {"source", EnumSchema({"user", "agent", "derived", "import"}, "")},
-      {"source_ref", StringSchema(500, "file, URL, commit")},
+      {"expires", sdk::schema::String(64, "RFC 3339")},
+      {"source", sdk::schema::Enum({"user", "agent", "derived", "import"}, "")},
+      {"source_ref", sdk::schema::String(500, "file, URL, commit")},
   };
 }
 
@@ -83,11 +83,11 @@ Json WriteInputSchema(const char* batch_description) {
                        {"description", batch_description}};
   // "text+kind or memories" is checked by the handler, whose message says what to send
   // (an anyOf here would fail with a generic schema message).
-  return ObjectSchema(props);
+  return sdk::schema::Object(props);
 }
 
 Json WriteOutputSchema() {
-  Json result = ObjectSchema(
+  Json result = sdk::schema::Output(
       {
           {"id", {{"type", "string"}}},
           {"action", {{"type", "string"},
@@ -98,8 +98,8 @@ Json WriteOutputSchema() {
           {"rivals", {{"type", "array"}, {"items", {{"type", "string"}}}}},
       },
       {"id", "action", "status"});
-  return ObjectSchema({{"results", {{"type", "array"}, {"items", result}}},
-                       {"vectors", EnumSchema({"degraded"}, "Set when the embedding endpoint is failing.")}},
+  return sdk::schema::Output({{"results", {{"type", "array"}, {"items", result}}},
+                       {"vectors", sdk::schema::Enum({"degraded"}, "Set when the embedding endpoint is failing.")}},
                       {"results"});
 }
 
@@ -225,7 +225,7 @@ MemoryDraft ParseDraft(const Json& item, const sdk::Caller& caller, const Settin
                            "'; send one of fact, decision, preference, correction, lesson, "
                            "todo, event, observation");
     }
-    ScreenArguments(item);
+    sdk::ScreenSecrets(item);
     if (item.contains("subject")) {
       d.subject = NormalizeSubject(item.at("subject").get<std::string>());
       if (d.subject.empty()) throw sdk::ToolError("subject is empty; send a key such as \"package-manager\" or omit it");

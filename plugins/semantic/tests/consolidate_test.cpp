@@ -117,7 +117,7 @@ TEST(ConsolidateGenerated, TenThousandMemoriesWithKnownDuplicates) {
   ApplyMigrations(db);
   sdk::ManualClock clock;
   const Settings settings;
-  StatementCache statements;
+  sdk::StatementCache statements;
   Env env{db, clock, settings, statements};
 
   std::mt19937 rng(14);

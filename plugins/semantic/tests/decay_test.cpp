@@ -3,6 +3,7 @@
 
 #include "decay.hpp"
 #include "semantic_test_util.hpp"
+#include "kioku/sdk/sql.hpp"
 
 namespace kioku::semantic {
 namespace {
@@ -17,7 +18,7 @@ class DecayTest : public SemanticTest {
     SQLite::Statement q(rt_->Db(),
                         "SELECT d.confidence FROM semantic_memory_decay d JOIN semantic_memories m ON m.seq = d.memory_seq "
                         "WHERE m.id = ? AND m.status <> 'pinned'");
-    q.bind(1, id);
+    sdk::Bind(q, id);
     return q.executeStep() ? q.getColumn(0).getDouble() : -1;
   }
   double Stated(const std::string& id) { return Ok("memory_get", {{"id", id}})["memory"]["confidence"].get<double>(); }

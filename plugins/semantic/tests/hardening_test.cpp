@@ -73,7 +73,7 @@ TEST_F(HardeningTest, UnicodeVariantsShareOneKey) {
 
 TEST(UnicodeMigration, RekeysStoredKeysAndMergesEntities) {
   SQLite::Database db(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-  const auto migrations = SemanticMigrations();
+  const auto migrations = Migrations();
   ASSERT_GE(migrations.size(), 4u);
   db.exec(migrations[0].sql);
   db.exec(migrations[1].sql);

@@ -2,6 +2,7 @@
 #include <sstream>
 
 #include "semantic_test_util.hpp"
+#include "kioku/sdk/sql.hpp"
 
 namespace kioku::semantic {
 namespace {
@@ -17,7 +18,7 @@ class ReviewTest : public SemanticTest {
   std::string LastAction(const std::string& id) {
     SQLite::Statement q(rt_->Db(),
                         "SELECT action FROM semantic_memory_history WHERE memory_id = ? ORDER BY at DESC, seq DESC LIMIT 1");
-    q.bind(1, id);
+    sdk::Bind(q, id);
     return q.executeStep() ? q.getColumn(0).getString() : "";
   }
   // Two subject-less rivals: the older becomes contested with the newer.
