@@ -8,6 +8,8 @@
 #include "graph_store.hpp"
 #include "import_store.hpp"
 #include "kioku/sdk/db.hpp"
+#include "kioku/sdk/args.hpp"
+#include "kioku/sdk/schema.hpp"
 #include "kioku/sdk/text.hpp"
 #include "model_tools.hpp"
 #include "normalize.hpp"
@@ -128,7 +130,7 @@ Checked Check(const Json& answer) {
     RejectAnswer(why);
   }
   try {
-    ScreenArguments(answer);
+    sdk::ScreenSecrets(answer);
   } catch (const sdk::ToolError& e) {
     RejectAnswer(e.what());
   }
@@ -151,7 +153,7 @@ sdk::ToolResult Extract(PluginContext& ctx, const Json& args, const sdk::CallCon
   } else {
     text = std::string(Trim(args.at("text").get<std::string>()));
     if (text.empty()) throw sdk::ToolError("text is empty; send the text to read");
-    ScreenSecrets(text, "text");
+    sdk::ScreenText(text, "text");
   }
   const bool dry_run = args.value("dry_run", false);
   const Checked checked = Check(AskModelForJson(chat, BuildRequest(text)));
@@ -219,12 +221,12 @@ void RegisterExtractTool(sdk::Registrar& registrar, PluginContext& ctx) {
       "Have the chat model (providers.chat) read a memory (memory_id) or text and record the "
       "entities and relations it states in the entity graph; the answer is checked first and "
       "nothing is written if any item fails. dry_run: show only.";
-  spec.input_schema = ObjectSchema(
-      {{"memory_id", IdSchema("Memory to read.")},
-       {"text", StringSchema(static_cast<int>(kMaxInputChars), "Text to read instead.")},
-       {"dry_run", {{"type", "boolean"}, {"description", "Do not write."}}}});
+  spec.input_schema = sdk::schema::Object(
+      {{"memory_id", sdk::schema::IdPrefix("Memory to read.")},
+       {"text", sdk::schema::String(static_cast<std::int64_t>(kMaxInputChars), "Text to read instead.")},
+       {"dry_run", sdk::schema::Bool("Do not write.")}});
   const Json str = {{"type", "string"}};
-  spec.output_schema = ObjectSchema(
+  spec.output_schema = sdk::schema::Output(
       {{"entities", {{"type", "array"}, {"items", {{"type", "object"}}}}},
        {"relations", {{"type", "array"}, {"items", {{"type", "object"}}}}},
        {"model", str},

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <set>
 
+#include "kioku/sdk/args.hpp"
+#include "kioku/sdk/schema.hpp"
 #include "kioku/sdk/text.hpp"
 #include "model_tools.hpp"
 #include "normalize.hpp"
@@ -123,7 +125,7 @@ sdk::ToolResult Reflect(PluginContext& ctx, const Json& args, const sdk::CallCon
   }
   if (cited.empty()) RejectAnswer("the observation cites no source memory");
   try {
-    ScreenSecrets(observation, "observation");
+    sdk::ScreenText(observation, "observation");
   } catch (const sdk::ToolError& e) {
     RejectAnswer(e.what());
   }
@@ -172,13 +174,12 @@ void RegisterReflectTool(sdk::Registrar& registrar, PluginContext& ctx) {
       "Recall confirmed memories for query and have the chat model (providers.chat) write one "
       "observation citing them; stored as a derived observation linked to its sources. "
       "dry_run: show it without storing.";
-  spec.input_schema = ObjectSchema(
-      {{"query", StringSchema(kMaxQueryChars, "What to reflect on.", 1)},
-       {"limit", {{"type", "integer"}, {"minimum", kMinSources}, {"maximum", kMaxSources},
-                  {"description", "Memories to consider (default 8)."}}},
-       {"dry_run", {{"type", "boolean"}, {"description", "Do not store."}}}},
+  spec.input_schema = sdk::schema::Object(
+      {{"query", sdk::schema::String(kMaxQueryChars, "What to reflect on.", 1)},
+       {"limit", sdk::schema::Integer(kMinSources, kMaxSources, "Memories to consider (default 8).")},
+       {"dry_run", sdk::schema::Bool("Do not store.")}},
       {"query"});
-  spec.output_schema = ObjectSchema({{"id", {{"type", "string"}}},
+  spec.output_schema = sdk::schema::Output({{"id", {{"type", "string"}}},
                                      {"action", {{"type", "string"}}},
                                      {"observation", {{"type", "string"}}},
                                      {"sources", {{"type", "array"}, {"items", {{"type", "string"}}}}},
