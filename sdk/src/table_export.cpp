@@ -310,6 +310,11 @@ class TableImporter {
     // Every text value: a file is outside input, whatever table or column it names.
     for (std::size_t i = 0; i < values.size(); ++i) {
       if (!values[i].is_string()) continue;
+      if (values[i].get_ref<const std::string&>().find('\0') != std::string::npos) {
+        // As for tool arguments: a NUL cuts the text for SQLite's text functions and FTS.
+        throw std::runtime_error(at + " column " + cols_[i] +
+                                 ": holds a NUL character (\\u0000); remove it from the file and import again");
+      }
       if (auto found = FindSecret(values[i].get_ref<const std::string&>())) {
         throw std::runtime_error(at + " column " + cols_[i] + ": looks like a secret (" + found->kind +
                                  "); remove it from the file (kioku stores no secrets)");

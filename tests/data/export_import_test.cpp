@@ -257,6 +257,17 @@ TEST_F(Refusal, SecretInAnyTextColumnOfAnyLayer) {
   }
 }
 
+// Found by a user trial: a NUL inside an imported text was stored (tool arguments refuse it),
+// and the memory could not be recalled by its words.
+TEST_F(Refusal, NulCharacterInATextColumn) {
+  json file = good;
+  auto& table = file["sections"]["semantic"]["tables"]["semantic_memories"];
+  const auto& cols = table["columns"];
+  const auto text = std::find(cols.begin(), cols.end(), "text") - cols.begin();
+  table["rows"][0][text] = std::string("nul") + '\0' + "inside export";
+  ExpectRefused(file, "NUL character");
+}
+
 // Ids stored as text, outside SQL foreign keys: a dangling one names table, row and field.
 void SetField(json& file, const std::string& layer, const std::string& table, std::size_t row, const std::string& column,
               const json& value) {

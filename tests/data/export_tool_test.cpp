@@ -43,6 +43,23 @@ class ExportTool : public ::testing::Test {
   testing::TestRuntime rt_;
 };
 
+// Found by a user trial: with <home>/exports a symlink, the export went where it pointed and
+// that folder was made 0700.
+TEST_F(ExportTool, RefusesASymlinkedExportsFolder) {
+  const auto elsewhere = rt_.dir / "elsewhere";
+  std::filesystem::create_directories(elsewhere);
+  ::chmod(elsewhere.c_str(), 0755);
+  std::filesystem::create_directory_symlink(elsewhere, rt_.dir / "exports");
+  auto r = rt_.Call("data_export", json::object());
+  ASSERT_TRUE(r.is_error);
+  EXPECT_NE(r.text.find("symbolic link"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("nothing was written"), std::string::npos) << r.text;
+  EXPECT_TRUE(std::filesystem::is_empty(elsewhere));
+  struct stat st{};
+  ASSERT_EQ(::stat(elsewhere.c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0755u);
+}
+
 TEST_F(ExportTool, WritesANewPrivateFileThatImportsBack) {
   auto r = rt_.Call("data_export", json::object());
   ASSERT_FALSE(r.is_error) << r.text;

@@ -146,6 +146,15 @@ TEST_F(ForeignImport, SecretInAHeadingRefusesTheFile) {
   EXPECT_EQ(Count("semantic_memories"), 0);
 }
 
+// Found by a user trial: "- nul \0 byte here" was stored with its NUL.
+TEST_F(ForeignImport, NulCharacterRefusesTheFileNamingTheLine) {
+  const std::string why =
+      Refusal(Write("GEMINI.md", std::string("- Use pnpm.\n- nul ") + '\0' + " byte here\n"), "agents-md");
+  EXPECT_NE(why.find("line 2"), std::string::npos) << why;
+  EXPECT_NE(why.find("NUL character"), std::string::npos) << why;
+  EXPECT_EQ(Count("semantic_memories"), 0);
+}
+
 TEST_F(ForeignImport, ByteOrderMarkKeepsTheFirstHeading) {
   Import(Write("CLAUDE.md", "\xEF\xBB\xBF# Testing\n- Run make check.\n"), "claude-md");
   EXPECT_EQ(Field("tags", "1"), "claude-md testing");

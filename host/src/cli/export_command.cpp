@@ -46,16 +46,23 @@ int Import(const GlobalOptions& global, const std::string& file, const std::stri
     target.project_root = caller.project_root;
     const ForeignImportReport report = ImportFile(*loaded.runtime, file, format, target);
     std::int64_t added = 0;
+    std::int64_t seen = 0;
     out << "imported " << file << " (" << report.format << "):";
     for (const auto& [what, c] : report.layers) {
       out << " " << what << " " << c.inserted << " new, " << c.skipped << " already there;";
       added += c.inserted;
+      seen += c.inserted + c.skipped;
     }
     out << "\n";
     constexpr std::size_t kShown = 20;
     for (std::size_t i = 0; i < report.notes.size() && i < kShown; ++i) out << "  " << report.notes[i] << "\n";
     if (report.notes.size() > kShown) out << "  … and " << report.notes.size() - kShown << " more\n";
-    if (added == 0) out << "nothing new: everything in the file was already there\n";
+    if (seen == 0) {
+      out << "nothing found to import: the file holds no items of this format (for Markdown, "
+             "bullet or numbered lines)\n";
+    } else if (added == 0) {
+      out << "nothing new: everything in the file was already there\n";
+    }
     return 0;
   } catch (const std::exception& e) {
     std::cerr << "kioku import: " << e.what() << "; nothing was changed\n";

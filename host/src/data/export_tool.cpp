@@ -41,8 +41,13 @@ void AddExportTool(Runtime& runtime, const std::string& kioku_version) {
         const json envelope = BuildExport(runtime, kioku_version);
         const std::string text = ExportText(envelope, format);
         const std::string stamp = FileStamp(runtime.Clock().NowMs());
-        const auto path = WriteNewPrivateFile(runtime.Options().data_dir / "exports", "kioku-export-" + stamp,
-                                              format == "md" ? ".md" : ".json", text);
+        std::filesystem::path path;
+        try {
+          path = WriteNewPrivateFile(runtime.Options().data_dir / "exports", "kioku-export-" + stamp,
+                                     format == "md" ? ".md" : ".json", text);
+        } catch (const std::runtime_error& e) {  // the folder or disk, not a bug: say what
+          throw sdk::ToolError(std::string(e.what()) + "; nothing was written");
+        }
         const auto rows = ExportRowCounts(envelope);
         std::string summary;
         for (const auto& [layer, n] : rows) summary += (summary.empty() ? "" : ", ") + layer + " " + std::to_string(n);

@@ -58,6 +58,12 @@ std::string FileStamp(std::int64_t ms) {
 
 void MakePrivateDir(const fs::path& dir) {
   std::error_code ec;
+  // Never through a symlink: the folder would be made private (0700) and written wherever
+  // the link points.
+  if (fs::is_symlink(fs::symlink_status(dir, ec))) {
+    throw std::runtime_error(dir.string() + " is a symbolic link; kioku writes its private files only into a "
+                             "real folder (remove the link)");
+  }
   fs::create_directories(dir, ec);
   if (ec) throw std::runtime_error("cannot create directory " + dir.string() + ": " + ec.message());
   ::chmod(dir.c_str(), 0700);

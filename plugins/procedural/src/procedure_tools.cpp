@@ -235,6 +235,37 @@ std::optional<std::string> HexDecode(std::string_view hex) {
   return out;
 }
 
+// Query pages: "q:<offset>:<query hash>", so a cursor only continues the search it came
+// from — sent with another query, with name (steps) or without a query (the list) it is
+// refused instead of being read as some other offset. FNV-1a 32 of the query text.
+constexpr const char* kQueryCursor = "q:";
+
+std::string QueryHash(std::string_view query) {
+  std::uint32_t h = 2166136261u;
+  for (const unsigned char c : query) h = (h ^ c) * 16777619u;
+  char buf[9];
+  std::snprintf(buf, sizeof buf, "%08x", h);
+  return buf;
+}
+
+std::size_t QueryCursorOffset(const Json& args, std::string_view query) {
+  auto c = args.find("cursor");
+  if (c == args.end() || c->is_null()) return 0;
+  const std::string cursor = c->is_string() ? c->get<std::string>() : c->dump();
+  const auto colon = cursor.find(':', 2);
+  if (!cursor.starts_with(kQueryCursor) || colon == std::string::npos || colon == 2 || colon > 11 ||
+      cursor.find_first_not_of("0123456789", 2) != colon) {
+    throw sdk::ToolError("cursor \"" + sdk::TruncateUtf8(cursor, 40) +
+                         "\" is not one of this search's pages (it pages the list or one procedure's "
+                         "steps); send the next_cursor of a page of this query, or no cursor");
+  }
+  if (cursor.substr(colon + 1) != QueryHash(query)) {
+    throw sdk::ToolError("this cursor pages another query; send it with the query it came from, or "
+                         "no cursor to start this one");
+  }
+  return static_cast<std::size_t>(std::stoul(cursor.substr(2, colon - 2)));
+}
+
 std::pair<std::string, std::string> ListCursor(const Json& args) {
   auto c = args.find("cursor");
   if (c == args.end() || !c->is_string()) return {};
@@ -247,8 +278,9 @@ std::pair<std::string, std::string> ListCursor(const Json& args) {
   }
   if (!name || !scope || name->empty()) {
     throw sdk::ToolError(std::string("cursor \"") + cursor.substr(0, 40) + "\" is not one of the procedure list's " +
-                         (cursor.starts_with("o:") ? "(it pages a query or one procedure's steps: send that query or "
-                                                     "name again with it)"
+                         (cursor.starts_with("o:") || cursor.starts_with(kQueryCursor)
+                              ? "(it pages a query or one procedure's steps: send that query or "
+                                "name again with it)"
                                                    : "(send next_cursor from the previous list page)"));
   }
   return {*name, *scope};
@@ -269,11 +301,11 @@ sdk::ToolResult Find(ToolContext& ctx, const Json& args, const sdk::CallContext&
                          "query, or the next_cursor of a page of this search");
   }
   if (args.contains("name")) return FindByNameResult(ctx, args, call, actor);
-  const std::size_t offset = has_query ? sdk::CursorOffset(args, "procedure_find") : 0;
   const std::size_t room = sdk::ResultRoom(call);
   Json list = Json::array();
   std::string text;
   if (auto q = Text(args, "query", kMaxTextBytes); q && !q->empty()) {
+    const std::size_t offset = QueryCursorOffset(args, *q);
     // Best first, each with its steps; one long procedure takes at most half the room
     // (the rest of its steps: procedure_find name), so several fit.
     // The same candidates and ranking on every page, so pages neither repeat nor skip.
@@ -294,11 +326,20 @@ sdk::ToolResult Find(ToolContext& ctx, const Json& args, const sdk::CallContext&
     }
     Json out = {{"procedures", std::move(list)}};
     page.Describe(out);
+    std::string more = page.MoreText("procedure_find");
+    if (auto n = out.find("next_cursor"); n != out.end()) {
+      const std::string offset_cursor = n->get<std::string>();  // "o:<next offset>"
+      const std::string cursor = kQueryCursor + offset_cursor.substr(2) + ":" + QueryHash(*q);
+      if (const auto at = more.find(offset_cursor); at != std::string::npos) {
+        more.replace(at, offset_cursor.size(), cursor);
+      }
+      *n = cursor;
+    }
     if (hits.size() <= offset) {
       text = offset == 0 ? "no procedure matches; save one with procedure_save once you know the steps"
                          : "no more matches";
     }
-    if (const auto more = page.MoreText("procedure_find"); !more.empty()) {
+    if (!more.empty()) {
       text += "\n" + more + " (same query)";
     } else if (hits.size() >= static_cast<std::size_t>(kQueryCandidates)) {
       text += "\nonly the best " + std::to_string(kQueryCandidates) +

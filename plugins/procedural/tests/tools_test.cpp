@@ -196,6 +196,21 @@ TEST_F(ToolsTest, ProceduresVersionRankAndRecordRuns) {
   EXPECT_NE(Err("procedure_find", {{"query", "version"}, {"cursor", cursor}}).find("pages the list"), std::string::npos);
   EXPECT_NE(Err("procedure_find", {{"cursor", "k:zz"}}).find("send next_cursor"), std::string::npos);
   EXPECT_NE(Err("procedure_find", {{"name", "hotfix"}, {"query", "version"}}).find("not both"), std::string::npos);
+  // Found by a user trial: a query page's cursor was a bare offset, so sent with name it
+  // skipped steps and sent with another query it skipped matches. It now only continues its
+  // own search.
+  auto searched = Ok("procedure_find", {{"query", "version"}, {"limit", 1}});
+  const std::string qc = searched["next_cursor"];
+  EXPECT_EQ(qc.rfind("q:1:", 0), 0u) << qc;
+  auto second = Ok("procedure_find", {{"query", "version"}, {"limit", 1}, {"cursor", qc}});
+  ASSERT_EQ(second["procedures"].size(), 1u);
+  EXPECT_NE(second["procedures"][0]["name"], searched["procedures"][0]["name"]);
+  EXPECT_NE(Err("procedure_find", {{"query", "hotfix"}, {"cursor", qc}}).find("another query"), std::string::npos);
+  EXPECT_NE(Err("procedure_find", {{"name", "hotfix"}, {"cursor", qc}}).find("not one procedure_find returned"),
+            std::string::npos);
+  EXPECT_NE(Err("procedure_find", {{"cursor", qc}}).find("query or one procedure's steps"), std::string::npos);
+  EXPECT_NE(Err("procedure_find", {{"query", "version"}, {"cursor", "o:1"}}).find("this search's pages"),
+            std::string::npos);
 }
 
 // Across layers, through Host::CallTool: workspace_status shows the open plan's ready tasks

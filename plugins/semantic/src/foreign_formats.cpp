@@ -68,11 +68,16 @@ std::vector<std::string_view> Lines(std::string_view text) {
   return lines;
 }
 
-// Refuses the file when `value` holds a secret, naming where and the rule, never the value.
+// Refuses the file when `value` holds a secret (naming where and the rule, never the value)
+// or a NUL character (refused in tool arguments too: it cuts the text for SQLite and FTS).
 void Screen(const std::string& file, const std::string& where, std::string_view value) {
+  if (value.find('\0') != std::string_view::npos) {
+    throw std::runtime_error(file + " " + where +
+                             ": holds a NUL character; remove it from the file and import again");
+  }
   if (std::optional<sdk::SecretFinding> f = sdk::FindSecret(value)) {
     throw std::runtime_error(file + " " + where + ": looks like a secret (" + f->kind +
-                             "); remove it from the file (or add it to the allowlist) and import again");
+                             "); remove it from the file and import again (kioku stores no secrets)");
   }
 }
 

@@ -120,7 +120,8 @@ sdk::ToolResult Reflect(PluginContext& ctx, const Json& args, const sdk::CallCon
   if (!unknown.empty()) {
     std::string list;
     for (const std::string& u : unknown) list += (list.empty() ? "" : ", ") + ("\"" + u + "\"");
-    RejectAnswer("it cites " + Plural(unknown.size(), "id", "ids") + " that are not among the " +
+    RejectAnswer("it cites " + Plural(unknown.size(), "id", "ids") +
+                 (unknown.size() == 1 ? " that is" : " that are") + " not among the " +
                  std::to_string(sources.size()) + " recalled memories: " + list);
   }
   if (cited.empty()) RejectAnswer("the observation cites no source memory");
