@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include <SQLiteCpp/Statement.h>
+
 #include "semantic_plugin.hpp"
 #include "test_runtime.hpp"
 

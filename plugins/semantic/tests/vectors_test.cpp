@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <SQLiteCpp/Statement.h>
+
 #include "config.hpp"
 #include "fake_openai_server.hpp"
 #include "providers/openai_embedder.hpp"
