@@ -5,6 +5,7 @@
 
 #include <fstream>
 
+#include <SQLiteCpp/Column.h>
 #include <SQLiteCpp/Statement.h>
 
 #include "data/foreign_import.hpp"

@@ -6,6 +6,7 @@
 
 #include <string>
 
+#include <SQLiteCpp/Column.h>
 #include <SQLiteCpp/Statement.h>
 
 #include "semantic_plugin.hpp"

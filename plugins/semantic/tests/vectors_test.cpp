@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <SQLiteCpp/Column.h>
 #include <SQLiteCpp/Statement.h>
 
 #include "config.hpp"
