@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <SQLiteCpp/Column.h>
 #include <SQLiteCpp/Statement.h>
 
 #include "kioku/sdk/text.hpp"

@@ -31,8 +31,11 @@
 #include <string>
 #include <vector>
 
-#include <SQLiteCpp/Database.h>
 #include <nlohmann/json.hpp>
+
+namespace SQLite {
+class Database;
+}
 
 namespace kioku::sdk {
 
