@@ -21,7 +21,7 @@ std::string Ago(std::int64_t now, std::int64_t then) {
 
 }  // namespace
 
-sdk::ContextContribution ProvideContext(const Env& env, const sdk::ContextRequest& request) {
+sdk::ContextContribution ProvideContext(const ToolContext& env, const sdk::ContextRequest& request) {
   sdk::ContextContribution out;
   if (!request.query.empty()) return out;
   const auto keys = ProjectScope(sdk::Json::object(), request.caller);

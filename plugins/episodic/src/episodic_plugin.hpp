@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "env.hpp"
+#include "tool_support.hpp"
 #include "kioku/sdk/host.hpp"
 #include "kioku/sdk/plugin.hpp"
 
@@ -21,7 +21,7 @@ class EpisodicPlugin : public sdk::Plugin {
   void Register(sdk::Registrar& registrar) override;
 
  private:
-  Env env_;  ///< Complete from construction; captured by reference by handlers.
+  ToolContext env_;  ///< Complete from construction; captured by reference by handlers.
 };
 
 }  // namespace kioku::episodic

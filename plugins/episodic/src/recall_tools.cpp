@@ -33,7 +33,7 @@ std::string Indented(const std::string& text) {
   return out;
 }
 
-void AddRecall(sdk::Registrar& reg, Env& env) {
+void AddRecall(sdk::Registrar& reg, ToolContext& env) {
   sdk::ToolSpec spec;
   spec.name = "session_recall";
   spec.title = "Recall past sessions";
@@ -147,7 +147,7 @@ void AddRecall(sdk::Registrar& reg, Env& env) {
   });
 }
 
-void AddTimeline(sdk::Registrar& reg, Env& env) {
+void AddTimeline(sdk::Registrar& reg, ToolContext& env) {
   sdk::ToolSpec spec;
   spec.name = "session_timeline";
   spec.profile = sdk::ToolProfile::kFull;
@@ -201,7 +201,7 @@ void AddTimeline(sdk::Registrar& reg, Env& env) {
 
 }  // namespace
 
-void RegisterRecallTools(sdk::Registrar& registrar, Env& env) {
+void RegisterRecallTools(sdk::Registrar& registrar, ToolContext& env) {
   AddRecall(registrar, env);
   AddTimeline(registrar, env);
 }

@@ -2,16 +2,16 @@
 /// @file tools.hpp
 /// Tool groups of the episodic plugin; each registers its tools with the registrar.
 
-#include "env.hpp"
+#include "tool_support.hpp"
 #include "kioku/sdk/plugin.hpp"
 
 namespace kioku::episodic {
 
 /// session_start, session_log, session_end, session_summary_add.
-void RegisterSessionTools(sdk::Registrar& registrar, Env& env);
+void RegisterSessionTools(sdk::Registrar& registrar, ToolContext& env);
 /// session_recall, session_timeline.
-void RegisterRecallTools(sdk::Registrar& registrar, Env& env);
+void RegisterRecallTools(sdk::Registrar& registrar, ToolContext& env);
 /// session_ingest and the `kioku ingest` command.
-void RegisterIngestTools(sdk::Registrar& registrar, Env& env);
+void RegisterIngestTools(sdk::Registrar& registrar, ToolContext& env);
 
 }  // namespace kioku::episodic

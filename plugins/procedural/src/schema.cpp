@@ -2,6 +2,22 @@
 
 namespace kioku::procedural {
 
+const sdk::ColumnRenames& TimeColumnRenames() {
+  static const sdk::ColumnRenames renames{2, {
+      {"procedural_plans", "created_at_ms", "created_at"},
+      {"procedural_plans", "updated_at_ms", "updated_at"},
+      {"procedural_tasks", "updated_at_ms", "updated_at"},
+      {"procedural_criteria", "met_at_ms", "met_at"},
+      {"procedural_blockers", "reported_at_ms", "reported_at"},
+      {"procedural_blockers", "cleared_at_ms", "cleared_at"},
+      {"procedural_audit", "at_ms", "at"},
+      {"procedural_procedures", "created_at_ms", "created_at"},
+      {"procedural_runs", "at_ms", "at"},
+      {"procedural_run_stats", "last_at_ms", "last_at"},
+  }};
+  return renames;
+}
+
 std::vector<sdk::Migration> Migrations() {
   std::vector<sdk::Migration> out;
   sdk::Migration m;
@@ -125,6 +141,7 @@ CREATE TABLE procedural_run_stats (
 ) WITHOUT ROWID;
 )SQL";
   out.push_back(std::move(m));
+  out.push_back(sdk::RenameColumnsMigration(TimeColumnRenames(), "time columns named <event>_at (were *_ms)"));
   return out;
 }
 

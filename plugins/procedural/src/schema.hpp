@@ -16,10 +16,15 @@
 
 #include <vector>
 
+#include "kioku/sdk/column_renames.hpp"
 #include "kioku/sdk/plugin.hpp"
 
 namespace kioku::procedural {
 
 std::vector<sdk::Migration> Migrations();
+
+/// Migration 2: time columns named `<event>_at` like every layer's (they were `*_ms`);
+/// the same list lets an older export import (ExporterSpec::renamed_columns).
+const sdk::ColumnRenames& TimeColumnRenames();
 
 }  // namespace kioku::procedural

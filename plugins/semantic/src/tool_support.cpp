@@ -12,13 +12,13 @@
 
 namespace kioku::semantic {
 
-PluginContext::PluginContext(sdk::HostServices& h, Settings s)
+ToolContext::ToolContext(sdk::HostServices& h, Settings s)
     : host(h),
       settings(std::move(s)),
       vectors(std::make_unique<MemoryVectors>(h.GetEmbedder(), h.DataDir(), settings.vectors, &h.Log())),
       worker(std::make_unique<EmbedWorker>(h, *vectors)) {}
 
-PluginContext::~PluginContext() = default;
+ToolContext::~ToolContext() = default;
 
 Author AuthorOf(const sdk::Caller& caller) { return Author{caller.agent_id, caller.session_id}; }
 

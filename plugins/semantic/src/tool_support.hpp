@@ -29,9 +29,9 @@ using Json = nlohmann::json;
 /// What every handler needs; owned by the plugin, outlives the registered handlers.
 class EmbedWorker;
 
-struct PluginContext {
-  PluginContext(sdk::HostServices& h, Settings s);
-  ~PluginContext();
+struct ToolContext {
+  ToolContext(sdk::HostServices& h, Settings s);
+  ~ToolContext();
   sdk::HostServices& host;
   Settings settings;
   sdk::StatementCache statements;

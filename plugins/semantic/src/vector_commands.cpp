@@ -33,7 +33,7 @@ std::string Fixed(double x) {
 }
 
 // Runs passes until the queue has nothing due or a pass makes no progress.
-int Drain(PluginContext& ctx, SQLite::Database& db, std::ostream& out, std::ostream& err) {
+int Drain(ToolContext& ctx, SQLite::Database& db, std::ostream& out, std::ostream& err) {
   int stored = 0, rejected = 0, deduped = 0;
   for (;;) {
     const EmbedPass p = ctx.worker->RunOnce(db);
@@ -54,7 +54,7 @@ int Drain(PluginContext& ctx, SQLite::Database& db, std::ostream& out, std::ostr
   return rejected > 0 ? 1 : 0;
 }
 
-int Status(PluginContext& ctx, SQLite::Database& db, std::ostream& out) {
+int Status(ToolContext& ctx, SQLite::Database& db, std::ostream& out) {
   sdk::Embedder* e = ctx.vectors->Embedder();
   out << "embedder: " << (e ? e->Model() + " at " + e->Endpoint() : "none (providers.embedding not configured)") << "\n";
   if (e) {
@@ -84,7 +84,7 @@ int Status(PluginContext& ctx, SQLite::Database& db, std::ostream& out) {
 // against the memory's stored vector. Off-topic: the same query against random other
 // memories. Suggested floor: halfway between the off-topic 95th percentile and the
 // on-topic 10th percentile, so most real matches pass and most unrelated ones do not.
-int Calibrate(PluginContext& ctx, SQLite::Database& db, int sample, std::ostream& out, std::ostream& err) {
+int Calibrate(ToolContext& ctx, SQLite::Database& db, int sample, std::ostream& out, std::ostream& err) {
   std::string status;
   if (const std::string why = ctx.vectors->Unusable(db, &status); !why.empty()) {
     err << "embed --calibrate: " << why << "\n";
@@ -142,7 +142,7 @@ int Calibrate(PluginContext& ctx, SQLite::Database& db, int sample, std::ostream
 
 }  // namespace
 
-sdk::CommandSpec EmbedCommand(PluginContext& ctx) {
+sdk::CommandSpec EmbedCommand(ToolContext& ctx) {
   sdk::CommandSpec cmd;
   cmd.name = "embed";
   cmd.summary = "Embed queued memories now; --all re-embeds everything (after a model change)";
