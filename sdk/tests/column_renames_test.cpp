@@ -29,7 +29,7 @@ TEST(RenameColumnsMigration, RenamesKeepingRowsIndexesAndTriggers) {
   ASSERT_TRUE(q.executeStep());
   EXPECT_EQ(q.getColumn(0).getInt(), 14);
   EXPECT_EQ(q.getColumn(1).getInt(), 0);
-  EXPECT_EQ(q.getColumn(2).getInt(), 9);  // the trigger now reads the renamed column
+  EXPECT_EQ(q.getColumn(2).getInt(), 14);  // 5 before the rename, 9 through the rewritten trigger
   SQLite::Statement idx(db, "SELECT sql FROM sqlite_schema WHERE name = 't_open'");
   ASSERT_TRUE(idx.executeStep());
   const std::string sql = idx.getColumn(0).getString();
