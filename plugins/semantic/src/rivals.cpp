@@ -285,11 +285,14 @@ PairVerdict ClassifyPair(const TopicProfile& o, const TopicProfile& n) {
     }
     if (mine == theirs) category_restates = true;
   }
-  // Numbered things ("issue#12" vs "issue#13") are different things, not rival values.
+  // Numbered things ("issue#12" vs "issue#13") and names with digits ("cache_1" vs
+  // "cache_17", "m12" vs "m13") are different things, not rival values.
   const auto numbered = [](const std::set<std::string>& terms) {
     std::set<std::string> out;
     for (const std::string& t : terms) {
-      if (t.find('#') != std::string::npos) out.insert(t);
+      if (std::any_of(t.begin(), t.end(), [](char c) { return c == '#' || std::isdigit(static_cast<unsigned char>(c)); })) {
+        out.insert(t);
+      }
     }
     return out;
   };
