@@ -246,7 +246,7 @@ Memory* Loaded(const Env& env, RivalScan& memo, std::int64_t seq) {
   return it->second ? &*it->second : nullptr;
 }
 
-// Candidate rivals of `m`: live memories of its kind and scope that share index tokens with
+// Candidate rivals of `m`: older live memories of its kind and scope that share index tokens with
 // its search words, best first. Bounded work, as recall's FtsList: a token in more than
 // scan_limit memories says little about the topic, so only the category words ("pnpm" names
 // a rival however common it is; their newest scan_limit + 1 rows) and the rare tokens
@@ -271,7 +271,7 @@ std::vector<Memory*> RivalCandidates(const Env& env, RivalScan& memo, const Memo
       if (rows.empty() || (rows.size() > scan && !always)) continue;
       const double idf = std::log1p(static_cast<double>(memo.rows) / static_cast<double>(rows.size()));
       for (std::int64_t seq : rows) {
-        if (seq != m.seq) score[seq] += idf;
+        if (seq < m.seq) score[seq] += idf;  // older only: a batch pairs as one call at a time would
       }
     }
   };

@@ -50,7 +50,7 @@ struct RivalNote {
 };
 
 /// After a new memory was written (its row exists and FTS is indexed: call after
-/// MemoryWriter::Finish): finds live memories of the same kind and scope that rivals.hpp
+/// MemoryWriter::Finish): finds older live memories of the same kind and scope that rivals.hpp
 /// calls rivals (candidates from the FTS index, at most 25: see RivalCandidates in
 /// review_store.cpp), records each pair and marks
 /// both contested — except a pinned side, which stays pinned, and a pending newcomer,
