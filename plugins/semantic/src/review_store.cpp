@@ -217,12 +217,14 @@ std::vector<std::string> IndexTokens(const std::string& word) {
   return out;
 }
 
-// The newest scan_limit + 1 rows matching one token, newest first (once per batch).
-const std::vector<std::int64_t>& Postings(const Env& env, RivalScan& memo, const std::string& token) {
-  auto [it, fresh] = memo.postings.try_emplace(token);
+// Up to scan_limit + 1 rows matching one token, once per batch: the newest for a category
+// word (its rows are used however many there are), else the first (only the count decides
+// whether they are used, and FTS5 reads a doclist forwards faster).
+const std::vector<std::int64_t>& Postings(const Env& env, RivalScan& memo, const std::string& token, bool newest) {
+  auto [it, fresh] = memo.postings.try_emplace((newest ? "+" : "-") + token);
   if (fresh) {
-    sdk::CachedStatement q =
-        env.Stmt("SELECT rowid FROM semantic_fts WHERE semantic_fts MATCH ? ORDER BY rowid DESC LIMIT ?");
+    sdk::CachedStatement q = env.Stmt(newest ? "SELECT rowid FROM semantic_fts WHERE semantic_fts MATCH ? ORDER BY rowid DESC LIMIT ?"
+                                             : "SELECT rowid FROM semantic_fts WHERE semantic_fts MATCH ? LIMIT ?");
     sdk::Bind(*q, sdk::QuoteFtsToken(token), env.settings.recall.scan_limit + 1);
     while (q->executeStep()) it->second.push_back(q->getColumn(0).getInt64());
   }
@@ -267,7 +269,7 @@ std::vector<Memory*> RivalCandidates(const Env& env, RivalScan& memo, const Memo
   const auto propose = [&](const std::string& word, bool always) {
     for (const std::string& token : IndexTokens(word)) {
       if (!seen.insert(token).second) continue;
-      const std::vector<std::int64_t>& rows = Postings(env, memo, token);
+      const std::vector<std::int64_t>& rows = Postings(env, memo, token, always);
       if (rows.empty() || (rows.size() > scan && !always)) continue;
       const double idf = std::log1p(static_cast<double>(memo.rows) / static_cast<double>(rows.size()));
       for (std::int64_t seq : rows) {

@@ -62,7 +62,7 @@ struct RivalNote {
 /// the memories' texts do not change, i.e. within one transaction after the last Finish().
 struct RivalScan {
   std::int64_t rows = 0;  ///< max(seq) of semantic_memories, 0 = not read yet
-  std::unordered_map<std::string, std::vector<std::int64_t>> postings;  ///< token → newest scan_limit+1 rows
+  std::unordered_map<std::string, std::vector<std::int64_t>> postings;  ///< ±token → up to scan_limit+1 rows
   std::unordered_map<std::int64_t, std::optional<Memory>> memories;    ///< seq → row (statuses kept current)
   std::unordered_map<std::int64_t, TopicProfile> profiles;             ///< seq → its profile
 };
