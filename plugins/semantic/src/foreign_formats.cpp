@@ -252,8 +252,9 @@ sdk::ForeignImportResult ImportMemoryGraph(const Env& env, const sdk::ForeignImp
     }
     writer.Finish();  // rival detection reads the text index
     int contested = 0;
+    RivalScan scan;
     for (const std::string& id : written) {
-      if (!DetectRivals(env, id, author).empty()) ++contested;
+      if (!DetectRivals(env, id, author, &scan).empty()) ++contested;
     }
     if (contested > 0) {
       result.notes.push_back(std::to_string(contested) + " imported memories may contradict others: contested, "

@@ -1,6 +1,8 @@
 #include "review_store.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <set>
 
 #include "anchors.hpp"
@@ -79,9 +81,14 @@ struct Pair {
 
 // Open pairs that involve `seq`, seen from its side.
 std::vector<Pair> OpenPairs(const Env& env, std::int64_t seq) {
-  SQLite::Statement q(env.db,
-                      "SELECT seq, a_seq, b_seq, a_prior, b_prior, reason FROM semantic_rivals "
-                      "WHERE resolved_at IS NULL AND (a_seq = ?1 OR b_seq = ?1)");
+  // Two index lookups (the (a_seq, b_seq) key and semantic_rivals_b): written as one OR,
+  // the planner scanned every open pair, which made each write O(open pairs).
+  sdk::CachedStatement stmt = env.Stmt(
+      "SELECT seq, a_seq, b_seq, a_prior, b_prior, reason FROM semantic_rivals "
+      "WHERE a_seq = ?1 AND resolved_at IS NULL UNION ALL "
+      "SELECT seq, a_seq, b_seq, a_prior, b_prior, reason FROM semantic_rivals "
+      "WHERE b_seq = ?1 AND a_seq <> ?1 AND resolved_at IS NULL ORDER BY 1");
+  SQLite::Statement& q = *stmt;
   sdk::Bind(q, seq);
   std::vector<Pair> out;
   while (q.executeStep()) {
@@ -189,49 +196,130 @@ void AddHistory(const Env& env, const std::string& memory_id, const std::string&
   q.exec();
 }
 
-std::vector<RivalNote> DetectRivals(const Env& env, const std::string& memory_id, const Author& author) {
-  std::optional<Memory> m = LoadMemoryById(env.db, memory_id);
+namespace {
+
+// Pieces of a search word as the text index tokenizes them (unicode61 splits on ASCII
+// punctuation): "src/auth/file5.ts" → src, auth, file5, ts. One single-token lookup per
+// piece instead of a phrase: a phrase walks the doclists of all its tokens ("src", "ts"
+// are in every row of a code store), a token reads only its own.
+std::vector<std::string> IndexTokens(const std::string& word) {
+  std::vector<std::string> out;
+  std::string piece;
+  for (char c : word + " ") {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x80 || std::isalnum(u)) {
+      piece += c;
+    } else if (!piece.empty()) {
+      out.push_back(std::move(piece));
+      piece.clear();
+    }
+  }
+  return out;
+}
+
+// Up to scan_limit + 1 rows matching one token, once per batch: the newest for a category
+// word (its rows are used however many there are), else the first (only the count decides
+// whether they are used, and FTS5 reads a doclist forwards faster).
+const std::vector<std::int64_t>& Postings(const Env& env, RivalScan& memo, const std::string& token, bool newest) {
+  auto [it, fresh] = memo.postings.try_emplace((newest ? "+" : "-") + token);
+  if (fresh) {
+    sdk::CachedStatement q = env.Stmt(newest ? "SELECT rowid FROM semantic_fts WHERE semantic_fts MATCH ? ORDER BY rowid DESC LIMIT ?"
+                                             : "SELECT rowid FROM semantic_fts WHERE semantic_fts MATCH ? LIMIT ?");
+    sdk::Bind(*q, sdk::QuoteFtsToken(token), env.settings.recall.scan_limit + 1);
+    while (q->executeStep()) it->second.push_back(q->getColumn(0).getInt64());
+  }
+  return it->second;
+}
+
+// LoadMemoryBySeq/ById with a cached statement (preparing the 30-column select costs more
+// than running it).
+template <typename Key>
+std::optional<Memory> LoadBy(const Env& env, const char* column, const Key& key) {
+  sdk::CachedStatement q =
+      env.Stmt(std::string("SELECT ") + kMemoryColumns + " FROM semantic_memories m WHERE m." + column + " = ?");
+  sdk::Bind(*q, key);
+  if (!q->executeStep()) return std::nullopt;
+  return ReadMemory(*q);
+}
+
+Memory* Loaded(const Env& env, RivalScan& memo, std::int64_t seq) {
+  auto it = memo.memories.find(seq);
+  if (it == memo.memories.end()) it = memo.memories.emplace(seq, LoadBy(env, "seq", seq)).first;
+  return it->second ? &*it->second : nullptr;
+}
+
+// Candidate rivals of `m`: older live memories of its kind and scope that share index tokens with
+// its search words, best first. Bounded work, as recall's FtsList: a token in more than
+// scan_limit memories says little about the topic, so only the category words ("pnpm" names
+// a rival however common it is; their newest scan_limit + 1 rows) and the rare tokens
+// propose candidates; a memory whose tokens are all common has none. Each candidate scores
+// the sum over shared tokens of log(1 + rows / df) — BM25's idf without the length and
+// frequency terms — ties newest first; at most kMaxCandidates pass the filter, out of at
+// most 4 × kMaxCandidates rows read.
+std::vector<Memory*> RivalCandidates(const Env& env, RivalScan& memo, const Memory& m, const RivalTerms& terms) {
+  constexpr std::size_t kMaxCandidates = 25;
+  const auto scan = static_cast<std::size_t>(env.settings.recall.scan_limit);
+  if (memo.rows == 0) {
+    sdk::CachedStatement q = env.Stmt("SELECT coalesce(max(seq), 0) FROM semantic_memories");
+    q->executeStep();
+    memo.rows = std::max<std::int64_t>(1, q->getColumn(0).getInt64());
+  }
+  std::unordered_map<std::int64_t, double> score;
+  std::set<std::string> seen;
+  const auto propose = [&](const std::string& word, bool always) {
+    for (const std::string& token : IndexTokens(word)) {
+      if (!seen.insert(token).second) continue;
+      const std::vector<std::int64_t>& rows = Postings(env, memo, token, always);
+      if (rows.empty() || (rows.size() > scan && !always)) continue;
+      const double idf = std::log1p(static_cast<double>(memo.rows) / static_cast<double>(rows.size()));
+      for (std::int64_t seq : rows) {
+        if (seq < m.seq) score[seq] += idf;  // older only: a batch pairs as one call at a time would
+      }
+    }
+  };
+  for (const std::string& t : terms.category) propose(t, true);
+  for (const std::string& t : terms.words) propose(t, false);
+  std::vector<std::pair<double, std::int64_t>> ranked;
+  ranked.reserve(score.size());
+  for (const auto& [seq, s] : score) ranked.emplace_back(s, seq);
+  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second > b.second;
+  });
+  const std::int64_t now = env.clock.NowMs();
+  std::vector<Memory*> out;
+  for (std::size_t i = 0; i < ranked.size() && i < 4 * kMaxCandidates && out.size() < kMaxCandidates; ++i) {
+    Memory* r = Loaded(env, memo, ranked[i].second);
+    if (r == nullptr || r->kind != m.kind || r->scope.kind != m.scope.kind ||
+        r->scope.project_id != m.scope.project_id || r->scope.path != m.scope.path) {
+      continue;
+    }
+    if (r->status != "active" && r->status != "pinned" && r->status != "contested") continue;
+    if (r->expires_at != 0 && r->expires_at <= now) continue;
+    out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<RivalNote> DetectRivals(const Env& env, const std::string& memory_id, const Author& author,
+                                    RivalScan* scan_memo) {
+  RivalScan local;
+  RivalScan& memo = scan_memo != nullptr ? *scan_memo : local;
+  std::optional<Memory> m = LoadBy(env, "id", memory_id);
   if (!m || m->status == "superseded" || m->status == "pinned") return {};
   const TopicProfile mine = BuildTopicProfile(m->text, m->subject, m->value);
-  const RivalTerms terms = RivalSearchTerms(mine);
-  // Bounded work, as recall's FtsList: a word in more than scan_limit memories says little
-  // about the topic, and bm25 over it would visit all of its rows on every write. So the
-  // candidates are the best BM25 matches of the category words ("pnpm" names a rival however
-  // common it is) and the rare words; a memory whose words are all common has no candidates.
-  const int scan = env.settings.recall.scan_limit;
-  std::string match;
-  const auto add = [&](const std::string& t) { match += (match.empty() ? "" : " OR ") + sdk::QuoteFtsToken(t); };
-  for (const std::string& t : terms.category) add(t);
-  {
-    sdk::CachedStatement df =
-        env.Stmt("SELECT count(*) FROM (SELECT 1 FROM semantic_fts WHERE semantic_fts MATCH ? LIMIT ?)");
-    for (const std::string& t : terms.words) {
-      df->reset();
-      sdk::Bind(*df, sdk::QuoteFtsToken(t), scan + 1);
-      df->executeStep();
-      if (df->getColumn(0).getInt() <= scan) add(t);
-    }
-    df->reset();
-  }
-  if (match.empty()) return {};
-  std::vector<Memory> candidates;
-  {
-    sdk::CachedStatement q = env.Stmt(
-        std::string("SELECT ") + kMemoryColumns +
-        " FROM semantic_fts JOIN semantic_memories m ON m.seq = semantic_fts.rowid "
-        "WHERE semantic_fts MATCH ?1 AND m.kind = ?2 AND m.scope = ?3 AND m.project_id = ?4 "
-        "AND m.path = ?5 AND m.seq <> ?6 AND m.status IN ('active','pinned','contested') "
-        "AND (m.expires_at IS NULL OR m.expires_at > ?7) ORDER BY bm25(semantic_fts) LIMIT 25");
-    q->reset();
-    sdk::Bind(*q, match, m->kind, m->scope.kind, m->scope.project_id, m->scope.path, m->seq, env.clock.NowMs());
-    while (q->executeStep()) candidates.push_back(ReadMemory(*q));
-    q->reset();
-  }
+  std::vector<Memory*> candidates = RivalCandidates(env, memo, *m, RivalSearchTerms(mine));
   std::vector<RivalNote> found;
-  for (const Memory& r : candidates) {
+  for (Memory* candidate : candidates) {
+    Memory& r = *candidate;
     if (found.size() >= kMaxRivalsPerWrite) break;
     if (!r.subject.empty() && !m->subject.empty()) continue;  // keyed: ResolveSubject decides
-    const PairVerdict v = ClassifyPair(BuildTopicProfile(r.text, r.subject, r.value), mine);
+    auto known = memo.profiles.find(r.seq);
+    if (known == memo.profiles.end()) {
+      known = memo.profiles.emplace(r.seq, BuildTopicProfile(r.text, r.subject, r.value)).first;
+    }
+    const PairVerdict v = ClassifyPair(known->second, mine);
     if (v.kind != PairKind::kRival) continue;
     {
       SQLite::Statement q(env.db,
@@ -245,11 +333,15 @@ std::vector<RivalNote> DetectRivals(const Env& env, const std::string& memory_id
     if (m->status == "pending") continue;  // a suggestion waits in review; it changes nothing
     if (r.status == "active") {
       SetStatus(env, r.seq, "contested");
+      r.status = "contested";  // the batch's memo sees it too
       AddHistory(env, r.id, "contested", author.agent_id, "may be replaced by " + m->id + " (" + v.reason + ")");
     }
     if (m->status != "contested") {
       SetStatus(env, m->seq, "contested");
       m->status = "contested";
+      if (auto cached = memo.memories.find(m->seq); cached != memo.memories.end() && cached->second) {
+        cached->second->status = "contested";
+      }
     }
     AddHistory(env, m->id, "contested", author.agent_id, "may replace " + r.id + " (" + v.reason + ")");
   }

@@ -27,12 +27,15 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "kioku/sdk/fusion.hpp"
 #include "memory_store.hpp"
 #include "recall.hpp"
+#include "rivals.hpp"
 
 namespace kioku::semantic {
 
@@ -47,12 +50,24 @@ struct RivalNote {
 };
 
 /// After a new memory was written (its row exists and FTS is indexed: call after
-/// MemoryWriter::Finish): finds live memories of the same kind and scope that rivals.hpp
-/// calls rivals (candidates from the FTS index, at most 50), records each pair and marks
+/// MemoryWriter::Finish): finds older live memories of the same kind and scope that rivals.hpp
+/// calls rivals (candidates from the FTS index, at most 25: see RivalCandidates in
+/// review_store.cpp), records each pair and marks
 /// both contested — except a pinned side, which stays pinned, and a pending newcomer,
 /// which stays pending (its rivals are listed in review). Pairs already keyed by the same
 /// subject are left to ResolveSubject. Returns the rivals found (empty = none).
-std::vector<RivalNote> DetectRivals(const Env& env, const std::string& memory_id, const Author& author);
+/// `scan`, when given, is shared by the DetectRivals calls of one write (after one Finish):
+/// it keeps each index token's postings, the candidate rows and their profiles, so a batch
+/// of 100 looks each token and each candidate up once. Valid only while the text index and
+/// the memories' texts do not change, i.e. within one transaction after the last Finish().
+struct RivalScan {
+  std::int64_t rows = 0;  ///< max(seq) of semantic_memories, 0 = not read yet
+  std::unordered_map<std::string, std::vector<std::int64_t>> postings;  ///< ±token → up to scan_limit+1 rows
+  std::unordered_map<std::int64_t, std::optional<Memory>> memories;    ///< seq → row (statuses kept current)
+  std::unordered_map<std::int64_t, TopicProfile> profiles;             ///< seq → its profile
+};
+std::vector<RivalNote> DetectRivals(const Env& env, const std::string& memory_id, const Author& author,
+                                    RivalScan* scan = nullptr);
 
 /// Open rival pairs of one memory (the other side's id, preview and reason).
 std::vector<RivalNote> OpenRivals(const Env& env, std::int64_t seq);

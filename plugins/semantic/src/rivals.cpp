@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <unordered_map>
 
 #include "normalize.hpp"
 #include "recall.hpp"
@@ -159,20 +160,29 @@ bool LooksLikePath(const std::string& w) {
   return w.find('/') != std::string::npos && w.find("//") == std::string::npos;
 }
 
+// member → the categories it belongs to ("bun": package-manager, js-runtime); one lookup
+// per word instead of one per category.
+const std::unordered_map<std::string, std::vector<std::string>>& MemberCategories() {
+  static const auto kByMember = [] {
+    std::unordered_map<std::string, std::vector<std::string>> out;
+    for (const auto& [category, members] : Categories()) {
+      for (const std::string& m : members) out[m].push_back(category);
+    }
+    return out;
+  }();
+  return kByMember;
+}
+
 void AddMember(TopicProfile& p, const std::string& word, bool demoted) {
-  for (const auto& [category, members] : Categories()) {
-    if (members.count(word) == 0) continue;
+  const auto it = MemberCategories().find(word);
+  if (it == MemberCategories().end()) return;
+  for (const std::string& category : it->second) {
     p.mentioned[category].insert(word);
     if (!demoted) p.asserted[category].insert(word);
   }
 }
 
-bool IsMember(const std::string& w) {
-  for (const auto& [category, members] : Categories()) {
-    if (members.count(w) > 0) return true;
-  }
-  return false;
-}
+bool IsMember(const std::string& w) { return MemberCategories().count(w) > 0; }
 
 }  // namespace
 
@@ -285,11 +295,14 @@ PairVerdict ClassifyPair(const TopicProfile& o, const TopicProfile& n) {
     }
     if (mine == theirs) category_restates = true;
   }
-  // Numbered things ("issue#12" vs "issue#13") are different things, not rival values.
+  // Numbered things ("issue#12" vs "issue#13") and names with digits ("cache_1" vs
+  // "cache_17", "m12" vs "m13") are different things, not rival values.
   const auto numbered = [](const std::set<std::string>& terms) {
     std::set<std::string> out;
     for (const std::string& t : terms) {
-      if (t.find('#') != std::string::npos) out.insert(t);
+      if (std::any_of(t.begin(), t.end(), [](char c) { return c == '#' || std::isdigit(static_cast<unsigned char>(c)); })) {
+        out.insert(t);
+      }
     }
     return out;
   };

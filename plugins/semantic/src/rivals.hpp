@@ -29,8 +29,10 @@
 ///                ("Node 18" vs "Node 20", "indent 2 spaces" vs "indent 4 spaces");
 ///   restatement  same topic (category asserted sets equal, or the Jaccard rule) without a
 ///                value or polarity difference;
-///   unrelated    otherwise, and always when both memories carry a subject (the subject/value
-///                key already decides those: memory_store.hpp ResolveSubject).
+///   unrelated    otherwise; always when both memories carry a subject (the subject/value
+///                key already decides those: memory_store.hpp ResolveSubject); and when both
+///                name numbered things or names with digits and these differ ("issue#12" vs
+///                "issue#13", "module cache_1" vs "module cache_17": two things, not two values).
 /// Precision and recall on the labelled set tests/fixtures/rival_pairs.jsonl are printed
 /// by the RivalPairs test (plugins/semantic/README.md "Rivals").
 

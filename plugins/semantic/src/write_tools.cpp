@@ -168,10 +168,11 @@ sdk::ToolResult HandleWrite(ToolContext& ctx, const Json& args, const sdk::Calle
     const Author author = AuthorOf(caller);
     for (const MemoryDraft& d : drafts) results.push_back(writer.Remember(d, author));
     writer.Finish();  // rival candidates come from the text index
+    RivalScan scan;   // word counts and candidate profiles, once per batch
     for (WriteResult& r : results) {
       rivals.emplace_back();
       if (r.action != "remembered" && r.action != "superseded") continue;
-      rivals.back() = DetectRivals(env, r.id, author);
+      rivals.back() = DetectRivals(env, r.id, author, &scan);
       if (!rivals.back().empty() && !suggest) r.status = "contested";
     }
   });

@@ -135,5 +135,39 @@ TEST_F(RivalWriteTest, PinnedRivalStaysPinnedAndSuggestionChangesNothing) {
   EXPECT_EQ(Count("semantic_memories", "id = '" + db + "' AND status = 'active'"), 1);
 }
 
+TEST(RivalPairs, NamesWithDigitsAreDifferentThings) {
+  // The benchmark's items: two modules, not two values of one module's path.
+  const auto profile = [](int n) {
+    const std::string id = std::to_string(n);
+    return BuildTopicProfile("module cache_" + id + " handles cache requests via src/cache/file" + id + ".ts");
+  };
+  EXPECT_EQ(ClassifyPair(profile(1), profile(17)).kind, PairKind::kUnrelated);
+  EXPECT_EQ(ClassifyPair(profile(3), profile(3)).kind, PairKind::kRestatement);
+}
+
+// A batch shares one scan (postings, candidates, statuses): rivals inside one batch are
+// found as one call at a time would find them, and a memory contested earlier in the batch
+// is not contested (nor audited) twice.
+TEST_F(RivalWriteTest, RivalsInsideOneBatch) {
+  Json items = Json::array();
+  for (int n = 1; n <= 60; ++n) {
+    const std::string id = std::to_string(n);
+    items.push_back({{"text", "module cache_" + id + " handles cache requests via src/cache/file" + id + ".ts"},
+                     {"kind", "fact"}});
+  }
+  items.push_back({{"text", "Tests run with jest"}, {"kind", "fact"}});
+  items.push_back({{"text", "We moved the test suite to vitest"}, {"kind", "fact"}});
+  items.push_back({{"text", "Tests run with mocha now"}, {"kind", "fact"}});
+  const Json r = Ok("memory_remember", {{"memories", items}});
+  ASSERT_EQ(r["results"].size(), 63u);
+  for (int i = 0; i < 60; ++i) EXPECT_FALSE(r["results"][i].contains("rivals")) << r["results"][i].dump();
+  const std::string jest = r["results"][60]["id"];
+  EXPECT_EQ(r["results"][61]["rivals"], Json::array({jest}));
+  EXPECT_EQ(r["results"][62]["rivals"].size(), 2u) << r.dump();
+  EXPECT_EQ(Count("semantic_memories", "status = 'contested'"), 3);
+  EXPECT_EQ(Count("semantic_rivals", "resolved_at IS NULL"), 3);
+  EXPECT_EQ(Count("semantic_memory_history", "memory_id = '" + jest + "' AND action = 'contested'"), 1);
+}
+
 }  // namespace
 }  // namespace kioku::semantic
