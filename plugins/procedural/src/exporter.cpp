@@ -1,6 +1,7 @@
 #include "exporter.hpp"
 
 #include "procedure_store.hpp"
+#include "schema.hpp"
 
 namespace kioku::procedural {
 
@@ -8,6 +9,12 @@ sdk::ExporterSpec ProceduralExporter() {
   sdk::ExporterSpec spec;
   // The procedures' text index is kept by code, not by triggers or external content.
   spec.after_import = [](SQLite::Database& db) { ReindexProcedures(db); };
+  // Embeddings are re-derived: imported procedures are queued by the insert trigger.
+  spec.export_section = [](SQLite::Database& db) {
+    nlohmann::json body = sdk::ExportLayerTables(db, "procedural");
+    sdk::EraseVectorTables(body, ProcedureVectorTables());
+    return body;
+  };
   return spec;
 }
 

@@ -2,6 +2,26 @@
 
 namespace kioku::procedural {
 
+// Current versions are embedded: name, when and the steps' text (an old version keeps the
+// vector it had; procedure_find reads current versions only).
+const sdk::VectorTables& ProcedureVectorTables() {
+  static const sdk::VectorTables tables = [] {
+    sdk::VectorTables t;
+    t.prefix = "procedural";
+    t.key = "procedure_seq";
+    t.source = "procedural_procedures";
+    t.time_column = "created_at_ms";
+    t.text_sql =
+        "{row}.name || char(10) || {row}.when_text || char(10) || coalesce((SELECT "
+        "group_concat(json_extract(value, '$.text'), char(10)) FROM json_each({row}.steps)), '')";
+    t.filter = "{row}.current = 1";
+    t.item = "procedure";
+    t.items = "procedures";
+    return t;
+  }();
+  return tables;
+}
+
 std::vector<sdk::Migration> Migrations() {
   std::vector<sdk::Migration> out;
   sdk::Migration m;
@@ -125,6 +145,7 @@ CREATE TABLE procedural_run_stats (
 ) WITHOUT ROWID;
 )SQL";
   out.push_back(std::move(m));
+  out.push_back(sdk::VectorTablesMigration(2, ProcedureVectorTables()));
   return out;
 }
 

@@ -13,13 +13,19 @@
 /// procedural_procedures_fts  FTS5 (porter unicode61) over the current versions
 /// procedural_runs        each recorded run of a procedure (success or failure)
 /// procedural_run_stats   per (scope, name) run and success counts, kept with each run
+/// procedural_vectors, procedural_vector_store, procedural_embed_queue (v2)
+///                        embeddings of the current procedures (sdk/vector_tables.hpp)
 
 #include <vector>
 
 #include "kioku/sdk/plugin.hpp"
+#include "kioku/sdk/vector_tables.hpp"
 
 namespace kioku::procedural {
 
 std::vector<sdk::Migration> Migrations();
+
+/// What procedures embed: name, when and the steps' text of current versions.
+const sdk::VectorTables& ProcedureVectorTables();
 
 }  // namespace kioku::procedural
