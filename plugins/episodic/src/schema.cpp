@@ -218,6 +218,24 @@ void RecountSessions(SQLite::Database& db) {
       "episodic_sessions.id)");
 }
 
+const sdk::VectorTables& SummaryVectorTables() {
+  static const sdk::VectorTables tables = [] {
+    sdk::VectorTables t;
+    t.prefix = "episodic";
+    t.key = "summary_rowid";
+    t.source = "episodic_summaries";
+    t.source_key = "rowid";
+    t.time_column = "created_at";
+    t.text_sql = "{row}.summary";
+    t.text_columns = {"summary"};
+    t.filter = "{row}.status = 'active'";
+    t.item = "summary";
+    t.items = "summaries";
+    return t;
+  }();
+  return tables;
+}
+
 std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
   sdk::Migration v1;
   v1.version = 1;
@@ -241,7 +259,7 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
   v5.sql = kV5;
   v5.apply = RecountSessions;
   return {v1, sdk::ProjectKeysMigration(2, {{"episodic_sessions", "project", ""}}, projects), v3,
-          v4, v5};
+          v4, v5, sdk::VectorTablesMigration(6, SummaryVectorTables())};
 }
 
 }  // namespace kioku::episodic

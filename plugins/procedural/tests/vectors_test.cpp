@@ -6,9 +6,11 @@
 #include <sstream>
 #include <thread>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "config.hpp"
+#include "documented_settings.hpp"
 #include "exporter.hpp"
 #include "fake_openai_server.hpp"
 #include "kioku/sdk/db.hpp"
@@ -247,6 +249,11 @@ TEST(ProcedureVectorsMigration, QueuesTheCurrentProceduresOfAnExistingDatabase) 
     EXPECT_EQ(due[0].text, "deploy\nnew\ny");  // name, when, the steps' text
   }
   std::filesystem::remove(path);
+}
+
+TEST(ProceduralSettings, KiokuYamlDocumentsTheSchemaDefaults) {
+  EXPECT_THAT(kioku::testing::DocumentedSettingsProblems("procedural", ProceduralPlugin::SettingsSchema()),
+              ::testing::IsEmpty());
 }
 
 }  // namespace
