@@ -186,6 +186,7 @@ int RunEmbedCommand(HostServices& host, LayerVectors& vectors, EmbedWorker& work
   SQLite::Database& db = host.Db();
   const std::string mode = args.empty() ? "" : args[0];
   if (mode == "--status") return Status(vectors, db, label, out);
+  if (mode == "--calibrate") return 0;  // the semantic layer's own option (its relevance floor)
   if (!mode.empty() && mode != "--all") {
     err << label << "embed: unknown argument '" << mode << "'; use --all or --status\n";
     return 2;

@@ -69,6 +69,12 @@ void EraseVectorTables(nlohmann::json& section, const VectorTables& t) {
   for (const std::string& name : {t.VectorsTable(), t.StoreTable(), t.QueueTable()}) tables->erase(name);
 }
 
+nlohmann::json VectorDoctorCounts(SQLite::Database& db, const VectorTables& t) {
+  const VectorStore store(t);
+  const QueueCounts q = store.CountQueue(db);
+  return {{"embedded", store.CountVectors(db, "").first}, {"embed_queued", q.queued}, {"embed_failing", q.failing}};
+}
+
 VectorStore::VectorStore(VectorTables tables) : t_(std::move(tables)) {}
 
 std::vector<PendingEmbed> VectorStore::DuePending(SQLite::Database& db, std::int64_t now_ms, int limit) const {

@@ -13,6 +13,7 @@ sdk::ExporterSpec EpisodicExporter() {
     sdk::EraseVectorTables(body, SummaryVectorTables());
     return body;
   };
+  spec.doctor_counts = [](SQLite::Database& db) { return sdk::VectorDoctorCounts(db, SummaryVectorTables()); };
   return spec;
 }
 

@@ -197,7 +197,9 @@ TEST_F(SummaryVectorsTest, ExportLeavesVectorsOutAndImportQueuesTheSummaries) {
   Restart(MakeEmbedder());
   Summary("s1", "moved the build to ninja");
   ASSERT_EQ(Embed().first, 0);
-  const Json body = EpisodicExporter().export_section(rt->Db());
+  const sdk::ExporterSpec exporter = EpisodicExporter();
+  EXPECT_EQ(exporter.doctor_counts(rt->Db()), Json({{"embedded", 1}, {"embed_queued", 0}, {"embed_failing", 0}}));
+  const Json body = exporter.export_section(rt->Db());
   ASSERT_TRUE(body["tables"].contains("episodic_summaries"));
   for (const char* t : {"episodic_vectors", "episodic_vector_store", "episodic_embed_queue"}) {
     EXPECT_FALSE(body["tables"].contains(t)) << t;

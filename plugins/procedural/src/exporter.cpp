@@ -15,6 +15,7 @@ sdk::ExporterSpec ProceduralExporter() {
     sdk::EraseVectorTables(body, ProcedureVectorTables());
     return body;
   };
+  spec.doctor_counts = [](SQLite::Database& db) { return sdk::VectorDoctorCounts(db, ProcedureVectorTables()); };
   return spec;
 }
 

@@ -210,7 +210,9 @@ TEST_F(ProcedureVectorsTest, ExportLeavesVectorsOutAndImportQueuesTheProcedures)
   Restart(MakeEmbedder());
   Save("release", "shipping a new version", {"tag the commit"});
   ASSERT_EQ(Embed().first, 0);
-  const Json body = ProceduralExporter().export_section(rt->Db());
+  const sdk::ExporterSpec exporter = ProceduralExporter();
+  EXPECT_EQ(exporter.doctor_counts(rt->Db()), Json({{"embedded", 1}, {"embed_queued", 0}, {"embed_failing", 0}}));
+  const Json body = exporter.export_section(rt->Db());
   ASSERT_TRUE(body.contains("tables"));
   EXPECT_TRUE(body["tables"].contains("procedural_procedures"));
   for (const char* t : {"procedural_vectors", "procedural_vector_store", "procedural_embed_queue"}) {

@@ -75,7 +75,9 @@ class EmbedWorker {
 ///             M invalid vectors][, folded K near-duplicates]; Q still queued";
 ///   --all     makes the configured model the store's model (probing the dimension when the
 ///             config does not state it), queues every row, then drains as above;
-///   --status  embedder, store model, vector and queue counts, and what search will do.
+///   --status  embedder, store model, vector and queue counts, and what search will do;
+///   --calibrate  nothing (the semantic layer's own option: the CLI hands every layer's
+///             `embed` the same arguments).
 /// Every line starts with `label` ("" or e.g. "procedures: "). Returns the exit code: 0,
 /// 1 (no embedder, endpoint failure, refused vectors), 2 (unknown argument).
 int RunEmbedCommand(HostServices& host, LayerVectors& vectors, EmbedWorker& worker, const std::string& label,

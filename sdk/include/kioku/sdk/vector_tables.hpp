@@ -61,6 +61,10 @@ Migration VectorTablesMigration(int version, const VectorTables& t);
 /// importing server embeds them with its own model.
 void EraseVectorTables(nlohmann::json& section, const VectorTables& t);
 
+/// Counts for `kioku doctor` (ExporterSpec::doctor_counts): {"embedded": vectors stored,
+/// "embed_queued": rows waiting, "embed_failing": of which failed at least once}.
+nlohmann::json VectorDoctorCounts(SQLite::Database& db, const VectorTables& t);
+
 /// A queued row due for embedding, with its current text.
 struct PendingEmbed {
   std::int64_t seq = 0;     ///< The source row's key.
