@@ -219,20 +219,18 @@ void RecountSessions(SQLite::Database& db) {
 }
 
 const sdk::VectorTables& SummaryVectorTables() {
-  static const sdk::VectorTables tables = [] {
-    sdk::VectorTables t;
-    t.prefix = "episodic";
-    t.key = "summary_rowid";
-    t.source = "episodic_summaries";
-    t.source_key = "rowid";
-    t.time_column = "created_at";
-    t.text_sql = "{row}.summary";
-    t.text_columns = {"summary"};
-    t.filter = "{row}.status = 'active'";
-    t.item = "summary";
-    t.items = "summaries";
-    return t;
-  }();
+  static const sdk::VectorTables tables{
+      .prefix = "episodic",
+      .key = "summary_rowid",
+      .source = "episodic_summaries",
+      .source_key = "rowid",
+      .time_column = "created_at",
+      .text_sql = "{row}.summary",
+      .text_columns = {"summary"},
+      .filter = "{row}.status = 'active'",
+      .item = "summary",
+      .items = "summaries",
+  };
   return tables;
 }
 

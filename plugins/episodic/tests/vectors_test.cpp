@@ -2,21 +2,17 @@
 // restart resume, model mismatch, endpoint down, a query sharing no word with a summary,
 // export without vectors, and the migration of a kioku 0.1.0 database.
 #include <chrono>
-#include <sstream>
 #include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "config.hpp"
 #include "documented_settings.hpp"
 #include "episodic_plugin.hpp"
 #include "exporter.hpp"
-#include "fake_openai_server.hpp"
 #include "kioku/sdk/db.hpp"
-#include "kioku/sdk/vectors.hpp"
-#include "providers/openai_embedder.hpp"
 #include "test_runtime.hpp"
+#include "vector_test_support.hpp"
 
 namespace kioku::episodic {
 namespace {
@@ -35,28 +31,12 @@ class SummaryVectorsTest : public ::testing::Test {
   Json settings = {{"vectors", {{"start_delay_ms", 3600000}, {"poll_ms", 10}, {"min_score", 0.1}}}};
 
   std::shared_ptr<sdk::Embedder> MakeEmbedder(const std::string& model = "fake-embed") {
-    host::EmbeddingConfig c;
-    c.url = server.Url();
-    c.model = model;
-    c.timeout_ms = 1000;
-    c.connect_timeout_ms = 500;
-    c.max_retries = 0;
-    c.backoff_ms = 0;
-    c.breaker_failures = 2;
-    c.breaker_cooldown_ms = 60000;
-    return host::providers::MakeOpenAiEmbedder(c, rt->clock);
+    return kioku::testing::FakeServerEmbedder(server, model, rt->clock);
   }
-
   // (Re)starts the runtime on the same directory and database: a process restart.
   void Restart(std::shared_ptr<sdk::Embedder> embedder) {
-    rt->runtime.reset();
-    host::RuntimeOptions o;
-    o.data_dir = rt->dir;
-    o.clock = rt->clock;
-    o.embedder = std::move(embedder);
-    rt->runtime = std::make_unique<host::Runtime>(o);
-    rt->Add<EpisodicPlugin>("episodic", settings);
-    rt->Start();
+    kioku::testing::RestartWithEmbedder(*rt, std::move(embedder),
+                                        [&](TestRuntime& r) { r.Add<EpisodicPlugin>("episodic", settings); });
   }
 
   sdk::ToolResult Summary(const std::string& session, const std::string& text) {
@@ -72,15 +52,7 @@ class SummaryVectorsTest : public ::testing::Test {
   }
 
   std::pair<int, std::string> Embed(std::vector<std::string> args = {}) {
-    for (const auto& c : rt->runtime->Commands()) {
-      if (c.name != "embed") continue;
-      std::istringstream in;
-      std::ostringstream out, err;
-      const int code = c.run(args, in, out, err);
-      return {code, out.str() + err.str()};
-    }
-    ADD_FAILURE() << "no embed command";
-    return {-1, ""};
+    return kioku::testing::RunEmbed(*rt->runtime, args);
   }
 };
 
@@ -170,19 +142,7 @@ TEST_F(SummaryVectorsTest, AQuerySharingNoWordFindsTheSummaryThroughVectors) {
   Summary("s-release", text);
   Summary("s-coffee", "refilled beans and descaled the machine");
   ASSERT_EQ(Embed().first, 0);
-  std::vector<float> target = FakeOpenAiServer::VectorFor(text, kDim);
-  sdk::Normalize(target);
-  std::string best;
-  float best_score = 0;
-  for (int i = 0; i < 2000; ++i) {
-    const std::string word = "zq" + std::to_string(i);
-    std::vector<float> v = FakeOpenAiServer::VectorFor(word, kDim);
-    sdk::Normalize(v);
-    if (const float s = sdk::Dot(v, target); s > best_score) {
-      best_score = s;
-      best = word;
-    }
-  }
+  const auto [best, best_score] = kioku::testing::NearestMadeUpWord(text, kDim);
   ASSERT_GT(best_score, 0.2f);
   const sdk::ToolResult r = Recall(best);
   ASSERT_FALSE(r.is_error) << r.text;

@@ -5,20 +5,19 @@ namespace kioku::procedural {
 // Current versions are embedded: name, when and the steps' text (an old version keeps the
 // vector it had; procedure_find reads current versions only).
 const sdk::VectorTables& ProcedureVectorTables() {
-  static const sdk::VectorTables tables = [] {
-    sdk::VectorTables t;
-    t.prefix = "procedural";
-    t.key = "procedure_seq";
-    t.source = "procedural_procedures";
-    t.time_column = "created_at_ms";
-    t.text_sql =
-        "{row}.name || char(10) || {row}.when_text || char(10) || coalesce((SELECT "
-        "group_concat(json_extract(value, '$.text'), char(10)) FROM json_each({row}.steps)), '')";
-    t.filter = "{row}.current = 1";
-    t.item = "procedure";
-    t.items = "procedures";
-    return t;
-  }();
+  static const sdk::VectorTables tables{
+      .prefix = "procedural",
+      .key = "procedure_seq",
+      .source = "procedural_procedures",
+      .source_key = "seq",
+      .time_column = "created_at_ms",
+      .text_sql = "{row}.name || char(10) || {row}.when_text || char(10) || coalesce((SELECT "
+                  "group_concat(json_extract(value, '$.text'), char(10)) FROM json_each({row}.steps)), '')",
+      .text_columns = {},  // versions are immutable: a change is a new row
+      .filter = "{row}.current = 1",
+      .item = "procedure",
+      .items = "procedures",
+  };
   return tables;
 }
 

@@ -3,23 +3,19 @@
 // procedure, export without vectors, and the migration over existing procedures.
 #include <chrono>
 #include <random>
-#include <sstream>
 #include <thread>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include "config.hpp"
 #include "documented_settings.hpp"
 #include "exporter.hpp"
-#include "fake_openai_server.hpp"
 #include "kioku/sdk/db.hpp"
-#include "kioku/sdk/vectors.hpp"
 #include "procedural_plugin.hpp"
-#include "providers/openai_embedder.hpp"
 #include "schema.hpp"
 #include "store_fixture.hpp"
 #include "test_runtime.hpp"
+#include "vector_test_support.hpp"
 
 namespace kioku::procedural {
 namespace {
@@ -38,28 +34,12 @@ class ProcedureVectorsTest : public ::testing::Test {
   Json settings = {{"vectors", {{"start_delay_ms", 3600000}, {"poll_ms", 10}, {"min_score", 0.1}}}};
 
   std::shared_ptr<sdk::Embedder> MakeEmbedder(const std::string& model = "fake-embed") {
-    host::EmbeddingConfig c;
-    c.url = server.Url();
-    c.model = model;
-    c.timeout_ms = 1000;
-    c.connect_timeout_ms = 500;
-    c.max_retries = 0;
-    c.backoff_ms = 0;
-    c.breaker_failures = 2;
-    c.breaker_cooldown_ms = 60000;
-    return host::providers::MakeOpenAiEmbedder(c, rt->clock);
+    return kioku::testing::FakeServerEmbedder(server, model, rt->clock);
   }
-
   // (Re)starts the runtime on the same directory and database: a process restart.
   void Restart(std::shared_ptr<sdk::Embedder> embedder) {
-    rt->runtime.reset();
-    host::RuntimeOptions o;
-    o.data_dir = rt->dir;
-    o.clock = rt->clock;
-    o.embedder = std::move(embedder);
-    rt->runtime = std::make_unique<host::Runtime>(o);
-    rt->Add<ProceduralPlugin>("procedural", settings);
-    rt->Start();
+    kioku::testing::RestartWithEmbedder(*rt, std::move(embedder),
+                                        [&](TestRuntime& r) { r.Add<ProceduralPlugin>("procedural", settings); });
   }
 
   sdk::ToolResult Save(const std::string& name, const std::string& when, const std::vector<std::string>& steps) {
@@ -73,17 +53,8 @@ class ProcedureVectorsTest : public ::testing::Test {
     return q.getColumn(0).getInt();
   }
 
-  // Runs `kioku embed ARGS` in-process; returns {exit code, stdout + stderr}.
   std::pair<int, std::string> Embed(std::vector<std::string> args = {}) {
-    for (const auto& c : rt->runtime->Commands()) {
-      if (c.name != "embed") continue;
-      std::istringstream in;
-      std::ostringstream out, err;
-      const int code = c.run(args, in, out, err);
-      return {code, out.str() + err.str()};
-    }
-    ADD_FAILURE() << "no embed command";
-    return {-1, ""};
+    return kioku::testing::RunEmbed(*rt->runtime, args);
   }
 };
 
@@ -182,19 +153,7 @@ TEST_F(ProcedureVectorsTest, AQuerySharingNoWordFindsTheProcedureThroughVectors)
   // text: no text index holds it, only the vector list can find the procedure.
   std::string text = name + " " + when;
   for (const auto& s : steps) text += " " + s;
-  std::vector<float> target = FakeOpenAiServer::VectorFor(text, kDim);
-  sdk::Normalize(target);
-  std::string best;
-  float best_score = 0;
-  for (int i = 0; i < 2000; ++i) {
-    const std::string word = "zq" + std::to_string(i);
-    std::vector<float> v = FakeOpenAiServer::VectorFor(word, kDim);
-    sdk::Normalize(v);
-    if (const float s = sdk::Dot(v, target); s > best_score) {
-      best_score = s;
-      best = word;
-    }
-  }
+  const auto [best, best_score] = kioku::testing::NearestMadeUpWord(text, kDim);
   ASSERT_GT(best_score, 0.2f);
   const sdk::ToolResult r = Find(best);
   ASSERT_FALSE(r.is_error) << r.text;

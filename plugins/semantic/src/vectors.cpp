@@ -57,18 +57,18 @@ sdk::Migration VectorsMigration(int version) {
 }
 
 const sdk::VectorTables& MemoryVectorTables() {
-  static const sdk::VectorTables tables = [] {
-    sdk::VectorTables t;
-    t.prefix = "semantic";
-    t.key = "memory_seq";
-    t.source = "semantic_memories";
-    t.time_column = "updated_at";
-    t.text_sql = "{row}.text";
-    t.text_columns = {"text"};
-    t.item = "memory";
-    t.items = "memories";
-    return t;
-  }();
+  static const sdk::VectorTables tables{
+      .prefix = "semantic",
+      .key = "memory_seq",
+      .source = "semantic_memories",
+      .source_key = "seq",
+      .time_column = "updated_at",
+      .text_sql = "{row}.text",
+      .text_columns = {"text"},
+      .filter = "",
+      .item = "memory",
+      .items = "memories",
+  };
   return tables;
 }
 
