@@ -1,5 +1,7 @@
 #include "plugin_loader.hpp"
 
+#include "kioku/sdk/plugin_entry.hpp"  // KIOKU_BUILD_FINGERPRINT as the host was built
+
 #include <cstdlib>
 #include <cstring>
 #include <set>

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 
 namespace kioku::sdk {

@@ -136,6 +136,37 @@ TEST(ExportImport, MergeIntoNonEmptyDatabaseRemapsKeys) {
   EXPECT_NE(graph.text.find("postgres"), std::string::npos) << graph.text;
 }
 
+// A file written before a layer renamed its time columns (working v3, procedural v2,
+// affective v4: `*_ms` → `<event>_at`) imports: the host renames the section's columns by
+// the layer's list before the rows go in.
+TEST(ExportImport, SectionWrittenBeforeAColumnRenameImports) {
+  testing::TestRuntime a;
+  AddAll(a);
+  Populate(a, "one");
+  const json envelope = host::BuildExport(*a.runtime, "test");
+  json old = envelope;
+  int renamed = 0;
+  for (const sdk::ExporterSpec& e : a.runtime->Exporters()) {
+    for (const sdk::ColumnRenames& r : e.renamed_columns) {
+      json& section = old["sections"][e.name];
+      section["schema_version"] = r.version - 1;
+      for (const sdk::RenamedColumn& c : r.columns) {
+        for (json& name : section["tables"][c.table]["columns"]) {
+          if (name == c.to) {
+            name = c.from;
+            ++renamed;
+          }
+        }
+      }
+    }
+  }
+  EXPECT_GE(renamed, 30);  // working 18, procedural 10, affective 4
+  testing::TestRuntime b;
+  AddAll(b);
+  host::ImportExport(*b.runtime, old);
+  EXPECT_EQ(Sections(b), envelope["sections"]);
+}
+
 // Aggregates on a merge import: a key both databases have keeps its row and gains the
 // outcomes the import added (so counts equal the outcome rows); a second import adds nothing.
 TEST(ExportImport, AffectiveStatisticsOfAKnownKeyAddTheImportedOutcomesOnce) {

@@ -5,6 +5,9 @@
 
 #include <fstream>
 
+#include <SQLiteCpp/Column.h>
+#include <SQLiteCpp/Statement.h>
+
 #include "data/foreign_import.hpp"
 #include "foreign_formats.hpp"
 #include "semantic_plugin.hpp"

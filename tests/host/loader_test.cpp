@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "host_test_util.hpp"
+#include "kioku/sdk/plugin_entry.hpp"
 #include "plugin_loader.hpp"
 #include "runtime.hpp"
 

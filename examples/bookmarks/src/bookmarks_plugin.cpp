@@ -37,7 +37,7 @@ std::vector<sdk::Migration> BookmarksPlugin::Migrations() const {
   return {{1, "bookmarks table",
            "CREATE TABLE bookmarks_items (id TEXT PRIMARY KEY, project_id TEXT NOT NULL, "
            "url TEXT NOT NULL, title TEXT NOT NULL, tag TEXT NOT NULL, "
-           "created_at_ms INTEGER NOT NULL);"
+           "created_at INTEGER NOT NULL);"
            "CREATE INDEX bookmarks_by_project ON bookmarks_items (project_id, tag);",
            {}}};
 }
@@ -101,7 +101,7 @@ sdk::ToolResult BookmarksPlugin::List(const Json& args, const sdk::CallContext& 
   sdk::SqlWhere where;
   where.Equal("project_id", ctx.caller.project_id).Equal("tag", sdk::TextArg(args, "tag", 160));
   SQLite::Statement q(host_.Db(),
-                      "SELECT id, url, title, tag, created_at_ms FROM bookmarks_items" +
+                      "SELECT id, url, title, tag, created_at FROM bookmarks_items" +
                           where.Sql() + " ORDER BY id DESC LIMIT ?");
   std::vector<sdk::SqlValue> values = where.Values();
   values.emplace_back(std::int64_t{args.value("limit", 20)});

@@ -11,6 +11,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/init.hpp"
+#include "kioku/sdk/plugin_entry.hpp"
 
 #ifndef KIOKU_VERSION
 #define KIOKU_VERSION "0.0.0"

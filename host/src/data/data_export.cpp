@@ -137,7 +137,13 @@ ImportReport ImportExport(Runtime& runtime, const json& envelope) {
     report.clear();
     for (const sdk::ExporterSpec& e : runtime.Exporters()) {
       if (!sections.contains(e.name)) continue;
-      const json& section = sections[e.name];
+      const json& as_written = sections[e.name];
+      json upgraded;  // a copy only for a layer whose migrations renamed columns
+      if (!e.renamed_columns.empty()) {
+        upgraded = as_written;
+        sdk::UpgradeSectionColumns(upgraded, as_written["schema_version"].get<std::int64_t>(), e.renamed_columns);
+      }
+      const json& section = e.renamed_columns.empty() ? as_written : upgraded;
       report[e.name] = e.import_section ? e.import_section(db, section)
                                         : sdk::ImportLayerTables(db, e.name, section);
       if (e.after_import) e.after_import(db);

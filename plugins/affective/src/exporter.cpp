@@ -1,11 +1,13 @@
 #include "exporter.hpp"
 
+#include "schema.hpp"
 #include "store.hpp"
 
 namespace kioku::affective {
 
 sdk::ExporterSpec AffectiveExporter(double half_life_ms) {
   sdk::ExporterSpec spec;
+  spec.renamed_columns = {TimeColumnRenames()};
   // Aggregates merge by the rule of store.hpp (BeginImportBaseline): new keys as in the
   // file, known keys gain the outcomes the import added; idempotent.
   spec.import_section = [half_life_ms](SQLite::Database& db, const nlohmann::json& section) {

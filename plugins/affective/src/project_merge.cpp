@@ -15,6 +15,9 @@
 namespace kioku::affective {
 namespace {
 
+// Migration 3's code: it runs on the v2 schema, so it names the columns as they were
+// before migration 4 renamed them (last_at_ms, landmark_ms).
+
 constexpr const char* kAdd =
     "n = t.n + s.n, success = t.success + s.success, failure = t.failure + s.failure, "
     "partial = t.partial + s.partial, rejected = t.rejected + s.rejected, "

@@ -5,6 +5,16 @@
 
 namespace kioku::affective {
 
+const sdk::ColumnRenames& TimeColumnRenames() {
+  static const sdk::ColumnRenames renames{4, {
+      {"affective_outcomes", "at_ms", "at"},
+      {"affective_buckets", "last_at_ms", "last_at"},
+      {"affective_totals", "last_at_ms", "last_at"},
+      {"affective_totals", "landmark_ms", "landmark_at"},
+  }};
+  return renames;
+}
+
 std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
   std::vector<sdk::Migration> out;
   sdk::Migration m;
@@ -106,6 +116,7 @@ CREATE TABLE affective_meta (
       "project keys: buckets and totals left under an old spelling merged into the current key";
   merge.apply = [projects](SQLite::Database& db) { MergeProjectSpellings(db, projects); };
   out.push_back(std::move(merge));
+  out.push_back(sdk::RenameColumnsMigration(TimeColumnRenames(), "time columns named <event>_at (were *_ms)"));
   return out;
 }
 

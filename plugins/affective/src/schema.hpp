@@ -19,6 +19,7 @@
 
 #include <vector>
 
+#include "kioku/sdk/column_renames.hpp"
 #include "kioku/sdk/plugin.hpp"
 #include "kioku/sdk/project_identity.hpp"
 
@@ -27,5 +28,9 @@ namespace kioku::affective {
 /// v2 rewrites old project-key spellings with `projects` (HostServices::Projects()); v3
 /// merges the buckets and totals v2 had to leave under an old spelling (project_merge.hpp).
 std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects = {});
+
+/// Migration 4: time columns named `<event>_at` like every layer's (they were `*_ms`);
+/// the same list lets an older export import (ExporterSpec::renamed_columns).
+const sdk::ColumnRenames& TimeColumnRenames();
 
 }  // namespace kioku::affective

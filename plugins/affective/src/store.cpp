@@ -38,12 +38,12 @@ std::string_view BlobOf(const SQLite::Column& col) {
 
 // Counter columns shared by buckets and totals, in this order.
 constexpr const char* kCounterColumns =
-    "n, success, failure, partial, rejected, timeout, last_at_ms, latency_n, latency_sum_ms, "
+    "n, success, failure, partial, rejected, timeout, last_at, latency_n, latency_sum_ms, "
     "confidence_n, confidence_sum";
 constexpr int kCounterColumnCount = 11;
 constexpr const char* kCounterAdd =
     "n = n + ?, success = success + ?, failure = failure + ?, partial = partial + ?, "
-    "rejected = rejected + ?, timeout = timeout + ?, last_at_ms = max(last_at_ms, ?), "
+    "rejected = rejected + ?, timeout = timeout + ?, last_at = max(last_at, ?), "
     "latency_n = latency_n + ?, latency_sum_ms = latency_sum_ms + ?, "
     "confidence_n = confidence_n + ?, confidence_sum = confidence_sum + ?";
 
@@ -135,7 +135,7 @@ OutcomeRecord ReadRaw(SQLite::Statement& q) {
 }
 
 constexpr const char* kRawColumns =
-    "at_ms, tool, agent_id, model, project_id, session_id, outcome, latency_ms, confidence, "
+    "at, tool, agent_id, model, project_id, session_id, outcome, latency_ms, confidence, "
     "error_class, error, source, source_id";
 
 }  // namespace
@@ -190,7 +190,7 @@ WriteStats WriteOutcomes(SQLite::Database& db, const std::vector<OutcomeRecord>&
   if (records.empty()) return stats;
   SQLite::Statement insert(
       db,
-      "INSERT INTO affective_outcomes (at_ms, tool, agent_id, model, project_id, session_id, "
+      "INSERT INTO affective_outcomes (at, tool, agent_id, model, project_id, session_id, "
       "outcome, latency_ms, confidence, error_class, error, source, source_id) "
       "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT DO NOTHING");
   std::vector<OutcomeRecord> inserted;
@@ -275,16 +275,16 @@ void FoldOutcomes(SQLite::Database& db, const std::vector<OutcomeRecord>& into_b
   // All-time totals with forward-decay accumulators.
   SQLite::Statement find_total(
       db,
-      "SELECT id, latency_bins, half_life_ms, landmark_ms, decay_n, decay_s FROM affective_totals "
+      "SELECT id, latency_bins, half_life_ms, landmark_at, decay_n, decay_s FROM affective_totals "
       "WHERE tool = ? AND agent_id = ? AND model = ? AND project_id = ?");
   SQLite::Statement update_total(
       db, std::string("UPDATE affective_totals SET ") + kCounterAdd +
-              ", latency_bins = ?, half_life_ms = ?, landmark_ms = ?, decay_n = ?, decay_s = ? "
+              ", latency_bins = ?, half_life_ms = ?, landmark_at = ?, decay_n = ?, decay_s = ? "
               "WHERE id = ?");
   SQLite::Statement insert_total(
       db, std::string("INSERT INTO affective_totals (tool, agent_id, model, project_id, ") +
               kCounterColumns +
-              ", latency_bins, half_life_ms, landmark_ms, decay_n, decay_s) VALUES (?,?,?,?," +
+              ", latency_bins, half_life_ms, landmark_at, decay_n, decay_s) VALUES (?,?,?,?," +
               "?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   const auto half_life_key = static_cast<std::int64_t>(std::llround(half_life_ms));
   for (const auto& [key, d] : totals) {
@@ -425,7 +425,7 @@ std::int64_t RebuildDecay(SQLite::Database& db, double half_life_ms) {
     }
   }
   SQLite::Statement update(db,
-                           "UPDATE affective_totals SET half_life_ms = ?, landmark_ms = ?, "
+                           "UPDATE affective_totals SET half_life_ms = ?, landmark_at = ?, "
                            "decay_n = ?, decay_s = ? WHERE id = ?");
   for (const auto& [id, key] : stale) {
     const ForwardDecay fd = DecayFromBuckets(db, key, static_cast<double>(half_life_key));
@@ -467,7 +467,7 @@ void ForEachTotal(SQLite::Database& db, const Filter& filter, bool with_latency,
                   const std::function<void(const TotalsRow&)>& fn) {
   std::string sql = std::string(
                         "SELECT tool, agent_id, model, project_id, half_life_ms, "
-                        "landmark_ms, decay_n, decay_s, ") +
+                        "landmark_at, decay_n, decay_s, ") +
                     kCounterColumns + (with_latency ? ", latency_bins" : "") +
                     " FROM affective_totals";
   sdk::SqlWhere w;
@@ -494,7 +494,7 @@ void ForEachTotal(SQLite::Database& db, const Filter& filter, bool with_latency,
 void ForEachRawOutcome(SQLite::Database& db, const Filter& filter, std::int64_t from_ms,
                        std::int64_t to_ms, const std::function<void(const OutcomeRecord&)>& fn) {
   sdk::SqlWhere w;
-  w.Raw("at_ms >= ?", {from_ms}).Raw("at_ms < ?", {to_ms});
+  w.Raw("at >= ?", {from_ms}).Raw("at < ?", {to_ms});
   AddFilter(w, filter);
   SQLite::Statement q(db,
                       std::string("SELECT ") + kRawColumns + " FROM affective_outcomes" + w.Sql());
@@ -508,12 +508,12 @@ std::vector<OutcomeRecord> RecentFailures(SQLite::Database& db, const Filter& fi
   if (limit <= 0) return out;
   // `outcome <> 'success'` verbatim so the planner can use the partial failures index.
   sdk::SqlWhere w;
-  w.Raw("outcome <> 'success'").Raw("at_ms >= ?", {from_ms}).Raw("at_ms < ?", {to_ms});
+  w.Raw("outcome <> 'success'").Raw("at >= ?", {from_ms}).Raw("at < ?", {to_ms});
   AddFilter(w, filter);
   std::vector<sdk::SqlValue> values = w.Values();
   values.emplace_back(std::int64_t{limit});
   SQLite::Statement q(db, std::string("SELECT ") + kRawColumns + " FROM affective_outcomes" +
-                              w.Sql() + " ORDER BY at_ms DESC, id DESC LIMIT ?");
+                              w.Sql() + " ORDER BY at DESC, id DESC LIMIT ?");
   sdk::BindAll(q, values);
   while (q.executeStep()) out.push_back(ReadRaw(q));
   return out;
@@ -522,7 +522,7 @@ std::vector<OutcomeRecord> RecentFailures(SQLite::Database& db, const Filter& fi
 std::int64_t DeleteRawBefore(SQLite::Database& db, std::int64_t cutoff_ms, int limit) {
   SQLite::Statement del(db,
                         "DELETE FROM affective_outcomes WHERE id IN (SELECT id FROM "
-                        "affective_outcomes WHERE at_ms < ? ORDER BY at_ms LIMIT ?)");
+                        "affective_outcomes WHERE at < ? ORDER BY at LIMIT ?)");
   sdk::Bind(del, static_cast<int64_t>(cutoff_ms), limit);
   return del.exec();
 }

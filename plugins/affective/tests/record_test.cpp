@@ -22,7 +22,7 @@ TEST_F(RecordTest, SingleOutcomeIsStoredWithCallerDefaults) {
 
   SQLite::Statement q(rt.Db(),
                       "SELECT tool, outcome, latency_ms, confidence, agent_id, model, project_id, "
-                      "session_id, error, error_class, source, at_ms FROM affective_outcomes");
+                      "session_id, error, error_class, source, at FROM affective_outcomes");
   ASSERT_TRUE(q.executeStep());
   EXPECT_EQ(q.getColumn(0).getString(), "Bash");
   EXPECT_EQ(q.getColumn(1).getString(), "failure");

@@ -17,7 +17,7 @@ class RetentionTest : public AffectiveTest {
   void SetUp() override { Start({{"retention_days", 90}}); }
   void One() { Ok("feedback_record", {{"tool", "Bash"}, {"outcome", "success"}}); }
   std::int64_t OldRows() {
-    return Scalar("SELECT count(*) FROM affective_outcomes WHERE at_ms < " +
+    return Scalar("SELECT count(*) FROM affective_outcomes WHERE at < " +
                   std::to_string(Now() - 90 * sdk::kMsPerDay));
   }
 };

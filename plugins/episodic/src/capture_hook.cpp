@@ -36,7 +36,7 @@ std::string Str(const sdk::Json& env, const char* key) {
 
 }  // namespace
 
-int RunCaptureHook(Env& env, const std::vector<std::string>& args, std::istream& in, std::ostream& err) {
+int RunCaptureHook(ToolContext& env, const std::vector<std::string>& args, std::istream& in, std::ostream& err) {
   try {
     const auto started = std::chrono::steady_clock::now();
     std::string agent;
@@ -106,7 +106,7 @@ int RunCaptureHook(Env& env, const std::vector<std::string>& args, std::istream&
   return 0;
 }
 
-sdk::CommandSpec CaptureHookCommand(Env& env) {
+sdk::CommandSpec CaptureHookCommand(ToolContext& env) {
   sdk::CommandSpec cmd;
   cmd.name = "hook capture";
   cmd.summary = "Stop/PreCompact/SessionEnd hook: record what the session's transcript gained (always exit 0)";

@@ -16,15 +16,15 @@
 #include <string>
 #include <vector>
 
-#include "env.hpp"
+#include "tool_support.hpp"
 #include "kioku/sdk/plugin.hpp"
 
 namespace kioku::episodic {
 
 /// The CommandSpec of `kioku hook capture`.
-sdk::CommandSpec CaptureHookCommand(Env& env);
+sdk::CommandSpec CaptureHookCommand(ToolContext& env);
 
 /// The command's body (tests call it directly). Always returns 0.
-int RunCaptureHook(Env& env, const std::vector<std::string>& args, std::istream& in, std::ostream& err);
+int RunCaptureHook(ToolContext& env, const std::vector<std::string>& args, std::istream& in, std::ostream& err);
 
 }  // namespace kioku::episodic

@@ -1,7 +1,7 @@
 // Claude Code session files (~/.claude/projects/<cwd>/<session>.jsonl).
 #include <set>
 
-#include "env.hpp"
+#include "tool_support.hpp"
 #include "parser_common.hpp"
 #include "transcript.hpp"
 

@@ -2,7 +2,7 @@
 #include <cctype>
 #include <deque>
 
-#include "env.hpp"
+#include "tool_support.hpp"
 #include "parser_common.hpp"
 #include "transcript.hpp"
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include <SQLiteCpp/Column.h>
 #include <SQLiteCpp/Statement.h>
 
 #include "kioku/sdk/text.hpp"
@@ -20,7 +21,7 @@ std::string Ago(std::int64_t now, std::int64_t then) {
 
 }  // namespace
 
-sdk::ContextContribution ProvideContext(const Env& env, const sdk::ContextRequest& request) {
+sdk::ContextContribution ProvideContext(const ToolContext& env, const sdk::ContextRequest& request) {
   sdk::ContextContribution out;
   if (!request.query.empty()) return out;
   const auto keys = ProjectScope(sdk::Json::object(), request.caller);

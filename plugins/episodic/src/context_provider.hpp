@@ -5,13 +5,13 @@
 /// 0.8, kind "summary", trust "last session"): its newest active summary, whitespace
 /// collapsed and cut to 300 bytes, else its title. Nothing for a prompt (a session summary
 /// is standing context, not an answer to one prompt). Read only; project keys as the
-/// layer's tools scope them (env.hpp ProjectScope).
+/// layer's tools scope them (tool_support.hpp ProjectScope).
 
-#include "env.hpp"
+#include "tool_support.hpp"
 #include "kioku/sdk/context.hpp"
 
 namespace kioku::episodic {
 
-sdk::ContextContribution ProvideContext(const Env& env, const sdk::ContextRequest& request);
+sdk::ContextContribution ProvideContext(const ToolContext& env, const sdk::ContextRequest& request);
 
 }  // namespace kioku::episodic

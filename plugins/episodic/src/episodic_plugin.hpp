@@ -6,7 +6,7 @@
 
 #include <memory>
 
-#include "env.hpp"
+#include "tool_support.hpp"
 #include "kioku/sdk/embed_worker.hpp"
 #include "kioku/sdk/host.hpp"
 #include "kioku/sdk/plugin.hpp"
@@ -27,7 +27,7 @@ class EpisodicPlugin : public sdk::Plugin {
   void Stop() override;
 
  private:
-  Env env_;  ///< Complete from construction; captured by reference by handlers.
+  ToolContext env_;  ///< Complete from construction; captured by reference by handlers.
   std::unique_ptr<sdk::LayerVectors> vectors_;  ///< Summary embeddings for session_recall.
   std::unique_ptr<sdk::EmbedWorker> worker_;
 };

@@ -5,7 +5,7 @@
 #include <array>
 #include <set>
 
-#include "env.hpp"
+#include "tool_support.hpp"
 #include "kioku/sdk/text.hpp"
 
 namespace kioku::episodic {

@@ -13,7 +13,7 @@
 
 #include "compaction.hpp"
 #include "facets.hpp"
-#include "env.hpp"
+#include "tool_support.hpp"
 #include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/ids.hpp"

@@ -114,7 +114,7 @@ std::vector<std::string> LayerNotes(sdk::HostServices& host, const Settings& s,
   return notes;
 }
 
-void AddIngestTool(sdk::Registrar& reg, Env& env) {
+void AddIngestTool(sdk::Registrar& reg, ToolContext& env) {
   sdk::ToolSpec spec;
   spec.name = "session_ingest";
   spec.profile = sdk::ToolProfile::kFull;
@@ -224,7 +224,7 @@ constexpr const char* kUsage =
     "Records coding-agent transcripts (Claude Code, Codex CLI, generic JSONL) as episodes.\n"
     "Re-running reads only what is new. --watch follows growing transcripts until Ctrl-C.\n";
 
-int RunIngestCommand(Env& env, const std::vector<std::string>& args, std::ostream& out,
+int RunIngestCommand(ToolContext& env, const std::vector<std::string>& args, std::ostream& out,
                      std::ostream& err) {
   Format forced = Format::kUnknown;
   std::string watch_dir;
@@ -321,7 +321,7 @@ int RunIngestCommand(Env& env, const std::vector<std::string>& args, std::ostrea
 
 }  // namespace
 
-void RegisterIngestTools(sdk::Registrar& registrar, Env& env) {
+void RegisterIngestTools(sdk::Registrar& registrar, ToolContext& env) {
   AddIngestTool(registrar, env);
   sdk::CommandSpec cmd;
   cmd.name = "ingest";

@@ -6,7 +6,7 @@
 
 #include <SQLiteCpp/Statement.h>
 
-#include "env.hpp"
+#include "tool_support.hpp"
 #include "kioku/sdk/fts.hpp"
 #include "kioku/sdk/fusion.hpp"
 #include "kioku/sdk/json.hpp"

@@ -36,7 +36,7 @@ std::string Indented(const std::string& text) {
   return out;
 }
 
-void AddRecall(sdk::Registrar& reg, Env& env, sdk::LayerVectors& vectors) {
+void AddRecall(sdk::Registrar& reg, ToolContext& env, sdk::LayerVectors& vectors) {
   sdk::ToolSpec spec;
   spec.name = "session_recall";
   spec.title = "Recall past sessions";
@@ -157,7 +157,7 @@ void AddRecall(sdk::Registrar& reg, Env& env, sdk::LayerVectors& vectors) {
   });
 }
 
-void AddTimeline(sdk::Registrar& reg, Env& env) {
+void AddTimeline(sdk::Registrar& reg, ToolContext& env) {
   sdk::ToolSpec spec;
   spec.name = "session_timeline";
   spec.profile = sdk::ToolProfile::kFull;
@@ -211,7 +211,7 @@ void AddTimeline(sdk::Registrar& reg, Env& env) {
 
 }  // namespace
 
-void RegisterRecallTools(sdk::Registrar& registrar, Env& env, sdk::LayerVectors& vectors) {
+void RegisterRecallTools(sdk::Registrar& registrar, ToolContext& env, sdk::LayerVectors& vectors) {
   AddRecall(registrar, env, vectors);
   AddTimeline(registrar, env);
 }

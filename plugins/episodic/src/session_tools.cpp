@@ -83,7 +83,7 @@ std::string EnsureTarget(SQLite::Database& db, const Target& t, const sdk::CallC
   return t.id;
 }
 
-void AddSessionStart(sdk::Registrar& reg, Env& env) {
+void AddSessionStart(sdk::Registrar& reg, ToolContext& env) {
   sdk::ToolSpec spec;
   spec.name = "session_start";
   spec.profile = sdk::ToolProfile::kFull;
@@ -134,7 +134,7 @@ void AddSessionStart(sdk::Registrar& reg, Env& env) {
   });
 }
 
-void AddSessionLog(sdk::Registrar& reg, Env& env) {
+void AddSessionLog(sdk::Registrar& reg, ToolContext& env) {
   sdk::ToolSpec spec;
   spec.name = "session_log";
   spec.profile = sdk::ToolProfile::kFull;
@@ -193,7 +193,7 @@ void AddSessionLog(sdk::Registrar& reg, Env& env) {
   });
 }
 
-void AddSessionEnd(sdk::Registrar& reg, Env& env) {
+void AddSessionEnd(sdk::Registrar& reg, ToolContext& env) {
   sdk::ToolSpec spec;
   spec.name = "session_end";
   spec.profile = sdk::ToolProfile::kFull;
@@ -275,7 +275,7 @@ void AddSessionEnd(sdk::Registrar& reg, Env& env) {
   });
 }
 
-void AddSummaryAdd(sdk::Registrar& reg, Env& env) {
+void AddSummaryAdd(sdk::Registrar& reg, ToolContext& env) {
   sdk::ToolSpec spec;
   spec.name = "session_summary_add";
   spec.profile = sdk::ToolProfile::kFull;  // agents end with workspace_dump, which writes one
@@ -352,7 +352,7 @@ void AddSummaryAdd(sdk::Registrar& reg, Env& env) {
 
 }  // namespace
 
-void RegisterSessionTools(sdk::Registrar& registrar, Env& env) {
+void RegisterSessionTools(sdk::Registrar& registrar, ToolContext& env) {
   AddSessionStart(registrar, env);
   AddSessionLog(registrar, env);
   AddSessionEnd(registrar, env);

@@ -2,7 +2,7 @@
 
 #include <cctype>
 
-#include "env.hpp"
+#include "tool_support.hpp"
 #include "facets.hpp"
 #include "statement_values.hpp"
 

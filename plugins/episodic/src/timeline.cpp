@@ -5,7 +5,7 @@
 
 #include <SQLiteCpp/Statement.h>
 
-#include "env.hpp"
+#include "tool_support.hpp"
 #include "facets.hpp"
 #include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/text.hpp"

@@ -2,7 +2,7 @@
 /// @file tools.hpp
 /// Tool groups of the episodic plugin; each registers its tools with the registrar.
 
-#include "env.hpp"
+#include "tool_support.hpp"
 #include "kioku/sdk/plugin.hpp"
 
 namespace kioku::sdk {
@@ -12,10 +12,10 @@ class LayerVectors;
 namespace kioku::episodic {
 
 /// session_start, session_log, session_end, session_summary_add.
-void RegisterSessionTools(sdk::Registrar& registrar, Env& env);
+void RegisterSessionTools(sdk::Registrar& registrar, ToolContext& env);
 /// session_recall (its vector list from `vectors`), session_timeline.
-void RegisterRecallTools(sdk::Registrar& registrar, Env& env, sdk::LayerVectors& vectors);
+void RegisterRecallTools(sdk::Registrar& registrar, ToolContext& env, sdk::LayerVectors& vectors);
 /// session_ingest and the `kioku ingest` command.
-void RegisterIngestTools(sdk::Registrar& registrar, Env& env);
+void RegisterIngestTools(sdk::Registrar& registrar, ToolContext& env);
 
 }  // namespace kioku::episodic

@@ -2,7 +2,7 @@
 #include <set>
 
 #include "compaction.hpp"
-#include "env.hpp"
+#include "tool_support.hpp"
 #include "facets.hpp"
 #include "test_util.hpp"
 

@@ -1,5 +1,7 @@
 #include "test_util.hpp"
 
+#include <SQLiteCpp/Database.h>
+
 namespace kioku::episodic::testing {
 namespace {
 

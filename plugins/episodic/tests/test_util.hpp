@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include <SQLiteCpp/Column.h>
 #include <SQLiteCpp/Statement.h>
 
 #include "episodic_plugin.hpp"

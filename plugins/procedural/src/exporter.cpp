@@ -7,6 +7,7 @@ namespace kioku::procedural {
 
 sdk::ExporterSpec ProceduralExporter() {
   sdk::ExporterSpec spec;
+  spec.renamed_columns = {TimeColumnRenames()};
   // The procedures' text index is kept by code, not by triggers or external content.
   spec.after_import = [](SQLite::Database& db) { ReindexProcedures(db); };
   // Embeddings are re-derived: imported procedures are queued by the insert trigger.

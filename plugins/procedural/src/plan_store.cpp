@@ -21,8 +21,8 @@ std::vector<std::string> TagsFrom(const std::string& json_text) {
 }
 
 constexpr const char* kPlanColumns =
-    "id, project_id, title, goal, tags, archived, archive_note, created_by, created_at_ms, "
-    "updated_at_ms";
+    "id, project_id, title, goal, tags, archived, archive_note, created_by, created_at, "
+    "updated_at";
 
 PlanHeader ReadPlan(SQLite::Statement& q, int first) {
   PlanHeader p;
@@ -41,7 +41,7 @@ PlanHeader ReadPlan(SQLite::Statement& q, int first) {
 }
 
 constexpr const char* kTaskColumns =
-    "number, parent, title, description, state, note, version, updated_by, updated_at_ms";
+    "number, parent, title, description, state, note, version, updated_by, updated_at";
 
 Task ReadTask(SQLite::Statement& q) {
   Task t;
@@ -86,7 +86,7 @@ void LoadEdges(SQLite::Database& db, const std::string& plan_id, std::optional<i
 void InsertPlan(SQLite::Database& db, const PlanHeader& p) {
   SQLite::Statement st(db,
                        "INSERT INTO procedural_plans (id, project_id, title, goal, tags, "
-                       "archived, archive_note, created_by, created_at_ms, updated_at_ms) "
+                       "archived, archive_note, created_by, created_at, updated_at) "
                        "VALUES (?, ?, ?, ?, ?, 0, '', ?, ?, ?)");
   SQLite::bind(st, p.id, p.project_id, p.title, p.goal, nlohmann::json(p.tags).dump(),
                p.created_by, p.created_at_ms, p.updated_at_ms);
@@ -96,7 +96,7 @@ void InsertPlan(SQLite::Database& db, const PlanHeader& p) {
 void InsertTasks(SQLite::Database& db, const std::string& plan_id, const std::vector<Task>& tasks) {
   SQLite::Statement task(db,
                          "INSERT INTO procedural_tasks (plan_id, number, parent, title, "
-                         "description, state, note, version, updated_by, updated_at_ms) VALUES "
+                         "description, state, note, version, updated_by, updated_at) VALUES "
                          "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   SQLite::Statement dep(db,
                         "INSERT OR IGNORE INTO procedural_deps (plan_id, task, depends_on) "
@@ -173,7 +173,7 @@ bool UpdateTaskState(SQLite::Database& db, const std::string& plan_id, int numbe
                      std::int64_t now_ms, std::int64_t expected_version) {
   SQLite::Statement st(db,
                        "UPDATE procedural_tasks SET state = ?, note = ?, updated_by = ?, "
-                       "updated_at_ms = ?, version = version + 1 WHERE plan_id = ? AND number "
+                       "updated_at = ?, version = version + 1 WHERE plan_id = ? AND number "
                        "= ? AND version = ?");
   SQLite::bind(st, std::string(TaskStateName(state)), note, agent, now_ms, plan_id, number,
                expected_version);
@@ -184,7 +184,7 @@ void BumpTaskVersion(SQLite::Database& db, const std::string& plan_id, int numbe
                      const std::string& agent, std::int64_t now_ms) {
   SQLite::Statement st(db,
                        "UPDATE procedural_tasks SET version = version + 1, updated_by = ?, "
-                       "updated_at_ms = ? WHERE plan_id = ? AND number = ?");
+                       "updated_at = ? WHERE plan_id = ? AND number = ?");
   SQLite::bind(st, agent, now_ms, plan_id, number);
   st.exec();
 }
@@ -192,7 +192,7 @@ void BumpTaskVersion(SQLite::Database& db, const std::string& plan_id, int numbe
 bool MarkCriterionMet(SQLite::Database& db, const std::string& plan_id, int task, int number,
                       const std::string& agent, std::int64_t now_ms) {
   SQLite::Statement st(db,
-                       "UPDATE procedural_criteria SET met = 1, met_by = ?, met_at_ms = ? WHERE "
+                       "UPDATE procedural_criteria SET met = 1, met_by = ?, met_at = ? WHERE "
                        "plan_id = ? AND task = ? AND number = ?");
   SQLite::bind(st, agent, now_ms, plan_id, task, number);
   return st.exec() == 1;
@@ -200,8 +200,8 @@ bool MarkCriterionMet(SQLite::Database& db, const std::string& plan_id, int task
 
 std::vector<Blocker> OpenBlockers(SQLite::Database& db, const std::string& plan_id) {
   SQLite::Statement q(db,
-                      "SELECT id, task, reason, reported_by, reported_at_ms FROM "
-                      "procedural_blockers WHERE plan_id = ? AND cleared_at_ms IS NULL ORDER "
+                      "SELECT id, task, reason, reported_by, reported_at FROM "
+                      "procedural_blockers WHERE plan_id = ? AND cleared_at IS NULL ORDER "
                       "BY task, id");
   sdk::Bind(q, plan_id);
   std::vector<Blocker> out;
@@ -216,7 +216,7 @@ std::vector<Blocker> OpenBlockers(SQLite::Database& db, const std::string& plan_
 void InsertBlocker(SQLite::Database& db, const std::string& plan_id, const Blocker& b) {
   SQLite::Statement st(db,
                        "INSERT INTO procedural_blockers (id, plan_id, task, reason, "
-                       "reported_by, reported_at_ms) VALUES (?, ?, ?, ?, ?, ?)");
+                       "reported_by, reported_at) VALUES (?, ?, ?, ?, ?, ?)");
   SQLite::bind(st, b.id, plan_id, b.task, b.reason, b.reported_by, b.reported_at_ms);
   st.exec();
 }
@@ -224,14 +224,14 @@ void InsertBlocker(SQLite::Database& db, const std::string& plan_id, const Block
 int ClearBlockers(SQLite::Database& db, const std::string& plan_id, int task,
                   const std::string& agent, std::int64_t now_ms, const std::string& note) {
   SQLite::Statement st(db,
-                       "UPDATE procedural_blockers SET cleared_by = ?, cleared_at_ms = ?, "
-                       "clear_note = ? WHERE plan_id = ? AND task = ? AND cleared_at_ms IS NULL");
+                       "UPDATE procedural_blockers SET cleared_by = ?, cleared_at = ?, "
+                       "clear_note = ? WHERE plan_id = ? AND task = ? AND cleared_at IS NULL");
   SQLite::bind(st, agent, now_ms, note, plan_id, task);
   return st.exec();
 }
 
 void TouchPlan(SQLite::Database& db, const std::string& plan_id, std::int64_t now_ms) {
-  SQLite::Statement st(db, "UPDATE procedural_plans SET updated_at_ms = ? WHERE id = ?");
+  SQLite::Statement st(db, "UPDATE procedural_plans SET updated_at = ? WHERE id = ?");
   SQLite::bind(st, now_ms, plan_id);
   st.exec();
 }
@@ -240,14 +240,14 @@ void ArchivePlan(SQLite::Database& db, const std::string& plan_id, const std::st
                  std::int64_t now_ms) {
   SQLite::Statement st(db,
                        "UPDATE procedural_plans SET archived = 1, archive_note = ?, "
-                       "updated_at_ms = ? WHERE id = ?");
+                       "updated_at = ? WHERE id = ?");
   SQLite::bind(st, note, now_ms, plan_id);
   st.exec();
 }
 
 void AppendAudit(SQLite::Database& db, const std::string& plan_id, const AuditEntry& e) {
   SQLite::Statement st(db,
-                       "INSERT INTO procedural_audit (plan_id, task, agent_id, at_ms, action, "
+                       "INSERT INTO procedural_audit (plan_id, task, agent_id, at, action, "
                        "from_value, to_value, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
   SQLite::bind(st, plan_id, e.task, e.agent_id, e.at_ms, e.action, e.from, e.to, e.note);
   st.exec();
@@ -255,7 +255,7 @@ void AppendAudit(SQLite::Database& db, const std::string& plan_id, const AuditEn
 
 std::vector<AuditEntry> LoadAudit(SQLite::Database& db, const std::string& plan_id, int limit) {
   SQLite::Statement q(db,
-                      "SELECT seq, at_ms, agent_id, action, task, from_value, to_value, note "
+                      "SELECT seq, at, agent_id, action, task, from_value, to_value, note "
                       "FROM procedural_audit WHERE plan_id = ? ORDER BY seq DESC LIMIT ?");
   SQLite::bind(q, plan_id, limit);
   std::vector<AuditEntry> out;
@@ -277,7 +277,7 @@ constexpr const char* kProgressColumns =
     "(SELECT count(*) FROM procedural_tasks t WHERE t.plan_id = p.id AND t.state = 'doing'), "
     "(SELECT count(*) FROM procedural_tasks t WHERE t.plan_id = p.id AND t.state = 'done'), "
     "(SELECT count(*) FROM procedural_tasks t WHERE t.plan_id = p.id AND t.state = 'skipped'), "
-    "(SELECT count(*) FROM procedural_blockers b WHERE b.plan_id = p.id AND b.cleared_at_ms IS "
+    "(SELECT count(*) FROM procedural_blockers b WHERE b.plan_id = p.id AND b.cleared_at IS "
     "NULL)";
 
 Progress ReadProgress(SQLite::Statement& q, int first) {
@@ -308,7 +308,7 @@ std::vector<PlanRow> ListPlans(SQLite::Database& db, const std::string& project_
   // stepping (a page stays full; the scan is bounded by the project's plans).
   const std::string q_sql =
       std::string("SELECT p.id, p.project_id, p.title, p.goal, p.tags, p.archived, "
-                  "p.archive_note, p.created_by, p.created_at_ms, p.updated_at_ms, ") +
+                  "p.archive_note, p.created_by, p.created_at, p.updated_at, ") +
       kProgressColumns +
       " FROM procedural_plans p WHERE p.project_id = ?1 AND (?2 = '' OR p.id < ?2)";
   std::string where = " AND p.archived = 0";
@@ -328,7 +328,7 @@ std::vector<PlanRow> ListPlans(SQLite::Database& db, const std::string& project_
 std::optional<std::string> LatestPlanId(SQLite::Database& db, const std::string& project_id) {
   SQLite::Statement q(db,
                       "SELECT id FROM procedural_plans WHERE project_id = ? AND archived = 0 "
-                      "ORDER BY updated_at_ms DESC, id DESC LIMIT 1");
+                      "ORDER BY updated_at DESC, id DESC LIMIT 1");
   sdk::Bind(q, project_id);
   if (!q.executeStep()) return std::nullopt;
   return q.getColumn(0).getString();

@@ -11,7 +11,7 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kColumns =
-    "seq, id, project_id, name, version, when_text, steps, tags, created_by, created_at_ms, "
+    "seq, id, project_id, name, version, when_text, steps, tags, created_by, created_at, "
     "current";
 
 std::string StepsJson(const std::vector<Step>& steps) {
@@ -132,7 +132,7 @@ Procedure InsertProcedureVersion(SQLite::Database& db, Procedure p) {
   }
   SQLite::Statement ins(db,
                         "INSERT INTO procedural_procedures (id, project_id, name, version, "
-                        "when_text, steps, tags, created_by, created_at_ms, current) VALUES (?, "
+                        "when_text, steps, tags, created_by, created_at, current) VALUES (?, "
                         "?, ?, ?, ?, ?, ?, ?, ?, 1)");
   SQLite::bind(ins, p.id, p.project_id, p.name, p.version, p.when, StepsJson(p.steps),
                json(p.tags).dump(), p.created_by, p.created_at_ms);
@@ -217,16 +217,16 @@ RunStats LoadRunStats(SQLite::Database& db, const std::string& scope, const std:
 RunStats InsertRun(SQLite::Database& db, const Run& r) {
   SQLite::Statement ins(db,
                         "INSERT INTO procedural_runs (procedure_id, project_id, name, version, "
-                        "success, note, agent_id, run_project_id, at_ms) VALUES (?, ?, ?, ?, ?, "
+                        "success, note, agent_id, run_project_id, at) VALUES (?, ?, ?, ?, ?, "
                         "?, ?, ?, ?)");
   SQLite::bind(ins, r.procedure_id, r.scope, r.name, r.version, r.success ? 1 : 0, r.note,
                r.agent_id, r.run_project_id, r.at_ms);
   ins.exec();
   SQLite::Statement up(db,
                        "INSERT INTO procedural_run_stats (project_id, name, runs, successes, "
-                       "last_at_ms) VALUES (?1, ?2, 1, ?3, ?4) ON CONFLICT (project_id, name) DO "
-                       "UPDATE SET runs = runs + 1, successes = successes + ?3, last_at_ms = "
-                       "max(last_at_ms, ?4)");
+                       "last_at) VALUES (?1, ?2, 1, ?3, ?4) ON CONFLICT (project_id, name) DO "
+                       "UPDATE SET runs = runs + 1, successes = successes + ?3, last_at = "
+                       "max(last_at, ?4)");
   SQLite::bind(up, r.scope, r.name, r.success ? 1 : 0, r.at_ms);
   up.exec();
   return LoadRunStats(db, r.scope, r.name);

@@ -2,6 +2,22 @@
 
 namespace kioku::procedural {
 
+const sdk::ColumnRenames& TimeColumnRenames() {
+  static const sdk::ColumnRenames renames{2, {
+      {"procedural_plans", "created_at_ms", "created_at"},
+      {"procedural_plans", "updated_at_ms", "updated_at"},
+      {"procedural_tasks", "updated_at_ms", "updated_at"},
+      {"procedural_criteria", "met_at_ms", "met_at"},
+      {"procedural_blockers", "reported_at_ms", "reported_at"},
+      {"procedural_blockers", "cleared_at_ms", "cleared_at"},
+      {"procedural_audit", "at_ms", "at"},
+      {"procedural_procedures", "created_at_ms", "created_at"},
+      {"procedural_runs", "at_ms", "at"},
+      {"procedural_run_stats", "last_at_ms", "last_at"},
+  }};
+  return renames;
+}
+
 // Current versions are embedded: name, when and the steps' text (an old version keeps the
 // vector it had; procedure_find reads current versions only).
 const sdk::VectorTables& ProcedureVectorTables() {
@@ -10,7 +26,7 @@ const sdk::VectorTables& ProcedureVectorTables() {
       .key = "procedure_seq",
       .source = "procedural_procedures",
       .source_key = "seq",
-      .time_column = "created_at_ms",
+      .time_column = "created_at",
       .text_sql = "{row}.name || char(10) || {row}.when_text || char(10) || coalesce((SELECT "
                   "group_concat(json_extract(value, '$.text'), char(10)) FROM json_each({row}.steps)), '')",
       .text_columns = {},  // versions are immutable: a change is a new row
@@ -144,7 +160,8 @@ CREATE TABLE procedural_run_stats (
 ) WITHOUT ROWID;
 )SQL";
   out.push_back(std::move(m));
-  out.push_back(sdk::VectorTablesMigration(2, ProcedureVectorTables()));
+  out.push_back(sdk::RenameColumnsMigration(TimeColumnRenames(), "time columns named <event>_at (were *_ms)"));
+  out.push_back(sdk::VectorTablesMigration(3, ProcedureVectorTables()));
   return out;
 }
 

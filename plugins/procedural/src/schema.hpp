@@ -18,6 +18,7 @@
 
 #include <vector>
 
+#include "kioku/sdk/column_renames.hpp"
 #include "kioku/sdk/plugin.hpp"
 #include "kioku/sdk/vector_tables.hpp"
 
@@ -25,6 +26,9 @@ namespace kioku::procedural {
 
 std::vector<sdk::Migration> Migrations();
 
+/// Migration 2: time columns named `<event>_at` like every layer's (they were `*_ms`);
+/// the same list lets an older export import (ExporterSpec::renamed_columns).
+const sdk::ColumnRenames& TimeColumnRenames();
 /// What procedures embed: name, when and the steps' text of current versions.
 const sdk::VectorTables& ProcedureVectorTables();
 

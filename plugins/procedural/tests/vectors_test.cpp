@@ -184,7 +184,8 @@ TEST_F(ProcedureVectorsTest, ExportLeavesVectorsOutAndImportQueuesTheProcedures)
   EXPECT_EQ(q.getColumn(0).getInt(), 1);
 }
 
-// A database with procedures made before the vector tables existed queues its current ones.
+// A database with procedures made before the vector tables existed (every earlier
+// migration applied) queues its current ones.
 TEST(ProcedureVectorsMigration, QueuesTheCurrentProceduresOfAnExistingDatabase) {
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("kioku-procvec-" + std::to_string(std::random_device{}()) + ".db"))
@@ -192,13 +193,17 @@ TEST(ProcedureVectorsMigration, QueuesTheCurrentProceduresOfAnExistingDatabase) 
   {
     SQLite::Database db = sdk::OpenDatabase(path);
     const auto migrations = Migrations();
-    ASSERT_GE(migrations.size(), 2u);
-    db.exec(migrations[0].sql);
+    ASSERT_GE(migrations.size(), 3u);
+    auto apply = [&](const sdk::Migration& m) {
+      if (!m.sql.empty()) db.exec(m.sql);
+      if (m.apply) m.apply(db);
+    };
+    for (std::size_t i = 0; i + 1 < migrations.size(); ++i) apply(migrations[i]);
     db.exec(
         "INSERT INTO procedural_procedures (id, project_id, name, version, when_text, steps, created_by, "
-        "created_at_ms, current) VALUES ('a1', '', 'deploy', 1, 'old', '[{\"text\":\"x\"}]', 'me', 1, 0), "
+        "created_at, current) VALUES ('a1', '', 'deploy', 1, 'old', '[{\"text\":\"x\"}]', 'me', 1, 0), "
         "('a2', '', 'deploy', 2, 'new', '[{\"text\":\"y\"}]', 'me', 2, 1)");
-    db.exec(migrations[1].sql);
+    apply(migrations.back());  // the vector tables
     SQLite::Statement q(db,
                         "SELECT count(*), max(q.procedure_seq = p.seq) FROM procedural_embed_queue q JOIN "
                         "procedural_procedures p ON p.id = 'a2'");

@@ -117,7 +117,7 @@ bool RelevantToPrompt(std::string_view query, std::string_view memory_text) {
   return hits >= std::min<std::size_t>(2, stems.size());
 }
 
-sdk::ContextContribution ProvideContext(PluginContext& ctx, const sdk::ContextRequest& request) {
+sdk::ContextContribution ProvideContext(ToolContext& ctx, const sdk::ContextRequest& request) {
   Env env = ctx.MakeEnv();
   const Viewer viewer = ViewerOf(request.caller);
   const int limit = static_cast<int>(std::max<std::size_t>(request.max_items, 1));

@@ -21,7 +21,7 @@
 
 namespace kioku::semantic {
 
-sdk::ContextContribution ProvideContext(PluginContext& ctx, const sdk::ContextRequest& request);
+sdk::ContextContribution ProvideContext(ToolContext& ctx, const sdk::ContextRequest& request);
 
 /// True when `memory_text` (any case) holds enough of `query`'s content words (see above).
 bool RelevantToPrompt(std::string_view query, std::string_view memory_text);

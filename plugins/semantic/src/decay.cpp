@@ -172,7 +172,7 @@ sdk::Json MaintainReportJson(const MaintainReport& r) {
           {"reinstated", r.reinstated}, {"pruned", r.pruned}, {"ran_at", sdk::FormatRfc3339(r.ran_at)}};
 }
 
-void MaybeScheduleMaintenance(PluginContext& ctx) {
+void MaybeScheduleMaintenance(ToolContext& ctx) {
   const int minutes = ctx.settings.housekeeping.interval_minutes;
   if (minutes <= 0) return;
   const std::int64_t now = ctx.host.GetClock().NowMs();
@@ -180,7 +180,7 @@ void MaybeScheduleMaintenance(PluginContext& ctx) {
   if (last != 0 && now - last < 60'000) return;
   if (!ctx.maintenance_checked_at.compare_exchange_strong(last, now)) return;
   const std::int64_t interval_ms = static_cast<std::int64_t>(minutes) * 60'000;
-  PluginContext* c = &ctx;
+  ToolContext* c = &ctx;
   ctx.host.DeferWrite([c, interval_ms](SQLite::Database& db) {
     Env env{db, c->host.GetClock(), c->settings, c->statements};
     SQLite::Statement q(db, "SELECT at FROM semantic_maintenance WHERE name = 'housekeeping'");

@@ -44,7 +44,7 @@
 
 namespace kioku::semantic {
 
-struct PluginContext;
+struct ToolContext;
 
 struct MaintainReport {
   int expired = 0;
@@ -71,6 +71,6 @@ sdk::Json MaintainReportJson(const MaintainReport& r);
 /// Queues a pass on the host's writer thread (HostServices::DeferWrite) when
 /// housekeeping.interval_minutes > 0 and the last pass recorded in the database is at
 /// least that old. Cheap to call often: checks at most once a minute per process.
-void MaybeScheduleMaintenance(PluginContext& ctx);
+void MaybeScheduleMaintenance(ToolContext& ctx);
 
 }  // namespace kioku::semantic

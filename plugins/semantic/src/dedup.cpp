@@ -42,7 +42,7 @@ void History(SQLite::Database& db, const std::string& id, const char* action, st
 
 }  // namespace
 
-bool FoldNearDuplicate(PluginContext& ctx, SQLite::Database& db, std::int64_t seq, const std::vector<float>& unit) {
+bool FoldNearDuplicate(ToolContext& ctx, SQLite::Database& db, std::int64_t seq, const std::vector<float>& unit) {
   const double threshold = ctx.settings.vectors.dedup_threshold;
   if (threshold >= 1.0) return false;
   const auto fresh = ReadIdentity(db, seq);

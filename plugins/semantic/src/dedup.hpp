@@ -12,10 +12,10 @@
 
 namespace kioku::semantic {
 
-struct PluginContext;
+struct ToolContext;
 
 /// The worker's first-vector hook (sdk::FirstVectorHook) for memory `seq` with unit vector
 /// `unit`, inside its write transaction. True when the memory was folded into an older one.
-bool FoldNearDuplicate(PluginContext& ctx, SQLite::Database& db, std::int64_t seq, const std::vector<float>& unit);
+bool FoldNearDuplicate(ToolContext& ctx, SQLite::Database& db, std::int64_t seq, const std::vector<float>& unit);
 
 }  // namespace kioku::semantic

@@ -1,5 +1,6 @@
 #include "exporter.hpp"
 
+#include <SQLiteCpp/Column.h>
 #include <SQLiteCpp/Statement.h>
 
 #include "kioku/sdk/export_references.hpp"

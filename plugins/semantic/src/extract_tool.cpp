@@ -137,7 +137,7 @@ Checked Check(const Json& answer) {
   return out;
 }
 
-sdk::ToolResult Extract(PluginContext& ctx, const Json& args, const sdk::CallContext& call) {
+sdk::ToolResult Extract(ToolContext& ctx, const Json& args, const sdk::CallContext& call) {
   const bool has_memory = args.contains("memory_id");
   const bool has_text = args.contains("text");
   if (has_memory == has_text) {
@@ -212,7 +212,7 @@ sdk::ToolResult Extract(PluginContext& ctx, const Json& args, const sdk::CallCon
 
 }  // namespace
 
-void RegisterExtractTool(sdk::Registrar& registrar, PluginContext& ctx) {
+void RegisterExtractTool(sdk::Registrar& registrar, ToolContext& ctx) {
   sdk::ToolSpec spec;
   spec.name = "entity_extract_deep";
   spec.profile = sdk::ToolProfile::kFull;

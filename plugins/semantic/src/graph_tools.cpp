@@ -134,7 +134,7 @@ std::vector<Entity> SearchEntities(SQLite::Database& db, const std::string& quer
   return out;
 }
 
-sdk::ToolResult Graph(PluginContext& ctx, const Json& args, const sdk::CallContext& call) {
+sdk::ToolResult Graph(ToolContext& ctx, const Json& args, const sdk::CallContext& call) {
   const sdk::Caller& caller = call.caller;
   Env env = ctx.MakeEnv();
   const bool has_query = args.contains("query");
@@ -276,7 +276,7 @@ sdk::ToolResult Graph(PluginContext& ctx, const Json& args, const sdk::CallConte
 
 }  // namespace
 
-void RegisterGraphTools(sdk::Registrar& registrar, PluginContext& ctx) {
+void RegisterGraphTools(sdk::Registrar& registrar, ToolContext& ctx) {
   const Json entity_schema = sdk::schema::Output({{"id", kStr}, {"name", kStr}, {"type", kStr},
                                            {"memories", {{"type", "array"}, {"items", kStr}}}},
                                           {"id", "name", "type"});

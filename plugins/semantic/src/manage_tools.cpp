@@ -35,7 +35,7 @@ std::size_t Room(const sdk::CallContext& call) {
   return call.result_budget_bytes == 0 ? SIZE_MAX : call.result_budget_bytes * 7 / 8;
 }
 
-sdk::ToolResult GetMemory(PluginContext& ctx, const Json& args, const sdk::CallContext& call) {
+sdk::ToolResult GetMemory(ToolContext& ctx, const Json& args, const sdk::CallContext& call) {
   Env env = ctx.MakeEnv();
   const Memory m = ResolveMemory(env.db, args.at("id").get<std::string>());
   Json j = MemoryToJson(m);
@@ -146,7 +146,7 @@ sdk::ToolResult GetMemory(PluginContext& ctx, const Json& args, const sdk::CallC
   return sdk::ToolResult::Ok(text, Json{{"memory", j}});
 }
 
-sdk::ToolResult ListMemories(PluginContext& ctx, const Json& args, const sdk::CallContext& call) {
+sdk::ToolResult ListMemories(ToolContext& ctx, const Json& args, const sdk::CallContext& call) {
   const sdk::Caller& caller = call.caller;
   Env env = ctx.MakeEnv();
   const int limit = args.value("limit", 20);
@@ -235,7 +235,7 @@ sdk::ToolResult ListMemories(PluginContext& ctx, const Json& args, const sdk::Ca
   return sdk::ToolResult::Ok(text, out);
 }
 
-sdk::ToolResult EditMemory(PluginContext& ctx, const Json& args, const sdk::Caller& caller) {
+sdk::ToolResult EditMemory(ToolContext& ctx, const Json& args, const sdk::Caller& caller) {
   Env env = ctx.MakeEnv();
   const std::int64_t now = env.clock.NowMs();
   MemoryEdit e;
@@ -310,7 +310,7 @@ sdk::ToolResult EditMemory(PluginContext& ctx, const Json& args, const sdk::Call
 
 }  // namespace
 
-void RegisterManageTools(sdk::Registrar& registrar, PluginContext& ctx) {
+void RegisterManageTools(sdk::Registrar& registrar, ToolContext& ctx) {
   {
     sdk::ToolSpec spec;
     spec.name = "memory_get";

@@ -2,7 +2,7 @@
 
 namespace kioku::semantic {
 
-sdk::ChatModel& RequireChatModel(PluginContext& ctx, const char* tool) {
+sdk::ChatModel& RequireChatModel(ToolContext& ctx, const char* tool) {
   sdk::ChatModel* chat = ctx.host.GetChatModel();
   if (chat == nullptr) {
     throw sdk::ToolError(std::string(tool) +

@@ -29,7 +29,7 @@ inline bool IsModelDerived(const Memory& m) {
 }
 
 /// The deployment's chat model; ToolError naming `tool` and the config to set when none.
-sdk::ChatModel& RequireChatModel(PluginContext& ctx, const char* tool);
+sdk::ChatModel& RequireChatModel(ToolContext& ctx, const char* tool);
 
 /// Sends `request` (which has a json_schema) and returns the validated JSON answer.
 /// ToolError, saying nothing was written, when the endpoint is unavailable or the answer
@@ -40,8 +40,8 @@ Json AskModelForJson(sdk::ChatModel& chat, const sdk::ChatRequest& request);
 [[noreturn]] void RejectAnswer(const std::string& why);
 
 /// memory_reflect.
-void RegisterReflectTool(sdk::Registrar& registrar, PluginContext& ctx);
+void RegisterReflectTool(sdk::Registrar& registrar, ToolContext& ctx);
 /// entity_extract_deep.
-void RegisterExtractTool(sdk::Registrar& registrar, PluginContext& ctx);
+void RegisterExtractTool(sdk::Registrar& registrar, ToolContext& ctx);
 
 }  // namespace kioku::semantic

@@ -124,7 +124,7 @@ Json RecalledJson(const RecalledMemory& rm, std::int64_t now) {
 
 }  // namespace
 
-void RegisterRecallTool(sdk::Registrar& registrar, PluginContext& ctx) {
+void RegisterRecallTool(sdk::Registrar& registrar, ToolContext& ctx) {
   sdk::ToolSpec spec;
   spec.name = "memory_recall";
   spec.title = "Recall what is known";

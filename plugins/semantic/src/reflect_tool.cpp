@@ -64,7 +64,7 @@ Scope ScopeFor(const std::vector<const Memory*>& cited, const sdk::Caller& calle
   return s;
 }
 
-sdk::ToolResult Reflect(PluginContext& ctx, const Json& args, const sdk::CallContext& call) {
+sdk::ToolResult Reflect(ToolContext& ctx, const Json& args, const sdk::CallContext& call) {
   sdk::ChatModel& chat = RequireChatModel(ctx, "memory_reflect");
   Env env = ctx.MakeEnv();
   const std::string query = std::string(Trim(args.at("query").get<std::string>()));
@@ -166,7 +166,7 @@ sdk::ToolResult Reflect(PluginContext& ctx, const Json& args, const sdk::CallCon
 
 }  // namespace
 
-void RegisterReflectTool(sdk::Registrar& registrar, PluginContext& ctx) {
+void RegisterReflectTool(sdk::Registrar& registrar, ToolContext& ctx) {
   sdk::ToolSpec spec;
   spec.name = "memory_reflect";
   spec.profile = sdk::ToolProfile::kFull;

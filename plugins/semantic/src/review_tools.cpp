@@ -51,7 +51,7 @@ std::string ActionLine(const ReviewActionResult& r) {
   return line;
 }
 
-sdk::ToolResult HandleReview(PluginContext& ctx, const Json& args, const sdk::Caller& caller) {
+sdk::ToolResult HandleReview(ToolContext& ctx, const Json& args, const sdk::Caller& caller) {
   Env env = ctx.MakeEnv();
   const std::string action = args.value("action", "list");
   const int limit = args.value("limit", 10);
@@ -97,7 +97,7 @@ sdk::ToolResult HandleReview(PluginContext& ctx, const Json& args, const sdk::Ca
   return sdk::ToolResult::Ok(text, out);
 }
 
-sdk::ToolResult HandleUsed(PluginContext& ctx, const Json& args, const sdk::Caller& caller) {
+sdk::ToolResult HandleUsed(ToolContext& ctx, const Json& args, const sdk::Caller& caller) {
   Env env = ctx.MakeEnv();
   std::string session = sdk::TextArg(args, "session_id", 200).value_or("");
   if (session.empty()) session = caller.session_id;
@@ -126,7 +126,7 @@ sdk::ToolResult HandleUsed(PluginContext& ctx, const Json& args, const sdk::Call
   return sdk::ToolResult::Ok(text, Json{{"marked", added}, {"already", again}, {"ids", marked}});
 }
 
-sdk::ToolResult HandleMaintain(PluginContext& ctx, const sdk::Caller& caller) {
+sdk::ToolResult HandleMaintain(ToolContext& ctx, const sdk::Caller& caller) {
   Env env = ctx.MakeEnv();
   MaintainReport r;
   sdk::WithWriteTransaction(env.db, [&] { r = RunMaintenance(env, AuthorOf(caller).agent_id); });
@@ -137,7 +137,7 @@ sdk::ToolResult HandleMaintain(PluginContext& ctx, const sdk::Caller& caller) {
                              j);
 }
 
-sdk::ToolResult HandleConsolidate(PluginContext& ctx, const Json& args, const sdk::CallContext& call) {
+sdk::ToolResult HandleConsolidate(ToolContext& ctx, const Json& args, const sdk::CallContext& call) {
   const sdk::Caller& caller = call.caller;
   Env env = ctx.MakeEnv();
   ConsolidateOptions o;
@@ -207,7 +207,7 @@ constexpr const char* kReviewUsage =
     "  supersedes it (reinstating the survivor), --undo reverses a rejection.\n"
     "  Nothing is promoted automatically.";
 
-int RunReviewCommand(PluginContext& ctx, const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+int RunReviewCommand(ToolContext& ctx, const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   Json call = Json::object();
   bool json = false;
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -260,7 +260,7 @@ int RunReviewCommand(PluginContext& ctx, const std::vector<std::string>& args, s
 
 }  // namespace
 
-void RegisterReviewTools(sdk::Registrar& registrar, PluginContext& ctx) {
+void RegisterReviewTools(sdk::Registrar& registrar, ToolContext& ctx) {
   sdk::ToolSpec review;
   review.name = "memory_review";
   review.profile = sdk::ToolProfile::kFull;

@@ -14,7 +14,7 @@ namespace kioku::semantic {
 
 // The host validated the settings against SettingsSchema before constructing the plugin.
 SemanticPlugin::SemanticPlugin(sdk::HostServices& host)
-    : host_(host), ctx_(std::make_unique<PluginContext>(host, ParseSettings(host.Settings()))) {}
+    : host_(host), ctx_(std::make_unique<ToolContext>(host, ParseSettings(host.Settings()))) {}
 
 SemanticPlugin::~SemanticPlugin() = default;
 

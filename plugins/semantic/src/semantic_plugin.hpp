@@ -13,7 +13,7 @@
 
 namespace kioku::semantic {
 
-struct PluginContext;
+struct ToolContext;
 
 class SemanticPlugin : public sdk::Plugin {
  public:
@@ -31,7 +31,7 @@ class SemanticPlugin : public sdk::Plugin {
 
  private:
   sdk::HostServices& host_;
-  std::unique_ptr<PluginContext> ctx_;
+  std::unique_ptr<ToolContext> ctx_;
 };
 
 }  // namespace kioku::semantic

@@ -13,7 +13,7 @@
 
 namespace kioku::semantic {
 
-PluginContext::PluginContext(sdk::HostServices& h, Settings s)
+ToolContext::ToolContext(sdk::HostServices& h, Settings s)
     : host(h),
       settings(std::move(s)),
       vectors(std::make_unique<sdk::LayerVectors>(MemoryVectorTables(), h.GetEmbedder(), h.DataDir(),
@@ -23,7 +23,7 @@ PluginContext::PluginContext(sdk::HostServices& h, Settings s)
             return FoldNearDuplicate(*this, db, seq, unit);
           })) {}
 
-PluginContext::~PluginContext() = default;
+ToolContext::~ToolContext() = default;
 
 Author AuthorOf(const sdk::Caller& caller) { return Author{caller.agent_id, caller.session_id}; }
 

@@ -28,9 +28,9 @@ namespace kioku::semantic {
 using Json = nlohmann::json;
 
 /// What every handler needs; owned by the plugin, outlives the registered handlers.
-struct PluginContext {
-  PluginContext(sdk::HostServices& h, Settings s);
-  ~PluginContext();
+struct ToolContext {
+  ToolContext(sdk::HostServices& h, Settings s);
+  ~ToolContext();
   sdk::HostServices& host;
   Settings settings;
   sdk::StatementCache statements;

@@ -8,20 +8,20 @@
 namespace kioku::semantic {
 
 /// memory_remember, memory_suggest (write_tools.cpp).
-void RegisterWriteTools(sdk::Registrar& registrar, PluginContext& ctx);
+void RegisterWriteTools(sdk::Registrar& registrar, ToolContext& ctx);
 /// memory_recall (recall_tool.cpp).
-void RegisterRecallTool(sdk::Registrar& registrar, PluginContext& ctx);
+void RegisterRecallTool(sdk::Registrar& registrar, ToolContext& ctx);
 /// memory_get, memory_list, memory_edit, memory_forget, memory_pin (pinned: false unpins)
 /// (manage_tools.cpp).
-void RegisterManageTools(sdk::Registrar& registrar, PluginContext& ctx);
+void RegisterManageTools(sdk::Registrar& registrar, ToolContext& ctx);
 /// entity_graph, entity_relate, entity_unrelate (graph_tools.cpp).
-void RegisterGraphTools(sdk::Registrar& registrar, PluginContext& ctx);
+void RegisterGraphTools(sdk::Registrar& registrar, ToolContext& ctx);
 /// memory_review, memory_used, memory_maintain, memory_consolidate and the `kioku review`
 /// command (review_tools.cpp).
-void RegisterReviewTools(sdk::Registrar& registrar, PluginContext& ctx);
+void RegisterReviewTools(sdk::Registrar& registrar, ToolContext& ctx);
 
 /// `kioku embed` (vector_commands.cpp).
-sdk::CommandSpec EmbedCommand(PluginContext& ctx);
+sdk::CommandSpec EmbedCommand(ToolContext& ctx);
 
 /// Parses one memory object of memory_remember/memory_suggest into a draft (validation
 /// and secret screening; nothing touches the database). `where` prefixes messages in a

@@ -34,7 +34,7 @@ std::string Fixed(double x) {
 // against the memory's stored vector. Off-topic: the same query against random other
 // memories. Suggested floor: halfway between the off-topic 95th percentile and the
 // on-topic 10th percentile, so most real matches pass and most unrelated ones do not.
-int Calibrate(PluginContext& ctx, SQLite::Database& db, int sample, std::ostream& out, std::ostream& err) {
+int Calibrate(ToolContext& ctx, SQLite::Database& db, int sample, std::ostream& out, std::ostream& err) {
   std::string status;
   if (const std::string why = ctx.vectors->Unusable(db, &status); !why.empty()) {
     err << "embed --calibrate: " << why << "\n";
@@ -93,7 +93,7 @@ int Calibrate(PluginContext& ctx, SQLite::Database& db, int sample, std::ostream
 
 }  // namespace
 
-sdk::CommandSpec EmbedCommand(PluginContext& ctx) {
+sdk::CommandSpec EmbedCommand(ToolContext& ctx) {
   sdk::CommandSpec cmd;
   cmd.name = sdk::kEmbedCommandName;
   cmd.summary = "Embed queued memories now; --all re-embeds everything (after a model change)";

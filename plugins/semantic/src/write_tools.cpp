@@ -135,7 +135,7 @@ std::string Describe(const WriteResult& r, const MemoryDraft& d, const std::vect
   return line;
 }
 
-sdk::ToolResult HandleWrite(PluginContext& ctx, const Json& args, const sdk::Caller& caller,
+sdk::ToolResult HandleWrite(ToolContext& ctx, const Json& args, const sdk::Caller& caller,
                             bool suggest) {
   Env env = ctx.MakeEnv();
   const std::int64_t now = env.clock.NowMs();
@@ -258,7 +258,7 @@ MemoryDraft ParseDraft(const Json& item, const sdk::Caller& caller, const Settin
   }
 }
 
-void RegisterWriteTools(sdk::Registrar& registrar, PluginContext& ctx) {
+void RegisterWriteTools(sdk::Registrar& registrar, ToolContext& ctx) {
   sdk::ToolSpec remember;
   remember.name = "memory_remember";
   remember.title = "Remember a fact, decision or preference";

@@ -3,6 +3,8 @@
 
 #include <set>
 
+#include <SQLiteCpp/Database.h>
+
 #include "kioku/sdk/text.hpp"
 #include "semantic_test_util.hpp"
 

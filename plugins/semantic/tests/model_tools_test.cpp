@@ -3,6 +3,9 @@
 // (unknown ids, not JSON, wrong shape, endpoint down) is refused with nothing written.
 #include <gtest/gtest.h>
 
+#include <SQLiteCpp/Column.h>
+#include <SQLiteCpp/Statement.h>
+
 #include "config.hpp"
 #include "fake_openai_server.hpp"
 #include "providers/openai_chat.hpp"

@@ -6,6 +6,9 @@
 
 #include <string>
 
+#include <SQLiteCpp/Column.h>
+#include <SQLiteCpp/Statement.h>
+
 #include "semantic_plugin.hpp"
 #include "test_runtime.hpp"
 

@@ -7,6 +7,9 @@
 
 #include <gtest/gtest.h>
 
+#include <SQLiteCpp/Column.h>
+#include <SQLiteCpp/Statement.h>
+
 #include "config.hpp"
 #include "fake_openai_server.hpp"
 #include "providers/openai_embedder.hpp"

@@ -39,7 +39,7 @@ std::string KeyArg(const Json& args) {
 std::optional<VersionedState> LoadBlock(SQLite::Database& db, const std::string& project,
                                         const std::string& key) {
   SQLite::Statement q(db,
-                      "SELECT content, version, updated_by, updated_at_ms FROM working_blocks "
+                      "SELECT content, version, updated_by, updated_at FROM working_blocks "
                       "WHERE project_id = ? AND key = ?");
   sdk::Bind(q, project, key);
   if (!q.executeStep()) return std::nullopt;
@@ -55,7 +55,7 @@ Json BlockJson(const std::string& key, const VersionedState& s) {
           {"updated_at", Rfc(s.updated_at_ms)}};
 }
 
-sdk::ToolResult BlockWrite(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+sdk::ToolResult BlockWrite(const ToolContext& env, const Json& args, const sdk::CallContext& ctx) {
   const Actor actor = ResolveActor(env, args, ctx);
   RefuseSecret(env, args.value("key", std::string()), "key");
   const std::string key = KeyArg(args);
@@ -89,15 +89,15 @@ sdk::ToolResult BlockWrite(const Env& env, const Json& args, const sdk::CallCont
     SQLite::Statement up(
         db,
         "INSERT INTO working_blocks (project_id, key, content, version, created_by, "
-        "created_at_ms, updated_by, updated_at_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?5, ?6) "
+        "created_at, updated_by, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?5, ?6) "
         "ON CONFLICT (project_id, key) DO UPDATE SET content = excluded.content, version = "
-        "excluded.version, updated_by = excluded.updated_by, updated_at_ms = "
-        "excluded.updated_at_ms");
+        "excluded.version, updated_by = excluded.updated_by, updated_at = "
+        "excluded.updated_at");
     sdk::Bind(up, actor.project_id, key, written.content, written.version, actor.agent_id, now);
     up.exec();
     SQLite::Statement hist(db,
                            "INSERT INTO working_block_history (project_id, key, version, "
-                           "content, written_by, written_at_ms) VALUES (?, ?, ?, ?, ?, ?)");
+                           "content, written_by, written_at) VALUES (?, ?, ?, ?, ?, ?)");
     sdk::Bind(hist, actor.project_id, key, written.version, written.content, actor.agent_id, now);
     hist.exec();
     RecordEvent(db, actor, "block.write", key,
@@ -132,7 +132,7 @@ sdk::ToolResult BlockWrite(const Env& env, const Json& args, const sdk::CallCont
                              std::move(out));
 }
 
-sdk::ToolResult BlockRead(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+sdk::ToolResult BlockRead(const ToolContext& env, const Json& args, const sdk::CallContext& ctx) {
   const Actor actor = ResolveActor(env, args, ctx, /*agent_required=*/false);
   const std::string key = KeyArg(args);
   auto& db = env.Db();
@@ -146,7 +146,7 @@ sdk::ToolResult BlockRead(const Env& env, const Json& args, const sdk::CallConte
   if (args.contains("version") && !args.at("version").is_null()) {
     const std::int64_t v = args.at("version").get<std::int64_t>();
     SQLite::Statement q(db,
-                        "SELECT content, written_by, written_at_ms FROM working_block_history "
+                        "SELECT content, written_by, written_at FROM working_block_history "
                         "WHERE project_id = ? AND key = ? AND version = ?");
     sdk::Bind(q, actor.project_id, key, v);
     if (!q.executeStep()) {
@@ -189,13 +189,13 @@ sdk::ToolResult BlockRead(const Env& env, const Json& args, const sdk::CallConte
   return sdk::ToolResult::Ok(std::move(text), std::move(out));
 }
 
-sdk::ToolResult BlockList(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+sdk::ToolResult BlockList(const ToolContext& env, const Json& args, const sdk::CallContext& ctx) {
   const Actor actor = ResolveActor(env, args, ctx, /*agent_required=*/false);
   const std::string prefix = args.value("key_prefix", std::string());
   const std::int64_t limit = args.value("limit", std::int64_t{100});
   auto& db = env.Db();
   SQLite::Statement q(db,
-                      "SELECT key, version, updated_by, updated_at_ms, length(CAST(content AS "
+                      "SELECT key, version, updated_by, updated_at, length(CAST(content AS "
                       "BLOB)), content FROM working_blocks WHERE project_id = ?1 AND "
                       "substr(key, 1, length(?2)) = ?2 ORDER BY key LIMIT ?3");
   sdk::Bind(q, actor.project_id, prefix, limit + 1);
@@ -247,7 +247,7 @@ Json BlockOutput(bool with_current) {
 
 }  // namespace
 
-void RegisterBlockTools(sdk::Registrar& registrar, const Env& env) {
+void RegisterBlockTools(sdk::Registrar& registrar, const ToolContext& env) {
   const auto& s = env.settings;
   const Json key_prop =
       schema::String(static_cast<std::int64_t>(kMaxKeyBytes),

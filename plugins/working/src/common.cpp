@@ -14,7 +14,7 @@
 
 namespace kioku::working {
 
-Actor ResolveActor(const Env& env, const Json& args, const sdk::CallContext& ctx,
+Actor ResolveActor(const ToolContext& env, const Json& args, const sdk::CallContext& ctx,
                    bool agent_required) {
   const auto& caller = ctx.caller;
   const auto policy = env.settings.agent_id_argument == AgentIdArgument::kOverride
@@ -57,7 +57,7 @@ Liveness LivenessOf(std::optional<std::int64_t> last_seen_ms, std::int64_t now_m
 std::optional<std::int64_t> LastSeen(SQLite::Database& db, const std::string& project_id,
                                      const std::string& agent_id) {
   SQLite::Statement q(db,
-                      "SELECT last_seen_ms FROM working_presence WHERE project_id = ? AND "
+                      "SELECT last_seen_at FROM working_presence WHERE project_id = ? AND "
                       "agent_id = ?");
   sdk::Bind(q, project_id, agent_id);
   if (q.executeStep()) return q.getColumn(0).getInt64();
@@ -67,9 +67,9 @@ std::optional<std::int64_t> LastSeen(SQLite::Database& db, const std::string& pr
 void TouchPresence(SQLite::Database& db, const Actor& actor, std::int64_t now_ms) {
   SQLite::Statement q(db,
                       "INSERT INTO working_presence (project_id, agent_id, session_id, "
-                      "first_seen_ms, last_seen_ms) VALUES (?, ?, ?, ?, ?) "
+                      "first_seen_at, last_seen_at) VALUES (?, ?, ?, ?, ?) "
                       "ON CONFLICT (project_id, agent_id) DO UPDATE SET "
-                      "last_seen_ms = MAX(last_seen_ms, excluded.last_seen_ms), "
+                      "last_seen_at = MAX(last_seen_at, excluded.last_seen_at), "
                       "session_id = CASE WHEN excluded.session_id = '' THEN session_id "
                       "ELSE excluded.session_id END");
   sdk::Bind(q, actor.project_id, actor.agent_id, actor.session_id, now_ms, now_ms);
@@ -79,14 +79,14 @@ void TouchPresence(SQLite::Database& db, const Actor& actor, std::int64_t now_ms
 void RecordEvent(SQLite::Database& db, const Actor& actor, std::string_view kind,
                  std::string_view subject, const Json& detail, std::int64_t now_ms) {
   SQLite::Statement q(db,
-                      "INSERT INTO working_events (project_id, at_ms, agent_id, kind, "
+                      "INSERT INTO working_events (project_id, at, agent_id, kind, "
                       "subject, detail) VALUES (?, ?, ?, ?, ?, ?)");
   sdk::Bind(q, actor.project_id, now_ms, actor.agent_id, std::string(kind), std::string(subject),
             sdk::DumpJson(detail.is_null() ? Json::object() : detail));
   q.exec();
 }
 
-std::string CheckText(const Env& env, std::string_view text, const std::string& what,
+std::string CheckText(const ToolContext& env, std::string_view text, const std::string& what,
                       std::int64_t max_bytes) {
   if (static_cast<std::int64_t>(text.size()) > max_bytes) {
     throw sdk::ToolError(what + " is " + std::to_string(text.size()) +
@@ -98,18 +98,18 @@ std::string CheckText(const Env& env, std::string_view text, const std::string& 
   return clean;
 }
 
-void RefuseSecret(const Env& env, std::string_view text, const std::string& what) {
+void RefuseSecret(const ToolContext& env, std::string_view text, const std::string& what) {
   if (env.settings.screen_secrets) sdk::ScreenText(text, what);
 }
 
-std::optional<std::string> TextArg(const Env& env, const Json& args, const char* key,
+std::optional<std::string> TextArg(const ToolContext& env, const Json& args, const char* key,
                                    std::int64_t max_bytes) {
   auto text = sdk::TextArg(args, key, static_cast<std::size_t>(max_bytes));
   if (text) RefuseSecret(env, *text, key);
   return text;
 }
 
-std::string RequiredTextArg(const Env& env, const Json& args, const char* key,
+std::string RequiredTextArg(const ToolContext& env, const Json& args, const char* key,
                             std::int64_t max_bytes) {
   std::string text = sdk::RequiredTextArg(args, key, static_cast<std::size_t>(max_bytes));
   RefuseSecret(env, text, key);

@@ -24,8 +24,8 @@ namespace schema = sdk::schema;
 
 /// What tool handlers need from the plugin. Immutable after registration, so handlers on
 /// many threads share it without locking; all mutable state lives in the database.
-struct Env {
-  Env(sdk::HostServices& h, Settings s) : host(h), settings(s) {}
+struct ToolContext {
+  ToolContext(sdk::HostServices& h, Settings s) : host(h), settings(s) {}
 
   sdk::HostServices& host;
   Settings settings;
@@ -56,7 +56,7 @@ using sdk::kMaxAgentIdBytes;
 /// name (sdk::InstanceHolder). Throws sdk::ToolError naming what to send. With
 /// `agent_required` false (read-only tools that only use the agent to mark "mine"), an
 /// unknown agent yields an empty agent_id.
-Actor ResolveActor(const Env& env, const Json& args, const sdk::CallContext& ctx,
+Actor ResolveActor(const ToolContext& env, const Json& args, const sdk::CallContext& ctx,
                    bool agent_required = true);
 
 /// Holder liveness computed at read time from working_presence (never stored).
@@ -81,18 +81,18 @@ void RecordEvent(SQLite::Database& db, const Actor& actor, std::string_view kind
 /// sdk::TextArg (size cap in UTF-8 bytes, invalid UTF-8 replaced), then sdk::ScreenText
 /// when Settings::screen_secrets is on. Returns nullopt when absent. Throws sdk::ToolError
 /// naming `key` and the limit.
-std::optional<std::string> TextArg(const Env& env, const Json& args, const char* key,
+std::optional<std::string> TextArg(const ToolContext& env, const Json& args, const char* key,
                                    std::int64_t max_bytes);
 /// sdk::ScreenText(text, what) when Settings::screen_secrets is on: refuses a secret,
 /// naming `what` and the rule, never the secret. For identifiers (block keys, claimed
 /// paths) that are stored but are not free text.
-void RefuseSecret(const Env& env, std::string_view text, const std::string& what);
+void RefuseSecret(const ToolContext& env, std::string_view text, const std::string& what);
 
 /// Like TextArg but the argument must be present and non-blank.
-std::string RequiredTextArg(const Env& env, const Json& args, const char* key,
+std::string RequiredTextArg(const ToolContext& env, const Json& args, const char* key,
                             std::int64_t max_bytes);
 /// Checks already-extracted text the same way (used for list items).
-std::string CheckText(const Env& env, std::string_view text, const std::string& what,
+std::string CheckText(const ToolContext& env, std::string_view text, const std::string& what,
                       std::int64_t max_bytes);
 
 /// RFC 3339 for a Unix-ms time; JSON null for an absent one.

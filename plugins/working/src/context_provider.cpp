@@ -34,14 +34,14 @@ bool Mentions(const std::string& prompt, const std::string& path) {
   return name.size() >= 4 && prompt.find(name) != std::string::npos;
 }
 
-void AddClaims(const Env& env, const sdk::ContextRequest& request, const std::string& project, const std::string& me,
+void AddClaims(const ToolContext& env, const sdk::ContextRequest& request, const std::string& project, const std::string& me,
                sdk::ContextContribution& out) {
   const bool prompt = !request.query.empty();
   SQLite::Statement q(env.Db(),
-                      "SELECT c.path, c.holder, c.intent, c.expires_at_ms, p.last_seen_ms FROM working_file_claims c "
+                      "SELECT c.path, c.holder, c.intent, c.expires_at, p.last_seen_at FROM working_file_claims c "
                       "LEFT JOIN working_presence p ON p.project_id = c.project_id AND p.agent_id = c.holder "
-                      "WHERE c.project_id = ?1 AND c.holder <> ?2 AND c.expires_at_ms > ?3 "
-                      "ORDER BY c.renewed_at_ms DESC LIMIT ?4");
+                      "WHERE c.project_id = ?1 AND c.holder <> ?2 AND c.expires_at > ?3 "
+                      "ORDER BY c.renewed_at DESC LIMIT ?4");
   sdk::Bind(q, project, me, request.now_ms, prompt ? kMaxPromptClaims : kMaxClaims);
   while (q.executeStep()) {
     const std::string path = q.getColumn(0).getString();
@@ -58,12 +58,12 @@ void AddClaims(const Env& env, const sdk::ContextRequest& request, const std::st
   }
 }
 
-void AddHandoffs(const Env& env, const sdk::ContextRequest& request, const std::string& project, const std::string& me,
+void AddHandoffs(const ToolContext& env, const sdk::ContextRequest& request, const std::string& project, const std::string& me,
                  sdk::ContextContribution& out) {
   SQLite::Statement q(env.Db(),
-                      "SELECT id, from_agent, to_agent, summary, open_items, created_at_ms FROM working_handoffs "
+                      "SELECT id, from_agent, to_agent, summary, open_items, created_at FROM working_handoffs "
                       "WHERE project_id = ?1 AND claimed_by IS NULL AND (to_agent IS NULL OR to_agent = ?2) "
-                      "AND from_agent <> ?2 ORDER BY created_at_ms DESC, id DESC LIMIT ?3");
+                      "AND from_agent <> ?2 ORDER BY created_at DESC, id DESC LIMIT ?3");
   sdk::Bind(q, project, me, kMaxHandoffs);
   while (q.executeStep()) {
     const bool mine = !q.getColumn(2).isNull();
@@ -76,11 +76,11 @@ void AddHandoffs(const Env& env, const sdk::ContextRequest& request, const std::
   }
 }
 
-void AddQuestions(const Env& env, const sdk::ContextRequest& request, const std::string& project,
+void AddQuestions(const ToolContext& env, const sdk::ContextRequest& request, const std::string& project,
                   sdk::ContextContribution& out) {
   SQLite::Statement q(env.Db(),
-                      "SELECT id, asked_by, question, created_at_ms FROM working_questions "
-                      "WHERE project_id = ?1 AND answered_at_ms IS NULL ORDER BY created_at_ms DESC LIMIT ?2");
+                      "SELECT id, asked_by, question, created_at FROM working_questions "
+                      "WHERE project_id = ?1 AND answered_at IS NULL ORDER BY created_at DESC LIMIT ?2");
   sdk::Bind(q, project, kMaxQuestions);
   while (q.executeStep()) {
     out.items.push_back({"question", "open",
@@ -93,7 +93,7 @@ void AddQuestions(const Env& env, const sdk::ContextRequest& request, const std:
 
 }  // namespace
 
-sdk::ContextContribution ProvideContext(const Env& env, const sdk::ContextRequest& request) {
+sdk::ContextContribution ProvideContext(const ToolContext& env, const sdk::ContextRequest& request) {
   const sdk::Caller& caller = request.caller;
   const std::string project = !caller.project_id.empty() ? caller.project_id : caller.project_root;
   const std::string me = caller.agent_id == "unknown" ? std::string() : caller.agent_id;

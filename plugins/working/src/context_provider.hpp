@@ -14,6 +14,6 @@
 
 namespace kioku::working {
 
-sdk::ContextContribution ProvideContext(const Env& env, const sdk::ContextRequest& request);
+sdk::ContextContribution ProvideContext(const ToolContext& env, const sdk::ContextRequest& request);
 
 }  // namespace kioku::working

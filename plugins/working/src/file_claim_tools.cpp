@@ -64,8 +64,8 @@ std::optional<Existing> LoadClaim(SQLite::Statement& sel, const std::string& pro
 }
 
 constexpr const char* kSelectClaim =
-    "SELECT c.holder, c.intent, c.claimed_at_ms, c.expires_at_ms, c.heartbeat_seq, "
-    "p.last_seen_ms FROM working_file_claims c LEFT JOIN working_presence p "
+    "SELECT c.holder, c.intent, c.claimed_at, c.expires_at, c.heartbeat_seq, "
+    "p.last_seen_at FROM working_file_claims c LEFT JOIN working_presence p "
     "ON p.project_id = c.project_id AND p.agent_id = c.holder "
     "WHERE c.project_id = ? AND c.path = ?";
 
@@ -78,7 +78,7 @@ std::vector<std::string> InWorkingDir(std::vector<std::string> inputs, const Act
   return inputs;
 }
 
-sdk::ToolResult FileClaim(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+sdk::ToolResult FileClaim(const ToolContext& env, const Json& args, const sdk::CallContext& ctx) {
   const Actor actor = ResolveActor(env, args, ctx);
   const std::vector<std::string> raw_paths = PathsArg(args);
   for (std::size_t i = 0; i < raw_paths.size(); ++i) {
@@ -143,11 +143,11 @@ sdk::ToolResult FileClaim(const Env& env, const Json& args, const sdk::CallConte
     SQLite::Statement up(
         db,
         "INSERT INTO working_file_claims (project_id, path, holder, intent, session_id, "
-        "claimed_at_ms, renewed_at_ms, expires_at_ms, heartbeat_seq) "
+        "claimed_at, renewed_at, expires_at, heartbeat_seq) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (project_id, path) DO UPDATE SET "
         "holder = excluded.holder, intent = excluded.intent, session_id = excluded.session_id, "
-        "claimed_at_ms = excluded.claimed_at_ms, renewed_at_ms = excluded.renewed_at_ms, "
-        "expires_at_ms = excluded.expires_at_ms, heartbeat_seq = excluded.heartbeat_seq");
+        "claimed_at = excluded.claimed_at, renewed_at = excluded.renewed_at, "
+        "expires_at = excluded.expires_at, heartbeat_seq = excluded.heartbeat_seq");
     for (const auto& plan : plans) {
       const bool renew = plan.reason == "renew";
       const std::string the_intent =
@@ -239,7 +239,7 @@ sdk::ToolResult FileClaim(const Env& env, const Json& args, const sdk::CallConte
   return sdk::ToolResult::Ok(std::move(text), std::move(out));
 }
 
-sdk::ToolResult FileRelease(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+sdk::ToolResult FileRelease(const ToolContext& env, const Json& args, const sdk::CallContext& ctx) {
   const Actor actor = ResolveActor(env, args, ctx);
   const bool all = args.value("all", false);
   const bool has_paths = args.contains("paths") && !args.at("paths").is_null();
@@ -266,7 +266,7 @@ sdk::ToolResult FileRelease(const Env& env, const Json& args, const sdk::CallCon
     if (all) {
       SQLite::Statement del(db,
                             "DELETE FROM working_file_claims WHERE project_id = ? AND "
-                            "holder = ? RETURNING path, expires_at_ms");
+                            "holder = ? RETURNING path, expires_at");
       sdk::Bind(del, actor.project_id, actor.agent_id);
       std::vector<std::string> gone;
       while (del.executeStep()) {
@@ -355,7 +355,7 @@ sdk::ToolResult FileRelease(const Env& env, const Json& args, const sdk::CallCon
   return sdk::ToolResult::Ok(std::move(text), std::move(out));
 }
 
-sdk::ToolResult ClaimList(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+sdk::ToolResult ClaimList(const ToolContext& env, const Json& args, const sdk::CallContext& ctx) {
   const Actor actor = ResolveActor(env, args, ctx, /*agent_required=*/false);
   std::optional<std::string> prefix;
   if (args.contains("path_prefix") && !args.at("path_prefix").is_null()) {
@@ -379,10 +379,10 @@ sdk::ToolResult ClaimList(const Env& env, const Json& args, const sdk::CallConte
   auto& db = env.Db();
   SQLite::Statement q(
       db,
-      "SELECT c.path, c.holder, c.intent, c.claimed_at_ms, c.renewed_at_ms, c.expires_at_ms, "
-      "c.heartbeat_seq, p.last_seen_ms FROM working_file_claims c LEFT JOIN working_presence "
+      "SELECT c.path, c.holder, c.intent, c.claimed_at, c.renewed_at, c.expires_at, "
+      "c.heartbeat_seq, p.last_seen_at FROM working_file_claims c LEFT JOIN working_presence "
       "p ON p.project_id = c.project_id AND p.agent_id = c.holder WHERE c.project_id = ?1 "
-      "AND (?2 IS NULL OR substr(c.path, 1, length(?2)) = ?2) AND (?3 OR c.expires_at_ms > "
+      "AND (?2 IS NULL OR substr(c.path, 1, length(?2)) = ?2) AND (?3 OR c.expires_at > "
       "?4) ORDER BY c.path LIMIT -1 OFFSET ?5");
   const std::size_t offset = sdk::CursorOffset(args, "claim_list");
   sdk::Bind(q, actor.project_id, prefix, include_expired, now, static_cast<std::int64_t>(offset));
@@ -430,7 +430,7 @@ sdk::ToolResult ClaimList(const Env& env, const Json& args, const sdk::CallConte
   return sdk::ToolResult::Ok(std::move(text), std::move(out));
 }
 
-Json PathsProp(const Env& env, const char* description) {
+Json PathsProp(const ToolContext& env, const char* description) {
   Json p = {{"type", "array"},
             {"items", schema::String(static_cast<std::int64_t>(kMaxPathBytes), "", 1)},
             {"minItems", 1},
@@ -441,7 +441,7 @@ Json PathsProp(const Env& env, const char* description) {
 
 }  // namespace
 
-void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env) {
+void RegisterFileClaimTools(sdk::Registrar& registrar, const ToolContext& env) {
   const auto& s = env.settings;
   {
     sdk::ToolSpec spec;

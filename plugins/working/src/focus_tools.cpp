@@ -19,7 +19,7 @@ namespace kioku::working {
 VersionedState LoadFocusSection(SQLite::Database& db, const std::string& project_id,
                                 std::string_view section) {
   SQLite::Statement q(db,
-                      "SELECT content, version, updated_by, updated_at_ms FROM working_focus "
+                      "SELECT content, version, updated_by, updated_at FROM working_focus "
                       "WHERE project_id = ? AND section = ?");
   sdk::Bind(q, project_id, std::string(section));
   if (!q.executeStep()) return {};
@@ -73,7 +73,7 @@ std::string SectionHeading(const FocusSectionInfo& info, const VersionedState& s
 
 // One section read whole, in windows of whole UTF-8 characters from `offset` (its content
 // goes out twice: text and JSON).
-sdk::ToolResult FocusSectionGet(const Env& env, const Actor& actor, const Json& args, const sdk::CallContext& ctx) {
+sdk::ToolResult FocusSectionGet(const ToolContext& env, const Actor& actor, const Json& args, const sdk::CallContext& ctx) {
   const FocusSectionInfo& info = SectionArg(args);
   const auto s = LoadFocusSection(env.Db(), actor.project_id, info.id);
   std::string text = SectionHeading(info, s);
@@ -101,7 +101,7 @@ sdk::ToolResult FocusSectionGet(const Env& env, const Actor& actor, const Json& 
 
 // Every section, each cut to its fair share of the result room at a whole UTF-8 character
 // (marker, full byte length and how to read the rest); `section` reads one whole.
-sdk::ToolResult FocusGet(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+sdk::ToolResult FocusGet(const ToolContext& env, const Json& args, const sdk::CallContext& ctx) {
   const Actor actor = ResolveActor(env, args, ctx, /*agent_required=*/false);
   if (args.contains("section")) return FocusSectionGet(env, actor, args, ctx);
   if (args.contains("offset")) throw sdk::ToolError("offset reads one section: send section too");
@@ -149,7 +149,7 @@ sdk::ToolResult FocusGet(const Env& env, const Json& args, const sdk::CallContex
   }
 }
 
-sdk::ToolResult FocusUpdate(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+sdk::ToolResult FocusUpdate(const ToolContext& env, const Json& args, const sdk::CallContext& ctx) {
   const Actor actor = ResolveActor(env, args, ctx);
   const FocusSectionInfo& info = SectionArg(args);
   const std::string text = CheckText(env, args.value("content", std::string()), "content",
@@ -182,10 +182,10 @@ sdk::ToolResult FocusUpdate(const Env& env, const Json& args, const sdk::CallCon
     written.updated_at_ms = now;
     SQLite::Statement up(db,
                          "INSERT INTO working_focus (project_id, section, content, version, "
-                         "updated_by, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT "
+                         "updated_by, updated_at) VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT "
                          "(project_id, section) DO UPDATE SET content = excluded.content, "
                          "version = excluded.version, updated_by = excluded.updated_by, "
-                         "updated_at_ms = excluded.updated_at_ms");
+                         "updated_at = excluded.updated_at");
     sdk::Bind(up, actor.project_id, std::string(info.id), written.content, written.version,
               actor.agent_id, now);
     up.exec();
@@ -232,7 +232,7 @@ Json SectionOutput() {
 
 }  // namespace
 
-void RegisterFocusTools(sdk::Registrar& registrar, const Env& env) {
+void RegisterFocusTools(sdk::Registrar& registrar, const ToolContext& env) {
   {
     sdk::ToolSpec spec;
     spec.name = "focus_get";

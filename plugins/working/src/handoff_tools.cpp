@@ -28,8 +28,8 @@ struct Handoff {
 };
 
 constexpr const char* kHandoffColumns =
-    "id, project_id, from_agent, to_agent, summary, open_items, created_at_ms, claimed_by, "
-    "claimed_at_ms";
+    "id, project_id, from_agent, to_agent, summary, open_items, created_at, claimed_by, "
+    "claimed_at";
 
 Handoff ReadHandoff(SQLite::Statement& q) {
   Handoff h;
@@ -66,7 +66,7 @@ std::string HandoffLine(const Handoff& h) {
   return line;
 }
 
-sdk::ToolResult HandoffWrite(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+sdk::ToolResult HandoffWrite(const ToolContext& env, const Json& args, const sdk::CallContext& ctx) {
   const Actor actor = ResolveActor(env, args, ctx);
   const std::string summary =
       RequiredTextArg(env, args, "summary", env.settings.max_text_bytes);
@@ -101,7 +101,7 @@ sdk::ToolResult HandoffWrite(const Env& env, const Json& args, const sdk::CallCo
     id = sdk::NewId(now);
     SQLite::Statement ins(db,
                           "INSERT INTO working_handoffs (id, project_id, from_agent, to_agent, "
-                          "summary, open_items, session_id, created_at_ms) VALUES (?, ?, ?, ?, "
+                          "summary, open_items, session_id, created_at) VALUES (?, ?, ?, ?, "
                           "?, ?, ?, ?)");
     sdk::Bind(ins, id, actor.project_id, actor.agent_id, to_agent, summary, sdk::DumpJson(items),
               actor.session_id, now);
@@ -122,7 +122,7 @@ sdk::ToolResult HandoffWrite(const Env& env, const Json& args, const sdk::CallCo
                              std::move(out));
 }
 
-sdk::ToolResult HandoffInbox(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+sdk::ToolResult HandoffInbox(const ToolContext& env, const Json& args, const sdk::CallContext& ctx) {
   const Actor actor = ResolveActor(env, args, ctx);
   const bool include_claimed = args.value("include_claimed", false);
   const std::int64_t limit = args.value("limit", std::int64_t{20});
@@ -133,7 +133,7 @@ sdk::ToolResult HandoffInbox(const Env& env, const Json& args, const sdk::CallCo
   SQLite::Statement q(db, std::string("SELECT ") + kHandoffColumns +
                               " FROM working_handoffs WHERE project_id = ?1 AND (to_agent IS "
                               "NULL OR to_agent = ?2 OR to_agent = ?5) AND (?3 OR claimed_by IS NULL) ORDER BY "
-                              "created_at_ms DESC, id DESC LIMIT -1 OFFSET ?4");
+                              "created_at DESC, id DESC LIMIT -1 OFFSET ?4");
   sdk::Bind(q, actor.project_id, actor.agent_id, include_claimed, static_cast<std::int64_t>(offset),
             actor.agent_name);
   sdk::ResultPage page(offset, static_cast<std::size_t>(limit), sdk::ResultRoom(ctx));
@@ -162,7 +162,7 @@ sdk::ToolResult HandoffInbox(const Env& env, const Json& args, const sdk::CallCo
   return sdk::ToolResult::Ok(std::move(text), std::move(out));
 }
 
-sdk::ToolResult HandoffClaim(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+sdk::ToolResult HandoffClaim(const ToolContext& env, const Json& args, const sdk::CallContext& ctx) {
   const Actor actor = ResolveActor(env, args, ctx);
   const std::string raw_id = args.value("handoff_id", std::string());
   auto& db = env.Db();
@@ -196,7 +196,7 @@ sdk::ToolResult HandoffClaim(const Env& env, const Json& args, const sdk::CallCo
       return;
     }
     SQLite::Statement upd(db,
-                          "UPDATE working_handoffs SET claimed_by = ?, claimed_at_ms = ? WHERE "
+                          "UPDATE working_handoffs SET claimed_by = ?, claimed_at = ? WHERE "
                           "id = ? AND claimed_by IS NULL");
     sdk::Bind(upd, actor.agent_id, now, h.id);
     if (upd.exec() != 1) {
@@ -241,7 +241,7 @@ Json HandoffOutput() {
 
 }  // namespace
 
-void RegisterHandoffTools(sdk::Registrar& registrar, const Env& env) {
+void RegisterHandoffTools(sdk::Registrar& registrar, const ToolContext& env) {
   {
     sdk::ToolSpec spec;
     spec.name = "handoff_write";

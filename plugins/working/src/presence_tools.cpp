@@ -13,7 +13,7 @@ namespace {
 constexpr std::int64_t kMaxStatusBytes = 200;
 constexpr std::int64_t kMaxPresenceFocusBytes = 1000;
 
-sdk::ToolResult PresencePing(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+sdk::ToolResult PresencePing(const ToolContext& env, const Json& args, const sdk::CallContext& ctx) {
   const Actor actor = ResolveActor(env, args, ctx);
   const auto status = TextArg(env, args, "status", kMaxStatusBytes);
   const auto focus = TextArg(env, args, "focus", kMaxPresenceFocusBytes);
@@ -45,7 +45,7 @@ sdk::ToolResult PresencePing(const Env& env, const Json& args, const sdk::CallCo
   return sdk::ToolResult::Ok(std::move(text), std::move(out));
 }
 
-sdk::ToolResult PresenceList(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+sdk::ToolResult PresenceList(const ToolContext& env, const Json& args, const sdk::CallContext& ctx) {
   const Actor actor = ResolveActor(env, args, ctx, /*agent_required=*/false);
   const std::int64_t ttl = args.value("ttl_seconds", env.settings.presence_ttl_seconds);
   if (ttl < kMinTtlSeconds || ttl > 7 * 86'400) {
@@ -57,8 +57,8 @@ sdk::ToolResult PresenceList(const Env& env, const Json& args, const sdk::CallCo
   auto& db = env.Db();
   const std::int64_t now = env.Now();
   SQLite::Statement q(db,
-                      "SELECT agent_id, status, focus, last_seen_ms, first_seen_ms FROM "
-                      "working_presence WHERE project_id = ? ORDER BY last_seen_ms DESC, "
+                      "SELECT agent_id, status, focus, last_seen_at, first_seen_at FROM "
+                      "working_presence WHERE project_id = ? ORDER BY last_seen_at DESC, "
                       "agent_id");
   sdk::Bind(q, actor.project_id);
   const std::size_t offset = sdk::CursorOffset(args, "presence_list");
@@ -112,7 +112,7 @@ sdk::ToolResult PresenceList(const Env& env, const Json& args, const sdk::CallCo
 
 }  // namespace
 
-sdk::EventBus::Handler MakePresenceHandler(const Env& env) {
+sdk::EventBus::Handler MakePresenceHandler(const ToolContext& env) {
   return [&env](const sdk::Event& event) {
     const sdk::ToolCallEvent call = sdk::ToolCallEvent::FromJson(event.payload);
     // Working-layer writes touch presence in their own transaction already.
@@ -122,7 +122,7 @@ sdk::EventBus::Handler MakePresenceHandler(const Env& env) {
       auto& db = env.Db();
       sdk::WithWriteTransaction(db, [&] {
         SQLite::Statement q(db,
-                            "UPDATE working_presence SET last_seen_ms = MAX(last_seen_ms, ?) "
+                            "UPDATE working_presence SET last_seen_at = MAX(last_seen_at, ?) "
                             "WHERE project_id = ? AND agent_id = ?");
         sdk::Bind(q, static_cast<int64_t>(call.at_ms > 0 ? call.at_ms : env.Now()), call.project_id,
                   call.agent_id);
@@ -134,7 +134,7 @@ sdk::EventBus::Handler MakePresenceHandler(const Env& env) {
   };
 }
 
-void RegisterPresenceTools(sdk::Registrar& registrar, const Env& env) {
+void RegisterPresenceTools(sdk::Registrar& registrar, const ToolContext& env) {
   {
     sdk::ToolSpec spec;
     spec.name = "presence_ping";

@@ -12,7 +12,7 @@ namespace kioku::working {
 namespace {
 
 constexpr const char* kQuestionColumns =
-    "id, asked_by, question, context, created_at_ms, answer, answered_by, answered_at_ms";
+    "id, asked_by, question, context, created_at, answer, answered_by, answered_at";
 
 Json QuestionJson(SQLite::Statement& q) {
   const bool answered = !q.getColumn(7).isNull();
@@ -27,7 +27,7 @@ Json QuestionJson(SQLite::Statement& q) {
           {"answered_at", answered ? Json(Rfc(q.getColumn(7).getInt64())) : Json(nullptr)}};
 }
 
-sdk::ToolResult QuestionAdd(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+sdk::ToolResult QuestionAdd(const ToolContext& env, const Json& args, const sdk::CallContext& ctx) {
   const Actor actor = ResolveActor(env, args, ctx);
   const std::string question =
       RequiredTextArg(env, args, "question", env.settings.max_text_bytes);
@@ -41,7 +41,7 @@ sdk::ToolResult QuestionAdd(const Env& env, const Json& args, const sdk::CallCon
     id = sdk::NewId(now);
     SQLite::Statement ins(db,
                           "INSERT INTO working_questions (id, project_id, asked_by, question, "
-                          "context, session_id, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?)");
+                          "context, session_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)");
     sdk::Bind(ins, id, actor.project_id, actor.agent_id, question, context, actor.session_id, now);
     ins.exec();
     RecordEvent(db, actor, "question.add", id, {{"excerpt", Snip(question, 120)}}, now);
@@ -51,7 +51,7 @@ sdk::ToolResult QuestionAdd(const Env& env, const Json& args, const sdk::CallCon
                              {{"question_id", id}, {"created_at", Rfc(now)}});
 }
 
-sdk::ToolResult QuestionAnswer(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+sdk::ToolResult QuestionAnswer(const ToolContext& env, const Json& args, const sdk::CallContext& ctx) {
   const Actor actor = ResolveActor(env, args, ctx);
   const std::string raw_id = args.value("question_id", std::string());
   const std::string answer = RequiredTextArg(env, args, "answer", env.settings.max_text_bytes);
@@ -61,7 +61,7 @@ sdk::ToolResult QuestionAnswer(const Env& env, const Json& args, const sdk::Call
     const std::int64_t now = env.Now();
     const std::string id =
         sdk::ResolveIdPrefix(db, "working_questions", "id", raw_id, "question");
-    SQLite::Statement q(db, std::string("SELECT project_id, answered_by, answered_at_ms FROM "
+    SQLite::Statement q(db, std::string("SELECT project_id, answered_by, answered_at FROM "
                                         "working_questions WHERE id = ?"));
     sdk::Bind(q, id);
     if (!q.executeStep() || q.getColumn(0).getString() != actor.project_id) {
@@ -76,7 +76,7 @@ sdk::ToolResult QuestionAnswer(const Env& env, const Json& args, const sdk::Call
     }
     SQLite::Statement upd(db,
                           "UPDATE working_questions SET answer = ?, answered_by = ?, "
-                          "answered_at_ms = ? WHERE id = ? AND answered_at_ms IS NULL");
+                          "answered_at = ? WHERE id = ? AND answered_at IS NULL");
     sdk::Bind(upd, answer, actor.agent_id, now, id);
     upd.exec();
     RecordEvent(db, actor, "question.answer", id, {{"excerpt", Snip(answer, 120)}}, now);
@@ -92,17 +92,17 @@ sdk::ToolResult QuestionAnswer(const Env& env, const Json& args, const sdk::Call
   return sdk::ToolResult::Ok(std::move(text), std::move(out));
 }
 
-sdk::ToolResult QuestionList(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+sdk::ToolResult QuestionList(const ToolContext& env, const Json& args, const sdk::CallContext& ctx) {
   const Actor actor = ResolveActor(env, args, ctx, /*agent_required=*/false);
   const std::string status = args.value("status", std::string("open"));
   const std::int64_t limit = args.value("limit", std::int64_t{50});
   auto& db = env.Db();
   std::string where = "project_id = ?1";
-  if (status == "open") where += " AND answered_at_ms IS NULL";
-  if (status == "answered") where += " AND answered_at_ms IS NOT NULL";
+  if (status == "open") where += " AND answered_at IS NULL";
+  if (status == "answered") where += " AND answered_at IS NOT NULL";
   SQLite::Statement q(db, std::string("SELECT ") + kQuestionColumns +
                               " FROM working_questions WHERE " + where +
-                              " ORDER BY created_at_ms DESC, id DESC LIMIT -1 OFFSET ?2");
+                              " ORDER BY created_at DESC, id DESC LIMIT -1 OFFSET ?2");
   const std::size_t offset = sdk::CursorOffset(args, "question_list");
   sdk::Bind(q, actor.project_id, static_cast<std::int64_t>(offset));
   sdk::ResultPage page(offset, static_cast<std::size_t>(limit), sdk::ResultRoom(ctx));
@@ -136,7 +136,7 @@ sdk::ToolResult QuestionList(const Env& env, const Json& args, const sdk::CallCo
 
 }  // namespace
 
-void RegisterQuestionTools(sdk::Registrar& registrar, const Env& env) {
+void RegisterQuestionTools(sdk::Registrar& registrar, const ToolContext& env) {
   const std::int64_t max_text = env.settings.max_text_bytes;
   {
     sdk::ToolSpec spec;

@@ -4,6 +4,30 @@
 
 namespace kioku::working {
 
+const sdk::ColumnRenames& TimeColumnRenames() {
+  static const sdk::ColumnRenames renames{3, {
+      {"working_presence", "first_seen_ms", "first_seen_at"},
+      {"working_presence", "last_seen_ms", "last_seen_at"},
+      {"working_file_claims", "claimed_at_ms", "claimed_at"},
+      {"working_file_claims", "renewed_at_ms", "renewed_at"},
+      {"working_file_claims", "expires_at_ms", "expires_at"},
+      {"working_workspace", "claimed_at_ms", "claimed_at"},
+      {"working_workspace", "renewed_at_ms", "renewed_at"},
+      {"working_workspace", "expires_at_ms", "expires_at"},
+      {"working_focus", "updated_at_ms", "updated_at"},
+      {"working_blocks", "created_at_ms", "created_at"},
+      {"working_blocks", "updated_at_ms", "updated_at"},
+      {"working_block_history", "written_at_ms", "written_at"},
+      {"working_handoffs", "created_at_ms", "created_at"},
+      {"working_handoffs", "claimed_at_ms", "claimed_at"},
+      {"working_questions", "created_at_ms", "created_at"},
+      {"working_questions", "answered_at_ms", "answered_at"},
+      {"working_events", "at_ms", "at"},
+      {"working_dumps", "created_at_ms", "created_at"},
+  }};
+  return renames;
+}
+
 std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
   sdk::Migration v1;
   v1.version = 1;
@@ -136,7 +160,8 @@ CREATE INDEX working_dumps_project ON working_dumps (project_id, agent_id, creat
     keys.push_back({table, "project_id", ""});
   }
   keys.push_back({"working_file_claims", "project_id", "path"});
-  return {v1, sdk::ProjectKeysMigration(2, std::move(keys), projects)};
+  return {v1, sdk::ProjectKeysMigration(2, std::move(keys), projects),
+          sdk::RenameColumnsMigration(TimeColumnRenames(), "time columns named <event>_at (were *_ms)")};
 }
 
 }  // namespace kioku::working

@@ -9,7 +9,7 @@
 namespace kioku::working {
 
 /// presence_ping, presence_list.
-void RegisterPresenceTools(sdk::Registrar& registrar, const Env& env);
+void RegisterPresenceTools(sdk::Registrar& registrar, const ToolContext& env);
 
 /// The presence rule across layers: presence_ping and every working-layer write create or
 /// refresh the caller's heartbeat inside their own transaction; every other successful
@@ -18,18 +18,18 @@ void RegisterPresenceTools(sdk::Registrar& registrar, const Env& env);
 /// project. This handler, subscribed to sdk::kToolCalledTopic, does the latter with one
 /// short write on the publishing thread (reads never write). Never throws: a failed touch
 /// is logged and dropped (the next write retries it).
-sdk::EventBus::Handler MakePresenceHandler(const Env& env);
+sdk::EventBus::Handler MakePresenceHandler(const ToolContext& env);
 /// file_claim, file_release, claim_list.
-void RegisterFileClaimTools(sdk::Registrar& registrar, const Env& env);
+void RegisterFileClaimTools(sdk::Registrar& registrar, const ToolContext& env);
 /// block_write, block_read, block_list.
-void RegisterBlockTools(sdk::Registrar& registrar, const Env& env);
+void RegisterBlockTools(sdk::Registrar& registrar, const ToolContext& env);
 /// focus_get, focus_update.
-void RegisterFocusTools(sdk::Registrar& registrar, const Env& env);
+void RegisterFocusTools(sdk::Registrar& registrar, const ToolContext& env);
 /// handoff_write, handoff_inbox, handoff_claim.
-void RegisterHandoffTools(sdk::Registrar& registrar, const Env& env);
+void RegisterHandoffTools(sdk::Registrar& registrar, const ToolContext& env);
 /// workspace_claim, workspace_release, workspace_status, workspace_dump.
-void RegisterWorkspaceTools(sdk::Registrar& registrar, const Env& env);
+void RegisterWorkspaceTools(sdk::Registrar& registrar, const ToolContext& env);
 /// question_add, question_answer, question_list.
-void RegisterQuestionTools(sdk::Registrar& registrar, const Env& env);
+void RegisterQuestionTools(sdk::Registrar& registrar, const ToolContext& env);
 
 }  // namespace kioku::working

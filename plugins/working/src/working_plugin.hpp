@@ -26,7 +26,7 @@ class WorkingPlugin : public sdk::Plugin {
 
  private:
   sdk::HostServices& host_;
-  Env env_;  ///< Complete from construction; captured by reference by handlers.
+  ToolContext env_;  ///< Complete from construction; captured by reference by handlers.
 };
 
 }  // namespace kioku::working

@@ -40,8 +40,8 @@ struct WorkspaceRow {
 
 std::optional<WorkspaceRow> LoadWorkspace(SQLite::Database& db, const std::string& project) {
   SQLite::Statement q(db,
-                      "SELECT holder, task, session_id, claimed_at_ms, renewed_at_ms, "
-                      "expires_at_ms FROM working_workspace WHERE project_id = ?");
+                      "SELECT holder, task, session_id, claimed_at, renewed_at, "
+                      "expires_at FROM working_workspace WHERE project_id = ?");
   sdk::Bind(q, project);
   if (!q.executeStep()) return std::nullopt;
   return WorkspaceRow{q.getColumn(0).getString(), q.getColumn(1).getString(),
@@ -49,7 +49,7 @@ std::optional<WorkspaceRow> LoadWorkspace(SQLite::Database& db, const std::strin
                       q.getColumn(4).getInt64(), q.getColumn(5).getInt64()};
 }
 
-Json WorkspaceJson(SQLite::Database& db, const Env& env, const std::string& project,
+Json WorkspaceJson(SQLite::Database& db, const ToolContext& env, const std::string& project,
                    const WorkspaceRow& w, const std::string& me, std::int64_t now) {
   const Liveness l =
       LivenessOf(LastSeen(db, project, w.holder), now, env.settings.presence_ttl_seconds);
@@ -63,7 +63,7 @@ Json WorkspaceJson(SQLite::Database& db, const Env& env, const std::string& proj
           {"mine", !me.empty() && w.holder == me}};
 }
 
-std::int64_t WorkspaceTtlArg(const Env& env, const Json& args) {
+std::int64_t WorkspaceTtlArg(const ToolContext& env, const Json& args) {
   const std::int64_t def = env.settings.workspace_default_ttl_seconds;
   const std::int64_t max = env.settings.workspace_max_ttl_seconds;
   if (!args.contains("ttl_seconds") || args.at("ttl_seconds").is_null()) return def;
@@ -78,7 +78,7 @@ std::int64_t WorkspaceTtlArg(const Env& env, const Json& args) {
   return ttl;
 }
 
-sdk::ToolResult WorkspaceClaim(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+sdk::ToolResult WorkspaceClaim(const ToolContext& env, const Json& args, const sdk::CallContext& ctx) {
   const Actor actor = ResolveActor(env, args, ctx);
   const std::string task = RequiredTextArg(env, args, "task", kMaxTaskBytes);
   const std::int64_t ttl = WorkspaceTtlArg(env, args);
@@ -108,12 +108,12 @@ sdk::ToolResult WorkspaceClaim(const Env& env, const Json& args, const sdk::Call
     claimed_at = reason == "renew" ? old->claimed_at_ms : now;
     SQLite::Statement up(db,
                          "INSERT INTO working_workspace (project_id, holder, task, session_id, "
-                         "claimed_at_ms, renewed_at_ms, expires_at_ms) VALUES (?, ?, ?, ?, ?, "
+                         "claimed_at, renewed_at, expires_at) VALUES (?, ?, ?, ?, ?, "
                          "?, ?) ON CONFLICT (project_id) DO UPDATE SET holder = "
                          "excluded.holder, task = excluded.task, session_id = "
-                         "excluded.session_id, claimed_at_ms = excluded.claimed_at_ms, "
-                         "renewed_at_ms = excluded.renewed_at_ms, expires_at_ms = "
-                         "excluded.expires_at_ms");
+                         "excluded.session_id, claimed_at = excluded.claimed_at, "
+                         "renewed_at = excluded.renewed_at, expires_at = "
+                         "excluded.expires_at");
     sdk::Bind(up, actor.project_id, actor.agent_id, task, actor.session_id, claimed_at, now,
               expires);
     up.exec();
@@ -154,7 +154,7 @@ sdk::ToolResult WorkspaceClaim(const Env& env, const Json& args, const sdk::Call
   return sdk::ToolResult::Ok(std::move(text), std::move(out));
 }
 
-sdk::ToolResult WorkspaceRelease(const Env& env, const Json& args,
+sdk::ToolResult WorkspaceRelease(const ToolContext& env, const Json& args,
                                  const sdk::CallContext& ctx) {
   const Actor actor = ResolveActor(env, args, ctx);
   auto& db = env.Db();
@@ -203,8 +203,8 @@ std::string LogLine(const LogEntry& e, bool with_agent) {
 std::vector<LogEntry> LoadLog(SQLite::Database& db, const std::string& project,
                               const std::string& agent, std::int64_t since_ms, int limit) {
   SQLite::Statement q(db,
-                      "SELECT at_ms, agent_id, kind, subject, detail FROM working_events "
-                      "WHERE project_id = ?1 AND (?2 = '' OR agent_id = ?2) AND at_ms >= ?3 "
+                      "SELECT at, agent_id, kind, subject, detail FROM working_events "
+                      "WHERE project_id = ?1 AND (?2 = '' OR agent_id = ?2) AND at >= ?3 "
                       "ORDER BY seq DESC LIMIT ?4");
   sdk::Bind(q, project, agent, since_ms, limit);
   std::vector<LogEntry> out;
@@ -232,7 +232,7 @@ std::vector<LogEntry> LoadLog(SQLite::Database& db, const std::string& project,
 /// The procedural layer's latest open plan, through the host (layers never include each
 /// other's code): {id, title, status, percent, ready: [{id, title}]} and one text line, or
 /// nullopt when that layer is disabled or the project has no open plan.
-std::optional<std::pair<Json, std::string>> LatestPlan(const Env& env, const sdk::Caller& caller) {
+std::optional<std::pair<Json, std::string>> LatestPlan(const ToolContext& env, const sdk::Caller& caller) {
   if (!env.host.HasTool("plan_status")) return std::nullopt;
   const auto r = env.host.CallTool("plan_status", {{"plan", "latest"}, {"limit", 1}}, caller);
   if (r.is_error || !r.structured.is_object() || !r.structured.contains("plan") ||
@@ -278,7 +278,7 @@ OpenItems LoadOpenItems(SQLite::Database& db, const std::string& project,
   {
     SQLite::Statement q(db,
                         "SELECT id, asked_by, question FROM working_questions WHERE project_id "
-                        "= ? AND answered_at_ms IS NULL ORDER BY created_at_ms DESC LIMIT 20");
+                        "= ? AND answered_at IS NULL ORDER BY created_at DESC LIMIT 20");
     sdk::Bind(q, project);
     while (q.executeStep()) {
       items.questions.push_back({{"question_id", q.getColumn(0).getString()},
@@ -290,7 +290,7 @@ OpenItems LoadOpenItems(SQLite::Database& db, const std::string& project,
     SQLite::Statement q(db,
                         "SELECT id, from_agent, to_agent, summary FROM working_handoffs WHERE "
                         "project_id = ?1 AND claimed_by IS NULL AND (to_agent IS NULL OR "
-                        "to_agent = ?2) ORDER BY created_at_ms DESC LIMIT 10");
+                        "to_agent = ?2) ORDER BY created_at DESC LIMIT 10");
     sdk::Bind(q, project, agent);
     while (q.executeStep()) {
       items.handoffs.push_back(
@@ -302,8 +302,8 @@ OpenItems LoadOpenItems(SQLite::Database& db, const std::string& project,
   }
   if (!agent.empty()) {
     SQLite::Statement q(db,
-                        "SELECT path, intent, expires_at_ms FROM working_file_claims WHERE "
-                        "project_id = ? AND holder = ? AND expires_at_ms > ? ORDER BY path "
+                        "SELECT path, intent, expires_at FROM working_file_claims WHERE "
+                        "project_id = ? AND holder = ? AND expires_at > ? ORDER BY path "
                         "LIMIT 100");
     sdk::Bind(q, project, agent, now);
     while (q.executeStep()) {
@@ -315,7 +315,7 @@ OpenItems LoadOpenItems(SQLite::Database& db, const std::string& project,
   return items;
 }
 
-sdk::ToolResult WorkspaceStatus(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+sdk::ToolResult WorkspaceStatus(const ToolContext& env, const Json& args, const sdk::CallContext& ctx) {
   const Actor actor = ResolveActor(env, args, ctx, /*agent_required=*/false);
   auto& db = env.Db();
   const std::int64_t now = env.Now();
@@ -326,8 +326,8 @@ sdk::ToolResult WorkspaceStatus(const Env& env, const Json& args, const sdk::Cal
   Json agents = Json::array();
   {
     SQLite::Statement q(db,
-                        "SELECT agent_id, status, focus, last_seen_ms FROM working_presence "
-                        "WHERE project_id = ? AND last_seen_ms >= ? ORDER BY last_seen_ms DESC "
+                        "SELECT agent_id, status, focus, last_seen_at FROM working_presence "
+                        "WHERE project_id = ? AND last_seen_at >= ? ORDER BY last_seen_at DESC "
                         "LIMIT 50");
     sdk::Bind(q, actor.project_id, now - env.settings.presence_ttl_seconds * sdk::kMsPerSecond);
     while (q.executeStep()) {
@@ -341,7 +341,7 @@ sdk::ToolResult WorkspaceStatus(const Env& env, const Json& args, const sdk::Cal
   {
     SQLite::Statement q(db,
                         "SELECT count(*) FROM working_file_claims WHERE project_id = ? AND "
-                        "expires_at_ms > ?");
+                        "expires_at > ?");
     sdk::Bind(q, actor.project_id, now);
     q.executeStep();
     active_claims = q.getColumn(0).getInt64();
@@ -407,7 +407,7 @@ sdk::ToolResult WorkspaceStatus(const Env& env, const Json& args, const sdk::Cal
   return sdk::ToolResult::Ok(std::move(text), std::move(out));
 }
 
-std::string ComposeSummary(const Env& env, const Actor& actor, const std::string& reason,
+std::string ComposeSummary(const ToolContext& env, const Actor& actor, const std::string& reason,
                            const std::optional<WorkspaceRow>& ws, const std::string& focus,
                            const std::vector<LogEntry>& log, const OpenItems& items,
                            const std::string& plan_line, std::int64_t now) {
@@ -446,7 +446,7 @@ std::string ComposeSummary(const Env& env, const Actor& actor, const std::string
                            "\n…(truncated)");
 }
 
-sdk::ToolResult WorkspaceDump(const Env& env, const Json& args, const sdk::CallContext& ctx) {
+sdk::ToolResult WorkspaceDump(const ToolContext& env, const Json& args, const sdk::CallContext& ctx) {
   const Actor actor = ResolveActor(env, args, ctx);
   const std::string reason = TextArg(env, args, "reason", kMaxReasonBytes).value_or("");
   const bool release = args.value("release", false);
@@ -459,7 +459,7 @@ sdk::ToolResult WorkspaceDump(const Env& env, const Json& args, const sdk::CallC
   std::int64_t since = 0;
   {
     SQLite::Statement q(db,
-                        "SELECT max(created_at_ms) FROM working_dumps WHERE project_id = ? AND "
+                        "SELECT max(created_at) FROM working_dumps WHERE project_id = ? AND "
                         "agent_id = ?");
     sdk::Bind(q, actor.project_id, actor.agent_id);
     if (q.executeStep() && !q.getColumn(0).isNull()) since = q.getColumn(0).getInt64() + 1;
@@ -509,7 +509,7 @@ sdk::ToolResult WorkspaceDump(const Env& env, const Json& args, const sdk::CallC
     const std::int64_t t = env.Now();
     SQLite::Statement ins(db,
                           "INSERT INTO working_dumps (id, project_id, agent_id, session_id, "
-                          "reason, summary, episodic, created_at_ms) VALUES (?, ?, ?, ?, ?, ?, "
+                          "reason, summary, episodic, created_at) VALUES (?, ?, ?, ?, ?, ?, "
                           "?, ?)");
     sdk::Bind(ins, dump_id, actor.project_id, actor.agent_id, session_id, reason, summary, episodic,
               t);
@@ -556,7 +556,7 @@ sdk::ToolResult WorkspaceDump(const Env& env, const Json& args, const sdk::CallC
 
 }  // namespace
 
-void RegisterWorkspaceTools(sdk::Registrar& registrar, const Env& env) {
+void RegisterWorkspaceTools(sdk::Registrar& registrar, const ToolContext& env) {
   const auto& s = env.settings;
   {
     sdk::ToolSpec spec;

@@ -7,14 +7,15 @@
 ///     *before* any C++ call, so a module built against another SDK or toolchain is refused
 ///     with a message instead of crashing.
 ///   - `kioku_plugin_create_v1`: a `KiokuCreatePluginFn` that builds the plugin object.
-/// Use the `KIOKU_PLUGIN` macro to export both; never write them by hand.
+/// Use the `KIOKU_PLUGIN` macro (plugin_entry.hpp) to export both; never write them by hand.
+/// This header holds the types only and stays light (no nlohmann/json.hpp, no SQLiteCpp):
+/// the host's loader and plugin_entry.hpp include it.
 /// Pattern: DuckDB extension loader (version checked before C++ calls) and SQLite's
 /// `sqlite3ext.h` (host services handed to the plugin; the plugin never links back).
 
 #include <cstdint>
 
-#include <nlohmann/json.hpp>
-#include <SQLiteCpp/SQLiteCpp.h>
+#include <nlohmann/json_fwd.hpp>
 
 /// Bumped whenever a type crossing the boundary (Plugin, HostServices, ToolSpec, the
 /// manifest, ...) changes. 2: the manifest carries the settings schema, read before create;
@@ -22,20 +23,6 @@
 /// HostServices::DeferWrite/Projects. 3: Registrar::AddExporter, HostServices::GetEmbedder
 /// (embedding.hpp). 4: HostServices::GetChatModel (chat.hpp).
 #define KIOKU_SDK_ABI 4u
-
-#define KIOKU_STR_INNER(x) #x
-#define KIOKU_STR(x) KIOKU_STR_INNER(x)
-
-/// Build fingerprint: compiler, libstdc++ dual ABI, nlohmann/json and SQLiteC++ versions.
-/// Host and plugin must agree byte for byte: they exchange std::string, std::function,
-/// nlohmann::json and SQLite::Database objects, whose layouts depend on all four.
-#define KIOKU_BUILD_FINGERPRINT                                                          \
-  "gcc-" KIOKU_STR(__GNUC__) "." KIOKU_STR(__GNUC_MINOR__) ";cxx11abi="                  \
-  KIOKU_STR(_GLIBCXX_USE_CXX11_ABI) ";json=" KIOKU_STR(NLOHMANN_JSON_VERSION_MAJOR) "."  \
-  KIOKU_STR(NLOHMANN_JSON_VERSION_MINOR) "." KIOKU_STR(NLOHMANN_JSON_VERSION_PATCH)      \
-  ";sqlitecpp=" SQLITECPP_VERSION
-
-#define KIOKU_EXPORT __attribute__((visibility("default")))
 
 namespace kioku::sdk {
 class Plugin;
@@ -66,16 +53,3 @@ struct KiokuPluginManifest {
 /// the host, which deletes it (through the virtual destructor) before unloading the module.
 /// May throw; the host reports "plugin <name> threw on create: <what>".
 using KiokuCreatePluginFn = kioku::sdk::Plugin* (*)(kioku::sdk::HostServices& host);
-
-/// Exports a plugin class. CLASS must derive from kioku::sdk::Plugin and have a constructor
-/// taking `kioku::sdk::HostServices&` (which outlives the plugin object). Its settings
-/// schema is `CLASS::SettingsSchema()` — the class's own static function when it declares
-/// one, else Plugin's (no settings).
-#define KIOKU_PLUGIN(NAME, VERSION, DESCRIPTION, CLASS)                                  \
-  extern "C" KIOKU_EXPORT const KiokuPluginManifest kioku_plugin_manifest_v1 = {         \
-      KIOKU_SDK_ABI, NAME, VERSION, KIOKU_BUILD_FINGERPRINT, DESCRIPTION,                \
-      &CLASS::SettingsSchema};                                                           \
-  extern "C" KIOKU_EXPORT kioku::sdk::Plugin* kioku_plugin_create_v1(                   \
-      kioku::sdk::HostServices& host) {                                                  \
-    return new CLASS(host);                                                              \
-  }

@@ -31,8 +31,13 @@
 #include <string>
 #include <vector>
 
-#include <SQLiteCpp/Database.h>
 #include <nlohmann/json.hpp>
+
+#include "kioku/sdk/column_renames.hpp"
+
+namespace SQLite {
+class Database;
+}
 
 namespace kioku::sdk {
 
@@ -97,6 +102,10 @@ struct ExporterSpec {
   /// Counts a person wants in `kioku doctor` (e.g. {"memories": {"active": 12}, ...}); a
   /// flat or one-level-nested object of integers. Read only; may throw (doctor says so).
   std::function<nlohmann::json(SQLite::Database& db)> doctor_counts;
+  /// Columns the layer's migrations renamed (the lists its RenameColumnsMigration calls
+  /// use): before import_section runs, the host applies UpgradeSectionColumns with the
+  /// section's schema_version, so a file written before a rename still imports.
+  std::vector<ColumnRenames> renamed_columns;
   /// Formats of other tools this layer imports (`kioku import --from NAME`).
   std::vector<ForeignFormat> foreign_formats;
 };

@@ -8,7 +8,6 @@
 #include <string>
 #include <string_view>
 
-#include <SQLiteCpp/Database.h>
 #include <nlohmann/json.hpp>
 
 #include "kioku/sdk/chat.hpp"
@@ -17,6 +16,10 @@
 #include "kioku/sdk/events.hpp"
 #include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/tool.hpp"
+
+namespace SQLite {
+class Database;  // SQLiteCpp/Database.h, included where Db() is used
+}
 
 namespace kioku::sdk {
 

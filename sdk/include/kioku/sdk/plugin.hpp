@@ -12,12 +12,14 @@
 #include <string>
 #include <vector>
 
-#include <SQLiteCpp/Database.h>
-#include <nlohmann/json.hpp>
-
-#include "kioku/sdk/abi.hpp"
 #include "kioku/sdk/context.hpp"
+#include "kioku/sdk/json.hpp"
 #include "kioku/sdk/tool.hpp"
+#include "kioku/sdk/visibility.hpp"
+
+namespace SQLite {
+class Database;  // SQLiteCpp/Database.h; migrations and handlers that use it include it
+}
 
 namespace kioku::sdk {
 

@@ -8,10 +8,13 @@
 #include <string_view>
 #include <vector>
 
-#include <SQLiteCpp/Database.h>
 
 #include "kioku/sdk/plugin.hpp"
 #include "kioku/sdk/project_identity.hpp"
+
+namespace SQLite {
+class Database;
+}
 
 namespace kioku::sdk {
 

@@ -10,8 +10,8 @@
 #include <stdexcept>
 #include <string>
 
-#include "kioku/sdk/abi.hpp"
 #include "kioku/sdk/json.hpp"
+#include "kioku/sdk/visibility.hpp"
 
 namespace kioku::sdk {
 

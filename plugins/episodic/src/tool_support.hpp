@@ -1,5 +1,5 @@
 #pragma once
-/// @file env.hpp
+/// @file tool_support.hpp
 /// What every tool group of the plugin shares: host services and parsed settings, plus
 /// the argument helpers the tools have in common (project scope, agent). Times and
 /// secrets: sdk/args.hpp.
@@ -19,7 +19,9 @@ namespace kioku::episodic {
 
 namespace schema = sdk::schema;
 
-struct Env {
+/// What tool handlers need from the plugin; owned by it, complete from construction and
+/// immutable after, so handlers on many threads share it without locking.
+struct ToolContext {
   sdk::HostServices& host;
   Settings settings;
 };

@@ -1,4 +1,4 @@
-#include "env.hpp"
+#include "tool_support.hpp"
 
 #include "kioku/sdk/caller.hpp"
 #include "kioku/sdk/project_identity.hpp"
