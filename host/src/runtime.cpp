@@ -1,5 +1,7 @@
 #include "runtime.hpp"
 
+#include "kioku/sdk/embed_worker.hpp"
+
 #include <algorithm>
 #include <mutex>
 #include <stdexcept>
@@ -225,7 +227,7 @@ class RegistrarImpl final : public sdk::Registrar {
   }
   void AddCommand(sdk::CommandSpec command) override {
     for (const auto& c : impl_.commands) {
-      if (c.name == command.name) {
+      if (c.name == command.name && command.name != sdk::kEmbedCommandName) {
         throw std::runtime_error("duplicate command '" + command.name + "' from plugin '" + plugin_ + "'");
       }
     }

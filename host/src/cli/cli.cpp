@@ -1,6 +1,7 @@
 #include "cli/cli.hpp"
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <set>
@@ -60,14 +61,19 @@ int RunPluginCommand(const GlobalOptions& global, const std::string& name, std::
     }
     if (!group.empty()) out << "Subcommands of `kioku " << name << "`:\n" << group << "\n";
   }
+  // A shared name (sdk::kEmbedCommandName) runs every plugin's command in turn; the help of
+  // the first stands for them all.
+  int ran = 0, code = 0;
   for (const auto& command : commands) {
     if (command.name != name) continue;
     if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
       out << command.summary << "\n\n" << command.usage << "\n";
       return 0;
     }
-    return command.run(args, std::cin, out, std::cerr);
+    code = std::max(code, command.run(args, std::cin, out, std::cerr));
+    ++ran;
   }
+  if (ran > 0) return code;
   if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
     for (const auto& command : commands) {
       if (command.name.rfind(name + " ", 0) == 0) return 0;  // the group listing above
@@ -82,7 +88,10 @@ std::string PluginCommandsFooter(const GlobalOptions& global) {
     // Describe mode: the plugins register their commands, nothing is migrated or started.
     auto loaded = LoadRuntime(global, StartMode::kDescribe);
     std::string text = "Plugin commands (run `kioku <command> --help`):\n";
-    for (const auto& c : loaded.runtime->Commands()) text += "  " + c.name + "  " + c.summary + "\n";
+    std::set<std::string> listed;  // a shared name (several layers' `embed`) once
+    for (const auto& c : loaded.runtime->Commands()) {
+      if (listed.insert(c.name).second) text += "  " + c.name + "  " + c.summary + "\n";
+    }
     return text;
   } catch (const std::exception&) {
     return "";

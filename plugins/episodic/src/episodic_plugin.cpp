@@ -10,7 +10,13 @@ namespace kioku::episodic {
 
 EpisodicPlugin::EpisodicPlugin(sdk::HostServices& host)
     // Validated and defaulted by the host before construction (ABI 2).
-    : env_{host, ParseSettings(host.Settings())} {}
+    : env_{host, ParseSettings(host.Settings())},
+      vectors_(std::make_unique<sdk::LayerVectors>(
+          SummaryVectorTables(), host.GetEmbedder(), host.DataDir(),
+          sdk::ParseVectorSettings(host.Settings().value("vectors", nlohmann::json::object())), &host.Log())),
+      worker_(std::make_unique<sdk::EmbedWorker>(host, *vectors_)) {}
+
+EpisodicPlugin::~EpisodicPlugin() = default;
 
 nlohmann::json EpisodicPlugin::SettingsSchema() { return episodic::SettingsSchema(); }
 
@@ -21,12 +27,20 @@ std::vector<sdk::Migration> EpisodicPlugin::Migrations() const {
 void EpisodicPlugin::Register(sdk::Registrar& registrar) {
   registrar.AddExporter(EpisodicExporter());
   RegisterSessionTools(registrar, env_);
-  RegisterRecallTools(registrar, env_);
+  RegisterRecallTools(registrar, env_, *vectors_);
   RegisterIngestTools(registrar, env_);
   registrar.AddCommand(CaptureHookCommand(env_));
+  registrar.AddCommand(sdk::EmbedCommandSpec(env_.host, *vectors_, *worker_));
   registrar.AddContextProvider({"episodic", [env = &env_](const sdk::ContextRequest& request) {
                                   return ProvideContext(*env, request);
                                 }});
+}
+
+void EpisodicPlugin::Start() { worker_->Start(); }
+
+void EpisodicPlugin::Stop() {
+  worker_->Stop();
+  vectors_->Save();
 }
 
 }  // namespace kioku::episodic

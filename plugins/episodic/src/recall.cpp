@@ -9,6 +9,7 @@
 #include "tool_support.hpp"
 #include "kioku/sdk/fts.hpp"
 #include "kioku/sdk/fusion.hpp"
+#include "kioku/sdk/json.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/text.hpp"
 
@@ -314,7 +315,29 @@ RecallResult RunRecall(SQLite::Database& db, const RecallQuery& q) {
     lists.push_back(std::move(l));
   }
 
-  // Recency as a weak tie-breaker among the text matches only.
+  // Vector hits: summaries near the query in meaning, even sharing no word with it.
+  if (!q.vector_rowids.empty()) {
+    SQLite::Statement st(db, "SELECT s.rowid, s.id, s.ended_at FROM episodic_summaries s JOIN episodic_sessions se "
+                             "ON se.id = s.session_id WHERE s.rowid IN (SELECT value FROM json_each(?)) AND "
+                             "s.status = 'active'" + sf.sql);
+    sdk::Bind(st, sdk::Json(q.vector_rowids).dump());
+    BindAll(st, sf.binds, 2);
+    std::map<std::int64_t, std::string> id_of;
+    while (st.executeStep()) {
+      std::string id = st.getColumn(1).getString();
+      time_of[id] = st.getColumn(2).getInt64();
+      id_of.emplace(st.getColumn(0).getInt64(), std::move(id));
+    }
+    sdk::RankList l;
+    l.name = "vector";
+    l.weight = q.vector_weight;
+    for (const std::int64_t rowid : q.vector_rowids) {
+      if (auto it = id_of.find(rowid); it != id_of.end()) l.ids.push_back(it->second);
+    }
+    lists.push_back(std::move(l));
+  }
+
+  // Recency as a weak tie-breaker among the matches only.
   {
     std::vector<std::pair<std::int64_t, std::string>> by_time;
     for (auto& [key, t] : time_of) by_time.emplace_back(t, key);

@@ -13,8 +13,10 @@
 ///   tri    — FTS5 trigram over summaries, substrings/identifiers (weight 0.5), for the
 ///            query tokens of >= 3 characters the word index does not hold as words
 ///   log    — BM25 over session log entries, mapped to their session's item (weight 0.7)
-///   recent — the text matches ordered by time, newest first (weight 0.2, a tie-breaker)
-/// Only items matched by at least one text list are returned. Without a query (or with
+///   vector — `vector_rowids` (vector search over summaries, best first; weight
+///            `vector_weight`), the active ones passing the filters
+///   recent — the matches ordered by time, newest first (weight 0.2, a tie-breaker)
+/// Only items matched by at least one text or vector list are returned. Without a query (or with
 /// one that holds no searchable token) items are ordered newest first.
 
 #include <cstdint>
@@ -34,6 +36,9 @@ struct RecallQuery {
   std::string agent_id;
   std::optional<std::vector<std::string>> project;  ///< keys; nullopt = every project
   int limit = 10;
+  /// Summary rowids found by vector search (sdk::LayerVectors::Query), best first.
+  std::vector<std::int64_t> vector_rowids;
+  double vector_weight = 1.0;
 };
 
 struct RecallItem {

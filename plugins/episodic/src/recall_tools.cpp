@@ -5,6 +5,7 @@
 #include "kioku/sdk/args.hpp"
 #include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/fts.hpp"
+#include "kioku/sdk/layer_vectors.hpp"
 #include "kioku/sdk/text.hpp"
 #include "recall.hpp"
 #include "kioku/sdk/schema.hpp"
@@ -17,6 +18,8 @@ namespace kioku::episodic {
 namespace {
 
 using sdk::Json;
+
+constexpr std::size_t kVectorCandidates = 50;  // nearest summaries the vector list adds
 
 // Summary text for the compact output: each line whitespace-collapsed, blank lines
 // dropped, continuation lines indented under the header.
@@ -33,7 +36,7 @@ std::string Indented(const std::string& text) {
   return out;
 }
 
-void AddRecall(sdk::Registrar& reg, ToolContext& env) {
+void AddRecall(sdk::Registrar& reg, ToolContext& env, sdk::LayerVectors& vectors) {
   sdk::ToolSpec spec;
   spec.name = "session_recall";
   spec.title = "Recall past sessions";
@@ -67,7 +70,7 @@ void AddRecall(sdk::Registrar& reg, ToolContext& env) {
                                       {"summaries", "omitted"});
   spec.annotations.read_only = true;
   spec.annotations.idempotent = true;
-  reg.AddTool(spec, [&env](const Json& args, const sdk::CallContext& ctx) {
+  reg.AddTool(spec, [&env, &vectors](const Json& args, const sdk::CallContext& ctx) {
     RecallQuery q;
     q.query = StrArg(args, "query");
     if (const auto unsearchable = sdk::UnsearchableQuery(q.query)) {
@@ -87,6 +90,13 @@ void AddRecall(sdk::Registrar& reg, ToolContext& env) {
     }
     const auto budget = static_cast<std::size_t>(
         args.value("token_budget", env.settings.recall_token_budget));
+    // Vector candidates (sdk/layer_vectors.hpp); any endpoint fault leaves recall text-only.
+    sdk::VectorQuery vq;
+    if (!q.query.empty()) {
+      vq = vectors.Query(db, q.query, kVectorCandidates);
+      for (const sdk::VectorHit& h : vq.hits) q.vector_rowids.push_back(h.label);
+      q.vector_weight = vectors.Settings().weight;
+    }
     RecallResult r = RunRecall(db, q);
 
     std::string text;
@@ -140,10 +150,10 @@ void AddRecall(sdk::Registrar& reg, ToolContext& env) {
       text += "\n… " + std::to_string(omitted) +
               " more (raise limit/token_budget or narrow with query, since, until)";
     }
-    return sdk::ToolResult::Ok(text, {{"summaries", out_items},
-                                      {"omitted", omitted},
-                                      {"matched", r.matched},
-                                      {"mode", r.mode}});
+    Json out = {{"summaries", out_items}, {"omitted", omitted}, {"matched", r.matched}, {"mode", r.mode}};
+    if (vq.status != "off") out["vectors"] = vq.status;
+    if (!vq.note.empty()) text += "\n" + vq.note;
+    return sdk::ToolResult::Ok(text, std::move(out));
   });
 }
 
@@ -201,8 +211,8 @@ void AddTimeline(sdk::Registrar& reg, ToolContext& env) {
 
 }  // namespace
 
-void RegisterRecallTools(sdk::Registrar& registrar, ToolContext& env) {
-  AddRecall(registrar, env);
+void RegisterRecallTools(sdk::Registrar& registrar, ToolContext& env, sdk::LayerVectors& vectors) {
+  AddRecall(registrar, env, vectors);
   AddTimeline(registrar, env);
 }
 

@@ -218,6 +218,22 @@ void RecountSessions(SQLite::Database& db) {
       "episodic_sessions.id)");
 }
 
+const sdk::VectorTables& SummaryVectorTables() {
+  static const sdk::VectorTables tables{
+      .prefix = "episodic",
+      .key = "summary_rowid",
+      .source = "episodic_summaries",
+      .source_key = "rowid",
+      .time_column = "created_at",
+      .text_sql = "{row}.summary",
+      .text_columns = {"summary"},
+      .filter = "{row}.status = 'active'",
+      .item = "summary",
+      .items = "summaries",
+  };
+  return tables;
+}
+
 std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
   sdk::Migration v1;
   v1.version = 1;
@@ -241,7 +257,7 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
   v5.sql = kV5;
   v5.apply = RecountSessions;
   return {v1, sdk::ProjectKeysMigration(2, {{"episodic_sessions", "project", ""}}, projects), v3,
-          v4, v5};
+          v4, v5, sdk::VectorTablesMigration(6, SummaryVectorTables())};
 }
 
 }  // namespace kioku::episodic

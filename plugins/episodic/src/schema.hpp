@@ -14,6 +14,8 @@
 ///                          the ingest transaction and delivered after commit
 /// FTS5 indexes (external content): episodic_summaries_fts (unicode61 + Porter),
 /// episodic_summaries_tri (trigram, substrings), episodic_log_fts (unicode61 + Porter).
+/// episodic_vectors, episodic_vector_store, episodic_embed_queue (v6): embeddings of the
+/// active summaries, keyed by the summary's rowid like the FTS indexes (sdk/vector_tables.hpp).
 
 #include <vector>
 
@@ -21,6 +23,7 @@
 
 #include "kioku/sdk/plugin.hpp"
 #include "kioku/sdk/project_identity.hpp"
+#include "kioku/sdk/vector_tables.hpp"
 
 namespace kioku::episodic {
 
@@ -32,5 +35,9 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects = {})
 /// counts) from the summaries and log; run after rows arrive without the triggers' help
 /// (an import copies the counts of another database, then its summaries fire the triggers).
 void RecountSessions(SQLite::Database& db);
+
+/// What summaries embed: the text of active summaries (a summary folded later keeps its
+/// vector; session_recall reads active ones only).
+const sdk::VectorTables& SummaryVectorTables();
 
 }  // namespace kioku::episodic

@@ -1,5 +1,7 @@
 #include "settings.hpp"
 
+#include "kioku/sdk/layer_vectors.hpp"
+
 namespace kioku::episodic {
 
 using Json = nlohmann::json;
@@ -59,7 +61,8 @@ Json SettingsSchema() {
            {{"compaction", compaction},
             {"recall", recall},
             {"timeline", timeline},
-            {"ingest", ingest}}}};
+            {"ingest", ingest},
+            {"vectors", sdk::VectorSettingsSchema("Summaries")}}}};
 }
 
 Settings ParseSettings(const Json& section) {

@@ -66,10 +66,11 @@ SaveResult SaveProcedure(SQLite::Database& db, Procedure p, const Actor& actor,
 
 std::vector<RankedProcedure> FindProcedures(SQLite::Database& db, const std::string& project_id,
                                             const std::string& query, int limit,
-                                            int candidates) {
+                                            int candidates, const std::vector<std::int64_t>& vector_seqs,
+                                            double vector_weight) {
   std::vector<RankedProcedure> out;
   const auto tokens = QueryTokens(query);
-  if (tokens.empty()) return out;
+  if (tokens.empty() && vector_seqs.empty()) return out;
   auto join = [&](const char* op) {
     std::string match;
     for (const auto& t : tokens) match += (match.empty() ? "" : op) + sdk::QuoteFtsToken(t);
@@ -77,14 +78,22 @@ std::vector<RankedProcedure> FindProcedures(SQLite::Database& db, const std::str
   };
   // Procedures holding every word first: far fewer rows to score than OR when the words
   // are common. Only when those are not enough, the OR query adds partial matches.
-  auto all = SearchProcedures(db, project_id, join(" AND "), candidates);
+  std::vector<std::int64_t> all;
+  if (!tokens.empty()) all = SearchProcedures(db, project_id, join(" AND "), candidates);
   if (tokens.size() > 1 && static_cast<int>(all.size()) < limit) {
     for (auto seq : SearchProcedures(db, project_id, join(" OR "), candidates)) {
       if (std::find(all.begin(), all.end(), seq) == all.end()) all.push_back(seq);
     }
   }
-  const auto& text_hits = all;
+  const auto text_hits = all;
+  for (auto seq : vector_seqs) {
+    if (std::find(all.begin(), all.end(), seq) == all.end()) all.push_back(seq);
+  }
   auto loaded = LoadProceduresBySeq(db, all);
+  // A vector hit may be an older version or another project's procedure.
+  std::erase_if(loaded, [&](const auto& row) {
+    return !row.second.current || (!row.second.project_id.empty() && row.second.project_id != project_id);
+  });
   std::vector<std::pair<std::string, std::string>> keys;
   keys.reserve(loaded.size());
   for (const auto& [seq, p] : loaded) keys.emplace_back(p.project_id, p.name);
@@ -122,8 +131,13 @@ std::vector<RankedProcedure> FindProcedures(SQLite::Database& db, const std::str
   });
   std::vector<std::string> success_ids;
   for (auto i : proven) success_ids.push_back(std::to_string(loaded[i].first));
+  std::vector<std::int64_t> vector_hits;
+  for (auto seq : vector_seqs) {
+    if (index_of.contains(seq)) vector_hits.push_back(seq);
+  }
   const auto fused = sdk::ReciprocalRankFusion({{ids(text_hits), 1.0, "bm25"},
                                                 {ids(name_hits), 1.0, "name"},
+                                                {ids(vector_hits), vector_weight, "vector"},
                                                 {success_ids, 0.5, "success"}});
   for (const auto& item : fused) {
     if (static_cast<int>(out.size()) >= limit) break;

@@ -36,15 +36,21 @@ struct RankedProcedure {
 ///            every query word, then — only when those are fewer than `limit` — the ones
 ///            holding some,
 ///   name     the bm25 candidates by how many query tokens their name holds (weight 1),
-///   success  the candidates of both lists with more successes than failures, by
+///   vector   `vector_seqs` (vector search, sdk::LayerVectors::Query, best first; weight
+///            `vector_weight`), the current ones visible from `project_id`: they find a
+///            procedure that shares no word with the query,
+///   success  the candidates of all lists with more successes than failures, by
 ///            RunStats::Smoothed (weight 0.5: a good record lifts a relevant procedure,
 ///            it does not bring in an irrelevant one).
 /// The query is tokenized with sdk::FtsTokens, stop words dropped (while another token
 /// remains) and each token quoted (sdk::QuoteFtsToken); a query with no
-/// searchable token returns nothing. At most `limit` results out of `candidates` hits.
+/// searchable token finds through the vector list only. At most `limit` results out of
+/// `candidates` text hits plus the vector hits.
 std::vector<RankedProcedure> FindProcedures(SQLite::Database& db, const std::string& project_id,
                                             const std::string& query, int limit,
-                                            int candidates = 100);
+                                            int candidates = 100,
+                                            const std::vector<std::int64_t>& vector_seqs = {},
+                                            double vector_weight = 1.0);
 
 struct RunResult {
   Procedure procedure;

@@ -8,6 +8,7 @@
 
 #include "kioku/sdk/events.hpp"
 #include "kioku/sdk/json.hpp"
+#include "kioku/sdk/layer_vectors.hpp"
 #include "kioku/sdk/outcome_events.hpp"
 #include "kioku/sdk/result_page.hpp"
 #include "kioku/sdk/text.hpp"
@@ -112,6 +113,7 @@ sdk::ToolResult Save(ToolContext& ctx, const Json& args, const sdk::CallContext&
                                        std::to_string(r.procedure.version) + " (" +
                                        ScopeName(r.procedure) + ", " +
                                        std::to_string(r.procedure.steps.size()) + " steps)";
+  if (const std::string note = ctx.vectors->WriteNote(); !note.empty() && !r.unchanged) text += "; " + note;
   return sdk::ToolResult::Ok(text, {{"name", r.procedure.name},
                                     {"version", r.procedure.version},
                                     {"scope", ScopeName(r.procedure)},
@@ -141,6 +143,7 @@ sdk::ResultPage FitSteps(const Procedure& p, std::size_t from, std::size_t room,
 
 constexpr std::size_t kRowOverhead = 256;  // a row's name, scope, rates and JSON keys
 constexpr int kQueryCandidates = 100;      // matches a query pages through (FindProcedures's default)
+constexpr int kVectorCandidates = 50;      // nearest procedures the vector list adds
 
 // name: that procedure (both scopes when both hold it), its steps from the cursor's step.
 sdk::ToolResult FindByNameResult(ToolContext& ctx, const Json& args, const sdk::CallContext& call,
@@ -309,7 +312,12 @@ sdk::ToolResult Find(ToolContext& ctx, const Json& args, const sdk::CallContext&
     // Best first, each with its steps; one long procedure takes at most half the room
     // (the rest of its steps: procedure_find name), so several fit.
     // The same candidates and ranking on every page, so pages neither repeat nor skip.
-    const auto hits = FindProcedures(db, actor.project_id, *q, kQueryCandidates, kQueryCandidates);
+    // Vector candidates (sdk/layer_vectors.hpp); any endpoint fault leaves the search text-only.
+    const sdk::VectorQuery vq = ctx.vectors->Query(db, *q, kVectorCandidates);
+    std::vector<std::int64_t> vector_seqs;
+    for (const sdk::VectorHit& h : vq.hits) vector_seqs.push_back(h.label);
+    const auto hits = FindProcedures(db, actor.project_id, *q, kQueryCandidates, kQueryCandidates, vector_seqs,
+                                     ctx.vectors->Settings().weight);
     sdk::ResultPage page(offset, static_cast<std::size_t>(limit), room);
     for (std::size_t i = offset; i < hits.size(); ++i) {
       const auto& r = hits[i];
@@ -345,6 +353,8 @@ sdk::ToolResult Find(ToolContext& ctx, const Json& args, const sdk::CallContext&
       text += "\nonly the best " + std::to_string(kQueryCandidates) +
               " matches are paged; add words to the query to reach the others";
     }
+    if (vq.status != "off") out["vectors"] = vq.status;
+    if (!vq.note.empty()) text += "\n" + vq.note;
     return sdk::ToolResult::Ok(text, std::move(out));
   }
   // Neither: the list by name, without steps, in keyset pages (ListProcedures).

@@ -18,6 +18,25 @@ const sdk::ColumnRenames& TimeColumnRenames() {
   return renames;
 }
 
+// Current versions are embedded: name, when and the steps' text (an old version keeps the
+// vector it had; procedure_find reads current versions only).
+const sdk::VectorTables& ProcedureVectorTables() {
+  static const sdk::VectorTables tables{
+      .prefix = "procedural",
+      .key = "procedure_seq",
+      .source = "procedural_procedures",
+      .source_key = "seq",
+      .time_column = "created_at",
+      .text_sql = "{row}.name || char(10) || {row}.when_text || char(10) || coalesce((SELECT "
+                  "group_concat(json_extract(value, '$.text'), char(10)) FROM json_each({row}.steps)), '')",
+      .text_columns = {},  // versions are immutable: a change is a new row
+      .filter = "{row}.current = 1",
+      .item = "procedure",
+      .items = "procedures",
+  };
+  return tables;
+}
+
 std::vector<sdk::Migration> Migrations() {
   std::vector<sdk::Migration> out;
   sdk::Migration m;
@@ -142,6 +161,7 @@ CREATE TABLE procedural_run_stats (
 )SQL";
   out.push_back(std::move(m));
   out.push_back(sdk::RenameColumnsMigration(TimeColumnRenames(), "time columns named <event>_at (were *_ms)"));
+  out.push_back(sdk::VectorTablesMigration(3, ProcedureVectorTables()));
   return out;
 }
 

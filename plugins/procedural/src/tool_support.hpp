@@ -14,6 +14,10 @@
 #include "kioku/sdk/tool.hpp"
 #include "plan_ops.hpp"
 
+namespace kioku::sdk {
+class LayerVectors;
+}
+
 namespace kioku::procedural {
 
 using sdk::Json;
@@ -34,6 +38,8 @@ inline constexpr int kReadyShown = 20;
 /// What the handlers need; owned by the plugin, outlives every registration.
 struct ToolContext {
   sdk::HostServices& host;
+  /// Procedure embeddings (status "off" without an embedder); owned by the plugin.
+  sdk::LayerVectors* vectors = nullptr;
   std::int64_t Now() const { return host.GetClock().NowMs(); }
   SQLite::Database& Db() const { return host.Db(); }
 };

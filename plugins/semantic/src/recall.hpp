@@ -35,7 +35,7 @@ struct RecallRequest {
   std::optional<std::int64_t> until;  ///< captured_at < until (unset = unbounded).
   std::optional<std::int64_t> as_of;  ///< What was believed at that time.
   int limit = 10;
-  /// Memory seqs found by vector search (MemoryVectors::Query), best first. With a text
+  /// Memory seqs found by vector search (sdk::LayerVectors::Query), best first. With a text
   /// query they join fusion as the "vector" list, weight `vectors.weight`, filtered like
   /// every other list. Empty = no vector list (text-only).
   std::vector<std::int64_t> vector_seqs;

@@ -138,8 +138,8 @@ void RegisterRecallTool(sdk::Registrar& registrar, ToolContext& ctx) {
   registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
     Env env = ctx.MakeEnv();
     RecallRequest request = ParseRecallArgs(args, ctx.settings);
-    // Vector candidates (vector_index.hpp); any endpoint fault leaves recall text-only.
-    VectorQuery vq;
+    // Vector candidates (sdk/layer_vectors.hpp); any endpoint fault leaves recall text-only.
+    sdk::VectorQuery vq;
     if (!Trim(request.query).empty()) {
       const auto k = static_cast<std::size_t>(std::max(ctx.settings.recall.candidates_per_list, 2 * request.limit));
       vq = ctx.vectors->Query(env.db, request.query, k);

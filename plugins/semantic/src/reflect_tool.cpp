@@ -76,7 +76,7 @@ sdk::ToolResult Reflect(ToolContext& ctx, const Json& args, const sdk::CallConte
   request.query = query;
   request.statuses = {"active", "pinned"};  // confirmed memories only: never reflect on guesses
   request.limit = limit + 4;                // room for derived ones, skipped below
-  const VectorQuery vq = ctx.vectors->Query(env.db, query, static_cast<std::size_t>(
+  const sdk::VectorQuery vq = ctx.vectors->Query(env.db, query, static_cast<std::size_t>(
                                                                std::max(ctx.settings.recall.candidates_per_list, 2 * limit)));
   for (const sdk::VectorHit& h : vq.hits) request.vector_seqs.push_back(h.label);
   RecallOutcome found = Recall(env, request, ViewerOf(call.caller));

@@ -2,7 +2,6 @@
 
 #include "context_provider.hpp"
 #include "decay.hpp"
-#include "embed_worker.hpp"
 #include "golden_eval.hpp"
 #include "model_tools.hpp"
 #include "schema.hpp"

@@ -1,5 +1,7 @@
 #include "settings.hpp"
 
+#include "kioku/sdk/layer_vectors.hpp"
+
 namespace kioku::semantic {
 namespace {
 
@@ -113,16 +115,15 @@ Json SettingsSchema() {
              {"description", "Relation types where a new assertion closes the old one."}}},
            {"max_relations", Int(1, 5000, 200, "Relations one entity_graph answer returns.")},
        })},
+      // The SDK's vectors section (every layer with vectors has it) plus dedup on write.
       {"vectors",
-       Object({
-           {"weight", Num(0, 10, 1.0, "RRF weight of the vector list (needs providers.embedding).")},
-           {"min_score", Num(-1, 1, 0.3, "Cosine floor for vector hits (kioku embed --calibrate).")},
-           {"dedup_threshold", Num(0.5, 1, 0.97, "Cosine at which a new memory reaffirms an older one; 1 = off.")},
-           {"exact_below", Int(0, 100000000, 5000, "Vectors below which search is exact; HNSW above.")},
-           {"batch_size", Int(1, 2048, 32, "Memories per embedding request.")},
-           {"poll_ms", Int(10, 3600000, 1000, "Embed worker's idle wait.")},
-           {"start_delay_ms", Int(0, 3600000, 3000, "Embed worker's wait before its first pass.")},
-       })},
+       [] {
+         Json v = sdk::VectorSettingsSchema("Memories");
+         v["properties"]["min_score"]["description"] = "Cosine floor for vector hits (kioku embed --calibrate).";
+         v["properties"]["dedup_threshold"] =
+             Num(0.5, 1, 0.97, "Cosine at which a new memory reaffirms an older one; 1 = off.");
+         return v;
+       }()},
   });
   return schema;
 }

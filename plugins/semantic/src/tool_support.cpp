@@ -1,6 +1,7 @@
 #include "tool_support.hpp"
 
-#include "embed_worker.hpp"
+#include "dedup.hpp"
+#include "vectors.hpp"
 
 #include <algorithm>
 #include <filesystem>
@@ -15,8 +16,12 @@ namespace kioku::semantic {
 ToolContext::ToolContext(sdk::HostServices& h, Settings s)
     : host(h),
       settings(std::move(s)),
-      vectors(std::make_unique<MemoryVectors>(h.GetEmbedder(), h.DataDir(), settings.vectors, &h.Log())),
-      worker(std::make_unique<EmbedWorker>(h, *vectors)) {}
+      vectors(std::make_unique<sdk::LayerVectors>(MemoryVectorTables(), h.GetEmbedder(), h.DataDir(),
+                                                  ToSdkVectorSettings(settings.vectors), &h.Log())),
+      worker(std::make_unique<sdk::EmbedWorker>(
+          h, *vectors, [this](SQLite::Database& db, std::int64_t seq, const std::vector<float>& unit) {
+            return FoldNearDuplicate(*this, db, seq, unit);
+          })) {}
 
 ToolContext::~ToolContext() = default;
 

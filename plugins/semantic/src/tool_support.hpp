@@ -20,15 +20,14 @@
 #include "memory_store.hpp"
 #include "recall.hpp"
 #include "settings.hpp"
-#include "vector_index.hpp"
+#include "kioku/sdk/embed_worker.hpp"
+#include "kioku/sdk/layer_vectors.hpp"
 
 namespace kioku::semantic {
 
 using Json = nlohmann::json;
 
 /// What every handler needs; owned by the plugin, outlives the registered handlers.
-class EmbedWorker;
-
 struct ToolContext {
   ToolContext(sdk::HostServices& h, Settings s);
   ~ToolContext();
@@ -37,9 +36,10 @@ struct ToolContext {
   sdk::StatementCache statements;
   /// When MaybeScheduleMaintenance last looked (decay.hpp), host clock ms; 0 = never.
   std::atomic<std::int64_t> maintenance_checked_at{0};
-  /// Vector search (status "off" without an embedder) and its background embed worker.
-  std::unique_ptr<MemoryVectors> vectors;
-  std::unique_ptr<EmbedWorker> worker;
+  /// Vector search (status "off" without an embedder) and its background embed worker
+  /// (vectors.hpp; near-duplicates fold through dedup.hpp).
+  std::unique_ptr<sdk::LayerVectors> vectors;
+  std::unique_ptr<sdk::EmbedWorker> worker;
 
   Env MakeEnv() { return Env{host.Db(), host.GetClock(), settings, statements}; }
 };

@@ -5,12 +5,10 @@
 #include <random>
 #include <sstream>
 
-#include "embed_worker.hpp"
-#include "kioku/sdk/db.hpp"
+#include "kioku/sdk/embed_worker.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "tool_support.hpp"
 #include "tools.hpp"
-#include "vectors.hpp"
 
 namespace kioku::semantic {
 namespace {
@@ -32,54 +30,6 @@ std::string Fixed(double x) {
   return s.str();
 }
 
-// Runs passes until the queue has nothing due or a pass makes no progress.
-int Drain(ToolContext& ctx, SQLite::Database& db, std::ostream& out, std::ostream& err) {
-  int stored = 0, rejected = 0, deduped = 0;
-  for (;;) {
-    const EmbedPass p = ctx.worker->RunOnce(db);
-    stored += p.stored;
-    rejected += p.rejected;
-    deduped += p.deduped;
-    if (!p.error.empty()) {
-      err << "embed: " << p.error << "\n";
-      out << "embedded " << stored << ", stopped: the endpoint failed (queued rows are retried by the server)\n";
-      return 1;
-    }
-    if (p.idle || p.stored + p.rejected == 0) break;
-  }
-  const QueueCounts c = CountQueue(db);
-  out << "embedded " << stored << (rejected ? ", refused " + std::to_string(rejected) + " invalid vectors" : "")
-      << (deduped ? ", folded " + std::to_string(deduped) + " near-duplicates" : "") << "; " << c.queued
-      << " still queued" << (c.last_error.empty() ? "" : " (last error: " + c.last_error + ")") << "\n";
-  return rejected > 0 ? 1 : 0;
-}
-
-int Status(ToolContext& ctx, SQLite::Database& db, std::ostream& out) {
-  sdk::Embedder* e = ctx.vectors->Embedder();
-  out << "embedder: " << (e ? e->Model() + " at " + e->Endpoint() : "none (providers.embedding not configured)") << "\n";
-  if (e) {
-    const sdk::EmbedderHealth h = e->Health();
-    if (h.circuit_open || !h.last_error.empty()) {
-      out << "endpoint: " << (h.circuit_open ? "circuit open; " : "") << "last error: " << h.last_error << "\n";
-    }
-  }
-  const auto store = ReadStoreModel(db);
-  out << "store model: " << (store ? store->model + " (" + std::to_string(store->dim) + " dims)" : "none yet") << "\n";
-  const auto [total, of_model] = CountVectors(db, store ? store->model : "");
-  const QueueCounts c = CountQueue(db);
-  out << "vectors: " << of_model << " of the store model, " << (total - of_model) << " of other models; queued "
-      << c.queued << (c.failing ? " (" + std::to_string(c.failing) + " failing: " + c.last_error + ")" : "") << "\n";
-  std::string status;
-  const std::string why = ctx.vectors->Unusable(db, &status);
-  if (why.empty()) {
-    const auto [size, hnsw] = ctx.vectors->IndexState(db);
-    out << "recall: hybrid (" << size << " vectors, " << (hnsw ? "HNSW" : "exact") << " search)\n";
-  } else {
-    out << "recall: " << status << ": " << why << "\n";
-  }
-  return 0;
-}
-
 // On-topic: a memory's own first half (about half of its words) as the query, scored
 // against the memory's stored vector. Off-topic: the same query against random other
 // memories. Suggested floor: halfway between the off-topic 95th percentile and the
@@ -90,7 +40,8 @@ int Calibrate(ToolContext& ctx, SQLite::Database& db, int sample, std::ostream& 
     err << "embed --calibrate: " << why << "\n";
     return 1;
   }
-  const auto store = ReadStoreModel(db);
+  const sdk::VectorStore& vs = ctx.vectors->Store();
+  const auto store = vs.ReadStoreModel(db);
   SQLite::Statement q(db,
                       "SELECT m.seq, m.text FROM semantic_vectors v JOIN semantic_memories m ON m.seq = v.memory_seq "
                       "WHERE v.model = ? AND m.status <> 'superseded' ORDER BY random() LIMIT ?");
@@ -109,13 +60,13 @@ int Calibrate(ToolContext& ctx, SQLite::Database& db, int sample, std::ostream& 
     for (std::size_t i = 0; i < std::max<std::size_t>(1, (w.size() + 1) / 2); ++i) half += (i ? " " : "") + w[i];
     queries.push_back(half);
   }
-  const sdk::EmbedResult r = ctx.vectors->Embedder()->Embed(queries);
+  const sdk::EmbedResult r = ctx.vectors->GetEmbedder()->Embed(queries);
   if (!r.ok()) {
     err << "embed --calibrate: " << r.error << "\n";
     return 1;
   }
   std::vector<std::vector<float>> stored;
-  for (const auto& [seq, text] : rows) stored.push_back(LoadVector(db, seq, store->model).value_or(std::vector<float>{}));
+  for (const auto& [seq, text] : rows) stored.push_back(vs.LoadVector(db, seq, store->model).value_or(std::vector<float>{}));
   std::vector<float> on, off;
   std::minstd_rand rng(42);
   for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -144,7 +95,7 @@ int Calibrate(ToolContext& ctx, SQLite::Database& db, int sample, std::ostream& 
 
 sdk::CommandSpec EmbedCommand(ToolContext& ctx) {
   sdk::CommandSpec cmd;
-  cmd.name = "embed";
+  cmd.name = sdk::kEmbedCommandName;
   cmd.summary = "Embed queued memories now; --all re-embeds everything (after a model change)";
   cmd.usage =
       "kioku embed [--all | --status | --calibrate [N]]\n"
@@ -155,51 +106,28 @@ sdk::CommandSpec EmbedCommand(ToolContext& ctx) {
       "               scores on N (default 200) of your own memories\n"
       "Needs providers.embedding in the config (except --status).";
   cmd.run = [&ctx](const std::vector<std::string>& args, std::istream&, std::ostream& out, std::ostream& err) -> int {
-    SQLite::Database& db = ctx.host.Db();
     const std::string mode = args.empty() ? "" : args[0];
-    if (mode == "--status") return Status(ctx, db, out);
-    if (!mode.empty() && mode != "--all" && mode != "--calibrate") {
+    if (!mode.empty() && mode != "--all" && mode != "--status" && mode != "--calibrate") {
       err << "embed: unknown argument '" << mode << "'; use --all, --status or --calibrate [N]\n";
       return 2;
     }
-    sdk::Embedder* e = ctx.vectors->Embedder();
-    if (e == nullptr) {
+    if (mode != "--calibrate") {
+      return sdk::RunEmbedCommand(ctx.host, *ctx.vectors, *ctx.worker, "", args, out, err);
+    }
+    if (ctx.vectors->GetEmbedder() == nullptr) {
       err << "embed: no embedding provider configured; add providers.embedding {url, model} to the config\n";
       return 1;
     }
-    if (mode == "--calibrate") {
-      int n = 200;
-      if (args.size() > 1) {
-        try {
-          n = std::clamp(std::stoi(args[1]), 10, 5000);
-        } catch (const std::exception&) {
-          err << "embed --calibrate: N must be a number (10..5000)\n";
-          return 2;
-        }
+    int n = 200;
+    if (args.size() > 1) {
+      try {
+        n = std::clamp(std::stoi(args[1]), 10, 5000);
+      } catch (const std::exception&) {
+        err << "embed --calibrate: N must be a number (10..5000)\n";
+        return 2;
       }
-      return Calibrate(ctx, db, n, out, err);
     }
-    if (mode == "--all") {
-      // Learn the dimension first when the config does not state it.
-      int dim = e->Dimension();
-      if (dim <= 0) {
-        const sdk::EmbedResult probe = e->Embed({"kioku"});
-        if (!probe.ok()) {
-          err << "embed --all: " << probe.error << "\n";
-          return 1;
-        }
-        dim = static_cast<int>(probe.vectors.front().size());
-      }
-      std::int64_t queued = 0;
-      const std::int64_t now = ctx.host.GetClock().NowMs();
-      sdk::WithWriteTransaction(db, [&] {
-        WriteStoreModel(db, {e->Model(), dim}, now);
-        queued = QueueAll(db, e->Model(), false, now);
-      });
-      ctx.vectors->Reset();
-      out << "store model is now " << e->Model() << " (" << dim << " dims); queued " << queued << " memories\n";
-    }
-    return Drain(ctx, db, out, err);
+    return Calibrate(ctx, ctx.host.Db(), n, out, err);
   };
   return cmd;
 }

@@ -1,0 +1,95 @@
+#pragma once
+/// @file embed_worker.hpp
+/// A layer's background embed worker: takes due rows from its queue (vector_tables.hpp),
+/// embeds their text in batches of VectorSettings::batch_size, refuses any vector of the
+/// wrong length, zero norm or NaN (CheckVector: the row stays queued with backoff), and
+/// stores unit vectors under the embedder's model; the first vector fixes the store's
+/// model and dimension. Writes never wait for it.
+///
+/// Backoff: a failed row is retried at now + min(1 h, 5 s · 2^attempts) (host clock). An
+/// open circuit (EmbedResult::circuit_open) is not the rows' fault: they stay due,
+/// untouched. The thread starts `start_delay_ms` after Start, runs passes while they make
+/// progress, waits `poll_ms` when idle or after a failure, and Stop joins it (waiting at
+/// most for the request in flight). A database error in a pass is logged; the next retries.
+
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <iosfwd>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <SQLiteCpp/Database.h>
+
+#include "kioku/sdk/host.hpp"
+#include "kioku/sdk/layer_vectors.hpp"
+
+namespace kioku::sdk {
+
+struct EmbedPass {
+  int stored = 0;     ///< Vectors written.
+  int rejected = 0;   ///< Rows whose vector was refused (wrong length, zero norm, NaN).
+  int failed = 0;     ///< Rows left queued because the request failed.
+  int folded = 0;     ///< Rows the layer's hook folded into another (semantic dedup).
+  bool idle = false;  ///< Nothing was due.
+  std::string error;  ///< The request's error, when it failed.
+};
+
+/// Called inside the write transaction right after a row's FIRST vector (not a re-embed)
+/// of the store's model is stored, with the row key and its unit vector. Returns true when
+/// it folded the row into another (counted in EmbedPass::folded).
+using FirstVectorHook = std::function<bool(SQLite::Database& db, std::int64_t seq, const std::vector<float>& unit)>;
+
+class EmbedWorker {
+ public:
+  /// `host` and `vectors` outlive the worker.
+  EmbedWorker(HostServices& host, LayerVectors& vectors, FirstVectorHook on_first = {});
+  ~EmbedWorker();
+  EmbedWorker(const EmbedWorker&) = delete;
+  EmbedWorker& operator=(const EmbedWorker&) = delete;
+
+  /// Starts the thread (no-op without an embedder or when running).
+  void Start();
+  /// Stops and joins the thread. Idempotent.
+  void Stop();
+
+  /// One pass on `db` (this thread's connection): up to batch_size due rows.
+  EmbedPass RunOnce(SQLite::Database& db);
+
+ private:
+  void Loop();
+
+  HostServices& host_;
+  LayerVectors& vectors_;
+  FirstVectorHook on_first_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::thread thread_;
+};
+
+/// `kioku embed` for one layer, the part every layer shares (`args` after "embed"):
+///   (none)    runs passes until nothing is due or the endpoint fails: "embedded N[, refused
+///             M invalid vectors][, folded K near-duplicates]; Q still queued";
+///   --all     makes the configured model the store's model (probing the dimension when the
+///             config does not state it), queues every row, then drains as above;
+///   --status  embedder, store model, vector and queue counts, and what search will do;
+///   --calibrate  nothing (the semantic layer's own option: the CLI hands every layer's
+///             `embed` the same arguments).
+/// Every line starts with `label` ("" or e.g. "procedures: "). Returns the exit code: 0,
+/// 1 (no embedder, endpoint failure, refused vectors), 2 (unknown argument).
+int RunEmbedCommand(HostServices& host, LayerVectors& vectors, EmbedWorker& worker, const std::string& label,
+                    const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+/// The one command name several plugins may register (each layer with vectors adds its
+/// own `kioku embed`); the CLI runs them all, in registration order, and exits with the
+/// highest code.
+inline constexpr const char* kEmbedCommandName = "embed";
+
+/// The CommandSpec of a layer's `kioku embed` (kEmbedCommandName) running RunEmbedCommand
+/// with "<items>: " labels.
+CommandSpec EmbedCommandSpec(HostServices& host, LayerVectors& vectors, EmbedWorker& worker);
+
+}  // namespace kioku::sdk
