@@ -70,6 +70,7 @@ void EraseVectorTables(nlohmann::json& section, const VectorTables& t) {
 }
 
 nlohmann::json VectorDoctorCounts(SQLite::Database& db, const VectorTables& t) {
+  if (!db.tableExists(t.QueueTable())) return nlohmann::json::object();
   const VectorStore store(t);
   const QueueCounts q = store.CountQueue(db);
   return {{"embedded", store.CountVectors(db, "").first}, {"embed_queued", q.queued}, {"embed_failing", q.failing}};

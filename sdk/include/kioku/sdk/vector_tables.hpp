@@ -62,7 +62,8 @@ Migration VectorTablesMigration(int version, const VectorTables& t);
 void EraseVectorTables(nlohmann::json& section, const VectorTables& t);
 
 /// Counts for `kioku doctor` (ExporterSpec::doctor_counts): {"embedded": vectors stored,
-/// "embed_queued": rows waiting, "embed_failing": of which failed at least once}.
+/// "embed_queued": rows waiting, "embed_failing": of which failed at least once}; an empty
+/// object while the layer's vector migration has not run (doctor does not migrate).
 nlohmann::json VectorDoctorCounts(SQLite::Database& db, const VectorTables& t);
 
 /// A queued row due for embedding, with its current text.
