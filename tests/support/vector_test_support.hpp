@@ -2,11 +2,14 @@
 /// @file vector_test_support.hpp
 /// What a layer's vector tests share (with fake_openai_server.hpp and test_runtime.hpp):
 /// an embedder pointed at the fake server, a process restart on the same database, the
-/// in-process `kioku embed`, and a made-up word whose fake vector is near a text.
+/// in-process `kioku embed`, a made-up word whose fake vector is near a text, and the
+/// fixture a layer's vector tests derive from.
 
 #include <functional>
 #include <memory>
 #include <sstream>
+
+#include <SQLiteCpp/Statement.h>
 #include <string>
 #include <utility>
 #include <vector>
@@ -82,5 +85,36 @@ inline std::pair<std::string, float> NearestMadeUpWord(const std::string& text, 
   }
   return best;
 }
+
+/// Fixture of one layer's vector tests: the fake server (kDim values per vector), a
+/// runtime that `Restart` brings up with `Plugin` under `name` and `settings` (the worker
+/// waits an hour unless a test lowers start_delay_ms), a scalar query and `kioku embed`.
+template <class Plugin>
+class LayerVectorsTest : public ::testing::Test {
+ protected:
+  static constexpr int kDim = 32;
+  explicit LayerVectorsTest(std::string name) : name_(std::move(name)) {}
+
+  FakeOpenAiServer server{kDim};
+  std::unique_ptr<TestRuntime> rt = std::make_unique<TestRuntime>();
+  nlohmann::json settings = {{"vectors", {{"start_delay_ms", 3600000}, {"poll_ms", 10}, {"min_score", 0.1}}}};
+
+  std::shared_ptr<sdk::Embedder> MakeEmbedder(const std::string& model = "fake-embed") {
+    return FakeServerEmbedder(server, model, rt->clock);
+  }
+  // (Re)starts the runtime on the same directory and database: a process restart.
+  void Restart(std::shared_ptr<sdk::Embedder> embedder) {
+    RestartWithEmbedder(*rt, std::move(embedder), [&](TestRuntime& r) { r.Add<Plugin>(name_, settings); });
+  }
+  int Count(const std::string& sql) {
+    SQLite::Statement q(rt->Db(), sql);
+    q.executeStep();
+    return q.getColumn(0).getInt();
+  }
+  std::pair<int, std::string> Embed(std::vector<std::string> args = {}) { return RunEmbed(*rt->runtime, args); }
+
+ private:
+  std::string name_;
+};
 
 }  // namespace kioku::testing

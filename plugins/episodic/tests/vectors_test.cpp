@@ -19,41 +19,19 @@ namespace {
 
 using Json = nlohmann::json;
 using kioku::testing::FakeOpenAiServer;
+using kioku::testing::LayerVectorsTest;
 using kioku::testing::TestRuntime;
 using Mode = FakeOpenAiServer::Mode;
 
-constexpr int kDim = 32;
-
-class SummaryVectorsTest : public ::testing::Test {
+class SummaryVectorsTest : public LayerVectorsTest<EpisodicPlugin> {
  protected:
-  FakeOpenAiServer server{kDim};
-  std::unique_ptr<TestRuntime> rt = std::make_unique<TestRuntime>();
-  Json settings = {{"vectors", {{"start_delay_ms", 3600000}, {"poll_ms", 10}, {"min_score", 0.1}}}};
-
-  std::shared_ptr<sdk::Embedder> MakeEmbedder(const std::string& model = "fake-embed") {
-    return kioku::testing::FakeServerEmbedder(server, model, rt->clock);
-  }
-  // (Re)starts the runtime on the same directory and database: a process restart.
-  void Restart(std::shared_ptr<sdk::Embedder> embedder) {
-    kioku::testing::RestartWithEmbedder(*rt, std::move(embedder),
-                                        [&](TestRuntime& r) { r.Add<EpisodicPlugin>("episodic", settings); });
-  }
+  SummaryVectorsTest() : LayerVectorsTest("episodic") {}
 
   sdk::ToolResult Summary(const std::string& session, const std::string& text) {
     rt->Call("session_start", {{"session_id", session}});
     return rt->Call("session_summary_add", {{"session_id", session}, {"summary", text}});
   }
   sdk::ToolResult Recall(const std::string& query) { return rt->Call("session_recall", {{"query", query}}); }
-
-  int Count(const std::string& sql) {
-    SQLite::Statement q(rt->Db(), sql);
-    q.executeStep();
-    return q.getColumn(0).getInt();
-  }
-
-  std::pair<int, std::string> Embed(std::vector<std::string> args = {}) {
-    return kioku::testing::RunEmbed(*rt->runtime, args);
-  }
 };
 
 TEST_F(SummaryVectorsTest, BackgroundWorkerEmbedsANewSummary) {

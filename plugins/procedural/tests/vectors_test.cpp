@@ -22,40 +22,18 @@ namespace {
 
 using Json = nlohmann::json;
 using kioku::testing::FakeOpenAiServer;
+using kioku::testing::LayerVectorsTest;
 using kioku::testing::TestRuntime;
 using Mode = FakeOpenAiServer::Mode;
 
-constexpr int kDim = 32;
-
-class ProcedureVectorsTest : public ::testing::Test {
+class ProcedureVectorsTest : public LayerVectorsTest<ProceduralPlugin> {
  protected:
-  FakeOpenAiServer server{kDim};
-  std::unique_ptr<TestRuntime> rt = std::make_unique<TestRuntime>();
-  Json settings = {{"vectors", {{"start_delay_ms", 3600000}, {"poll_ms", 10}, {"min_score", 0.1}}}};
-
-  std::shared_ptr<sdk::Embedder> MakeEmbedder(const std::string& model = "fake-embed") {
-    return kioku::testing::FakeServerEmbedder(server, model, rt->clock);
-  }
-  // (Re)starts the runtime on the same directory and database: a process restart.
-  void Restart(std::shared_ptr<sdk::Embedder> embedder) {
-    kioku::testing::RestartWithEmbedder(*rt, std::move(embedder),
-                                        [&](TestRuntime& r) { r.Add<ProceduralPlugin>("procedural", settings); });
-  }
+  ProcedureVectorsTest() : LayerVectorsTest("procedural") {}
 
   sdk::ToolResult Save(const std::string& name, const std::string& when, const std::vector<std::string>& steps) {
     return rt->Call("procedure_save", {{"name", name}, {"when", when}, {"steps", steps}});
   }
   sdk::ToolResult Find(const std::string& query) { return rt->Call("procedure_find", {{"query", query}}); }
-
-  int Count(const std::string& sql) {
-    SQLite::Statement q(rt->Db(), sql);
-    q.executeStep();
-    return q.getColumn(0).getInt();
-  }
-
-  std::pair<int, std::string> Embed(std::vector<std::string> args = {}) {
-    return kioku::testing::RunEmbed(*rt->runtime, args);
-  }
 };
 
 TEST_F(ProcedureVectorsTest, BackgroundWorkerEmbedsANewProcedure) {
