@@ -349,21 +349,27 @@ ListResult AnswerList(const Env& env, const ListResult& words, AnswerType type) 
   return out;
 }
 
-// The candidates that match every word of the query (an FTS5 AND of the word terms,
-// restricted to the candidates' rowids): only these may gain from usage (ranking.hpp,
-// strength), so a frequently recalled partial match never outranks an exact one.
+// The candidates that match every word of the query (an FTS5 AND of the word terms over
+// the candidates' rowid range): only these may gain from usage (ranking.hpp, strength), so
+// a frequently recalled partial match never outranks an exact one. One MATCH over a rowid
+// range, intersected here: `rowid IN (…)` made SQLite run the whole FTS5 query once per
+// candidate (~80 µs each, 57% of a recall at 1,000 memories).
 std::set<std::int64_t> ExactMatches(const Env& env, const std::vector<std::string>& words,
                                     const std::vector<std::int64_t>& seqs) {
   std::set<std::int64_t> out;
   if (words.empty() || seqs.empty()) return out;
   std::string match;
   for (const std::string& t : words) match += (match.empty() ? "" : " AND ") + t;
+  const auto [lo, hi] = std::minmax_element(seqs.begin(), seqs.end());
+  const std::set<std::int64_t> wanted(seqs.begin(), seqs.end());
   sdk::CachedStatement q = env.Stmt(
-      "SELECT rowid FROM semantic_fts WHERE semantic_fts MATCH ? AND rowid IN (SELECT value "
-      "FROM json_each(?))");
+      "SELECT rowid FROM semantic_fts WHERE semantic_fts MATCH ? AND rowid >= ? AND rowid <= ?");
   q->reset();
-  sdk::Bind(*q, match, sdk::Json(seqs).dump());
-  while (q->executeStep()) out.insert(q->getColumn(0).getInt64());
+  sdk::Bind(*q, match, *lo, *hi);
+  while (q->executeStep()) {
+    const std::int64_t seq = q->getColumn(0).getInt64();
+    if (wanted.count(seq)) out.insert(seq);
+  }
   return out;
 }
 
