@@ -178,6 +178,16 @@ struct TermCount {
 };
 using TermCounts = std::map<std::string, TermCount>;
 
+// How many rows of FTS `table` match `term`, counted up to `cap` (LIMIT inside the count,
+// in rowid order, which FTS5 streams without sorting).
+int CountMatches(const Env& env, const std::string& table, const std::string& term, int cap) {
+  sdk::CachedStatement q = env.Stmt("SELECT count(*) FROM (SELECT 1 FROM " + table + " WHERE " + table +
+                                    " MATCH ? LIMIT ?)");
+  sdk::Bind(*q, term, cap);
+  q->executeStep();
+  return q->getColumn(0).getInt();
+}
+
 // The lowest rowid of a newest-first FTS5 read that grows until it holds enough rows.
 // FTS5 streams a doclist in rowid order but reads it newest-first (ORDER BY rowid DESC) by
 // loading and reversing whole doclists: 2.2 ms for 501 of 100,000 rows of a common term,
@@ -203,9 +213,9 @@ struct NewestWindow {
 // a bigram phrase), joined to the memories by rowid with the filters applied, ranked by
 // BM25 with the column weights `weights` (", 1.0, 2.0" or "").
 //
-// Bounded work. Each term's matches are first counted up to `scan_limit` (LIMIT inside
-// the count, in rowid order, which FTS5 streams). Rare terms (count <= scan_limit) are ranked exactly by BM25,
-// with the common terms still contributing to the score of those rows
+// Bounded work. Each term's matches are first counted up to `scan_limit` (CountMatches).
+// Rare terms (count <= scan_limit) are ranked exactly by BM25, with the common terms
+// still contributing to the score of those rows
 // ("(rare…) AND (rare… OR common…)"). Only when that yields fewer than the list size do
 // the common terms add candidates: their newest matches (read newest-first within a
 // NewestWindow), BM25-scored and sorted in memory.
@@ -229,8 +239,6 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
     top->executeStep();
     max_rowid = top->getColumn(0).getInt64();
     top->reset();
-    sdk::CachedStatement count_q = env.Stmt("SELECT count(*) FROM (SELECT 1 FROM " + table + " WHERE " +
-                                          table + " MATCH ? LIMIT ?)");
     sdk::CachedStatement newest_q = env.Stmt("SELECT count(*), min(rowid) FROM (SELECT rowid FROM " + table +
                                            " WHERE " + table +
                                            " MATCH ? AND rowid >= ? ORDER BY rowid DESC LIMIT ?)");
@@ -242,12 +250,12 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
           continue;
         }
       }
-      count_q->reset();
-      sdk::Bind(*count_q, t, scan + 1);
-      count_q->executeStep();
-      const int count = count_q->getColumn(0).getInt();
-      double oldest = 1;
-      if (count > scan) {
+      const int count = CountMatches(env, table, t, scan + 1);
+      if (count <= scan) {
+        df_of[t] = count;
+        rare.push_back(t);
+      } else {
+        double oldest = 1;
         for (NewestWindow w(max_rowid, scan + 1);; w.Widen()) {
           newest_q->reset();
           sdk::Bind(*newest_q, t, w.lowest, scan + 1);
@@ -255,18 +263,12 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
           oldest = static_cast<double>(newest_q->getColumn(1).getInt64());
           if (newest_q->getColumn(0).getInt() > scan || w.Whole()) break;
         }
-      }
-      if (count <= scan) {
-        df_of[t] = count;
-        rare.push_back(t);
-      } else {
         const double span = std::max(1.0, static_cast<double>(max_rowid) - oldest + 1);
         df_of[t] = std::max<double>(count, count * static_cast<double>(max_rowid) / span);
         common.push_back(t);
       }
       if (memo != nullptr) memo->emplace(t, TermCount{count, df_of[t]});
     }
-    count_q->reset();
     newest_q->reset();
   }
   const auto select = [&](std::size_t phrases) {
@@ -302,10 +304,11 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
   if (static_cast<int>(out.rows.size()) < n && !common.empty()) {
     const std::string sql = select(common.size()) + " AND f.rowid >= ? ORDER BY f.rowid DESC LIMIT " +
                             std::to_string(n);
+    std::vector<Bind> b = binds_for(common, JoinOr(common));
+    b.emplace_back(std::int64_t{0});
     ListResult newest;
     for (NewestWindow w(max_rowid, n);; w.Widen()) {
-      std::vector<Bind> b = binds_for(common, JoinOr(common));
-      b.emplace_back(w.lowest);
+      b.back() = w.lowest;
       newest = RunList(env, name, weight, sql, b, as_of);
       if (static_cast<int>(newest.rows.size()) >= n || w.Whole()) break;
     }
@@ -368,13 +371,8 @@ std::vector<std::string> FeedbackTerms(const Env& env, const ListResult& words,
   }
   const std::vector<std::string> candidates = FeedbackCandidates(docs, query_tokens, 24);
   std::map<std::string, int> dfs;
-  sdk::CachedStatement df = env.Stmt(
-      "SELECT count(*) FROM (SELECT 1 FROM semantic_fts WHERE semantic_fts MATCH ? LIMIT ?)");
   for (const std::string& t : candidates) {
-    df->reset();
-    sdk::Bind(*df, sdk::QuoteFtsToken(t), rs.scan_limit + 1);
-    df->executeStep();
-    dfs[t] = df->getColumn(0).getInt();
+    dfs[t] = CountMatches(env, "semantic_fts", sdk::QuoteFtsToken(t), rs.scan_limit + 1);
   }
   sdk::CachedStatement top = env.Stmt("SELECT coalesce(max(seq), 1) FROM semantic_memories");
   top->reset();
@@ -473,20 +471,20 @@ ListResult NeighbourList(const Env& env, const ListResult& words, const Sql& fil
 }
 
 // Terms for the trigram (substring) list: >= 3 characters, not a function word, and not
-// found as a word by the word index (`word_df` = 0): partial words ("thentic"), CJK
+// found as a word by the word index (count 0 in the bm25 list's TermCounts): partial words ("thentic"), CJK
 // substrings, fragments of identifiers. Words the word index already finds add no recall
 // there but cost the most (common trigrams have the longest doclists), and on the golden
 // set skipping them changed nothing (README "Ranking").
 std::vector<std::string> TrigramTerms(std::string_view query,
-                                      const std::map<std::string, int>& word_df) {
+                                      const TermCounts& word_counts) {
   sdk::FtsQueryOptions opt;
   opt.min_token_chars = 3;
   std::vector<std::string> out;
   for (const std::string& tok : sdk::FtsTokens(query, opt)) {
     if (IsStopword(tok)) continue;
     const std::string quoted = sdk::QuoteFtsToken(tok);
-    const auto it = word_df.find(quoted);
-    if (it == word_df.end() || it->second == 0) out.push_back(quoted);
+    const auto it = word_counts.find(quoted);
+    if (it == word_counts.end() || it->second.count == 0) out.push_back(quoted);
   }
   return out;
 }
@@ -661,8 +659,7 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
     TermCounts word_counts;
     lists.push_back(FtsList(env, "bm25", w.bm25, "semantic_fts", word_rank, words, filter,
                             r.as_of, n, &word_counts));
-    std::map<std::string, int> word_df;
-    for (const auto& [term, c] : word_counts) word_df[term] = c.count;
+    const std::vector<std::string> trigram_terms = TrigramTerms(query, word_counts);
     const std::vector<std::string> tokens = sdk::FtsTokens(query);
     if (rs.expansions && w.expansion > 0) {
       if (const auto extra = CuratedExpansions(tokens); !extra.empty()) {
@@ -687,8 +684,8 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
       ListResult nb = NeighbourList(env, lists.front(), filter, r.as_of, n);
       if (!nb.rows.empty()) lists.push_back(std::move(nb));
     }
-    if (const auto tri = TrigramTerms(query, word_df); !tri.empty() && w.trigram > 0) {
-      lists.push_back(FtsList(env, "trigram", w.trigram, "semantic_fts_trigram", "", tri, filter,
+    if (!trigram_terms.empty() && w.trigram > 0) {
+      lists.push_back(FtsList(env, "trigram", w.trigram, "semantic_fts_trigram", "", trigram_terms, filter,
                               r.as_of, n));
     }
     if (const auto cjk = CjkTerms(query); !cjk.empty() && w.cjk > 0) {
