@@ -18,6 +18,8 @@
 
 namespace kioku::semantic {
 
+class TermCountCache;
+
 /// What one operation needs: the calling thread's connection, the clock and settings.
 /// Tool handlers build it from HostServices; the golden-set harness and benchmarks build it
 /// over a private database and a ManualClock.
@@ -26,6 +28,8 @@ struct Env {
   const sdk::Clock& clock;
   const Settings& settings;
   sdk::StatementCache& statements;
+  /// Word-index term counts kept across recalls (term_counts.hpp); null = count every recall.
+  TermCountCache* term_counts = nullptr;
 
   /// A prepared statement on this env's connection, leased from the cache (sdk::StatementCache):
   /// held until the lease goes out of scope, so nested uses of one SQL get two statements.

@@ -6,6 +6,8 @@
 #include <unordered_map>
 #include <variant>
 
+#include <sqlite3.h>
+
 #include "anchors.hpp"
 #include "entities.hpp"
 #include "kioku/sdk/fts.hpp"
@@ -15,6 +17,7 @@
 #include "model_tools.hpp"
 #include "normalize.hpp"
 #include "review_store.hpp"
+#include "term_counts.hpp"
 #include "query_terms.hpp"
 
 namespace kioku::semantic {
@@ -169,14 +172,38 @@ std::string JoinOr(const std::vector<std::string>& terms) {
   return expr;
 }
 
-// One term's match count in an FTS table (capped at scan_limit + 1) and the document
-// frequency FtsList ranks it with; kept for one recall so the lists that share terms
-// (bm25, expansion, feedback) count each term once.
-struct TermCount {
-  int count = 0;
-  double df = 0;
+// The word index's term counts one recall uses (term_counts.hpp), so the lists that share
+// terms (bm25, expansion, feedback) count each term once: its own, then those kept across
+// recalls while the index is unchanged. Inside a transaction the cache is not used: FTS5
+// reads see pending rows that a rollback would take away without changing the generation.
+class RecallTermCounts {
+ public:
+  explicit RecallTermCounts(const Env& env) {
+    if (env.term_counts == nullptr || sqlite3_get_autocommit(env.db.getHandle()) == 0) return;
+    shared_ = env.term_counts;
+    // Row 10 is FTS5_STRUCTURE_ROWID (fts5_index.c): segments and write counter.
+    sdk::CachedStatement q = env.Stmt("SELECT block FROM semantic_fts_data WHERE id = 10");
+    if (q->executeStep()) {
+      const SQLite::Column block = q->getColumn(0);
+      generation_.assign(static_cast<const char*>(block.getBlob()), static_cast<std::size_t>(block.getBytes()));
+    }
+  }
+  const TermCount* Find(const std::string& term) {
+    if (const auto it = local_.find(term); it != local_.end()) return &it->second;
+    if (shared_ == nullptr) return nullptr;
+    const std::optional<TermCount> kept = shared_->Find(generation_, term);
+    return kept ? &local_.emplace(term, *kept).first->second : nullptr;
+  }
+  void Put(const std::string& term, const TermCount& c) {
+    local_[term] = c;
+    if (shared_ != nullptr) shared_->Put(generation_, term, c);
+  }
+
+ private:
+  TermCountCache* shared_ = nullptr;
+  std::string generation_;
+  TermCounts local_;
 };
-using TermCounts = std::map<std::string, TermCount>;
 
 // How many rows of FTS `table` match `term`, counted up to `cap` (LIMIT inside the count,
 // in rowid order, which FTS5 streams without sorting).
@@ -229,7 +256,7 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
                    const std::string& table, const std::string& weights,
                    const std::vector<std::string>& terms, const Sql& filter,
                    const std::optional<std::int64_t>& as_of,
-                   int n, TermCounts* memo = nullptr) {
+                   int n, RecallTermCounts* memo = nullptr) {
   const int scan = env.settings.recall.scan_limit;
   std::vector<std::string> rare, common;
   std::map<std::string, double> df_of;
@@ -243,14 +270,13 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
                                            " WHERE " + table +
                                            " MATCH ? AND rowid >= ? ORDER BY rowid DESC LIMIT ?)");
     for (const std::string& t : terms) {
-      if (memo != nullptr) {
-        if (const auto it = memo->find(t); it != memo->end()) {
-          df_of[t] = it->second.df;
-          (it->second.count <= scan ? rare : common).push_back(t);
-          continue;
-        }
+      const TermCount* known = memo != nullptr ? memo->Find(t) : nullptr;
+      if (known != nullptr && known->df >= 0) {
+        df_of[t] = known->df;
+        (known->count <= scan ? rare : common).push_back(t);
+        continue;
       }
-      const int count = CountMatches(env, table, t, scan + 1);
+      const int count = known != nullptr ? known->count : CountMatches(env, table, t, scan + 1);
       if (count <= scan) {
         df_of[t] = count;
         rare.push_back(t);
@@ -267,7 +293,7 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
         df_of[t] = std::max<double>(count, count * static_cast<double>(max_rowid) / span);
         common.push_back(t);
       }
-      if (memo != nullptr) memo->emplace(t, TermCount{count, df_of[t]});
+      if (memo != nullptr) memo->Put(t, TermCount{count, df_of[t]});
     }
     newest_q->reset();
   }
@@ -356,7 +382,7 @@ std::vector<std::string> Quoted(const std::vector<std::string>& tokens) {
 // list's top `docs` rows (weight 1/rank), their document frequencies counted up to
 // scan_limit like the query's own terms.
 std::vector<std::string> FeedbackTerms(const Env& env, const ListResult& words,
-                                       const std::vector<std::string>& query_tokens) {
+                                       const std::vector<std::string>& query_tokens, RecallTermCounts& counts) {
   const RecallSettings& rs = env.settings.recall;
   const std::size_t docs_n = std::min<std::size_t>(rs.feedback_docs, words.rows.size());
   if (docs_n == 0 || rs.feedback_terms <= 0) return {};
@@ -372,7 +398,13 @@ std::vector<std::string> FeedbackTerms(const Env& env, const ListResult& words,
   const std::vector<std::string> candidates = FeedbackCandidates(docs, query_tokens, 24);
   std::map<std::string, int> dfs;
   for (const std::string& t : candidates) {
-    dfs[t] = CountMatches(env, "semantic_fts", sdk::QuoteFtsToken(t), rs.scan_limit + 1);
+    const std::string quoted = sdk::QuoteFtsToken(t);
+    if (const TermCount* known = counts.Find(quoted)) {
+      dfs[t] = known->count;
+    } else {
+      dfs[t] = CountMatches(env, "semantic_fts", quoted, rs.scan_limit + 1);
+      counts.Put(quoted, TermCount{dfs[t], -1});
+    }
   }
   sdk::CachedStatement top = env.Stmt("SELECT coalesce(max(seq), 1) FROM semantic_memories");
   top->reset();
@@ -475,16 +507,15 @@ ListResult NeighbourList(const Env& env, const ListResult& words, const Sql& fil
 // substrings, fragments of identifiers. Words the word index already finds add no recall
 // there but cost the most (common trigrams have the longest doclists), and on the golden
 // set skipping them changed nothing (README "Ranking").
-std::vector<std::string> TrigramTerms(std::string_view query,
-                                      const TermCounts& word_counts) {
+std::vector<std::string> TrigramTerms(std::string_view query, RecallTermCounts& word_counts) {
   sdk::FtsQueryOptions opt;
   opt.min_token_chars = 3;
   std::vector<std::string> out;
   for (const std::string& tok : sdk::FtsTokens(query, opt)) {
     if (IsStopword(tok)) continue;
     const std::string quoted = sdk::QuoteFtsToken(tok);
-    const auto it = word_counts.find(quoted);
-    if (it == word_counts.end() || it->second.count == 0) out.push_back(quoted);
+    const TermCount* c = word_counts.Find(quoted);
+    if (c == nullptr || c->count == 0) out.push_back(quoted);
   }
   return out;
 }
@@ -656,7 +687,7 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
     // Column weights: a hit in subject/value/tags says more than one in running text.
     // (A kioku_bm25 column-weight suffix: FtsList appends the phrase frequencies.)
     const std::string word_rank = ", 1.0, 2.0, 2.0, 1.5";
-    TermCounts word_counts;
+    RecallTermCounts word_counts(env);
     lists.push_back(FtsList(env, "bm25", w.bm25, "semantic_fts", word_rank, words, filter,
                             r.as_of, n, &word_counts));
     const std::vector<std::string> trigram_terms = TrigramTerms(query, word_counts);
@@ -668,7 +699,7 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
       }
     }
     if (w.feedback > 0) {
-      if (const auto extra = FeedbackTerms(env, lists.front(), tokens); !extra.empty()) {
+      if (const auto extra = FeedbackTerms(env, lists.front(), tokens, word_counts); !extra.empty()) {
         std::vector<std::string> expanded = words;
         for (const std::string& t : Quoted(extra)) expanded.push_back(t);
         lists.push_back(FtsList(env, "feedback", w.feedback, "semantic_fts", word_rank,

@@ -20,6 +20,7 @@
 #include "memory_store.hpp"
 #include "recall.hpp"
 #include "settings.hpp"
+#include "term_counts.hpp"
 #include "kioku/sdk/embed_worker.hpp"
 #include "kioku/sdk/layer_vectors.hpp"
 
@@ -34,6 +35,7 @@ struct ToolContext {
   sdk::HostServices& host;
   Settings settings;
   sdk::StatementCache statements;
+  TermCountCache term_counts;
   /// When MaybeScheduleMaintenance last looked (decay.hpp), host clock ms; 0 = never.
   std::atomic<std::int64_t> maintenance_checked_at{0};
   /// Vector search (status "off" without an embedder) and its background embed worker
@@ -41,7 +43,7 @@ struct ToolContext {
   std::unique_ptr<sdk::LayerVectors> vectors;
   std::unique_ptr<sdk::EmbedWorker> worker;
 
-  Env MakeEnv() { return Env{host.Db(), host.GetClock(), settings, statements}; }
+  Env MakeEnv() { return Env{host.Db(), host.GetClock(), settings, statements, &term_counts}; }
 };
 
 /// Hard limits (also in the input schemas).

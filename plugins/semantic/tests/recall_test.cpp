@@ -9,6 +9,7 @@
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/text.hpp"
 #include "semantic_test_util.hpp"
+#include "term_counts.hpp"
 
 namespace kioku::semantic::testing {
 namespace {
@@ -366,6 +367,61 @@ TEST_F(SemanticTest, CommonTermsAreBoundedButRareTermsStillWin) {
   EXPECT_EQ(s["memories"].size(), 5u);
   // A filter still finds older rows through the rare path.
   EXPECT_EQ(RecallIds({{"query", "zanzibar"}}), std::vector<std::string>{rare});
+}
+
+TEST_F(SemanticTest, KeptTermCountsFollowWritesToTheIndex) {
+  Remember("an unrelated memory", "fact");
+  // "zephyrine" is counted (0 rows) and kept: the word index cannot find it, so the
+  // trigram list is asked.
+  EXPECT_TRUE(RecallIds({{"query", "zephyrine"}}).empty());
+  const std::string valve = Remember("the zephyrine valve sticks", "fact");
+  // A kept count of 0 would still send the word to the trigram list; the write changed the
+  // index, so the word is counted again and only the word index ranks the memory.
+  Json s = Ok("memory_recall", {{"query", "zephyrine"}});
+  ASSERT_EQ(s["memories"].size(), 1u);
+  EXPECT_EQ(s["memories"][0]["id"], valve);
+  EXPECT_TRUE(s["memories"][0]["ranks"].contains("bm25"));
+  EXPECT_FALSE(s["memories"][0]["ranks"].contains("trigram"));
+}
+
+// TermCountCache keys counts by FTS5's structure record (semantic_fts_data row 10): it must
+// change with every write to the text index and stay put for writes that leave the text alone.
+TEST_F(SemanticTest, FtsStructureRecordChangesWithTheIndexOnly) {
+  const auto structure = [&] {
+    SQLite::Statement q(rt_->Db(), "SELECT hex(block) FROM semantic_fts_data WHERE id = 10");
+    return q.executeStep() ? q.getColumn(0).getString() : std::string();
+  };
+  const std::string id = Remember("the structure record moves", "fact");
+  const std::string before = structure();
+  ASSERT_FALSE(before.empty());
+  rt_->Db().exec("UPDATE semantic_memories SET recall_count = recall_count + 1");
+  EXPECT_EQ(structure(), before);
+  Remember("another memory", "fact");
+  const std::string after_insert = structure();
+  EXPECT_NE(after_insert, before);
+  Ok("memory_edit", {{"id", id}, {"text", "the structure record moved"}});
+  EXPECT_NE(structure(), after_insert);
+}
+
+TEST(TermCountCache, HoldsCountsForOneGenerationWithinItsBound) {
+  TermCountCache cache(2);
+  EXPECT_FALSE(cache.Find("g1", "\"a\"").has_value());
+  cache.Put("g1", "\"a\"", TermCount{3, 3.0});
+  ASSERT_TRUE(cache.Find("g1", "\"a\"").has_value());
+  EXPECT_EQ(cache.Find("g1", "\"a\"")->count, 3);
+  // Another generation: nothing from the old one is found, and putting drops it.
+  EXPECT_FALSE(cache.Find("g2", "\"a\"").has_value());
+  cache.Put("g2", "\"b\"", TermCount{1, -1});
+  EXPECT_FALSE(cache.Find("g1", "\"a\"").has_value());
+  EXPECT_EQ(cache.Size(), 1u);
+  // Over the bound the cache starts again rather than grow.
+  cache.Put("g2", "\"c\"", TermCount{1, 1});
+  cache.Put("g2", "\"d\"", TermCount{1, 1});
+  EXPECT_EQ(cache.Size(), 1u);
+  EXPECT_TRUE(cache.Find("g2", "\"d\"").has_value());
+  // No generation (no index yet): nothing kept.
+  cache.Put("", "\"e\"", TermCount{1, 1});
+  EXPECT_FALSE(cache.Find("", "\"e\"").has_value());
 }
 
 TEST_F(SemanticTest, FtsIndexesStayConsistentAfterBatchesEditsAndGraphWrites) {
