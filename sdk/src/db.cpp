@@ -31,8 +31,6 @@ bool IsBusy(const SQLite::Exception& e) {
          extended == SQLITE_LOCKED;
 }
 
-bool InTransaction(SQLite::Database& db) { return sqlite3_get_autocommit(db.getHandle()) == 0; }
-
 void RollbackQuietly(SQLite::Database& db) {
   if (!InTransaction(db)) return;  // SQLite may already have rolled back (e.g. on SQLITE_FULL)
   try {
@@ -96,6 +94,8 @@ std::vector<std::string> MatchPrefix(SQLite::Database& db, const std::string& ta
 }
 
 }  // namespace
+
+bool InTransaction(SQLite::Database& db) { return sqlite3_get_autocommit(db.getHandle()) == 0; }
 
 SQLite::Database OpenDatabase(const std::string& path, int busy_timeout_ms) {
   const bool is_file = !path.empty() && path != ":memory:" && path.rfind("file:", 0) != 0;

@@ -6,10 +6,9 @@
 #include <unordered_map>
 #include <variant>
 
-#include <sqlite3.h>
-
 #include "anchors.hpp"
 #include "entities.hpp"
+#include "kioku/sdk/db.hpp"
 #include "kioku/sdk/fts.hpp"
 #include "kioku/sdk/fusion.hpp"
 #include "kioku/sdk/sql.hpp"
@@ -179,7 +178,7 @@ std::string JoinOr(const std::vector<std::string>& terms) {
 class RecallTermCounts {
  public:
   explicit RecallTermCounts(const Env& env) {
-    if (env.term_counts == nullptr || sqlite3_get_autocommit(env.db.getHandle()) == 0) return;
+    if (env.term_counts == nullptr || sdk::InTransaction(env.db)) return;
     shared_ = env.term_counts;
     // Row 10 is FTS5_STRUCTURE_ROWID (fts5_index.c): segments and write counter.
     sdk::CachedStatement q = env.Stmt("SELECT block FROM semantic_fts_data WHERE id = 10");

@@ -18,6 +18,9 @@ namespace kioku::sdk {
 /// creates gets mode 0600. The connection is opened NOMUTEX: use it from one thread.
 SQLite::Database OpenDatabase(const std::string& path, int busy_timeout_ms = 5000);
 
+/// True while `db` is inside a transaction (sqlite3_get_autocommit is 0).
+bool InTransaction(SQLite::Database& db);
+
 /// Runs `body` inside `BEGIN IMMEDIATE` … `COMMIT`. Immediate transactions take the write
 /// lock up front, so they wait on busy_timeout instead of failing on upgrade (see SQLite
 /// "isolation" and "lang_transaction" docs). If SQLITE_BUSY/LOCKED still surfaces (at BEGIN,
