@@ -244,7 +244,8 @@ struct NewestWindow {
 // still contributing to the score of those rows
 // ("(rare…) AND (rare… OR common…)"). Only when that yields fewer than the list size do
 // the common terms add candidates: their newest matches (read newest-first within a
-// NewestWindow), BM25-scored and sorted in memory.
+// NewestWindow), BM25-scored and sorted in memory; a common term in more than half of the
+// rows adds none while other terms found rows or can add them.
 //
 // Ranking goes through sdk kioku_bm25 with each phrase's document frequency supplied:
 // bm25() itself counts a phrase's rows to get its IDF, O(rows) per query for a term in
@@ -326,10 +327,20 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
     out.list.name = name;
     out.list.weight = weight;
   }
-  if (static_cast<int>(out.rows.size()) < n && !common.empty()) {
-    const std::string sql = select(common.size()) + " AND f.rowid >= ? ORDER BY f.rowid DESC LIMIT " +
+  // A term in more than half of the rows is no evidence of relevance: its Robertson–Spärck
+  // Jones weight log((N − n + 0.5) / (n + 0.5)) is negative (Robertson & Zaragoza 2009, "The
+  // Probabilistic Relevance Framework: BM25 and Beyond", §3.2; bm25 adds 1 only to keep it
+  // positive). Such terms still score the rows found, but propose rows of their own only
+  // when nothing better did: "file77.ts" in a code store finds file77, not every ".ts" row.
+  std::vector<std::string> fill;
+  for (const std::string& t : common) {
+    if (2 * df_of[t] <= static_cast<double>(max_rowid)) fill.push_back(t);
+  }
+  if (fill.empty() && out.rows.empty()) fill = common;
+  if (static_cast<int>(out.rows.size()) < n && !fill.empty()) {
+    const std::string sql = select(fill.size()) + " AND f.rowid >= ? ORDER BY f.rowid DESC LIMIT " +
                             std::to_string(n);
-    std::vector<Bind> b = binds_for(common, JoinOr(common));
+    std::vector<Bind> b = binds_for(fill, JoinOr(fill));
     b.emplace_back(std::int64_t{0});
     ListResult newest;
     for (NewestWindow w(max_rowid, n);; w.Widen()) {
@@ -670,6 +681,7 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
   const std::int64_t score_time = r.as_of.value_or(now);
   const Sql filter = FilterSql(r, viewer, now);
   const ListWeights& w = env.settings.weights;
+  const RecallSettings& rs = env.settings.recall;
   // Each list contributes at least twice the answer size, so withheld and filtered rows
   // still leave enough candidates.
   const int n = std::max(env.settings.recall.candidates_per_list, 2 * r.limit);
@@ -680,54 +692,68 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
   const std::string_view query = Trim(r.query);
   if (const auto unsearchable = sdk::UnsearchableQuery(query)) throw sdk::ToolError(*unsearchable);
   if (!query.empty()) {
-    const RecallSettings& rs = env.settings.recall;
     words = WordTerms(query, rs.drop_filler);
     out.text_query = true;
     // Column weights: a hit in subject/value/tags says more than one in running text.
     // (A kioku_bm25 column-weight suffix: FtsList appends the phrase frequencies.)
     const std::string word_rank = ", 1.0, 2.0, 2.0, 1.5";
     RecallTermCounts word_counts(env);
-    lists.push_back(FtsList(env, "bm25", w.bm25, "semantic_fts", word_rank, words, filter,
-                            r.as_of, n, &word_counts));
+    ListResult bm25 = FtsList(env, "bm25", w.bm25, "semantic_fts", word_rank, words, filter, r.as_of, n, &word_counts);
     const std::vector<std::string> trigram_terms = TrigramTerms(query, word_counts);
     const std::vector<std::string> tokens = sdk::FtsTokens(query);
+    // The lists whose rows may be shown, in fusion order after bm25 (and after the context
+    // lists, which go between: feedback after expansion, neighbour after answer).
+    std::optional<ListResult> expansion, answer;
+    std::vector<ListResult> shown;
     if (rs.expansions && w.expansion > 0) {
       if (const auto extra = CuratedExpansions(tokens); !extra.empty()) {
-        lists.push_back(FtsList(env, "expansion", w.expansion, "semantic_fts", word_rank,
-                                Quoted(extra), filter, r.as_of, n, &word_counts));
-      }
-    }
-    if (w.feedback > 0) {
-      if (const auto extra = FeedbackTerms(env, lists.front(), tokens, word_counts); !extra.empty()) {
-        std::vector<std::string> expanded = words;
-        for (const std::string& t : Quoted(extra)) expanded.push_back(t);
-        lists.push_back(FtsList(env, "feedback", w.feedback, "semantic_fts", word_rank,
-                                expanded, filter, r.as_of, n, &word_counts));
+        expansion = FtsList(env, "expansion", w.expansion, "semantic_fts", word_rank, Quoted(extra), filter,
+                            r.as_of, n, &word_counts);
       }
     }
     if (const AnswerType type = QueryAnswerType(tokens);
         type != AnswerType::kAny && w.answer > 0 && rs.answer_hits > 0) {
-      ListResult answer = AnswerList(env, lists.front(), type);
-      if (!answer.rows.empty()) lists.push_back(std::move(answer));
-    }
-    if (w.neighbour > 0 && rs.neighbour_hits > 0) {
-      ListResult nb = NeighbourList(env, lists.front(), filter, r.as_of, n);
-      if (!nb.rows.empty()) lists.push_back(std::move(nb));
+      if (ListResult a = AnswerList(env, bm25, type); !a.rows.empty()) answer = std::move(a);
     }
     if (!trigram_terms.empty() && w.trigram > 0) {
-      lists.push_back(FtsList(env, "trigram", w.trigram, "semantic_fts_trigram", "", trigram_terms, filter,
+      shown.push_back(FtsList(env, "trigram", w.trigram, "semantic_fts_trigram", "", trigram_terms, filter,
                               r.as_of, n));
     }
     if (const auto cjk = CjkTerms(query); !cjk.empty() && w.cjk > 0) {
-      lists.push_back(FtsList(env, "cjk", w.cjk, "semantic_fts_cjk", "", cjk, filter, r.as_of, n));
+      shown.push_back(FtsList(env, "cjk", w.cjk, "semantic_fts_cjk", "", cjk, filter, r.as_of, n));
     }
     if (w.entity > 0) {
       const std::vector<std::int64_t> entities = QueryEntities(env, query);
-      if (!entities.empty()) lists.push_back(EntityList(env, entities, filter, r.as_of, n));
+      if (!entities.empty()) shown.push_back(EntityList(env, entities, filter, r.as_of, n));
     }
     if (!r.vector_seqs.empty() && env.settings.vectors.weight > 0) {
-      lists.push_back(VectorList(env, r.vector_seqs, filter, r.as_of));
+      shown.push_back(VectorList(env, r.vector_seqs, filter, r.as_of));
     }
+    // The context lists (feedback, neighbour) only reorder what the other lists found unless
+    // context_candidates is on, so with at most one such memory they are not built.
+    std::set<std::int64_t> found;
+    for (const ListResult* l : {&bm25, expansion ? &*expansion : nullptr, answer ? &*answer : nullptr}) {
+      if (l != nullptr) for (const Candidate& c : l->rows) found.insert(c.seq);
+    }
+    for (const ListResult& l : shown) for (const Candidate& c : l.rows) found.insert(c.seq);
+    const bool context = rs.context_candidates || found.size() > 1;
+    std::optional<ListResult> feedback, neighbour;
+    if (context && w.feedback > 0) {
+      if (const auto extra = FeedbackTerms(env, bm25, tokens, word_counts); !extra.empty()) {
+        std::vector<std::string> expanded = words;
+        for (const std::string& t : Quoted(extra)) expanded.push_back(t);
+        feedback = FtsList(env, "feedback", w.feedback, "semantic_fts", word_rank, expanded, filter, r.as_of, n,
+                           &word_counts);
+      }
+    }
+    if (context && w.neighbour > 0 && rs.neighbour_hits > 0) {
+      if (ListResult nb = NeighbourList(env, bm25, filter, r.as_of, n); !nb.rows.empty()) neighbour = std::move(nb);
+    }
+    lists.push_back(std::move(bm25));
+    for (std::optional<ListResult>* l : {&expansion, &feedback, &answer, &neighbour}) {
+      if (*l) lists.push_back(std::move(**l));
+    }
+    for (ListResult& l : shown) lists.push_back(std::move(l));
   } else {
     // No text: newest and most important first, straight from their indexes.
     const char* time_col = r.as_of ? "m.captured_at" : "m.updated_at";
@@ -744,19 +770,31 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
                             filter.binds, r.as_of));
   }
 
+  const auto is_context_list = [](const std::string& name) { return name == "feedback" || name == "neighbour"; };
   std::unordered_map<std::int64_t, Candidate> by_seq;
+  std::vector<std::int64_t> showable;  // found by a list that is not only context
   std::vector<sdk::RankList> rank_lists;
   for (ListResult& l : lists) {
-    for (Candidate& c : l.rows) by_seq.emplace(c.seq, std::move(c));
+    const bool context_list = is_context_list(l.list.name);
+    for (Candidate& c : l.rows) {
+      if (!context_list) showable.push_back(c.seq);
+      by_seq.emplace(c.seq, std::move(c));
+    }
     rank_lists.push_back(std::move(l.list));
   }
   out.candidates = static_cast<int>(by_seq.size());
   if (by_seq.empty()) return out;
   if (out.text_query) {
-    // Marked helpful (memory_used): a vote among what the other lists found.
+    // Marked helpful (memory_used): a vote among what the other lists found, so a memory
+    // that only a context list found is not shown for its votes alone.
     std::vector<std::int64_t> seqs;
-    seqs.reserve(by_seq.size());
-    for (const auto& [seq, c] : by_seq) seqs.push_back(seq);
+    if (rs.context_candidates) {
+      for (const auto& [seq, c] : by_seq) seqs.push_back(seq);
+    } else {
+      seqs = showable;
+      std::sort(seqs.begin(), seqs.end());
+      seqs.erase(std::unique(seqs.begin(), seqs.end()), seqs.end());
+    }
     if (sdk::RankList useful = UsefulnessList(env, seqs); !useful.ids.empty()) rank_lists.push_back(std::move(useful));
   }
 
@@ -792,16 +830,13 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
   const bool asked_unconfirmed =
       std::any_of(r.statuses.begin(), r.statuses.end(),
                   [](const std::string& s) { return s == "pending" || s == "contested"; });
-  const RecallSettings& rs = env.settings.recall;
   int unconfirmed_shown = 0;
   std::vector<const Scored*> chosen;
   std::unordered_map<std::int64_t, std::string> verdicts;
   // Lists that only lend context (recall.context_candidates): a memory in none of the
   // others is not shown unless the setting allows it.
   std::vector<bool> context_list(rank_lists.size(), false);
-  for (std::size_t i = 0; i < rank_lists.size(); ++i) {
-    context_list[i] = rank_lists[i].name == "feedback" || rank_lists[i].name == "neighbour";
-  }
+  for (std::size_t i = 0; i < rank_lists.size(); ++i) context_list[i] = is_context_list(rank_lists[i].name);
   const auto context_only = [&](const sdk::FusedItem& item) {
     for (std::size_t i = 0; i < item.ranks.size(); ++i) {
       if (item.ranks[i] > 0 && !context_list[i]) return false;

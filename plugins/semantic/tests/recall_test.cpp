@@ -369,6 +369,58 @@ TEST_F(SemanticTest, CommonTermsAreBoundedButRareTermsStillWin) {
   EXPECT_EQ(RecallIds({{"query", "zanzibar"}}), std::vector<std::string>{rare});
 }
 
+// A term in more than half of the rows ("ts" in a code store) scores the rows other terms
+// find but proposes none of its own while they find some; a common term in at most half
+// still fills the list, and a query of only such terms is still answered.
+TEST_F(SemanticTest, TermsInMostRowsDoNotFillTheListWhenOtherTermsFindRows) {
+  Start({{"recall", {{"scan_limit", 20}, {"candidates_per_list", 10}}}});
+  std::vector<std::string> billing;
+  std::string file7;
+  for (int i = 1; i <= 90; ++i) {
+    const std::string w = i % 3 == 0 ? "billing" : "render";
+    const std::string id = Remember("module " + w + "_" + std::to_string(i) + " handles " + w +
+                                    " requests via src/" + w + "/file" + std::to_string(i) + ".ts", "fact");
+    if (w == "billing") billing.push_back(id);
+    if (i == 7) file7 = id;
+  }
+  EXPECT_EQ(RecallIds({{"query", "file7.ts"}}), std::vector<std::string>{file7});
+  // "billing" is common (30 rows > scan_limit 20) but in a third of the rows: it fills.
+  const std::vector<std::string> ids = RecallIds({{"query", "file7.ts billing"}});
+  ASSERT_EQ(ids.size(), 10u);
+  EXPECT_EQ(ids.front(), file7);
+  for (std::size_t i = 1; i < ids.size(); ++i) {
+    EXPECT_NE(std::find(billing.begin(), billing.end(), ids[i]), billing.end()) << "row " << i << " lacks billing";
+  }
+  EXPECT_EQ(RecallIds({{"query", "ts"}}).size(), 10u);
+  EXPECT_EQ(RecallIds({{"query", "file999.ts"}}).size(), 10u);  // nothing rarer found: "ts" rows answer
+}
+
+// The context lists only reorder what the other lists found, so for one such memory they
+// are not built; for two they are.
+TEST_F(SemanticTest, ContextListsRunOnlyWhenThereIsSomethingToReorder) {
+  Remember("the deploy script does a blue green rollout");
+  Remember("the deploy script posts to the release channel");
+  Remember("lunch is at noon on fridays");
+  const auto ranks_of_first = [&](const std::string& query) {
+    const Json s = Ok("memory_recall", {{"query", query}});
+    return s["memories"][0]["ranks"];
+  };
+  EXPECT_FALSE(ranks_of_first("rollout").contains("feedback"));
+  EXPECT_TRUE(ranks_of_first("deploy").contains("feedback"));
+}
+
+// A memory only a context list found stays hidden however often it was marked helpful.
+TEST_F(SemanticTest, UsefulVotesDoNotShowWhatOnlyAContextListFound) {
+  const std::string hit = Remember("the deploy script does a blue green rollout");
+  Remember("the deploy script posts to the release channel");
+  const std::string context = Remember("blue green switch happens in the release channel");
+  Ok("memory_used", {{"ids", {context}}, {"session_id", "s1"}});
+  Ok("memory_used", {{"ids", {context}}, {"session_id", "s2"}});
+  const std::vector<std::string> ids = RecallIds({{"query", "deploy script"}});
+  EXPECT_NE(std::find(ids.begin(), ids.end(), hit), ids.end());
+  EXPECT_EQ(std::find(ids.begin(), ids.end(), context), ids.end());
+}
+
 TEST_F(SemanticTest, KeptTermCountsFollowWritesToTheIndex) {
   Remember("an unrelated memory", "fact");
   // "zephyrine" is counted (0 rows) and kept: the word index cannot find it, so the
