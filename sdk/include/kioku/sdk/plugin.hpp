@@ -34,7 +34,9 @@ struct Migration {
   std::string description;
   /// Either SQL (may hold several statements) ...
   std::string sql;
-  /// ... or code, for data moves SQL cannot express. Runs inside the transaction.
+  /// ... or code, for data moves SQL cannot express. Runs inside the transaction and touches
+  /// only the database it is given: on a store without the plugin's tables the host runs the
+  /// whole chain on a scratch database first and copies the resulting schema.
   std::function<void(SQLite::Database&)> apply;
 };
 
