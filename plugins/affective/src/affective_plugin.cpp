@@ -38,10 +38,10 @@ void AffectivePlugin::Register(sdk::Registrar& registrar) {
   registrar.AddCommand(std::move(hook));
 
   if (settings_.capture) {
-    host_.Events().Subscribe(sdk::kToolCalledTopic, MakeCaptureHandler(context_));
+    host_.Events().Subscribe(sdk::kToolCalledTopic, MakeCaptureHandler(context_, captured_));
   }
   // Outcomes other layers report explicitly (a procedure followed) are always recorded.
-  host_.Events().Subscribe(sdk::kOutcomeReportedTopic, MakeCaptureHandler(context_));
+  host_.Events().Subscribe(sdk::kOutcomeReportedTopic, MakeCaptureHandler(context_, captured_));
 }
 
 void AffectivePlugin::Start() {

@@ -9,6 +9,7 @@
 
 #include "kioku/sdk/host.hpp"
 #include "kioku/sdk/plugin.hpp"
+#include "capture.hpp"
 #include "recorder.hpp"
 #include "settings.hpp"
 #include "tools.hpp"
@@ -32,6 +33,7 @@ class AffectivePlugin : public sdk::Plugin {
   Settings settings_;
   Recorder recorder_;
   ToolContext context_;
+  CaptureBuffer captured_;
 };
 
 }  // namespace kioku::affective

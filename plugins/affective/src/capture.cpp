@@ -35,15 +35,36 @@ std::optional<OutcomeRecord> RecordFromToolCall(const sdk::ToolCallEvent& event,
   return r;
 }
 
-sdk::EventBus::Handler MakeCaptureHandler(ToolContext& ctx) {
-  return [&ctx](const sdk::Event& event) noexcept {
+std::shared_ptr<CaptureBuffer::Chunk> CaptureBuffer::Add(OutcomeRecord r) {
+  std::lock_guard lock(mutex_);
+  std::shared_ptr<Chunk> opened;
+  if (!open_ || open_->closed || open_->records.size() >= kChunk) opened = open_ = std::make_shared<Chunk>();
+  open_->records.push_back(std::move(r));
+  return opened;
+}
+
+const std::vector<OutcomeRecord>& CaptureBuffer::Close(Chunk& chunk) {
+  std::lock_guard lock(mutex_);
+  chunk.closed = true;
+  return chunk.records;
+}
+
+sdk::EventBus::Handler MakeCaptureHandler(ToolContext& ctx, CaptureBuffer& buffer) {
+  return [&ctx, &buffer](const sdk::Event& event) noexcept {
     try {
       const auto call = sdk::ToolCallEvent::FromJson(event.payload);
       auto record =
           RecordFromToolCall(call, ctx.settings, ctx.recorder, ctx.host.GetClock().NowMs());
       if (!record) return;
-      // Off the request thread: the host batches it with other bookkeeping writes.
-      ctx.host.DeferWrite([&ctx, r = std::move(*record)](SQLite::Database&) { ctx.recorder.Record({r}); });
+      // Off the request thread: the host batches the drain with other bookkeeping writes.
+      if (std::shared_ptr<CaptureBuffer::Chunk> chunk = buffer.Add(std::move(*record))) {
+        try {
+          ctx.host.DeferWrite([&ctx, &buffer, chunk](SQLite::Database&) { ctx.recorder.Record(buffer.Close(*chunk)); });
+        } catch (...) {
+          buffer.Close(*chunk);  // not scheduled: later records must not join it
+          throw;
+        }
+      }
     } catch (const std::exception& e) {
       try {
         ctx.host.Log().Warn(std::string("capture: could not record a tool call: ") + e.what());

@@ -163,5 +163,46 @@ TEST_F(CaptureTest, StopWritesCapturedOutcomesStillQueued) {
   EXPECT_EQ(RawCount(), 1);
 }
 
+TEST(CaptureBufferTest, OneChunkPerDeferredWriteUntilItIsFullOrBeingWritten) {
+  CaptureBuffer buffer;
+  OutcomeRecord r;
+  r.tool = "memory_recall";
+  const auto first = buffer.Add(r);
+  ASSERT_NE(first, nullptr);
+  for (std::size_t i = 1; i < CaptureBuffer::kChunk; ++i) ASSERT_EQ(buffer.Add(r), nullptr) << i;
+  const auto second = buffer.Add(r);  // the first is full
+  ASSERT_NE(second, nullptr);
+  EXPECT_EQ(buffer.Close(*first).size(), CaptureBuffer::kChunk);
+  EXPECT_EQ(buffer.Close(*second).size(), 1u);
+  // A chunk being written takes no more records: they open the next one.
+  const auto third = buffer.Add(r);
+  ASSERT_NE(third, nullptr);
+  EXPECT_EQ(second->records.size(), 1u);
+  EXPECT_EQ(third->records.size(), 1u);
+}
+
+TEST(CaptureLockTest, ABatchThatStayedLockedIsWrittenLaterWholeAndOnce) {
+  kioku::testing::TestRuntime local(100);
+  local.Add<DummyPlugin>("dummy");
+  local.Add<AffectivePlugin>("affective");
+  local.Start();
+  auto raw = [&] { return local.Db().execAndGet("SELECT count(*) FROM affective_outcomes").getInt(); };
+  auto total = [&] {
+    return local.Db().execAndGet("SELECT coalesce(sum(n), 0) FROM affective_totals WHERE tool = 'dummy_ok'").getInt();
+  };
+  {
+    SQLite::Database other = sdk::OpenDatabase((local.dir / "kioku.db").string(), 0);
+    other.exec("BEGIN IMMEDIATE");
+    for (int i = 0; i < 3; ++i) ASSERT_FALSE(local.runtime->CallTool("dummy_ok", json::object()).is_error);
+    local.runtime->FlushDeferredWrites();  // locked out: kept for later
+    for (int i = 0; i < 2; ++i) ASSERT_FALSE(local.runtime->CallTool("dummy_ok", json::object()).is_error);
+    EXPECT_EQ(raw(), 0);
+    other.exec("ROLLBACK");
+  }
+  local.runtime->FlushDeferredWrites();
+  EXPECT_EQ(raw(), 5);
+  EXPECT_EQ(total(), 5);
+}
+
 }  // namespace
 }  // namespace kioku::affective::testing

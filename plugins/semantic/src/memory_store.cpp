@@ -6,6 +6,7 @@
 #include "entity_store.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/ids.hpp"
+#include "kioku/sdk/json.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "normalize.hpp"
 
@@ -441,17 +442,15 @@ bool MemoryWriter::Unpin(const Memory& m, const Author& author) {
   return true;
 }
 
-void MarkRecalled(SQLite::Database& db, const std::vector<std::int64_t>& seqs, std::int64_t at_ms) {
+void MarkRecalled(SQLite::Database& db, sdk::StatementCache& statements, const std::vector<std::int64_t>& seqs,
+                  std::int64_t at_ms) {
   if (seqs.empty()) return;
-  std::string sql =
-      "UPDATE semantic_memories SET recall_count = recall_count + 1, "
-      "last_recalled_at = max(coalesce(last_recalled_at, 0), ?) WHERE seq IN (";
-  for (std::size_t i = 0; i < seqs.size(); ++i) sql += i == 0 ? "?" : ",?";
-  sql += ")";
-  SQLite::Statement q(db, sql);
-  sdk::Bind(q, at_ms);
-  for (std::size_t i = 0; i < seqs.size(); ++i) q.bind(static_cast<int>(i + 2), seqs[i]);
-  q.exec();
+  const std::string list = sdk::Json(seqs).dump();
+  sdk::CachedStatement q = statements.Get(
+      db, "UPDATE semantic_memories SET recall_count = recall_count + 1, "
+          "last_recalled_at = max(coalesce(last_recalled_at, 0), ?) WHERE seq IN (SELECT value FROM json_each(?))");
+  sdk::Bind(*q, at_ms, list);
+  q->exec();
 }
 
 }  // namespace kioku::semantic

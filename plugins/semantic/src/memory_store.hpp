@@ -131,8 +131,10 @@ class MemoryWriter {
 
 /// Recall bookkeeping: recall_count += 1 and last_recalled_at = max(itself, `at_ms`) for
 /// the given seqs (a row deleted meanwhile is skipped). Run through HostServices::DeferWrite
-/// on the host's writer connection, inside its batch transaction — never on a read.
-void MarkRecalled(SQLite::Database& db, const std::vector<std::int64_t>& seqs, std::int64_t at_ms);
+/// on the host's writer connection, inside its batch transaction — never on a read;
+/// `statements` keeps the one UPDATE prepared per connection.
+void MarkRecalled(SQLite::Database& db, sdk::StatementCache& statements, const std::vector<std::int64_t>& seqs,
+                  std::int64_t at_ms);
 
 /// Runs `body` with a MemoryWriter inside one write transaction (BEGIN IMMEDIATE, retried on
 /// SQLITE_BUSY — so `body` must keep its effects in the database), then Finish() and COMMIT.

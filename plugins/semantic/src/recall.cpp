@@ -798,11 +798,14 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
     if (sdk::RankList useful = UsefulnessList(env, seqs); !useful.ids.empty()) rank_lists.push_back(std::move(useful));
   }
 
+  // Strength is 1 without uses whether or not every word matches: ask only about the
+  // candidates that have been recalled or reaffirmed.
   std::set<std::int64_t> exact;
   if (!words.empty()) {
     std::vector<std::int64_t> seqs;
-    seqs.reserve(by_seq.size());
-    for (const auto& [seq, c] : by_seq) seqs.push_back(seq);
+    for (const auto& [seq, c] : by_seq) {
+      if (c.in.recall_count + c.in.reaffirm_count > 0) seqs.push_back(seq);
+    }
     exact = ExactMatches(env, words, seqs);
   }
   for (auto& [seq, c] : by_seq) c.in.usage_counts = words.empty() || exact.count(seq) > 0;

@@ -191,7 +191,9 @@ void RegisterRecallTool(sdk::Registrar& registrar, ToolContext& ctx) {
     if (ctx.settings.recall.track_recalls && !shown.empty() && !request.as_of) {
       // Usage counters are bookkeeping: the host writes them in a batch off this thread,
       // so a recall never waits for (or fails on) another process's write lock.
-      ctx.host.DeferWrite([shown, at = env.clock.NowMs()](SQLite::Database& db) { MarkRecalled(db, shown, at); });
+      ctx.host.DeferWrite([&ctx, shown, at = env.clock.NowMs()](SQLite::Database& db) {
+        MarkRecalled(db, ctx.statements, shown, at);
+      });
     }
 
     std::string text;

@@ -7,6 +7,7 @@
 
 #include "anchors.hpp"
 #include "kioku/sdk/fts.hpp"
+#include "kioku/sdk/json.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "normalize.hpp"
 #include "rivals.hpp"
@@ -550,12 +551,14 @@ sdk::RankList UsefulnessList(const Env& env, const std::vector<std::int64_t>& ca
   list.name = "useful";
   list.weight = env.settings.weights.useful;
   if (candidates.empty() || list.weight <= 0) return list;
-  // Bounded: the candidate set is at most a few hundred rows (recall's lists).
-  SQLite::Statement q(env.db, "SELECT memory_seq FROM semantic_memory_usage WHERE memory_seq IN (" +
-                                  sdk::Placeholders(candidates.size()) +
-                                  ") GROUP BY memory_seq ORDER BY COUNT(*) DESC, MAX(at) DESC");
-  for (std::size_t i = 0; i < candidates.size(); ++i) q.bind(static_cast<int>(i + 1), static_cast<int64_t>(candidates[i]));
-  while (q.executeStep()) list.ids.push_back(std::to_string(q.getColumn(0).getInt64()));
+  // Bounded: the candidate set is at most a few hundred rows (recall's lists). One cached
+  // statement for any number of candidates (a JSON array), not one prepared per call.
+  const std::string seqs = sdk::Json(candidates).dump();
+  sdk::CachedStatement q = env.Stmt(
+      "SELECT memory_seq FROM semantic_memory_usage WHERE memory_seq IN (SELECT value FROM json_each(?)) "
+      "GROUP BY memory_seq ORDER BY COUNT(*) DESC, MAX(at) DESC");
+  sdk::Bind(*q, seqs);
+  while (q->executeStep()) list.ids.push_back(std::to_string(q->getColumn(0).getInt64()));
   return list;
 }
 
