@@ -331,12 +331,15 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
   // Jones weight log((N − n + 0.5) / (n + 0.5)) is negative (Robertson & Zaragoza 2009, "The
   // Probabilistic Relevance Framework: BM25 and Beyond", §3.2; bm25 adds 1 only to keep it
   // positive). Such terms still score the rows found, but propose rows of their own only
-  // when nothing better did: "file77.ts" in a code store finds file77, not every ".ts" row.
+  // when no other term is in the index at all: "file77.ts" in a code store finds file77,
+  // not every ".ts" row — and in a project without file77 (other projects have it) finds
+  // nothing, instead of reading every ".ts" row of the store for none in scope.
   std::vector<std::string> fill;
   for (const std::string& t : common) {
     if (2 * df_of[t] <= static_cast<double>(max_rowid)) fill.push_back(t);
   }
-  if (fill.empty() && out.rows.empty()) fill = common;
+  const bool rare_indexed = std::any_of(rare.begin(), rare.end(), [&](const std::string& t) { return df_of[t] > 0; });
+  if (fill.empty() && out.rows.empty() && !rare_indexed) fill = common;
   if (static_cast<int>(out.rows.size()) < n && !fill.empty()) {
     const std::string sql = select(fill.size()) + " AND f.rowid >= ? ORDER BY f.rowid DESC LIMIT " +
                             std::to_string(n);

@@ -393,6 +393,10 @@ TEST_F(SemanticTest, TermsInMostRowsDoNotFillTheListWhenOtherTermsFindRows) {
   }
   EXPECT_EQ(RecallIds({{"query", "ts"}}).size(), 10u);
   EXPECT_EQ(RecallIds({{"query", "file999.ts"}}).size(), 10u);  // nothing rarer found: "ts" rows answer
+  // file500 is indexed, but only in another project: its ".ts" is no evidence here.
+  Ok("memory_remember", {{"text", "module other_500 lives in src/other/file500.ts"}, {"kind", "fact"}},
+     ProjectCaller("github.com/acme/other"));
+  EXPECT_TRUE(RecallIds({{"query", "file500.ts"}}).empty());
 }
 
 // The context lists only reorder what the other lists found, so for one such memory they
