@@ -13,6 +13,7 @@
 
 #include "data/backup.hpp"
 #include "tool_selection.hpp"
+#include "yaml_json.hpp"
 #include "kioku/sdk/project_identity.hpp"
 
 namespace kioku::host {
@@ -96,11 +97,10 @@ struct Config {
 
 /// The default config compiled into the binary (same text as config/kioku.yaml).
 const std::string& EmbeddedDefaultConfig();
-
-/// Converts YAML text to JSON: plain scalars become bool/int/float/null when they look like
-/// one (YAML 1.2 core schema), quoted scalars stay strings. Throws std::runtime_error with
-/// the line/column of a YAML syntax error.
-nlohmann::json YamlToJson(const std::string& yaml_text);
+/// The same converted to JSON by YamlToJson at build time (host/tools/config_json.cpp).
+const std::string& EmbeddedDefaultConfigJson();
+/// The `source` ReadConfigText names the embedded default by.
+inline constexpr const char* kEmbeddedConfigSource = "(embedded default)";
 
 /// Parses and validates a config. `source` names it in error messages. `known_plugins` are
 /// the plugin names whose modules exist; a top-level key that is neither a host key nor a

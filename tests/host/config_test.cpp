@@ -55,6 +55,12 @@ TEST(ConfigTest, EmbeddedDefaultParses) {
   EXPECT_EQ(c.home, std::filesystem::path("~/.kioku"));
 }
 
+// Start-up without a config file reads the JSON the build made from the same YAML.
+TEST(ConfigTest, EmbeddedJsonIsTheEmbeddedYamlConverted) {
+  EXPECT_EQ(nlohmann::json::parse(EmbeddedDefaultConfigJson()), YamlToJson(EmbeddedDefaultConfig()));
+  EXPECT_TRUE(YamlToJson(EmbeddedDefaultConfig()).contains("plugins"));
+}
+
 TEST(ConfigTest, ServerToolsDefaultsToCoreAndReadsLists) {
   EXPECT_EQ(ParseConfig(EmbeddedDefaultConfig(), "(embedded default)", kLayers).tools.profile, sdk::ToolProfile::kCore);
   EXPECT_EQ(ParseConfig("plugins:\n  enabled: []\n", "f.yaml", kLayers).tools.profile, sdk::ToolProfile::kCore);
