@@ -318,7 +318,7 @@ std::pair<std::string, std::string> ReadConfigText(const std::string& cli_path) 
   if (path.empty()) {
     if (const char* env = std::getenv("KIOKU_CONFIG"); env && *env) path = env;
   }
-  if (path.empty()) return {EmbeddedDefaultConfig(), kEmbeddedConfigSource};
+  if (path.empty()) return {EmbeddedDefaultConfig(), "(embedded default)"};
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
     throw std::runtime_error("config " + path + ": cannot read the file: it is a directory");

@@ -99,8 +99,6 @@ struct Config {
 const std::string& EmbeddedDefaultConfig();
 /// The same converted to JSON by YamlToJson at build time (host/tools/config_json.cpp).
 const std::string& EmbeddedDefaultConfigJson();
-/// The `source` ReadConfigText names the embedded default by.
-inline constexpr const char* kEmbeddedConfigSource = "(embedded default)";
 
 /// Parses and validates a config. `source` names it in error messages. `known_plugins` are
 /// the plugin names whose modules exist; a top-level key that is neither a host key nor a

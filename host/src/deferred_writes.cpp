@@ -5,20 +5,11 @@
 #include <iterator>
 
 #include <SQLiteCpp/Exception.h>
-#include <sqlite3.h>
 
 #include "connection_pool.hpp"
 #include "kioku/sdk/db.hpp"
 
 namespace kioku::host {
-namespace {
-
-bool IsBusy(const SQLite::Exception& e) {
-  const int primary = e.getErrorCode() & 0xff;
-  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
-}
-
-}  // namespace
 
 DeferredWrites::DeferredWrites(ConnectionPool& pool, const sdk::Clock& clock, sdk::Logger& log,
                                DeferredWriteOptions options)
@@ -155,7 +146,7 @@ bool DeferredWrites::WriteBatch(std::vector<DeferredWrite>& batch) {
           write(db);
           db.exec("RELEASE deferred_write");
         } catch (const SQLite::Exception& e) {
-          if (IsBusy(e)) throw;
+          if (sdk::IsBusyError(e)) throw;
           db.exec("ROLLBACK TO deferred_write");
           db.exec("RELEASE deferred_write");
           log_.Warn(std::string("deferred write failed and was skipped: ") + e.what());
@@ -168,7 +159,7 @@ bool DeferredWrites::WriteBatch(std::vector<DeferredWrite>& batch) {
     });
     return true;
   } catch (const SQLite::Exception& e) {
-    if (IsBusy(e)) {
+    if (sdk::IsBusyError(e)) {
       log_.Warn("deferred writes: database still locked after retries; keeping " + std::to_string(batch.size()) +
                 " writes for later");
       return false;

@@ -6,7 +6,6 @@
 
 #include <SQLiteCpp/Exception.h>
 #include <SQLiteCpp/Statement.h>
-#include <sqlite3.h>
 
 #include "kioku/sdk/db.hpp"
 
@@ -17,11 +16,6 @@ void EnsureTable(SQLite::Database& db) {
   db.exec(
       "CREATE TABLE IF NOT EXISTS kioku_migrations ("
       " plugin TEXT PRIMARY KEY, version INTEGER NOT NULL, applied_at INTEGER NOT NULL)");
-}
-
-bool IsBusy(const SQLite::Exception& e) {
-  const int primary = e.getErrorCode() & 0xff;
-  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
 }
 
 DatabaseLockedError LockedError(SQLite::Database& db, const std::string& plugin, const std::string& what) {
@@ -43,9 +37,10 @@ void RecordVersion(SQLite::Database& db, const std::string& plugin, int version)
 // The schema a plugin's whole migration chain leaves, built on a private in-memory database:
 // its CREATE statements in creation order (sqlite_schema rowid order; the tables FTS5 and
 // other virtual tables make for themselves and automatic indexes are left out, as creating
-// their owner makes them). nullopt when a step fails there or leaves a row in any table or
-// an FTS5 setting, so the chain must run on the real database: only a chain that creates
-// empty tables can be replaced by its result.
+// their owner makes them, and sqlite_sequence, which SQLite makes). nullopt when a step fails
+// there or leaves a row in any table (virtual tables and AUTOINCREMENT counters included),
+// an FTS5 setting or ANALYZE statistics, so the chain must run on the real database: only a
+// chain that creates empty tables can be replaced by its result.
 std::optional<std::vector<std::string>> ChainResult(const std::vector<sdk::Migration>& migrations) {
   try {
     SQLite::Database scratch(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
@@ -59,18 +54,25 @@ std::optional<std::vector<std::string>> ChainResult(const std::vector<sdk::Migra
     while (tables.executeStep()) {
       const std::string name = tables.getColumn(0).getString(), type = tables.getColumn(1).getString();
       if (type == "shadow") made_by_owner.insert(name);
+      if (type == "view" || name == "sqlite_schema" || name == "sqlite_temp_schema") continue;
+      // ANALYZE's statistics are data the DDL would not carry.
+      if (name.rfind("sqlite_stat", 0) == 0) return std::nullopt;
       // An FTS5 table's settings ('rank', 'automerge', …) live in its <name>_config shadow
-      // table beside the 'version' row that creating the table writes.
+      // table beside the 'version' row that creating the table writes; rows inserted into
+      // an FTS5 table (or any virtual table) are read through the table itself.
       const bool fts_config = type == "shadow" && name.size() > 7 && name.ends_with("_config");
-      if ((type != "table" && !fts_config) || name.rfind("sqlite_", 0) == 0) continue;
+      if (type == "shadow" && !fts_config) continue;
       SQLite::Statement any(scratch, "SELECT 1 FROM \"" + name + "\"" + (fts_config ? " WHERE k <> 'version'" : "") +
                                          " LIMIT 1");
-      if (any.executeStep()) return std::nullopt;
+      if (any.executeStep()) return std::nullopt;  // AUTOINCREMENT counters (sqlite_sequence) too
     }
     std::vector<std::string> ddl;
     SQLite::Statement schema(scratch, "SELECT name, sql FROM sqlite_schema WHERE sql IS NOT NULL ORDER BY rowid");
     while (schema.executeStep()) {
-      if (!made_by_owner.count(schema.getColumn(0).getString())) ddl.push_back(schema.getColumn(1).getString());
+      const std::string name = schema.getColumn(0).getString();
+      // sqlite_sequence is made by the first AUTOINCREMENT table, and cannot be created.
+      if (made_by_owner.count(name) || name.rfind("sqlite_", 0) == 0) continue;
+      ddl.push_back(schema.getColumn(1).getString());
     }
     return ddl;
   } catch (const std::exception&) {
@@ -109,7 +111,7 @@ void RunMigrations(SQLite::Database& db, const std::string& plugin,
   try {
     sdk::WithWriteTransaction(db, [&] { EnsureTable(db); });
   } catch (const SQLite::Exception& e) {
-    if (IsBusy(e)) throw LockedError(db, plugin, "waited to record its schema version");
+    if (sdk::IsBusyError(e)) throw LockedError(db, plugin, "waited to record its schema version");
     throw;
   }
   // A store without this plugin's tables gets the chain's result in one transaction: each
@@ -120,14 +122,17 @@ void RunMigrations(SQLite::Database& db, const std::string& plugin,
     if (const std::optional<std::vector<std::string>> ddl = ChainResult(migrations)) {
       bool done = false;
       try {
+        bool created = false;
         sdk::WithWriteTransaction(db, [&] {
+          created = false;
           if (AppliedVersion(db, plugin) != 0) return;  // another process migrated meanwhile
           for (const std::string& statement : *ddl) db.exec(statement);
           RecordVersion(db, plugin, known);
-          done = true;
+          created = true;
         });
+        done = created;  // only once COMMIT succeeded
       } catch (const SQLite::Exception& e) {
-        if (IsBusy(e)) throw LockedError(db, plugin, "waited to create its tables");
+        if (sdk::IsBusyError(e)) throw LockedError(db, plugin, "waited to create its tables");
         // Rolled back: the steps below say which one fails on this database.
       }
       if (done) return;
@@ -144,7 +149,7 @@ void RunMigrations(SQLite::Database& db, const std::string& plugin,
         RecordVersion(db, plugin, v);
       });
     } catch (const SQLite::Exception& e) {
-      if (IsBusy(e)) throw LockedError(db, plugin, "waited to run migration " + std::to_string(v));
+      if (sdk::IsBusyError(e)) throw LockedError(db, plugin, "waited to run migration " + std::to_string(v));
       throw std::runtime_error("plugin '" + plugin + "': migration " + std::to_string(v) + " (" + m.description +
                                ") failed: " + e.what());
     } catch (const std::exception& e) {

@@ -69,11 +69,6 @@ void ReturnConnectionClean(SQLite::Database& db, sdk::Logger& log, const std::st
   }
 }
 
-bool IsBusyError(const SQLite::Exception& e) {
-  const int primary = e.getErrorCode() & 0xff;
-  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED;
-}
-
 // The host's safety net under CallContext::result_budget_bytes: tools fit themselves, but
 // one that does not must still not flood the client. Text is cut at a UTF-8 boundary; a
 // structuredContent that alone is over the cap cannot be cut without breaking its schema,
@@ -476,7 +471,7 @@ CallOutcome Runtime::Call(std::string_view name, const nlohmann::json& args, con
       out.result = sdk::ToolResult::Error(e.what());
       out.outcome = "failure";
     } catch (const SQLite::Exception& e) {
-      if (IsBusyError(e)) {
+      if (sdk::IsBusyError(e)) {
         // A write that waited past its busy budget: the transaction rolled back whole.
         out.result = sdk::ToolResult::Error(
             "database busy: another process held the write lock longer than " +

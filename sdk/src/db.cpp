@@ -24,13 +24,6 @@ namespace {
 constexpr std::size_t kMinPrefixChars = 4;
 constexpr int kMaxListedMatches = 5;
 
-bool IsBusy(const SQLite::Exception& e) {
-  const int primary = e.getErrorCode() & 0xff;
-  const int extended = e.getExtendedErrorCode() & 0xff;
-  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED || extended == SQLITE_BUSY ||
-         extended == SQLITE_LOCKED;
-}
-
 void RollbackQuietly(SQLite::Database& db) {
   if (!InTransaction(db)) return;  // SQLite may already have rolled back (e.g. on SQLITE_FULL)
   try {
@@ -95,6 +88,13 @@ std::vector<std::string> MatchPrefix(SQLite::Database& db, const std::string& ta
 
 }  // namespace
 
+bool IsBusyError(const SQLite::Exception& e) {
+  const int primary = e.getErrorCode() & 0xff;
+  const int extended = e.getExtendedErrorCode() & 0xff;
+  return primary == SQLITE_BUSY || primary == SQLITE_LOCKED || extended == SQLITE_BUSY ||
+         extended == SQLITE_LOCKED;
+}
+
 bool InTransaction(SQLite::Database& db) { return sqlite3_get_autocommit(db.getHandle()) == 0; }
 
 SQLite::Database OpenDatabase(const std::string& path, int busy_timeout_ms) {
@@ -141,7 +141,7 @@ void WithWriteTransaction(SQLite::Database& db, const std::function<void()>& bod
       return;
     } catch (const SQLite::Exception& e) {
       RollbackQuietly(db);
-      if (!IsBusy(e) || attempt >= max_attempts) throw;
+      if (!IsBusyError(e) || attempt >= max_attempts) throw;
     } catch (...) {
       RollbackQuietly(db);
       throw;

@@ -20,10 +20,13 @@ using ::testing::ElementsAre;
 using ::testing::StartsWith;
 using testing::TempDir;
 
-// Every step the host supports: tables, an index, a renamed column, FTS5 with its trigger,
-// an added column, and a code step. `files` records the database each code step ran on.
+// Every step the host supports: tables (one AUTOINCREMENT), an index, a renamed column, FTS5
+// with its trigger, an added column, and a code step. `files` records the database each code step ran on.
 std::vector<sdk::Migration> Chain(std::vector<std::string>& files) {
-  return {{1, "items", "CREATE TABLE m_items (id INTEGER PRIMARY KEY, txt TEXT NOT NULL, kind TEXT)", {}},
+  return {{1, "items",
+           "CREATE TABLE m_items (id INTEGER PRIMARY KEY, txt TEXT NOT NULL, kind TEXT);"
+           "CREATE TABLE m_log (id INTEGER PRIMARY KEY AUTOINCREMENT, entry TEXT NOT NULL)",
+           {}},
           {2, "index", "CREATE INDEX m_items_kind ON m_items(kind)", {}},
           {3, "rename", "ALTER TABLE m_items RENAME COLUMN txt TO text", {}},
           {4, "fts",
@@ -87,6 +90,18 @@ TEST_F(MigrationsTest, RowsAndFtsSettingsAStepWritesAreKept) {
   RunMigrations(other, "m", {{1, "fts", chain[1].sql, {}}, {2, "weights", chain[2].sql, {}}});
   EXPECT_EQ(other.execAndGet("SELECT v FROM m_fts_config WHERE k = 'rank'").getString(), "bm25(2.0)");
   EXPECT_EQ(AppliedVersion(other, "m"), 2);
+
+  // Rows of an FTS5 table, and an AUTOINCREMENT counter.
+  auto third = Open("third.db");
+  RunMigrations(third, "m",
+                {{1, "seeded", "CREATE VIRTUAL TABLE m_words USING fts5(w); INSERT INTO m_words VALUES ('pnpm')", {}},
+                 {2, "counter",
+                  "CREATE TABLE m_log (id INTEGER PRIMARY KEY AUTOINCREMENT, e TEXT);"
+                  "INSERT INTO m_log(e) VALUES ('a'); DELETE FROM m_log",
+                  {}}});
+  EXPECT_EQ(third.execAndGet("SELECT count(*) FROM m_words WHERE m_words MATCH 'pnpm'").getInt(), 1);
+  third.exec("INSERT INTO m_log(e) VALUES ('b')");
+  EXPECT_EQ(third.execAndGet("SELECT max(id) FROM m_log").getInt(), 2);  // the counter went on
 }
 
 TEST_F(MigrationsTest, AStepThatFailsOnAFreshStoreIsNamedAndTheOnesBeforeItStay) {

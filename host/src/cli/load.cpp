@@ -27,7 +27,8 @@ Loaded LoadConfig(const GlobalOptions& options) {
   std::vector<std::filesystem::path> extra = options.plugin_dirs;
   nlohmann::json raw;
   try {
-    raw = source == kEmbeddedConfigSource ? nlohmann::json::parse(EmbeddedDefaultConfigJson()) : YamlToJson(text);
+    // The same text as the embedded default: its JSON, converted at build time.
+    raw = text == EmbeddedDefaultConfig() ? nlohmann::json::parse(EmbeddedDefaultConfigJson()) : YamlToJson(text);
     if (raw.is_object() && raw.contains("plugins") && raw["plugins"].is_object()) {
       for (const auto& d : raw["plugins"].value("dirs", nlohmann::json::array())) {
         if (d.is_string()) extra.emplace_back(d.get<std::string>());

@@ -3,6 +3,9 @@
 #include <algorithm>
 #include <exception>
 
+#include <SQLiteCpp/Exception.h>
+
+#include "kioku/sdk/db.hpp"
 #include "kioku/sdk/secrets.hpp"
 #include "kioku/sdk/text.hpp"
 
@@ -37,9 +40,13 @@ std::optional<OutcomeRecord> RecordFromToolCall(const sdk::ToolCallEvent& event,
 
 std::shared_ptr<CaptureBuffer::Chunk> CaptureBuffer::Add(OutcomeRecord r) {
   std::lock_guard lock(mutex_);
+  std::shared_ptr<Chunk> open = open_.lock();
   std::shared_ptr<Chunk> opened;
-  if (!open_ || open_->closed || open_->records.size() >= kChunk) opened = open_ = std::make_shared<Chunk>();
-  open_->records.push_back(std::move(r));
+  if (!open || open->closed || open->records.size() >= kChunk) {
+    opened = open = std::make_shared<Chunk>();
+    open_ = open;
+  }
+  open->records.push_back(std::move(r));
   return opened;
 }
 
@@ -48,6 +55,29 @@ const std::vector<OutcomeRecord>& CaptureBuffer::Close(Chunk& chunk) {
   chunk.closed = true;
   return chunk.records;
 }
+
+namespace {
+
+// One chunk, or record by record when it fails for a reason other than a lock (a lock makes
+// the host retry the whole batch): one bad record costs itself, not its 255 neighbours.
+void WriteChunk(ToolContext& ctx, const std::vector<OutcomeRecord>& records) {
+  try {
+    ctx.recorder.Record(records);
+    return;
+  } catch (const SQLite::Exception& e) {
+    if (sdk::IsBusyError(e)) throw;
+  }
+  for (const OutcomeRecord& r : records) {
+    try {
+      ctx.recorder.Record({r});
+    } catch (const SQLite::Exception& e) {
+      if (sdk::IsBusyError(e)) throw;
+      ctx.host.Log().Warn(std::string("capture: an outcome of ") + r.tool + " was not recorded: " + e.what());
+    }
+  }
+}
+
+}  // namespace
 
 sdk::EventBus::Handler MakeCaptureHandler(ToolContext& ctx, CaptureBuffer& buffer) {
   return [&ctx, &buffer](const sdk::Event& event) noexcept {
@@ -58,12 +88,7 @@ sdk::EventBus::Handler MakeCaptureHandler(ToolContext& ctx, CaptureBuffer& buffe
       if (!record) return;
       // Off the request thread: the host batches the drain with other bookkeeping writes.
       if (std::shared_ptr<CaptureBuffer::Chunk> chunk = buffer.Add(std::move(*record))) {
-        try {
-          ctx.host.DeferWrite([&ctx, &buffer, chunk](SQLite::Database&) { ctx.recorder.Record(buffer.Close(*chunk)); });
-        } catch (...) {
-          buffer.Close(*chunk);  // not scheduled: later records must not join it
-          throw;
-        }
+        ctx.host.DeferWrite([&ctx, &buffer, chunk](SQLite::Database&) { WriteChunk(ctx, buffer.Close(*chunk)); });
       }
     } catch (const std::exception& e) {
       try {

@@ -28,7 +28,9 @@ std::optional<OutcomeRecord> RecordFromToolCall(const sdk::ToolCallEvent& event,
 /// kChunk. A burst of calls costs one deferred write, one transaction and one bucket and
 /// total update per key, not one of each per call (per-call writes were a quarter of the
 /// server's CPU under a stream of recalls). The deferred write owns its chunk: when the
-/// host retries a batch that stayed locked, the chunk is written again, whole. Thread-safe.
+/// host retries a batch that stayed locked, the chunk is written again, whole; when the host
+/// drops the write (its queue full behind a lock), the chunk goes with it and the next record
+/// opens a new one. Thread-safe.
 class CaptureBuffer {
  public:
   static constexpr std::size_t kChunk = 256;
@@ -45,7 +47,7 @@ class CaptureBuffer {
 
  private:
   std::mutex mutex_;
-  std::shared_ptr<Chunk> open_;
+  std::weak_ptr<Chunk> open_;  ///< owned by its deferred write only
 };
 
 /// The event handler: adds the record to `buffer` and, when it opens a chunk, hands the

@@ -21,6 +21,10 @@ SQLite::Database OpenDatabase(const std::string& path, int busy_timeout_ms = 500
 /// True while `db` is inside a transaction (sqlite3_get_autocommit is 0).
 bool InTransaction(SQLite::Database& db);
 
+/// True when `e` is SQLITE_BUSY or SQLITE_LOCKED (primary or extended code): another
+/// connection held the lock past the busy timeout, so the work may succeed if retried.
+bool IsBusyError(const SQLite::Exception& e);
+
 /// Runs `body` inside `BEGIN IMMEDIATE` … `COMMIT`. Immediate transactions take the write
 /// lock up front, so they wait on busy_timeout instead of failing on upgrade (see SQLite
 /// "isolation" and "lang_transaction" docs). If SQLITE_BUSY/LOCKED still surfaces (at BEGIN,
