@@ -86,7 +86,7 @@ sdk::EventBus::Handler MakeCaptureHandler(ToolContext& ctx, CaptureBuffer& buffe
       auto record =
           RecordFromToolCall(call, ctx.settings, ctx.recorder, ctx.host.GetClock().NowMs());
       if (!record) return;
-      // Off the request thread: the host batches the drain with other bookkeeping writes.
+      // Off the request thread: the host writes the chunk in a batch with other bookkeeping.
       if (std::shared_ptr<CaptureBuffer::Chunk> chunk = buffer.Add(std::move(*record))) {
         ctx.host.DeferWrite([&ctx, &buffer, chunk](SQLite::Database&) { WriteChunk(ctx, buffer.Close(*chunk)); });
       }
