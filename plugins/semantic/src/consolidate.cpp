@@ -142,19 +142,11 @@ ConsolidateReport Consolidate(const Env& env, const Viewer& viewer, const Consol
       c.members.push_back(items[i].memory.id);
       c.texts.push_back(Preview(items[i].memory.text, 80));
     }
+    for (std::size_t i : members) c.has_pinned = c.has_pinned || items[i].memory.status == "pinned";
     if (o.apply) {
-      const Memory& keeper = items[members.front()].memory;
-      for (std::size_t k = 1; k < members.size(); ++k) {
-        const Memory& m = items[members[k]].memory;
-        if (m.status == "pinned") continue;
-        SQLite::Statement q(env.db,
-                            "UPDATE semantic_memories SET prior_status = status, status = 'superseded', "
-                            "superseded_at = ?, superseded_by = ? WHERE seq = ? AND status = 'active'");
-        sdk::Bind(q, env.clock.NowMs(), keeper.id, m.seq);
-        if (q.exec() == 0) continue;
-        AddHistory(env, m.id, "consolidated", agent_id, "restates " + keeper.id + "; superseded by it");
-        ++report.superseded;
-      }
+      std::vector<Memory> rest;
+      for (std::size_t k = 1; k < members.size(); ++k) rest.push_back(items[members[k]].memory);
+      report.superseded += SupersedeInto(env, c.keep, rest, agent_id, "restates " + c.keep + "; superseded by it");
     }
     report.clusters.push_back(std::move(c));
   }
@@ -162,6 +154,22 @@ ConsolidateReport Consolidate(const Env& env, const Viewer& viewer, const Consol
     return a.members.size() != b.members.size() ? a.members.size() > b.members.size() : a.keep < b.keep;
   });
   return report;
+}
+
+int SupersedeInto(const Env& env, const std::string& keeper_id, const std::vector<Memory>& members,
+                  const std::string& agent_id, const std::string& detail) {
+  int superseded = 0;
+  for (const Memory& m : members) {
+    if (m.id == keeper_id) continue;
+    sdk::CachedStatement q = env.Stmt(
+        "UPDATE semantic_memories SET prior_status = status, status = 'superseded', "
+        "superseded_at = ?, superseded_by = ? WHERE seq = ? AND status = 'active'");
+    sdk::Bind(*q, env.clock.NowMs(), keeper_id, m.seq);
+    if (q->exec() == 0) continue;
+    AddHistory(env, m.id, "consolidated", agent_id, detail);
+    ++superseded;
+  }
+  return superseded;
 }
 
 }  // namespace kioku::semantic

@@ -40,6 +40,7 @@ struct Cluster {
   std::string keep;                  ///< Keeper id.
   std::vector<std::string> members;  ///< Every member id, keeper first.
   std::vector<std::string> texts;    ///< Previews, same order.
+  bool has_pinned = false;           ///< A member is pinned (it is then the keeper).
 };
 
 struct ConsolidateReport {
@@ -53,5 +54,12 @@ struct ConsolidateReport {
 /// when `apply` is set.
 ConsolidateReport Consolidate(const Env& env, const Viewer& viewer, const ConsolidateOptions& options,
                               const std::string& agent_id);
+
+/// Supersedes every member of `members` that is still active (pinned and already
+/// superseded ones are left as they are) by `keeper_id`: status superseded, superseded_by,
+/// audit row "consolidated" with `detail`. Returns how many were superseded. Run inside a
+/// write transaction.
+int SupersedeInto(const Env& env, const std::string& keeper_id, const std::vector<Memory>& members,
+                  const std::string& agent_id, const std::string& detail);
 
 }  // namespace kioku::semantic

@@ -21,11 +21,16 @@ namespace kioku::semantic {
 /// source_ref prefix of an observation written by memory_reflect ("reflect:<id>,<id>").
 inline constexpr std::string_view kReflectSourcePrefix = "reflect:";
 
-/// True for a memory a model synthesized (memory_reflect): shown as "derived", never as
-/// confirmed ground truth, in recall and in the context block.
+/// source_ref prefix of a memory written by memory_consolidate synthesize
+/// ("consolidate:<id>,<id>", consolidate_model.hpp).
+inline constexpr std::string_view kConsolidateSourcePrefix = "consolidate:";
+
+/// True for a memory a model wrote (memory_reflect, memory_consolidate synthesize): shown
+/// as "derived", never as confirmed ground truth, in recall and in the context block.
 inline bool IsModelDerived(const Memory& m) {
-  return m.source == "derived" && std::string_view(m.source_ref).substr(0, kReflectSourcePrefix.size()) ==
-                                      kReflectSourcePrefix;
+  const std::string_view ref(m.source_ref);
+  return m.source == "derived" && (ref.substr(0, kReflectSourcePrefix.size()) == kReflectSourcePrefix ||
+                                   ref.substr(0, kConsolidateSourcePrefix.size()) == kConsolidateSourcePrefix);
 }
 
 /// The deployment's chat model; ToolError naming `tool` and the config to set when none.

@@ -4,12 +4,14 @@
 #include <string_view>
 
 #include "consolidate.hpp"
+#include "consolidate_model.hpp"
 #include "decay.hpp"
 #include "kioku/sdk/args.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/result_page.hpp"
 #include "kioku/sdk/schema.hpp"
+#include "model_tools.hpp"
 #include "review_store.hpp"
 #include "tools.hpp"
 
@@ -137,6 +139,75 @@ sdk::ToolResult HandleMaintain(ToolContext& ctx, const sdk::Caller& caller) {
                              j);
 }
 
+// memory_consolidate synthesize: the model writes each listed cluster's canonical text (no
+// transaction held meanwhile); with apply, verified texts are written and clusters with a
+// pinned member merge into it as without synthesize.
+struct SynthesisRun {
+  std::vector<Synthesis> by_cluster;  ///< Same order as the listed clusters; action "" = not asked.
+  int written = 0;
+  int superseded = 0;
+};
+
+SynthesisRun RunSynthesis(ToolContext& ctx, const Env& env, const std::vector<Cluster>& clusters, std::size_t limit,
+                          bool apply, const Author& author) {
+  sdk::ChatModel& chat = RequireChatModel(ctx, "memory_consolidate synthesize");
+  SynthesisRun run;
+  bool down = false;
+  for (std::size_t i = 0; i < clusters.size() && i < limit; ++i) {
+    Synthesis s;
+    if (clusters[i].has_pinned) {
+      s.action = "pinned";
+    } else if (down) {
+      s.action = "unavailable";
+    } else {
+      s = Synthesize(chat, env, clusters[i]);
+      down = s.action == "unavailable";
+    }
+    run.by_cluster.push_back(std::move(s));
+  }
+  if (!apply) return run;
+  SynthesisRun done;
+  WithMemoryWriter(env, [&](MemoryWriter& writer) {
+    done = run;  // the body may run again after a lock: start from the model's answers each time
+    for (std::size_t i = 0; i < done.by_cluster.size(); ++i) {
+      Synthesis& s = done.by_cluster[i];
+      if (s.action == "pinned") {
+        std::vector<Memory> members;
+        for (const std::string& id : clusters[i].members) {
+          if (std::optional<Memory> m = LoadMemoryById(env.db, id)) members.push_back(std::move(*m));
+        }
+        done.superseded += SupersedeInto(env, clusters[i].keep, members, author.agent_id,
+                                         "restates " + clusters[i].keep + "; superseded by it");
+        continue;
+      }
+      done.superseded += WriteSynthesis(env, writer, s, author);
+      done.written += s.action == "written" || s.action == "kept";
+    }
+    ResolveGoneRivals(env, author.agent_id);
+  });
+  return done;
+}
+
+Json SynthesisJson(const Synthesis& s) {
+  Json j{{"action", s.action}};
+  if (!s.text.empty()) j["text"] = s.text;
+  if (!s.id.empty()) j["id"] = s.id;
+  if (!s.rejected.empty()) j["why"] = Preview(s.rejected, 200);
+  if (!s.sources.empty()) {
+    j["sources"] = Json::array();
+    for (const Memory& m : s.sources) j["sources"].push_back(m.id);
+  }
+  return j;
+}
+
+std::string SynthesisLine(const Synthesis& s) {
+  if (s.action == "pinned") return "\n  = pinned: kept as written";
+  if (s.action == "written") return "\n  => " + s.id + " (derived) \"" + Preview(s.text, 160) + "\"";
+  if (s.action == "kept") return "\n  => " + s.id + " (its own words)";
+  if (s.action == "proposed") return "\n  => proposed \"" + Preview(s.text, 160) + "\"";
+  return "\n  x " + s.action + ": " + Preview(s.rejected, 160);
+}
+
 sdk::ToolResult HandleConsolidate(ToolContext& ctx, const Json& args, const sdk::CallContext& call) {
   const sdk::Caller& caller = call.caller;
   Env env = ctx.MakeEnv();
@@ -144,9 +215,17 @@ sdk::ToolResult HandleConsolidate(ToolContext& ctx, const Json& args, const sdk:
   o.apply = args.value("apply", false);
   o.threshold = args.value("threshold", 0.5);
   o.kind = args.value("kind", "");
-  const std::size_t limit = args.value("limit", 20);
+  const bool synthesize = args.value("synthesize", false);
+  const std::size_t limit = args.value("limit", synthesize ? 5 : 20);
   ConsolidateReport r;
-  if (o.apply) {
+  SynthesisRun synthesis;
+  if (synthesize) {
+    ConsolidateOptions find = o;
+    find.apply = false;
+    r = Consolidate(env, ViewerOf(caller), find, AuthorOf(caller).agent_id);
+    synthesis = RunSynthesis(ctx, env, r.clusters, limit, o.apply, AuthorOf(caller));
+    r.superseded = synthesis.superseded;
+  } else if (o.apply) {
     WithMemoryWriter(env, [&](MemoryWriter&) {
       r = Consolidate(env, ViewerOf(caller), o, AuthorOf(caller).agent_id);
       ResolveGoneRivals(env, AuthorOf(caller).agent_id);
@@ -157,14 +236,20 @@ sdk::ToolResult HandleConsolidate(ToolContext& ctx, const Json& args, const sdk:
   Json clusters = Json::array();
   std::string text = std::to_string(r.clusters.size()) + " clusters among " + std::to_string(r.memories) + " memories" +
                      (o.apply ? "; superseded " + std::to_string(r.superseded) : std::string("; dry run (apply: true merges)"));
+  if (synthesize && o.apply) text += "; " + std::to_string(synthesis.written) + " merged texts written";
   // Fits the result cap: clusters largest first while they fit (the rest counted in
   // `omitted`), and one huge cluster lists as many members as half the room holds.
   const std::size_t room = sdk::ResultRoom(call);
   sdk::ResultPage page(0, limit, room);
   std::string lines;
-  for (const Cluster& c : r.clusters) {
+  for (std::size_t ci = 0; ci < r.clusters.size(); ++ci) {
+    const Cluster& c = r.clusters[ci];
     Json row = {{"keep", c.keep}, {"members", Json::array()}, {"texts", Json::array()}};
     std::string line = "\nkeep " + c.keep + " \"" + c.texts.front() + "\"";
+    if (ci < synthesis.by_cluster.size()) {
+      row["merged"] = SynthesisJson(synthesis.by_cluster[ci]);
+      line += SynthesisLine(synthesis.by_cluster[ci]);
+    }
     std::size_t used = sdk::RowBytes(row, line);
     std::size_t k = 0;
     for (; k < c.members.size(); ++k) {
@@ -326,12 +411,14 @@ void RegisterReviewTools(sdk::Registrar& registrar, ToolContext& ctx) {
   consolidate.title = "Merge memories that restate each other";
   consolidate.description =
       "Lists clusters of restated memories (same kind and scope); apply: true keeps pinned, else "
-      "most confident, else newest, and supersedes the rest. Dry run by default.";
+      "most confident, else newest, and supersedes the rest. synthesize: the chat model writes "
+      "one verified text per cluster instead. Dry run by default.";
   consolidate.input_schema = schema::Object({
       {"apply", schema::Bool()},
       {"threshold", schema::Number(0.2, 1, "Jaccard floor, default 0.5")},
       {"kind", schema::Enum(MemoryKinds())},
-      {"limit", schema::Integer(1, 100, "clusters listed, default 20")},
+      {"limit", schema::Integer(1, 100, "clusters listed, default 20 (5 with synthesize)")},
+      {"synthesize", schema::Bool()},
   });
   consolidate.output_schema = schema::Output({{"clusters", schema::Type("array")}, {"total", schema::Type("integer")},
                                               {"superseded", schema::Type("integer")}},

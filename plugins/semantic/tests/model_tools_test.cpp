@@ -1,4 +1,4 @@
-// memory_reflect and entity_extract_deep against the fake OpenAI-compatible server's
+// memory_reflect, entity_extract_deep and memory_consolidate synthesize against the fake OpenAI-compatible server's
 // scripted chat replies: good answers are stored with their sources, every bad answer
 // (unknown ids, not JSON, wrong shape, endpoint down) is refused with nothing written.
 #include <gtest/gtest.h>
@@ -173,6 +173,9 @@ TEST_F(ModelToolsTest, WithoutAChatProviderTheToolsSayWhatToConfigure) {
   const std::string e = Err("memory_reflect", {{"query", "pnpm"}});
   EXPECT_NE(e.find("set providers.chat {url, model}"), std::string::npos) << e;
   EXPECT_NE(Err("entity_extract_deep", {{"text", "api uses postgres"}}).find("providers.chat"), std::string::npos);
+  Remember("Run the linter before every commit");
+  Remember("Before every commit, run the linter");
+  EXPECT_NE(Err("memory_consolidate", {{"synthesize", true}}).find("providers.chat"), std::string::npos);
   EXPECT_EQ(server.ChatRequests(), 0);
 }
 
@@ -242,6 +245,119 @@ TEST_F(ModelToolsTest, ExtractDeepWritesNothingWhenAnyItemFails) {
   EXPECT_NE(Err("entity_extract_deep", {{"text", "api"}}).find("answer is not JSON"), std::string::npos);
   EXPECT_NE(Err("entity_extract_deep", {{"text", "x"}, {"memory_id", "0123"}}).find("exactly one"), std::string::npos);
   EXPECT_EQ(Snapshot(), before);
+}
+
+// memory_consolidate synthesize: restatements of one fact, merged by the model.
+class SynthesizeTest : public ModelToolsTest {
+ protected:
+  std::vector<std::string> Postgres() {
+    return {Remember("Integration tests run against a local Postgres 15 container"),
+            Remember("The integration tests run against a Postgres 15 container on the local machine")};
+  }
+  static std::string Merged(const std::string& text, const std::vector<std::string>& cited) {
+    return Json{{"text", text}, {"cited", cited}}.dump();
+  }
+  Json Merge(const Json& args) {
+    Json out = Ok("memory_consolidate", args);
+    EXPECT_EQ(out["total"], 1) << out.dump();
+    return out.value("clusters", Json::array()).empty() ? Json::object() : out["clusters"][0]["merged"];
+  }
+};
+
+TEST_F(SynthesizeTest, AVerifiedMergeIsWrittenAsDerivedAndSupersedesItsSources) {
+  const auto ids = Postgres();
+  // Dry run: proposed, nothing written.
+  const std::string before = Snapshot();
+  server.PushChatReply(Merged("Integration tests run against a local Postgres 15 container.", {ids[0], ids[1]}));
+  const Json dry = Merge({{"synthesize", true}});
+  EXPECT_EQ(dry["action"], "proposed") << dry.dump();
+  EXPECT_EQ(Snapshot(), before);
+  const Json body = Json::parse(server.LastBody());
+  EXPECT_EQ(body["response_format"]["json_schema"]["name"], "merged_memory");
+  EXPECT_NE(body["messages"][1]["content"].get<std::string>().find("[" + ids[1] + "]"), std::string::npos);
+
+  server.PushChatReply(Merged("Integration tests always run against a Postgres 15 container on the local machine.", {ids[0], ids[1]}));
+  const Json done = Ok("memory_consolidate", {{"synthesize", true}, {"apply", true}});
+  const Json merged = done["clusters"][0]["merged"];
+  EXPECT_EQ(merged["action"], "written") << done.dump();
+  EXPECT_EQ(done["superseded"], 2);
+  const std::string id = merged["id"];
+  const Json m = Ok("memory_get", {{"id", id}})["memory"];
+  EXPECT_EQ(m["source"], "derived");
+  EXPECT_EQ(m["source_ref"], "consolidate:" + ids[0] + "," + ids[1]);
+  EXPECT_EQ(m["kind"], "fact");
+  for (const std::string& src : ids) {
+    const Json s = Ok("memory_get", {{"id", src}})["memory"];
+    EXPECT_EQ(s["status"], "superseded");
+    EXPECT_EQ(s["superseded_by"], id);
+  }
+  const Json r = Ok("memory_recall", {{"query", "postgres integration tests"}});
+  ASSERT_EQ(r["memories"].size(), 1u) << r.dump();
+  EXPECT_EQ(r["memories"][0]["trust"], "derived");
+}
+
+TEST_F(SynthesizeTest, AnUnfaithfulAnswerIsRejectedAndNothingIsWritten) {
+  const auto ids = Postgres();
+  const std::string before = Snapshot();
+  const std::vector<std::pair<std::string, std::vector<std::string>>> bad = {
+      {"Integration tests run against a local Postgres 16 container.", {ids[0], ids[1]}},  // another value
+      {"Integration tests run against a local Postgres container.", {ids[0], ids[1]}},     // drops 15
+      {"Integration tests run against a local Postgres 15 container on port 5433.", {ids[0], ids[1]}},  // invents 5433
+      {"Postgres 15 backups are copied to object storage every night by cron.", {ids[0], ids[1]}},  // off topic
+      {"Integration tests use Postgres 15 locally, password hunter2hunter2 AKIAIOSFODNN7EXAMPLE.", {ids[0], ids[1]}},
+      {"Integration tests run against a local Postgres 15 container.", {ids[0], "01JZZZZZZZZZZZZZZZZZZZZZZZ"}},
+      {"Integration tests run against a local Postgres 15 container.", {ids[0]}},  // one source is no merge
+  };
+  const std::vector<std::string> why = {"contradicts", "drops \"15\"", "names \"5433\"", "about something else",
+                                        "secret", "not in the cluster", "no two of them"};
+  for (std::size_t i = 0; i < bad.size(); ++i) {
+    server.PushChatReply(Merged(bad[i].first, bad[i].second));
+    const Json out = Ok("memory_consolidate", {{"synthesize", true}, {"apply", true}});
+    const Json merged = out["clusters"][0]["merged"];
+    EXPECT_EQ(merged["action"], "rejected") << i << ": " << out.dump();
+    EXPECT_NE(merged.value("why", "").find(why[i]), std::string::npos) << i << ": " << merged.dump();
+    EXPECT_EQ(out["superseded"], 0);
+    EXPECT_EQ(Snapshot(), before) << i;
+  }
+}
+
+TEST_F(SynthesizeTest, TheEndpointDownLeavesTheClustersAsTheyAre) {
+  Postgres();
+  Remember("Run the linter before every commit");
+  Remember("Before every commit, run the linter");
+  const std::string before = Snapshot();
+  server.SetMode(Mode::kHttp500);
+  const Json out = Ok("memory_consolidate", {{"synthesize", true}, {"apply", true}});
+  ASSERT_EQ(out["total"], 2) << out.dump();
+  for (const Json& c : out["clusters"]) EXPECT_EQ(c["merged"]["action"], "unavailable") << out.dump();
+  EXPECT_NE(out["clusters"][0]["merged"]["why"].get<std::string>().find("HTTP 500"), std::string::npos);
+  EXPECT_EQ(server.ChatRequests(), 2);  // one cluster tried (two attempts), the next not asked
+  EXPECT_EQ(Snapshot(), before);
+  server.SetMode(Mode::kMalformed);
+  EXPECT_EQ(Ok("memory_consolidate", {{"synthesize", true}, {"apply", true}})["superseded"], 0);
+  EXPECT_EQ(Snapshot(), before);
+}
+
+TEST_F(SynthesizeTest, ASourceEditedWhileTheModelAnswersIsNotOverwritten) {
+  const auto ids = Postgres();
+  server.SetChatResponder([&](const std::string&) {
+    EXPECT_FALSE(rt->Call("memory_edit", {{"id", ids[1]}, {"text", "Integration tests run against Postgres 15 in CI"}}).is_error);
+    return Merged("Integration tests run against a local Postgres 15 container.", {ids[0], ids[1]});
+  });
+  const Json out = Ok("memory_consolidate", {{"synthesize", true}, {"apply", true}});
+  EXPECT_EQ(out["clusters"][0]["merged"]["action"], "changed") << out.dump();
+  EXPECT_EQ(out["superseded"], 0);
+  EXPECT_EQ(Ok("memory_get", {{"id", ids[0]}})["memory"]["status"], "active");
+}
+
+TEST_F(SynthesizeTest, APinnedClusterKeepsItsWordingAndNeedsNoModel) {
+  const auto ids = Postgres();
+  Ok("memory_pin", {{"id", ids[1]}});
+  const Json out = Ok("memory_consolidate", {{"synthesize", true}, {"apply", true}});
+  EXPECT_EQ(out["clusters"][0]["merged"]["action"], "pinned") << out.dump();
+  EXPECT_EQ(out["superseded"], 1);
+  EXPECT_EQ(Ok("memory_get", {{"id", ids[0]}})["memory"]["superseded_by"], ids[1]);
+  EXPECT_EQ(server.ChatRequests(), 0);
 }
 
 TEST_F(ModelToolsTest, BothToolsAreInTheFullProfileOnly) {
