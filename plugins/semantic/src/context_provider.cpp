@@ -149,6 +149,7 @@ sdk::ContextContribution ProvideContext(ToolContext& ctx, const sdk::ContextRequ
     top.limit = std::clamp(limit - static_cast<int>(out.items.size()), 1, kTopLimit);
     const RecallOutcome t = Recall(env, top, viewer);
     for (std::size_t i = 0; i < t.memories.size(); ++i) {
+      if (t.memories[i].trust == "outdated") continue;  // built on memories since superseded
       out.items.push_back({t.memories[i].memory.kind, t.memories[i].trust, ItemText(t.memories[i]), RankPriority(i)});
     }
     AddWithheld(out, states.pending, states.contested, contradicted + t.contradicted.size(),
@@ -176,7 +177,7 @@ sdk::ContextContribution ProvideContext(ToolContext& ctx, const sdk::ContextRequ
       ++pending;
     } else if (rm.status == "contested") {
       ++contested;
-    } else if (rm.status == "active" || rm.status == "pinned") {
+    } else if ((rm.status == "active" || rm.status == "pinned") && rm.trust != "outdated") {
       out.items.push_back({m.kind, rm.trust == "derived" ? "derived" : rm.status == "pinned" ? "pinned" : "confirmed",
                            ItemText(rm), RankPriority(rank++)});
     }

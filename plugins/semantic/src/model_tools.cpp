@@ -1,6 +1,25 @@
 #include "model_tools.hpp"
 
+#include "kioku/sdk/json.hpp"
+
 namespace kioku::semantic {
+
+bool CitesGoneMemory(const Env& env, const Memory& m) {
+  const std::string_view ref(m.source_ref);
+  if (m.source != "derived" || ref.substr(0, kReflectSourcePrefix.size()) != kReflectSourcePrefix) return false;
+  Json ids = Json::array();
+  std::string_view rest = ref.substr(kReflectSourcePrefix.size());
+  while (!rest.empty()) {
+    const std::size_t comma = rest.find(',');
+    if (const std::string_view id = rest.substr(0, comma); !id.empty()) ids.push_back(std::string(id));
+    rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
+  }
+  sdk::CachedStatement q = env.Stmt(
+      "SELECT count(*) FROM json_each(?) j WHERE NOT EXISTS (SELECT 1 FROM semantic_memories s "
+      "WHERE s.id = j.value AND s.status IN ('active', 'pinned'))");
+  q->bind(1, ids.dump());
+  return q->executeStep() && q->getColumn(0).getInt() > 0;
+}
 
 sdk::ChatModel& RequireChatModel(ToolContext& ctx, const char* tool) {
   sdk::ChatModel* chat = ctx.host.GetChatModel();

@@ -33,6 +33,12 @@ inline bool IsModelDerived(const Memory& m) {
                                    ref.substr(0, kConsolidateSourcePrefix.size()) == kConsolidateSourcePrefix);
 }
 
+/// True for a memory_reflect observation citing a memory that is no longer live
+/// (superseded, forgotten or purged): what it synthesized may no longer hold, so recall
+/// labels it trust "outdated" and the context block leaves it out. One indexed lookup of
+/// the cited ids; false for every other memory.
+bool CitesGoneMemory(const Env& env, const Memory& m);
+
 /// The deployment's chat model; ToolError naming `tool` and the config to set when none.
 sdk::ChatModel& RequireChatModel(ToolContext& ctx, const char* tool);
 

@@ -894,9 +894,12 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
     RecalledMemory rm;
     rm.memory = std::move(full->second);
     rm.status = s->cand->status;
-    // A model's synthesis is never confirmed ground truth, whatever its status.
-    rm.trust = IsModelDerived(rm.memory) && (rm.status == "active" || rm.status == "pinned") ? "derived"
-                                                                                           : TrustLabel(rm.status);
+    // A model's synthesis is never confirmed ground truth, whatever its status; one whose
+    // sources are gone is outdated.
+    rm.trust = TrustLabel(rm.status);
+    if (IsModelDerived(rm.memory) && rm.trust == "confirmed") {
+      rm.trust = CitesGoneMemory(env, rm.memory) ? "outdated" : "derived";
+    }
     rm.score = s->parts;
     if (const auto v = verdicts.find(s->cand->seq); v != verdicts.end()) rm.anchor_verdict = v->second;
     for (std::size_t i = 0; i < rank_lists.size(); ++i) {

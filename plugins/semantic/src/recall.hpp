@@ -50,7 +50,9 @@ struct Viewer {
 struct RecalledMemory {
   Memory memory;       ///< Text is the version believed at as_of when as_of is set.
   std::string status;  ///< Status at as_of (or now).
-  std::string trust;   ///< "confirmed" | "derived" (IsModelDerived) | "unconfirmed" | "contested" | "superseded"
+  /// "confirmed" | "derived" (IsModelDerived) | "outdated" (derived, citing a memory no
+  /// longer live: CitesGoneMemory) | "unconfirmed" | "contested" | "superseded"
+  std::string trust;
   ScoreParts score;
   std::map<std::string, int> ranks;  ///< List name → 1-based rank (absent = not in list).
   std::string anchor_verdict;  ///< "" (no anchor) | "affirmed" | "unverified"

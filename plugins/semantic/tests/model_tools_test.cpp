@@ -7,6 +7,7 @@
 #include <SQLiteCpp/Statement.h>
 
 #include "config.hpp"
+#include "context/context_block.hpp"
 #include "fake_openai_server.hpp"
 #include "providers/openai_chat.hpp"
 #include "semantic_plugin.hpp"
@@ -184,6 +185,43 @@ TEST_F(ModelToolsTest, ReflectNeedsTwoConfirmedSources) {
   const std::string e = Err("memory_reflect", {{"query", "pnpm"}});
   EXPECT_NE(e.find("at least 2 confirmed memories"), std::string::npos) << e;
   EXPECT_EQ(server.ChatRequests(), 0);
+}
+
+TEST_F(ModelToolsTest, AReflectionWhoseSourceIsGoneIsOutdatedAndLeavesTheContextBlock) {
+  const auto ids = Pnpm();
+  server.PushChatReply(Reply("The project manages JavaScript dependencies with pnpm, locked in CI.", {ids[0], ids[1]}));
+  const std::string obs = Ok("memory_reflect", {{"query", "pnpm dependencies"}})["id"];
+  const auto trust = [&] {
+    const Json found = Ok("memory_recall", {{"query", "JavaScript dependencies pnpm"}});
+    for (const Json& j : found["memories"]) {
+      if (j["id"] == obs) return j["trust"].get<std::string>();
+    }
+    return std::string("absent");
+  };
+  const auto block = [&](const std::string& query) {
+    host::ContextOptions o;
+    o.query = query;
+    o.token_budget = 2000;
+    return host::BuildContext(*rt->runtime, TestRuntime::DefaultCaller(), o).text;
+  };
+  EXPECT_EQ(trust(), "derived");
+  EXPECT_NE(block("pnpm dependencies").find("locked in CI"), std::string::npos);
+  EXPECT_NE(block("").find("locked in CI"), std::string::npos);
+  Ok("memory_forget", {{"id", ids[1]}});
+  EXPECT_EQ(trust(), "outdated");
+  const sdk::ToolResult r = rt->Call("memory_recall", {{"query", "JavaScript dependencies pnpm"}});
+  EXPECT_NE(r.text.find("[observation|outdated]"), std::string::npos) << r.text;
+  EXPECT_EQ(block("pnpm dependencies").find("locked in CI"), std::string::npos);
+  EXPECT_EQ(block("").find("locked in CI"), std::string::npos);
+  // A reflection on live sources stays derived.
+  server.PushChatReply(Reply("Renovate keeps the pnpm lockfile current.", {ids[0], ids[2]}));
+  const std::string obs2 = Ok("memory_reflect", {{"query", "pnpm lockfile"}})["id"];
+  bool derived = false;
+  const Json found = Ok("memory_recall", {{"query", "Renovate pnpm lockfile"}});
+  for (const Json& j : found["memories"]) {
+    if (j["id"] == obs2) derived = j["trust"] == "derived";
+  }
+  EXPECT_TRUE(derived);
 }
 
 TEST_F(ModelToolsTest, ExtractDeepWritesEntitiesAndRelationsIntoTheGraph) {
