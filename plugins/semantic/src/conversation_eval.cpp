@@ -54,8 +54,8 @@ bool IsConversationSet(const std::string& text) {
   return false;
 }
 
-EvalReport RunConversationSet(std::istream& in, const Settings& settings_in,
-                              EvalRanker ranker) {
+EvalReport RunConversationSet(std::istream& in, const Settings& settings_in, EvalRanker ranker,
+                              EvalVectors* vectors) {
   Settings settings = settings_in;
   settings.recall.track_recalls = false;
   SQLite::Database db = sdk::OpenDatabase(":memory:");
@@ -141,7 +141,7 @@ EvalReport RunConversationSet(std::istream& in, const Settings& settings_in,
     }
     std::vector<Memory> ranked;
     try {
-      ranked = EvalRank(env, request, Viewer{q.conversation, ""}, ranker);
+      ranked = EvalRank(env, request, Viewer{q.conversation, ""}, ranker, vectors);
     } catch (const std::exception& e) {
       throw LineError(q.line, e.what());
     }

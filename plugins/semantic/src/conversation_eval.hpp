@@ -31,7 +31,7 @@ namespace kioku::semantic {
 /// Throws std::runtime_error naming the line for malformed input, an unknown evidence id, a
 /// duplicate turn id or a turn dated after the evaluation clock.
 EvalReport RunConversationSet(std::istream& in, const Settings& settings,
-                              EvalRanker ranker = EvalRanker::kRecall);
+                              EvalRanker ranker = EvalRanker::kRecall, EvalVectors* vectors = nullptr);
 
 /// True when the text holds at least one "turn" line (a conversation set, not a golden set).
 bool IsConversationSet(const std::string& text);

@@ -16,9 +16,10 @@ namespace kioku::semantic {
 
 /// The top `request.limit` memories for `request` as `viewer` sees them, by `ranker`:
 /// kRecall runs Recall() (the tool's code); kBm25 runs the plain BM25 baseline (see
-/// EvalRanker), which honours only visibility and the live statuses.
+/// EvalRanker), which honours only visibility and the live statuses. With `vectors`, kRecall
+/// also fuses the vector list (eval_vectors.hpp).
 std::vector<Memory> EvalRank(const Env& env, const RecallRequest& request, const Viewer& viewer,
-                             EvalRanker ranker);
+                             EvalRanker ranker, EvalVectors* vectors = nullptr);
 
 /// The draft of one evaluation memory written by agent "eval" in `project` (root
 /// "/eval/<project>") at `now_ms`; throws as ParseDraft does.

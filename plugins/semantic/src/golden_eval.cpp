@@ -13,6 +13,7 @@
 #include "kioku/sdk/clock.hpp"
 #include "conversation_eval.hpp"
 #include "eval_support.hpp"
+#include "eval_vectors.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/fts.hpp"
 #include "kioku/sdk/sql.hpp"
@@ -87,9 +88,11 @@ std::optional<EvalRanker> ParseEvalRanker(std::string_view name) {
   return std::nullopt;
 }
 
-std::vector<Memory> EvalRank(const Env& env, const RecallRequest& request, const Viewer& viewer,
-                             EvalRanker ranker) {
-  if (ranker == EvalRanker::kBm25) return Bm25Baseline(env, request, viewer);
+std::vector<Memory> EvalRank(const Env& env, const RecallRequest& request_in, const Viewer& viewer,
+                             EvalRanker ranker, EvalVectors* vectors) {
+  if (ranker == EvalRanker::kBm25) return Bm25Baseline(env, request_in, viewer);
+  RecallRequest request = request_in;
+  if (vectors != nullptr) vectors->AddTo(env, request);
   RecallOutcome outcome = Recall(env, request, viewer);
   std::vector<Memory> out;
   out.reserve(outcome.memories.size());
@@ -118,7 +121,7 @@ void ComputeMetrics(EvalReport& report) {
   report.recall_at_10 /= n;
 }
 
-EvalReport RunGoldenSet(std::istream& in, const Settings& settings_in, EvalRanker ranker) {
+EvalReport RunGoldenSet(std::istream& in, const Settings& settings_in, EvalRanker ranker, EvalVectors* vectors) {
   std::vector<MemoryLine> memories;
   std::vector<CaseLine> cases;
   std::string raw;
@@ -234,7 +237,7 @@ EvalReport RunGoldenSet(std::istream& in, const Settings& settings_in, EvalRanke
 
     std::vector<Memory> ranked;
     try {
-      ranked = EvalRank(env, request, viewer, ranker);
+      ranked = EvalRank(env, request, viewer, ranker, vectors);
     } catch (const std::exception& e) {
       throw LineError(c.line, e.what());
     }
@@ -298,33 +301,38 @@ bool ReadFraction(const std::string& text, double& out) {
 
 }  // namespace
 
-sdk::CommandSpec RecallEvalCommand(const Settings& settings) {
+sdk::CommandSpec RecallEvalCommand(const Settings& settings, sdk::Embedder* embedder) {
   sdk::CommandSpec cmd;
   cmd.name = "recall-eval";
   cmd.summary = "Score semantic recall on a golden or conversation set (hit@1, hit@5, MRR)";
   cmd.usage =
-      "kioku recall-eval FILE [--ranker recall|bm25] [--min-hit1 X] [--min-hit5 X]\n"
-      "                  [--verbose] [--json]\n"
+      "kioku recall-eval FILE [--ranker recall|bm25] [--vectors] [--min-hit1 X]\n"
+      "                  [--min-hit5 X] [--verbose] [--json]\n"
       "  FILE        golden set or conversation set (JSON Lines; see plugins/semantic/README.md)\n"
       "  --ranker    recall (default: the memory_recall ranking) or bm25 (plain FTS5 BM25\n"
       "              with the query's terms OR-ed: the baseline)\n"
+      "  --vectors   add the vector list: providers.embedding embeds the set's memories and\n"
+      "              queries (semantic.vectors.min_score applies)\n"
       "  --min-hit1  exit 1 when hit@1 is below X (0..1)\n"
       "  --min-hit5  exit 1 when hit@5 is below X (0..1)\n"
       "  --verbose   list every case that missed its top-1\n"
       "  --json      print the report as JSON\n"
       "Runs in a private in-memory database with the configured ranking settings; the\n"
       "deployment's memories are not read or changed.";
-  cmd.run = [settings](const std::vector<std::string>& args, std::istream&, std::ostream& out,
-                       std::ostream& err) -> int {
+  cmd.run = [settings, embedder](const std::vector<std::string>& args, std::istream&, std::ostream& out,
+                                 std::ostream& err) -> int {
     std::string file;
     double min_hit1 = -1;
     double min_hit5 = -1;
     bool verbose = false;
     bool json = false;
+    bool with_vectors = false;
     EvalRanker ranker = EvalRanker::kRecall;
     for (std::size_t i = 0; i < args.size(); ++i) {
       if (args[i] == "--verbose") {
         verbose = true;
+      } else if (args[i] == "--vectors") {
+        with_vectors = true;
       } else if (args[i] == "--json") {
         json = true;
       } else if ((args[i] == "--min-hit5" || args[i] == "--min-hit1") && i + 1 < args.size()) {
@@ -361,11 +369,20 @@ sdk::CommandSpec RecallEvalCommand(const Settings& settings) {
     std::ostringstream whole;
     whole << f.rdbuf();
     const std::string text = whole.str();
+    std::optional<EvalVectors> vectors;
+    if (with_vectors) {
+      if (embedder == nullptr) {
+        err << "recall-eval: --vectors needs providers.embedding {url, model} in the config\n";
+        return 2;
+      }
+      vectors.emplace(*embedder, settings.vectors.min_score, static_cast<std::size_t>(settings.recall.candidates_per_list));
+    }
+    EvalVectors* v = vectors ? &*vectors : nullptr;
     EvalReport report;
     try {
       std::istringstream in(text);
-      report = IsConversationSet(text) ? RunConversationSet(in, settings, ranker)
-                                       : RunGoldenSet(in, settings, ranker);
+      report = IsConversationSet(text) ? RunConversationSet(in, settings, ranker, v)
+                                       : RunGoldenSet(in, settings, ranker, v);
     } catch (const std::exception& e) {
       err << "recall-eval: " << file << ": " << e.what() << "\n";
       return 2;

@@ -33,6 +33,7 @@
 #include <string_view>
 #include <vector>
 
+#include "kioku/sdk/embedding.hpp"
 #include "kioku/sdk/plugin.hpp"
 #include "settings.hpp"
 
@@ -61,6 +62,8 @@ struct EvalReport {
 };
 
 /// Which ranking an evaluation runs.
+class EvalVectors;
+
 enum class EvalRanker {
   kRecall,  ///< The production memory_recall ranking (recall.hpp).
   /// Plain SQLite FTS5 BM25 over semantic_fts: every query token quoted and OR-ed, ordered
@@ -78,15 +81,17 @@ void ComputeMetrics(EvalReport& report);
 /// Loads the golden set from `in` into a private in-memory database (the deployment's
 /// database is never touched) and runs every case. Throws std::runtime_error naming the
 /// line for malformed input or a memory the tools would refuse.
+/// `vectors` (optional): the vector list recall fuses (eval_vectors.hpp).
 EvalReport RunGoldenSet(std::istream& in, const Settings& settings,
-                        EvalRanker ranker = EvalRanker::kRecall);
+                        EvalRanker ranker = EvalRanker::kRecall, EvalVectors* vectors = nullptr);
 
 /// One-line summary: "cases 64 · hit@1 0.81 · hit@5 0.95 · MRR 0.87 · recall@10 0.93 · …".
 std::string FormatReport(const EvalReport& report);
 
-/// The `kioku recall-eval FILE [--ranker recall|bm25] [--min-hit1 X] [--min-hit5 X]
-/// [--verbose] [--json]` command. FILE is a golden set or a conversation set (told apart by
-/// its lines: a conversation set has "turn" lines).
-sdk::CommandSpec RecallEvalCommand(const Settings& settings);
+/// The `kioku recall-eval FILE [--ranker recall|bm25] [--vectors] [--min-hit1 X]
+/// [--min-hit5 X] [--verbose] [--json]` command. FILE is a golden set or a conversation set
+/// (told apart by its lines: a conversation set has "turn" lines). --vectors adds the vector
+/// list from `embedder` (the deployment's providers.embedding; null = none configured).
+sdk::CommandSpec RecallEvalCommand(const Settings& settings, sdk::Embedder* embedder);
 
 }  // namespace kioku::semantic

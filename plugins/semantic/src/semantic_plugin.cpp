@@ -43,7 +43,7 @@ void SemanticPlugin::Register(sdk::Registrar& registrar) {
   RegisterReviewTools(registrar, *ctx_);
   RegisterReflectTool(registrar, *ctx_);
   RegisterExtractTool(registrar, *ctx_);
-  registrar.AddCommand(RecallEvalCommand(ctx_->settings));
+  registrar.AddCommand(RecallEvalCommand(ctx_->settings, ctx_->vectors->GetEmbedder()));
   registrar.AddCommand(EmbedCommand(*ctx_));
   registrar.AddContextProvider({"semantic", [ctx = ctx_.get()](const sdk::ContextRequest& request) {
                                   return ProvideContext(*ctx, request);

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "conversation_eval.hpp"
+#include "eval_vectors.hpp"
 #include "golden_eval.hpp"
 #include "semantic_test_util.hpp"
 
@@ -87,6 +88,50 @@ TEST(ConversationSet, TurnsAreScopedToTheirConversationAndMetricsAreExact) {
   EXPECT_EQ(r.results[2].first_relevant_rank, 1);
   EXPECT_EQ(r.results[3].type, "paraphrase");
   EXPECT_NEAR(r.hit_at_1, 0.75, 1e-9);
+}
+
+// Two topics as fixed directions: a text about bicycles or about money, else a third axis.
+class TopicEmbedder : public sdk::Embedder {
+ public:
+  std::string Model() const override { return "topics"; }
+  int Dimension() const override { return 3; }
+  sdk::EmbedResult Embed(const std::vector<std::string>& texts) override {
+    sdk::EmbedResult r;
+    for (const std::string& t : texts) {
+      const bool bike = t.find("bike") != std::string::npos || t.find("cycle") != std::string::npos;
+      const bool money = t.find("salary") != std::string::npos || t.find("earn") != std::string::npos;
+      r.vectors.push_back({bike ? 1.f : 0.f, money ? 1.f : 0.f, bike || money ? 0.f : 1.f});
+    }
+    ++calls;
+    return r;
+  }
+  sdk::EmbedderHealth Health() const override { return {}; }
+  std::string Endpoint() const override { return "test"; }
+  int calls = 0;
+};
+
+TEST(ConversationSet, TheVectorListFindsAParaphraseWithNoSharedWord) {
+  const std::string set = R"(
+{"turn": {"conversation": "a", "id": "a1", "session": 1, "date": "2026-01-01", "speaker": "Ann", "text": "I cycle to work every day"}}
+{"turn": {"conversation": "a", "id": "a2", "session": 1, "date": "2026-01-02", "speaker": "Ann", "text": "my salary went up in March"}}
+{"turn": {"conversation": "a", "id": "a3", "session": 1, "date": "2026-01-03", "speaker": "Ann", "text": "we painted the kitchen"}}
+{"query": "how do they commute by bike", "conversation": "a", "evidence": ["a1"], "type": "paraphrase"}
+{"query": "how much does she earn", "conversation": "a", "evidence": ["a2"], "type": "paraphrase"}
+)";
+  std::istringstream text_only(set);
+  const EvalReport without = RunConversationSet(text_only, Settings{});
+  EXPECT_EQ(without.hit_at_5, 0);  // no shared word: text recall finds nothing
+  TopicEmbedder embedder;
+  EvalVectors vectors(embedder, 0.5, 100);
+  std::istringstream hybrid(set);
+  const EvalReport with = RunConversationSet(hybrid, Settings{}, EvalRanker::kRecall, &vectors);
+  EXPECT_EQ(with.hit_at_1, 1.0);
+  EXPECT_EQ(vectors.Embedded(), 3u);
+  EXPECT_EQ(embedder.calls, 3);  // the memories once (one batch), then one call per query
+  // A floor above every score leaves only the text lists.
+  EvalVectors floored(embedder, 1.01, 100);
+  std::istringstream again(set);
+  EXPECT_EQ(RunConversationSet(again, Settings{}, EvalRanker::kRecall, &floored).hit_at_5, without.hit_at_5);
 }
 
 TEST(ConversationSet, MalformedLinesNameTheLine) {
@@ -194,6 +239,9 @@ TEST_F(SemanticTest, RecallEvalCommandIsRegisteredAndReportsMetrics) {
   EXPECT_NE(e3.str().find("missing FILE"), std::string::npos);
   std::ostringstream o4, e4;
   EXPECT_EQ(cmd->run({"/nonexistent/file.jsonl"}, in, o4, e4), 2);
+  std::ostringstream o5, e5;
+  EXPECT_EQ(cmd->run({kDevSet, "--vectors"}, in, o5, e5), 2);
+  EXPECT_NE(e5.str().find("needs providers.embedding"), std::string::npos) << e5.str();
   // The command never touches the deployment's database.
   EXPECT_EQ(Count("semantic_memories"), 0);
 }
