@@ -8,26 +8,13 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, test } from 'node:test';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-
 import {
-  KIOKU_BIN, META_CAPS, META_VERSION, MODERN_VERSION, keepEnv, makeSandbox, runCli, startHttpServer, withTimeout,
+  KIOKU_BIN, META_CAPS, META_VERSION, MODERN_VERSION, connectSdkClient, makeSandbox, runCli, startHttpServer, withTimeout,
 } from './helpers.mjs';
 
 if (!existsSync(KIOKU_BIN)) throw new Error(`e2e prerequisites missing: kioku binary ${KIOKU_BIN} (set KIOKU_BIN)`);
 
-async function connect(sandbox) {
-  const client = new Client({ name: 'kioku-e2e-export', version: '1.0.0' }, { capabilities: {} });
-  await withTimeout(client.connect(new StdioClientTransport({
-    command: KIOKU_BIN,
-    args: ['--config', sandbox.config, 'serve'],
-    env: keepEnv(sandbox.env({ KIOKU_AGENT_ID: 'e2e-agent' })),
-    cwd: sandbox.dir,
-    stderr: 'pipe',
-  })), 'initialize');
-  return client;
-}
+const connect = async (sandbox) => (await connectSdkClient(sandbox)).client;
 
 describe('data_export', () => {
   const sandboxes = [];

@@ -1,6 +1,7 @@
 // Shared helpers for the kioku end-to-end tests: where the binary and fixture plugins are,
-// hermetic per-test homes and configs, a raw newline-delimited JSON-RPC client over the
-// stdio pipe, and a way to start `kioku serve --http` on a free port.
+// hermetic per-test homes and configs, the official SDK client over stdio, a raw
+// newline-delimited JSON-RPC client over the stdio pipe, a way to start `kioku serve --http`
+// on a free port, and a fake OpenAI-compatible provider endpoint.
 //
 // Nothing here sleeps to synchronize: every wait is for an event (a response line, a
 // process exit, a log line) and carries a generous timeout only as a safety net, so a
@@ -9,6 +10,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -130,6 +132,76 @@ export function withTimeout(promise, what, ms = SAFETY_MS) {
     timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * Starts `kioku serve` (stdio) for `sandbox` and connects the official MCP SDK client as
+ * agent `agent` (KIOKU_AGENT_ID) from `cwd` (default: the sandbox folder), with `env` added
+ * to the sandbox's. `capabilities` and `setup(client)` (called before connecting, e.g. to
+ * answer roots/list) shape the client. Lists the tools once (the SDK caches their output
+ * schemas). Resolves {client, tools, stderr()}; a failed initialize rejects with kioku's
+ * stderr in the message.
+ */
+export async function connectSdkClient(sandbox, { agent = 'e2e-agent', name = `kioku-e2e-${agent}`, env = {},
+  cwd = sandbox.dir, capabilities = {}, setup } = {}) {
+  const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');
+  const { StdioClientTransport } = await import('@modelcontextprotocol/sdk/client/stdio.js');
+  const client = new Client({ name, version: '1.0.0' }, { capabilities });
+  setup?.(client);
+  const transport = new StdioClientTransport({
+    command: KIOKU_BIN,
+    args: ['--config', sandbox.config, 'serve'],
+    env: keepEnv(sandbox.env({ KIOKU_AGENT_ID: agent, ...env })),
+    cwd,
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (d) => {
+    stderr += d;
+  });
+  try {
+    await withTimeout(client.connect(transport), `initialize over stdio (agent ${agent}, in ${cwd})`);
+  } catch (e) {
+    throw new Error(`${e.message}; stderr:\n${stderr}`);
+  }
+  const { tools } = await withTimeout(client.listTools(), 'tools/list');
+  return { client, tools, stderr: () => stderr };
+}
+
+/** tools/call through the SDK client, under the safety timeout. */
+export const callTool = (client, name, args = {}) =>
+  withTimeout(client.callTool({ name, arguments: args }), `tools/call ${name}`);
+
+/** The text blocks of a tools/call result, joined by newlines. */
+export const textOf = (r) => (r.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
+
+/**
+ * A fake OpenAI-compatible provider on 127.0.0.1:0 (node:http). POST …/chat/completions
+ * answers with `chat(request)` as the message content; POST …/embeddings with one
+ * `embed(text)` vector per input. `state.requests` counts requests. Resolves {state, url,
+ * close()}.
+ */
+export async function startFakeOpenAi({ chat = () => '{}', embed = () => [1] } = {}) {
+  const state = { requests: 0 };
+  const server = http.createServer((req, res) => {
+    let body = '';
+    req.on('data', (d) => (body += d));
+    req.on('end', () => {
+      state.requests += 1;
+      const request = JSON.parse(body);
+      let answer;
+      if (req.url.endsWith('/embeddings')) {
+        const inputs = Array.isArray(request.input) ? request.input : [request.input];
+        answer = { object: 'list', model: request.model, data: inputs.map((t, index) => ({ object: 'embedding', index, embedding: embed(t) })) };
+      } else {
+        answer = { choices: [{ index: 0, message: { role: 'assistant', content: chat(request) } }] };
+      }
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(answer));
+    });
+  });
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { state, url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
 }
 
 /**

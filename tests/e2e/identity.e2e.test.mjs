@@ -23,7 +23,6 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
@@ -33,11 +32,12 @@ import {
   META_VERSION,
   MODERN_VERSION,
   RawStdioServer,
-  keepEnv,
+  connectSdkClient,
   loadModernSchema,
   makeSandbox,
   runCli,
   startHttpServer,
+  textOf,
   withTimeout,
 } from './helpers.mjs';
 
@@ -58,32 +58,17 @@ function makeCheckout(dir) {
 
 /** `kioku serve` over stdio with the SDK client; `roots` (array of folders) declares the capability. */
 async function connect(sandbox, { cwd, agent = 'identity-agent', roots, env = {} }) {
-  const capabilities = roots ? { roots: { listChanged: true } } : {};
-  const client = new Client({ name: 'kioku-e2e-identity', version: '1.0.0' }, { capabilities });
   const state = { roots: roots ?? [] };
-  if (roots) {
+  const setup = (client) => {
+    if (!roots) return;
     client.setRequestHandler(ListRootsRequestSchema, async () => ({
       roots: state.roots.map((folder) => ({ uri: pathToFileURL(folder).href, name: path.basename(folder) })),
     }));
-  }
-  const transport = new StdioClientTransport({
-    command: KIOKU_BIN,
-    args: ['--config', sandbox.config, 'serve'],
-    env: keepEnv(sandbox.env({ KIOKU_AGENT_ID: agent, ...env })),
-    cwd,
-    stderr: 'pipe',
+  };
+  const session = await connectSdkClient(sandbox, {
+    agent, name: 'kioku-e2e-identity', env, cwd, capabilities: roots ? { roots: { listChanged: true } } : {}, setup,
   });
-  let stderr = '';
-  transport.stderr?.on('data', (d) => {
-    stderr += d;
-  });
-  try {
-    await withTimeout(client.connect(transport), `initialize over stdio in ${cwd}`);
-  } catch (e) {
-    throw new Error(`${e.message}; stderr:\n${stderr}`);
-  }
-  await withTimeout(client.listTools(), 'tools/list');
-  return { client, state, stderr: () => stderr };
+  return { ...session, state };
 }
 
 async function ok(client, name, args = {}) {
@@ -98,7 +83,6 @@ async function stored(client, remembered) {
   return JSON.stringify(await ok(client, 'memory_get', { id }));
 }
 
-const textOf = (r) => (r.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 
 /** Runs the kioku CLI to completion in `cwd`; resolves {code, stdout, stderr}. */
 function cli(sandbox, args, { cwd, env = {} }) {

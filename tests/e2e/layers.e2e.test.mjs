@@ -19,42 +19,12 @@ import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-
-import { KIOKU_BIN, makeSandbox, withTimeout } from './helpers.mjs';
+import { KIOKU_BIN, callTool as call, connectSdkClient, makeSandbox, textOf } from './helpers.mjs';
 
 if (!existsSync(KIOKU_BIN)) throw new Error(`e2e prerequisites missing: kioku binary ${KIOKU_BIN} (set KIOKU_BIN)`);
 
-/** Starts `kioku serve` (stdio) for `sandbox` and connects an SDK client; cwd = sandbox dir. */
-async function connect(sandbox, { agent = 'e2e-layers-agent', name = 'kioku-e2e-layers' } = {}) {
-  const env = sandbox.env({ KIOKU_AGENT_ID: agent });
-  const keep = ['KIOKU_HOME', 'KIOKU_AGENT_ID', 'ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'LD_LIBRARY_PATH', 'HOME', 'PATH'];
-  const client = new Client({ name, version: '1.0.0' }, { capabilities: {} });
-  const transport = new StdioClientTransport({
-    command: KIOKU_BIN,
-    args: ['--config', sandbox.config, 'serve'],
-    env: Object.fromEntries(keep.filter((k) => env[k] !== undefined).map((k) => [k, env[k]])),
-    cwd: sandbox.dir,
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (d) => {
-    stderr += d;
-  });
-  try {
-    await withTimeout(client.connect(transport), `initialize over stdio (agent ${agent})`);
-  } catch (e) {
-    throw new Error(`${e.message}; stderr:\n${stderr}`);
-  }
-  await withTimeout(client.listTools(), 'tools/list'); // the SDK caches outputSchema validators
-  return { client, stderr: () => stderr };
-}
+const connect = (sandbox, { agent = 'e2e-layers-agent', name = 'kioku-e2e-layers' } = {}) => connectSdkClient(sandbox, { agent, name });
 
-/** tools/call with a safety timeout. */
-function call(client, name, args = {}) {
-  return withTimeout(client.callTool({ name, arguments: args }), `tools/call ${name}`);
-}
 
 /** tools/call that must succeed; returns structuredContent. */
 async function ok(client, name, args = {}) {
@@ -64,7 +34,6 @@ async function ok(client, name, args = {}) {
   return r.structuredContent;
 }
 
-const textOf = (r) => (r.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 
 describe('semantic layer through kioku serve', () => {
   // Each test gets its own server and home.

@@ -17,39 +17,12 @@ import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-
-import { KIOKU_BIN, makeSandbox, withTimeout } from './helpers.mjs';
+import { KIOKU_BIN, callTool as call, connectSdkClient, makeSandbox, textOf } from './helpers.mjs';
 
 if (!existsSync(KIOKU_BIN)) throw new Error(`e2e prerequisites missing: kioku binary ${KIOKU_BIN} (set KIOKU_BIN)`);
 
-async function connect(sandbox, agent) {
-  const env = sandbox.env({ KIOKU_AGENT_ID: agent });
-  const keep = ['KIOKU_HOME', 'KIOKU_AGENT_ID', 'ASAN_OPTIONS', 'UBSAN_OPTIONS', 'LSAN_OPTIONS', 'LD_LIBRARY_PATH', 'HOME', 'PATH'];
-  const client = new Client({ name: `kioku-e2e-${agent}`, version: '1.0.0' }, { capabilities: {} });
-  const transport = new StdioClientTransport({
-    command: KIOKU_BIN,
-    args: ['--config', sandbox.config, 'serve'],
-    env: Object.fromEntries(keep.filter((k) => env[k] !== undefined).map((k) => [k, env[k]])),
-    cwd: sandbox.dir,
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (d) => {
-    stderr += d;
-  });
-  try {
-    await withTimeout(client.connect(transport), `initialize over stdio (agent ${agent})`);
-  } catch (e) {
-    throw new Error(`${e.message}; stderr:\n${stderr}`);
-  }
-  const { tools } = await withTimeout(client.listTools(), 'tools/list');
-  return { client, tools };
-}
+const connect = (sandbox, agent) => connectSdkClient(sandbox, { agent });
 
-const call = (client, name, args = {}) => withTimeout(client.callTool({ name, arguments: args }), `tools/call ${name}`);
-const textOf = (r) => (r.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 
 async function ok(client, name, args = {}) {
   const r = await call(client, name, args);

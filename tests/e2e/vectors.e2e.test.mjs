@@ -10,13 +10,9 @@
 
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
-import http from 'node:http';
 import { afterEach, beforeEach, describe, test } from 'node:test';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-
-import { KIOKU_BIN, keepEnv, makeSandbox, runCli, withTimeout } from './helpers.mjs';
+import { KIOKU_BIN, callTool as call, connectSdkClient, makeSandbox, runCli, startFakeOpenAi, textOf } from './helpers.mjs';
 
 if (!existsSync(KIOKU_BIN)) throw new Error(`e2e prerequisites missing: kioku binary ${KIOKU_BIN} (set KIOKU_BIN)`);
 
@@ -44,52 +40,16 @@ function vectorFor(text) {
   return v;
 }
 
-async function startFakeEmbeddings() {
-  const state = { requests: 0 };
-  const server = http.createServer((req, res) => {
-    let body = '';
-    req.on('data', (d) => (body += d));
-    req.on('end', () => {
-      state.requests += 1;
-      const request = JSON.parse(body);
-      const inputs = Array.isArray(request.input) ? request.input : [request.input];
-      const data = inputs.map((text, index) => ({ object: 'embedding', index, embedding: vectorFor(text) }));
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ object: 'list', model: request.model, data }));
-    });
-  });
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { state, url: `http://127.0.0.1:${server.address().port}`, close: () => new Promise((r) => server.close(r)) };
-}
 
-async function connect(sandbox) {
-  const client = new Client({ name: 'kioku-e2e-vectors', version: '1.0.0' }, { capabilities: {} });
-  const transport = new StdioClientTransport({
-    command: KIOKU_BIN,
-    args: ['--config', sandbox.config, 'serve'],
-    env: keepEnv(sandbox.env({ KIOKU_AGENT_ID: 'e2e-vectors' })),
-    cwd: sandbox.dir,
-    stderr: 'pipe',
-  });
-  let stderr = '';
-  transport.stderr?.on('data', (d) => (stderr += d));
-  try {
-    await withTimeout(client.connect(transport), 'initialize over stdio');
-  } catch (e) {
-    throw new Error(`${e.message}; stderr:\n${stderr}`);
-  }
-  return client;
-}
+const connect = async (sandbox) => (await connectSdkClient(sandbox, { agent: 'e2e-vectors' })).client;
 
-const call = (client, name, args = {}) => withTimeout(client.callTool({ name, arguments: args }), `tools/call ${name}`);
-const textOf = (r) => (r.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 
 describe('vector search in procedure_find and session_recall through kioku serve', () => {
   let fake;
   let sandbox;
   let client;
   beforeEach(async () => {
-    fake = await startFakeEmbeddings();
+    fake = await startFakeOpenAi({ embed: vectorFor });
     sandbox = makeSandbox({
       enabled: ['procedural', 'episodic'],
       profile: 'full',
