@@ -37,26 +37,34 @@ async function startFakeChat() {
 
 const connect = async (sandbox) => (await connectSdkClient(sandbox, { agent: 'e2e-reflect' })).client;
 
+/** A fake chat server and a full-profile semantic server using it, holding `texts` as global facts. */
+async function startWithChat(texts) {
+  const fake = await startFakeChat();
+  const sandbox = makeSandbox({
+    enabled: ['semantic'],
+    profile: 'full',
+    extraYaml: `providers:\n  chat:\n    url: ${fake.url}\n    model: fake-chat\n    max_retries: 0\n`,
+  });
+  const client = await connect(sandbox);
+  const ids = [];
+  for (const text of texts) {
+    const r = await call(client, 'memory_remember', { text, kind: 'fact', scope: 'global' });
+    assert.notEqual(r.isError, true, textOf(r));
+    ids.push(r.structuredContent.results[0].id);
+  }
+  return { fake, sandbox, client, ids };
+}
+
 describe('memory_reflect through kioku serve', () => {
   let fake;
   let sandbox;
   let client;
   beforeEach(async () => {
-    fake = await startFakeChat();
-    sandbox = makeSandbox({
-      enabled: ['semantic'],
-      profile: 'full',
-      extraYaml: `providers:\n  chat:\n    url: ${fake.url}\n    model: fake-chat\n    max_retries: 0\n`,
-    });
-    client = await connect(sandbox);
-    for (const text of [
+    ({ fake, sandbox, client } = await startWithChat([
       'The web app uses pnpm workspaces for its JavaScript dependencies',
       'CI installs JavaScript dependencies with pnpm install --frozen-lockfile',
       'Renovate updates the pnpm lockfile every Monday',
-    ]) {
-      const r = await call(client, 'memory_remember', { text, kind: 'fact', scope: 'global' });
-      assert.notEqual(r.isError, true, textOf(r));
-    }
+    ]));
   });
   afterEach(async () => {
     await client?.close();
@@ -106,24 +114,12 @@ describe('memory_consolidate synthesize through kioku serve', () => {
   let fake;
   let sandbox;
   let client;
-  const ids = [];
+  let ids;
   beforeEach(async () => {
-    fake = await startFakeChat();
-    sandbox = makeSandbox({
-      enabled: ['semantic'],
-      profile: 'full',
-      extraYaml: `providers:\n  chat:\n    url: ${fake.url}\n    model: fake-chat\n    max_retries: 0\n`,
-    });
-    client = await connect(sandbox);
-    ids.length = 0;
-    for (const text of [
+    ({ fake, sandbox, client, ids } = await startWithChat([
       'Integration tests run against a local Postgres 15 container',
       'The integration tests run against a Postgres 15 container on the local machine',
-    ]) {
-      const r = await call(client, 'memory_remember', { text, kind: 'fact', scope: 'global' });
-      assert.notEqual(r.isError, true, textOf(r));
-      ids.push(r.structuredContent.results[0].id);
-    }
+    ]));
   });
   afterEach(async () => {
     await client?.close();
