@@ -159,6 +159,12 @@ int RunRefine(ToolContext& env, const std::vector<std::string>& args, std::ostre
 
 }  // namespace
 
+std::string HighlightBullets(std::string_view abstract) {
+  std::string out;
+  for (const std::string& sentence : SplitSentences(abstract)) out += (out.empty() ? "- " : "\n- ") + sentence;
+  return out;
+}
+
 std::string CheckAbstract(std::string_view abstract, const std::vector<Summary>& folded,
                           std::int64_t highlight_tokens) {
   if (abstract.empty()) return "the abstract is empty";
@@ -169,6 +175,13 @@ std::string CheckAbstract(std::string_view abstract, const std::vector<Summary>&
   }
   if (const auto secret = sdk::FindSecret(abstract)) {
     return "the abstract contains what looks like a secret (" + secret->kind + ")";
+  }
+  // Read back as facets (a later fold, session_timeline), a labelled bullet ("Decision: …",
+  // "TODO: …", "[ ] …") would turn the model's words into a decision or open item.
+  const Facets read_back = ExtractFacets(std::string(kHighlightsHeader) + "\n" + HighlightBullets(abstract));
+  if (!read_back.decisions.empty() || !read_back.open_items.empty()) {
+    return "`" + sdk::TruncateUtf8(read_back.decisions.empty() ? read_back.open_items[0] : read_back.decisions[0], 80) +
+           "` would read as " + (read_back.decisions.empty() ? "an open item" : "a decision");
   }
   for (const Token& t : Tokens(abstract)) {
     if (!t.quoted && !IsIdentifierLike(t.text)) continue;
@@ -203,7 +216,7 @@ HighlightsOutcome RefineHighlights(SQLite::Database& db, sdk::ChatModel& chat, c
   if (std::string why = CheckAbstract(abstract, folded, settings.highlight_tokens); !why.empty()) {
     return Kept("rejected: " + why);
   }
-  const std::string text = ReplaceHighlights(s->text, abstract);
+  const std::string text = ReplaceHighlights(s->text, HighlightBullets(abstract));
   const std::string model = chat.Model();
   bool wrote = false;
   sdk::WithWriteTransaction(db, [&] { wrote = ReplaceConsolidatedText(db, s->id, s->text, text, model); });

@@ -41,11 +41,18 @@ struct HighlightsOutcome {
   std::string kept_because;
 };
 
+/// `abstract` as the highlights section's lines: one "- " bullet per sentence
+/// (SplitSentences), the extractive highlights' shape, so that ExtractFacets keeps reading
+/// them as highlights (it classifies unbulleted prose by keywords).
+std::string HighlightBullets(std::string_view abstract);
+
 /// Why `abstract` (whitespace already collapsed) cannot replace the highlights of a summary
 /// consolidated from `folded`, or "" when it can. Rejected, never cut: empty; more than
 /// `highlight_tokens` estimated tokens (sdk::EstimateTokens); a secret (sdk::FindSecret);
 /// a file path (LooksLikePath) or identifier-like token (snake_case, camelCase, `a::b`,
-/// `f()`, `a.b`, anything in backticks) that appears in none of the folded texts.
+/// `f()`, `a.b`, anything in backticks) that appears in none of the folded texts; a
+/// sentence ExtractFacets would read as a decision or open item as a highlight bullet (an
+/// inline label such as "Decision: …"), since later folds and session_timeline read it.
 std::string CheckAbstract(std::string_view abstract, const std::vector<Summary>& folded,
                           std::int64_t highlight_tokens);
 

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "compaction.hpp"
+#include "facets.hpp"
 #include "highlights.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/text.hpp"
@@ -124,8 +125,9 @@ class HighlightsTest : public ::testing::Test {
 };
 
 TEST_F(HighlightsTest, ModelAbstractReplacesOnlyTheExtractiveHighlights) {
-  chat_->Answer("The slow plots endpoint in apps/api/src/routes/plots.ts was profiled and reworked, "
-                "and the CI setup was tidied.");
+  // "decided" makes prose a decision; as a highlight bullet it stays a highlight.
+  chat_->Answer("The slow plots endpoint in apps/api/src/routes/plots.ts was profiled and reworked.  "
+                "Everyone decided the CI setup was tidy.");
   RememberExtractive();
   const sdk::ToolResult r = Compact();
   EXPECT_EQ(chat_->calls, 1);
@@ -142,8 +144,13 @@ TEST_F(HighlightsTest, ModelAbstractReplacesOnlyTheExtractiveHighlights) {
   ASSERT_NE(extractive_.find("\nHighlights:\n"), std::string::npos) << extractive_;
   EXPECT_EQ(Head(c.text), Head(extractive_));  // decisions, open items, files: byte for byte
   EXPECT_EQ(c.text.substr(c.text.find("\nHighlights:\n") + 13),
-            "The slow plots endpoint in apps/api/src/routes/plots.ts was profiled and reworked, and the CI "
-            "setup was tidied.");
+            "- The slow plots endpoint in apps/api/src/routes/plots.ts was profiled and reworked.\n"
+            "- Everyone decided the CI setup was tidy.");
+  // Read back (a later fold, session_timeline) the facets are the deterministic ones.
+  const Facets now = ExtractFacets(c.text), before = ExtractFacets(extractive_);
+  EXPECT_EQ(now.decisions, before.decisions);
+  EXPECT_EQ(now.open_items, before.open_items);
+  EXPECT_EQ(now.files, before.files);
   EXPECT_EQ(c.token_count, static_cast<std::int64_t>(sdk::EstimateTokens(c.text)));
 
   const sdk::ToolResult recall = rt_.Call("session_recall", {{"session_id", "s-1"}});
@@ -299,6 +306,12 @@ TEST(CheckAbstract, ProseIsAcceptedInventedIdentifiersAreNot) {
     EXPECT_NE(CheckAbstract(bad, folded, 100), "") << bad;
   }
   EXPECT_EQ(CheckAbstract("", folded, 100), "the abstract is empty");
+  // As highlight bullets only labels make a decision or open item of a sentence.
+  EXPECT_EQ(CheckAbstract("We decided nothing new; a follow-up is pending.", folded, 100), "");
+  EXPECT_EQ(HighlightBullets("One thing. Another one"), "- One thing.\n- Another one");
+  EXPECT_EQ(CheckAbstract("Paging was reworked. Decision: drop the cache.", folded, 100),
+            "`drop the cache.` would read as a decision");
+  EXPECT_EQ(CheckAbstract("TODO: ship it.", folded, 100), "`ship it.` would read as an open item");
 }
 
 }  // namespace
