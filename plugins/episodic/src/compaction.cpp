@@ -76,8 +76,19 @@ std::string BuildConsolidatedText(const std::vector<Summary>& folded,
       hl += "- " + h + "\n";
     }
   }
-  if (!hl.empty()) out += "Highlights:\n" + hl;
+  if (!hl.empty()) out += std::string(kHighlightsHeader) + "\n" + hl;
   if (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+std::string ReplaceHighlights(std::string_view consolidated, std::string_view highlights) {
+  // Decisions and open items are "- " bullets and the files line has its own label, so a
+  // line that is exactly the header can only be the highlights section's.
+  const std::string marker = "\n" + std::string(kHighlightsHeader) + "\n";
+  const std::size_t at = consolidated.find(marker);
+  std::string out(consolidated.substr(0, at));
+  out += marker;
+  out += highlights;
   return out;
 }
 

@@ -11,6 +11,7 @@
 /// Folded summaries keep their text with status `folded` and `folded_into` = the
 /// consolidated id: history is never lost, only recall skips them.
 /// Seed: dokoro "compacts" by concatenation; this keeps what matters and bounds the rest.
+/// Optionally a chat model later rewrites the highlights alone (highlights.hpp).
 
 #include <cstdint>
 #include <string>
@@ -35,6 +36,14 @@ struct CompactionOutcome {
 /// Builds the consolidated text for `folded` (oldest first). Pure function.
 std::string BuildConsolidatedText(const std::vector<Summary>& folded,
                                   std::int64_t highlight_tokens);
+
+/// The header line of the highlights section, the consolidated text's last section.
+inline constexpr std::string_view kHighlightsHeader = "Highlights:";
+
+/// `consolidated` (BuildConsolidatedText's shape) with everything after its highlights
+/// header replaced by `highlights`, or a highlights section appended when it has none.
+/// The lines before it (header, decisions, open items, files) are kept byte for byte.
+std::string ReplaceHighlights(std::string_view consolidated, std::string_view highlights);
 
 /// Compacts `session_id` when it is over budget. Runs inside the caller's transaction.
 CompactionOutcome CompactSession(SQLite::Database& db, std::string_view session_id,

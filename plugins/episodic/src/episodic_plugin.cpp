@@ -5,6 +5,7 @@
 #include "schema.hpp"
 #include "tools.hpp"
 #include "exporter.hpp"
+#include "highlights.hpp"
 
 namespace kioku::episodic {
 
@@ -30,6 +31,7 @@ void EpisodicPlugin::Register(sdk::Registrar& registrar) {
   RegisterRecallTools(registrar, env_, *vectors_);
   RegisterIngestTools(registrar, env_);
   registrar.AddCommand(CaptureHookCommand(env_));
+  registrar.AddCommand(RefineCommand(env_));
   registrar.AddCommand(sdk::EmbedCommandSpec(env_.host, *vectors_, *worker_));
   registrar.AddContextProvider({"episodic", [env = &env_](const sdk::ContextRequest& request) {
                                   return ProvideContext(*env, request);

@@ -84,7 +84,7 @@ Filter LogOnlyFilter(const RecallQuery& q) {
 
 const char* kSummarySelect =
     "SELECT s.id, s.session_id, s.kind, s.ended_at, s.started_at, s.model, s.message_count, "
-    "se.title, s.summary FROM episodic_summaries s JOIN episodic_sessions se ON se.id = "
+    "se.title, s.summary, s.highlights_model FROM episodic_summaries s JOIN episodic_sessions se ON se.id = "
     "s.session_id";
 
 RecallItem ReadSummaryItem(SQLite::Statement& st) {
@@ -98,6 +98,7 @@ RecallItem ReadSummaryItem(SQLite::Statement& st) {
   it.message_count = st.getColumn(6).getInt64();
   it.title = st.getColumn(7).getString();
   it.text = st.getColumn(8).getString();
+  it.highlights_model = st.getColumn(9).getString();
   return it;
 }
 

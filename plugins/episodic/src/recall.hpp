@@ -51,6 +51,7 @@ struct RecallItem {
   std::int64_t message_count = 0;
   std::string title;
   std::string text;
+  std::string highlights_model;  ///< consolidated: the model that wrote its highlights, or ""
   double score = 0;
 };
 

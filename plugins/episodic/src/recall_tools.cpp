@@ -61,6 +61,7 @@ void AddRecall(sdk::Registrar& reg, ToolContext& env, sdk::LayerVectors& vectors
                               {"summary", schema::Type("string")},
                               {"truncated", schema::Type("boolean")},
                               {"kind", schema::Type("string")},
+                              {"highlights_by", schema::Type("string")},
                               {"score", schema::Type("number")}},
                              {"session_id", "time", "model", "message_count", "summary", "score"});
   spec.output_schema = schema::Output({{"summaries", {{"type", "array"}, {"items", item}}},
@@ -108,7 +109,10 @@ void AddRecall(sdk::Registrar& reg, ToolContext& env, sdk::LayerVectors& vectors
       std::string head = "[" + sdk::FormatRfc3339(it.time) + "] session=" + it.session_id +
                          " model=" + (it.model.empty() ? "?" : it.model) +
                          " msgs=" + std::to_string(it.message_count);
-      if (it.kind == "consolidated") head += " (consolidated)";
+      if (it.kind == "consolidated") {
+        head += it.highlights_model.empty() ? " (consolidated)"
+                                            : " (consolidated; highlights by " + it.highlights_model + ")";
+      }
       std::string body = Indented(it.text);
       std::string shown = sdk::TruncateUtf8(body, env.settings.recall_summary_chars);
       std::size_t cost = sdk::EstimateTokens(head) + sdk::EstimateTokens(shown) + 1;
@@ -138,6 +142,7 @@ void AddRecall(sdk::Registrar& reg, ToolContext& env, sdk::LayerVectors& vectors
                            {"truncated", shown.size() < it.text.size()},
                            {"kind", it.kind},
                            {"score", it.score}});
+      if (!it.highlights_model.empty()) out_items.back()["highlights_by"] = it.highlights_model;
     }
     const std::size_t omitted = r.matched > out_items.size() ? r.matched - out_items.size() : 0;
     if (out_items.empty()) {

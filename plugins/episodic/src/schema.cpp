@@ -207,6 +207,11 @@ CREATE TRIGGER episodic_log_count_au AFTER UPDATE OF session_id ON episodic_log 
 END;
 )SQL";
 
+// Version 7: which chat model wrote a consolidated summary's highlights ('' = extractive,
+// compaction.hpp); `kioku summaries refine` picks the active consolidated ones still ''.
+constexpr const char* kV7 =
+    "ALTER TABLE episodic_summaries ADD COLUMN highlights_model TEXT NOT NULL DEFAULT '';";
+
 }  // namespace
 
 void RecountSessions(SQLite::Database& db) {
@@ -256,8 +261,12 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
   v5.description = "per-session counts of active summaries and log entries (triggers)";
   v5.sql = kV5;
   v5.apply = RecountSessions;
+  sdk::Migration v7;
+  v7.version = 7;
+  v7.description = "summaries: highlights_model (model-written highlights of consolidated ones)";
+  v7.sql = kV7;
   return {v1, sdk::ProjectKeysMigration(2, {{"episodic_sessions", "project", ""}}, projects), v3,
-          v4, v5, sdk::VectorTablesMigration(6, SummaryVectorTables())};
+          v4, v5, sdk::VectorTablesMigration(6, SummaryVectorTables()), v7};
 }
 
 }  // namespace kioku::episodic

@@ -5,7 +5,9 @@
 ///   episodic_sessions      one row per session (live or imported from a transcript), with
 ///                          trigger-kept counts of its active summaries and log entries
 ///   episodic_log           append-only session log (progress/note/issue/decision/request)
-///   episodic_summaries     summaries; `status` = active | folded (compaction keeps originals)
+///   episodic_summaries     summaries; `status` = active | folded (compaction keeps originals);
+///                          `highlights_model` (v7): the chat model that wrote a consolidated
+///                          summary's highlights, '' = extractive
 ///   episodic_files         files touched per session (read / modified)
 ///   episodic_tool_stats    tool calls and failures per session (from transcripts)
 ///   episodic_ingest_files  per transcript file: byte offset, line number, parser state

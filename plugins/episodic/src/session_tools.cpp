@@ -2,6 +2,7 @@
 #include <SQLiteCpp/Statement.h>
 
 #include "compaction.hpp"
+#include "highlights.hpp"
 #include "kioku/sdk/args.hpp"
 #include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/db.hpp"
@@ -22,19 +23,25 @@ using sdk::Json;
 constexpr std::size_t kMaxEntry = 8'000;
 constexpr std::size_t kMaxSummary = 200'000;
 
-Json CompactionJson(const CompactionOutcome& c) {
+Json CompactionJson(const CompactionOutcome& c, const HighlightsOutcome& h) {
   if (!c.compacted) return nullptr;
-  return {{"consolidated_id", c.consolidated_id},
-          {"folded", c.folded_ids.size()},
-          {"tokens_before", c.tokens_before},
-          {"tokens_after", c.tokens_after}};
+  Json out = {{"consolidated_id", c.consolidated_id},
+              {"folded", c.folded_ids.size()},
+              {"tokens_before", c.tokens_before},
+              {"tokens_after", c.tokens_after}};
+  if (!h.model.empty()) out["highlights_by"] = h.model;
+  if (!h.kept_because.empty()) out["extractive_because"] = h.kept_because;
+  return out;
 }
 
-std::string CompactionText(const CompactionOutcome& c) {
+std::string CompactionText(const CompactionOutcome& c, const HighlightsOutcome& h) {
   if (!c.compacted) return "";
-  return "; compacted: folded " + std::to_string(c.folded_ids.size()) +
-         " older summaries into " + c.consolidated_id + " (" + std::to_string(c.tokens_before) +
-         " → " + std::to_string(c.tokens_after) + " tokens; originals kept in history)";
+  std::string text = "; compacted: folded " + std::to_string(c.folded_ids.size()) +
+                     " older summaries into " + c.consolidated_id + " (" + std::to_string(c.tokens_before) +
+                     " → " + std::to_string(c.tokens_after) + " tokens; originals kept in history)";
+  if (!h.model.empty()) text += "; highlights by " + h.model;
+  if (!h.kept_because.empty()) text += "\ncompaction kept extractive highlights: " + h.kept_because;
+  return text;
 }
 
 SessionSeed SeedFromCaller(const std::string& id, const sdk::Caller& caller, const Json& args,
@@ -261,16 +268,18 @@ void AddSessionEnd(sdk::Registrar& reg, ToolContext& env) {
         compaction = CompactSession(db, id, env.settings, now);
       }
     });
+    // After the commit: the model is never called under the write lock.
+    const HighlightsOutcome highlights = RefineAfterCompaction(env, compaction);
     std::string text = already ? "Session " + id + " was already ended at " +
                                      sdk::FormatRfc3339(ended_at)
                                : "Ended session " + id;
     if (!summary_id.empty()) text += "; summary " + summary_id + " saved";
-    text += CompactionText(compaction);
+    text += CompactionText(compaction, highlights);
     Json out = {{"session_id", id},
                 {"ended_at", sdk::FormatRfc3339(ended_at)},
                 {"already_ended", already},
                 {"summary_id", summary_id.empty() ? Json(nullptr) : Json(summary_id)},
-                {"compaction", CompactionJson(compaction)}};
+                {"compaction", CompactionJson(compaction, highlights)}};
     return sdk::ToolResult::Ok(text, out);
   });
 }
@@ -341,12 +350,13 @@ void AddSummaryAdd(sdk::Registrar& reg, ToolContext& env) {
       TouchSession(db, id, row.ended_at);
       compaction = CompactSession(db, id, env.settings, now);
     });
+    const HighlightsOutcome highlights = RefineAfterCompaction(env, compaction);  // after the commit
     std::string text = "Saved summary " + row.id + " for session " + row.session_id + " (" +
-                       std::to_string(row.token_count) + " tokens)" + CompactionText(compaction);
+                       std::to_string(row.token_count) + " tokens)" + CompactionText(compaction, highlights);
     return sdk::ToolResult::Ok(text, {{"summary_id", row.id},
                                       {"session_id", row.session_id},
                                       {"token_count", row.token_count},
-                                      {"compaction", CompactionJson(compaction)}});
+                                      {"compaction", CompactionJson(compaction, highlights)}});
   });
 }
 

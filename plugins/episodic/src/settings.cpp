@@ -28,7 +28,9 @@ Json SettingsSchema() {
           {"default", 0.5},
           {"description", "Share of the budget left to the newest summaries, unfolded."}}},
         {"highlight_tokens",
-         integer(0, 1'000'000, 2'000, "Room for highlights in a consolidated summary.")}}}};
+         integer(0, 1'000'000, 2'000, "Room for highlights in a consolidated summary.")},
+        {"model_highlights",
+         boolean(false, "Chat model writes consolidated highlights (MCP tools only).")}}}};
   Json recall = {
       {"type", "object"},
       {"additionalProperties", false},
@@ -77,6 +79,7 @@ Settings ParseSettings(const Json& section) {
   s.session_token_budget = c.value("session_token_budget", s.session_token_budget);
   s.keep_recent_fraction = c.value("keep_recent_fraction", s.keep_recent_fraction);
   s.highlight_tokens = c.value("highlight_tokens", s.highlight_tokens);
+  s.model_highlights = c.value("model_highlights", s.model_highlights);
   const Json& r = obj("recall");
   s.recall_token_budget = r.value("token_budget", s.recall_token_budget);
   s.recall_default_limit = r.value("default_limit", s.recall_default_limit);

@@ -23,6 +23,11 @@ struct Settings {
   /// decisions, open items nor file lists) in a consolidated summary. Decisions, open items
   /// and files are always kept in full, whatever this says.
   std::int64_t highlight_tokens = 2'000;
+  /// compaction.model_highlights: after session_end / session_summary_add compact, the chat
+  /// model (providers.chat) rewrites the consolidated summary's highlights as a short
+  /// abstract (highlights.hpp). Hooks and ingest never call the model; `kioku summaries
+  /// refine` refines what they folded.
+  bool model_highlights = false;
 
   /// recall.token_budget: default output budget of session_recall (estimated tokens).
   std::int64_t recall_token_budget = 2'000;

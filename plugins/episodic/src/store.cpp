@@ -17,7 +17,7 @@ std::string Shown(std::string_view s) { return sdk::TruncateUtf8(sdk::SanitizeUt
 const char* const kSummaryColumns =
     "id, session_id, kind, status, COALESCE(folded_into, ''), summary, token_count, model, "
     "message_count, started_at, ended_at, created_at, agent_id, method, "
-    "COALESCE(source_key, '')";
+    "COALESCE(source_key, ''), highlights_model";
 
 std::optional<Session> LoadSession(SQLite::Database& db, std::string_view id) {
   SQLite::Statement q(db,
@@ -153,7 +153,44 @@ Summary ReadSummaryRow(SQLite::Statement& q) {
   s.agent_id = q.getColumn(12).getString();
   s.method = q.getColumn(13).getString();
   s.source_key = q.getColumn(14).getString();
+  s.highlights_model = q.getColumn(15).getString();
   return s;
+}
+
+std::optional<Summary> LoadSummary(SQLite::Database& db, std::string_view id) {
+  SQLite::Statement q(db, std::string("SELECT ") + kSummaryColumns + " FROM episodic_summaries WHERE id = ?");
+  sdk::Bind(q, std::string(id));
+  if (!q.executeStep()) return std::nullopt;
+  return ReadSummaryRow(q);
+}
+
+std::vector<Summary> FoldedInto(SQLite::Database& db, std::string_view consolidated_id) {
+  SQLite::Statement q(db, std::string("SELECT ") + kSummaryColumns +
+                              " FROM episodic_summaries WHERE folded_into = ? ORDER BY started_at, created_at, id");
+  sdk::Bind(q, std::string(consolidated_id));
+  std::vector<Summary> out;
+  while (q.executeStep()) out.push_back(ReadSummaryRow(q));
+  return out;
+}
+
+std::vector<std::string> UnrefinedConsolidated(SQLite::Database& db, int limit) {
+  SQLite::Statement q(db,
+                      "SELECT id FROM episodic_summaries WHERE status = 'active' AND kind = 'consolidated' "
+                      "AND highlights_model = '' ORDER BY created_at, id LIMIT ?");
+  sdk::Bind(q, limit);
+  std::vector<std::string> out;
+  while (q.executeStep()) out.push_back(q.getColumn(0).getString());
+  return out;
+}
+
+bool ReplaceConsolidatedText(SQLite::Database& db, std::string_view id, std::string_view expected_text,
+                             std::string_view text, std::string_view highlights_model) {
+  SQLite::Statement q(db,
+                      "UPDATE episodic_summaries SET summary = ?, token_count = ?, highlights_model = ? "
+                      "WHERE id = ? AND status = 'active' AND summary = ?");
+  sdk::Bind(q, std::string(text), static_cast<int64_t>(sdk::EstimateTokens(text)), std::string(highlights_model),
+            std::string(id), std::string(expected_text));
+  return q.exec() > 0;
 }
 
 std::vector<Summary> ActiveSummaries(SQLite::Database& db, std::string_view session_id) {

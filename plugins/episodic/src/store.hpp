@@ -92,6 +92,8 @@ struct Summary {
   std::string agent_id;
   std::string method;
   std::string source_key;  ///< transcript summaries: one per (file, session), updated in place
+  /// Consolidated summaries: the chat model that wrote the highlights; '' = extractive.
+  std::string highlights_model;
 };
 
 /// Inserts a summary (assigns an id when empty) and returns the id.
@@ -102,6 +104,23 @@ std::vector<Summary> ActiveSummaries(SQLite::Database& db, std::string_view sess
 
 /// Sum of token_count over the active summaries of a session.
 std::int64_t ActiveSummaryTokens(SQLite::Database& db, std::string_view session_id);
+
+/// The summary `id` (any kind and status), or nullopt.
+std::optional<Summary> LoadSummary(SQLite::Database& db, std::string_view id);
+
+/// The summaries folded into `consolidated_id`, oldest first (ActiveSummaries' order).
+std::vector<Summary> FoldedInto(SQLite::Database& db, std::string_view consolidated_id);
+
+/// Ids of active consolidated summaries whose highlights no model wrote yet, oldest first,
+/// at most `limit`.
+std::vector<std::string> UnrefinedConsolidated(SQLite::Database& db, int limit);
+
+/// Compare-and-set: sets text, token_count and highlights_model of summary `id` only while
+/// it is active and its text is still `expected_text`. Returns whether it wrote. Caller
+/// holds the write transaction.
+bool ReplaceConsolidatedText(SQLite::Database& db, std::string_view id,
+                             std::string_view expected_text, std::string_view text,
+                             std::string_view highlights_model);
 
 Summary ReadSummaryRow(SQLite::Statement& q);
 /// Column list matching ReadSummaryRow, for SELECTs.

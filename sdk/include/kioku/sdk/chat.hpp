@@ -1,10 +1,10 @@
 #pragma once
 /// @file chat.hpp
 /// The chat provider contract: messages in, one model answer out, for the optional
-/// model-assisted tools (memory_reflect, entity_extract_deep). The host builds one chat
-/// model from the config (`providers.chat`, an OpenAI-compatible chat-completions
-/// endpoint) and hands it to plugins through HostServices::GetChatModel(); none is
-/// configured by default (those tools then say what to configure).
+/// model-assisted work (memory_reflect, entity_extract_deep, episodic model highlights).
+/// The host builds one chat model from the config (`providers.chat`, an OpenAI-compatible
+/// chat-completions endpoint) and hands it to plugins through HostServices::GetChatModel();
+/// none is configured by default (the tools then say what to configure).
 ///
 /// Every answer is untrusted input. With a `json_schema` the host checks the answer
 /// against it (JSON Schema draft 7) before returning it, so a plugin receives either a
