@@ -101,8 +101,8 @@ class LayerVectors {
   /// Embeds `text` and returns the `k` nearest rows.
   VectorQuery Query(SQLite::Database& db, const std::string& text, std::size_t k);
 
-  /// Nearest stored rows to an already normalized vector of the store's model (dedup,
-  /// calibration). Empty when vectors are unusable.
+  /// Nearest stored rows to an already normalized vector of the store's model (semantic
+  /// dedup). Empty when vectors are unusable.
   std::vector<VectorHit> Nearest(SQLite::Database& db, const std::vector<float>& unit, std::size_t k);
 
   /// Measures a relevance floor on up to `sample` embedded rows (VectorStore::SampleEmbedded,
