@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <chrono>
+#include <exception>
 #include <ostream>
+#include <sstream>
+#include <string>
 
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/vectors.hpp"
@@ -179,22 +182,64 @@ int Status(LayerVectors& vectors, SQLite::Database& db, const std::string& label
   return 0;
 }
 
+std::string Fixed(double x) {
+  std::ostringstream s;
+  s.setf(std::ios::fixed);
+  s.precision(3);
+  s << x;
+  return s.str();
+}
+
 }  // namespace
+
+int RunCalibrateCommand(LayerVectors& vectors, SQLite::Database& db, const std::string& label, int sample,
+                        std::ostream& out, std::ostream& err) {
+  const Calibration c = vectors.Calibrate(db, sample);
+  const VectorTables& t = vectors.Store().Tables();
+  if (!c.error.empty()) {
+    err << label << "embed --calibrate: " << c.error << "\n";
+    return 1;
+  }
+  if (!c.Measured()) {
+    out << label << "embed --calibrate: needs at least " << kMinCalibrationRows << " embedded " << t.items
+        << ", found " << c.rows << "\n";
+    return 0;
+  }
+  out << label << "on-topic  (" << c.on_topic.size() << "): p10 " << Fixed(c.on_p10) << "  p50 " << Fixed(c.on_p50)
+      << "  p90 " << Fixed(c.on_p90) << "\n";
+  out << label << "off-topic (" << c.off_topic.size() << "): p50 " << Fixed(c.off_p50) << "  p90 "
+      << Fixed(c.off_p90) << "  p95 " << Fixed(c.off_p95) << "\n";
+  out << label << "suggested " << t.prefix << ".vectors.min_score: " << Fixed(c.suggested) << " (now "
+      << Fixed(vectors.Settings().min_score) << ")"
+      << (c.Overlap() ? "; the distributions overlap: the model separates topics poorly" : "") << "\n";
+  return 0;
+}
 
 int RunEmbedCommand(HostServices& host, LayerVectors& vectors, EmbedWorker& worker, const std::string& label,
                     const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   SQLite::Database& db = host.Db();
   const std::string mode = args.empty() ? "" : args[0];
   if (mode == "--status") return Status(vectors, db, label, out);
-  if (mode == "--calibrate") return 0;  // the semantic layer's own option (its relevance floor)
-  if (!mode.empty() && mode != "--all") {
-    err << label << "embed: unknown argument '" << mode << "'; use --all or --status\n";
+  if (!mode.empty() && mode != "--all" && mode != "--calibrate") {
+    err << label << "embed: unknown argument '" << mode << "'; use --all, --status or --calibrate [N]\n";
     return 2;
   }
   Embedder* e = vectors.GetEmbedder();
   if (e == nullptr) {
     err << label << "embed: no embedding provider configured; add providers.embedding {url, model} to the config\n";
     return 1;
+  }
+  if (mode == "--calibrate") {
+    int n = 200;
+    if (args.size() > 1) {
+      try {
+        n = std::clamp(std::stoi(args[1]), 10, 5000);
+      } catch (const std::exception&) {
+        err << label << "embed --calibrate: N must be a number (10..5000)\n";
+        return 2;
+      }
+    }
+    return RunCalibrateCommand(vectors, db, label, n, out, err);
   }
   if (mode == "--all") {
     // Learn the dimension first when the config does not state it.
@@ -225,11 +270,14 @@ CommandSpec EmbedCommandSpec(HostServices& host, LayerVectors& vectors, EmbedWor
   CommandSpec cmd;
   cmd.name = kEmbedCommandName;
   cmd.summary = "Embed queued " + items + " now; --all re-embeds them all (after a model change)";
-  cmd.usage = "kioku embed [--all | --status]\n"
-              "  (none)     embed every queued " + vectors.Store().Tables().item +
+  cmd.usage = "kioku embed [--all | --status | --calibrate [N]]\n"
+              "  (none)       embed every queued " + vectors.Store().Tables().item +
               " now (the server does this in the background)\n"
-              "  --all      make the configured model the store's model and re-embed every one\n"
-              "  --status   embedder, store model, vector and queue counts, what search will do\n"
+              "  --all        make the configured model the store's model and re-embed every one\n"
+              "  --status     embedder, store model, vector and queue counts, what search will do\n"
+              "  --calibrate  suggest " + vectors.Store().Tables().prefix +
+              ".vectors.min_score from on-topic vs off-topic cosine scores\n"
+              "               on N (default 200) of your own " + items + "\n"
               "Needs providers.embedding in the config (except --status).";
   cmd.run = [&host, &vectors, &worker, items](const std::vector<std::string>& args, std::istream&, std::ostream& out,
                                               std::ostream& err) {

@@ -2,8 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <fstream>
+#include <iterator>
 #include <mutex>
+#include <random>
+#include <sstream>
 
 #include "kioku/sdk/schema.hpp"
 #include "kioku/sdk/settings.hpp"
@@ -17,13 +21,33 @@ std::string FileSafe(const std::string& model) {
   return out.substr(0, 100);
 }
 
+// Hyndman & Fan definition 7 (linear between closest ranks); 0 for no scores.
+double Percentile(std::vector<float> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto lo = static_cast<std::size_t>(std::floor(pos));
+  const auto hi = std::min(lo + 1, v.size() - 1);
+  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
+}
+
+std::string FirstHalfOfWords(const std::string& text) {
+  std::istringstream words(text);
+  const std::vector<std::string> w{std::istream_iterator<std::string>(words), {}};
+  std::string half;
+  for (std::size_t i = 0; i < std::min(w.size(), std::max<std::size_t>(1, (w.size() + 1) / 2)); ++i) {
+    half += (i ? " " : "") + w[i];
+  }
+  return half;
+}
+
 }  // namespace
 
 Json VectorSettingsSchema(const std::string& what) {
   using namespace schema;
   return Settings({
       {"weight", Setting(Number(0, 10, "RRF weight of the vector list (needs providers.embedding)."), 1.0)},
-      {"min_score", Setting(Number(-1, 1, "Cosine floor for vector hits."), 0.3)},
+      {"min_score", Setting(Number(-1, 1, "Cosine floor for vector hits (kioku embed --calibrate)."), 0.3)},
       {"exact_below", Setting(Integer(0, 100000000, "Vectors below which search is exact; HNSW above."), 5000)},
       {"batch_size", Setting(Integer(1, 2048, what + " per embedding request."), 32)},
       {"poll_ms", Setting(Integer(10, 3600000, "Embed worker's idle wait."), 1000)},
@@ -154,6 +178,55 @@ std::vector<VectorHit> LayerVectors::Nearest(SQLite::Database& db, const std::ve
   Sync(db, store->model, store->dim);
   std::shared_lock lock(mu_);
   return index_->Search(unit, k);
+}
+
+Calibration LayerVectors::Calibrate(SQLite::Database& db, int sample) {
+  Calibration c;
+  std::string status;
+  if (embedder_ == nullptr) {
+    c.error = Unusable(db, &status);
+    return c;
+  }
+  const auto store = store_.ReadStoreModel(db);
+  if (!store) return c;  // nothing embedded yet: zero rows
+  if (std::string why = Unusable(db, &status); !why.empty()) {
+    c.error = std::move(why);
+    return c;
+  }
+  const auto rows = store_.SampleEmbedded(db, store->model, sample);
+  c.rows = rows.size();
+  if (c.rows < kMinCalibrationRows) return c;
+  std::vector<std::string> queries;
+  std::vector<std::vector<float>> stored;
+  for (const auto& [seq, text] : rows) {
+    queries.push_back(FirstHalfOfWords(text));
+    stored.push_back(store_.LoadVector(db, seq, store->model).value_or(std::vector<float>{}));
+  }
+  const EmbedResult r = embedder_->Embed(queries);
+  if (!r.ok() || r.vectors.size() != rows.size()) {
+    c.error = r.ok() ? "embedder returned a wrong number of vectors" : r.error;
+    return c;
+  }
+  std::minstd_rand rng(42);  // the same draws on every run over the same rows
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    std::vector<float> qv = r.vectors[i];
+    if (CheckVector(qv, store->dim) || stored[i].size() != qv.size()) continue;
+    Normalize(qv);
+    c.on_topic.push_back(Dot(qv, stored[i]));
+    for (int n = 0; n < 5; ++n) {
+      const std::size_t j = std::uniform_int_distribution<std::size_t>(0, rows.size() - 1)(rng);
+      if (j == i || stored[j].size() != qv.size()) continue;
+      c.off_topic.push_back(Dot(qv, stored[j]));
+    }
+  }
+  c.on_p10 = Percentile(c.on_topic, 0.10);
+  c.on_p50 = Percentile(c.on_topic, 0.50);
+  c.on_p90 = Percentile(c.on_topic, 0.90);
+  c.off_p50 = Percentile(c.off_topic, 0.50);
+  c.off_p90 = Percentile(c.off_topic, 0.90);
+  c.off_p95 = Percentile(c.off_topic, 0.95);
+  c.suggested = std::clamp((c.on_p10 + c.off_p95) / 2, -1.0, 1.0);
+  return c;
 }
 
 std::pair<std::size_t, bool> LayerVectors::IndexState(SQLite::Database& db) {

@@ -203,4 +203,21 @@ bool VectorStore::HasAnyVector(SQLite::Database& db, std::int64_t seq) const {
   return q.executeStep();
 }
 
+std::vector<std::pair<std::int64_t, std::string>> VectorStore::SampleEmbedded(SQLite::Database& db,
+                                                                            const std::string& model,
+                                                                            int limit) const {
+  std::string where = "v.model = ?";
+  for (const std::string* f : {&t_.filter, &t_.sample_filter}) {
+    if (!f->empty()) where += " AND (" + VectorTables::WithRow(*f, "m") + ")";
+  }
+  SQLite::Statement q(db, "SELECT k, text FROM (SELECT m." + t_.source_key + " AS k, " +
+                              VectorTables::WithRow(t_.text_sql, "m") + " AS text FROM " + t_.VectorsTable() +
+                              " v JOIN " + t_.source + " m ON m." + t_.source_key + " = v." + t_.key + " WHERE " +
+                              where + " ORDER BY random() LIMIT ?) ORDER BY k");
+  Bind(q, model, limit);
+  std::vector<std::pair<std::int64_t, std::string>> out;
+  while (q.executeStep()) out.emplace_back(q.getColumn(0).getInt64(), q.getColumn(1).getString());
+  return out;
+}
+
 }  // namespace kioku::sdk

@@ -106,5 +106,11 @@ describe('vector search in procedure_find and session_recall through kioku serve
     assert.equal(status.code, 0, status.stdout + status.stderr);
     assert.match(status.stdout, /procedures: recall: hybrid \(2 vectors, exact search\)/);
     assert.match(status.stdout, /summaries: recall: hybrid \(1 vectors, exact search\)/);
+
+    // Too few rows to calibrate a floor: one line per layer, and the command still succeeds.
+    const calibrate = await runCli(sandbox, ['embed', '--calibrate']);
+    assert.equal(calibrate.code, 0, calibrate.stdout + calibrate.stderr);
+    assert.match(calibrate.stdout, /procedures: embed --calibrate: needs at least 10 embedded procedures, found 2/);
+    assert.match(calibrate.stdout, /summaries: embed --calibrate: needs at least 10 embedded summaries, found 1/);
   });
 });

@@ -3,6 +3,7 @@
 // export without vectors, and the migration of a kioku 0.1.0 database.
 #include <chrono>
 #include <thread>
+#include <tuple>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -129,6 +130,56 @@ TEST_F(SummaryVectorsTest, AQuerySharingNoWordFindsTheSummaryThroughVectors) {
   EXPECT_EQ(r.structured["summaries"][0]["session_id"], "s-release");
   Restart(nullptr);
   EXPECT_EQ(Recall(best).structured["summaries"].size(), 0u);
+}
+
+// episodic.vectors.min_score: a vector hit under it leaves session_recall's vector list
+// (the query shares no word, so nothing finds the summary); a keyword hit is unaffected.
+TEST_F(SummaryVectorsTest, TheFloorDropsAWeakVectorHitAndKeepsKeywordHits) {
+  const std::string text = "tagged the release and published the notes";
+  const auto [best, best_score] = kioku::testing::NearestMadeUpWord(text, kDim);
+  ASSERT_GT(best_score, 0.2f);
+  ASSERT_LT(best_score, 0.9f);
+
+  settings["vectors"]["min_score"] = best_score + 0.05;  // just above the hit
+  Restart(MakeEmbedder());
+  Summary("s-release", text);
+  Summary("s-coffee", "refilled beans and descaled the machine");
+  ASSERT_EQ(Embed().first, 0);
+  const sdk::ToolResult dropped = Recall(best);
+  ASSERT_FALSE(dropped.is_error) << dropped.text;
+  EXPECT_EQ(dropped.structured["vectors"], "hybrid");
+  EXPECT_EQ(dropped.structured["summaries"].size(), 0u) << dropped.text;
+
+  settings["vectors"]["min_score"] = 1.0;  // no vector hit passes
+  Restart(MakeEmbedder());
+  EXPECT_EQ(Recall(best).structured["summaries"].size(), 0u);
+  const sdk::ToolResult keyword = Recall("descaled");
+  ASSERT_EQ(keyword.structured["summaries"].size(), 1u) << keyword.text;
+  EXPECT_EQ(keyword.structured["summaries"][0]["session_id"], "s-coffee");
+
+  settings["vectors"]["min_score"] = best_score - 0.05;  // just below: the same query finds it
+  Restart(MakeEmbedder());
+  const sdk::ToolResult kept = Recall(best);
+  ASSERT_EQ(kept.structured["summaries"].size(), 1u) << kept.text;
+  EXPECT_EQ(kept.structured["summaries"][0]["session_id"], "s-release");
+}
+
+TEST_F(SummaryVectorsTest, CalibrateReportsThisLayersFloor) {
+  Restart(MakeEmbedder());
+  Summary("s0", "only one summary so far");
+  ASSERT_EQ(Embed().first, 0);
+  auto [code, text] = Embed({"--calibrate"});
+  EXPECT_EQ(code, 0) << text;
+  EXPECT_EQ(text, "summaries: embed --calibrate: needs at least 10 embedded summaries, found 1\n");
+  for (int i = 1; i < 11; ++i) {
+    const std::string n = std::to_string(i);
+    Summary("s" + n, "fixed f" + n + " in module m" + n + " then ran tests t" + n);
+  }
+  ASSERT_EQ(Embed().first, 0);
+  std::tie(code, text) = Embed({"--calibrate"});
+  EXPECT_EQ(code, 0) << text;
+  EXPECT_NE(text.find("summaries: on-topic  (11): p10 "), std::string::npos) << text;
+  EXPECT_NE(text.find("summaries: suggested episodic.vectors.min_score: "), std::string::npos) << text;
 }
 
 TEST_F(SummaryVectorsTest, ExportLeavesVectorsOutAndImportQueuesTheSummaries) {

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <random>
 #include <thread>
+#include <tuple>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -141,6 +142,61 @@ TEST_F(ProcedureVectorsTest, AQuerySharingNoWordFindsTheProcedureThroughVectors)
   // Without vectors the same query finds nothing.
   Restart(nullptr);
   EXPECT_EQ(Find(best).structured["procedures"].size(), 0u);
+}
+
+// procedural.vectors.min_score: a vector hit under it leaves the vector list (the query
+// shares no word, so nothing finds the procedure); a keyword hit is unaffected by it.
+TEST_F(ProcedureVectorsTest, TheFloorDropsAWeakVectorHitAndKeepsKeywordHits) {
+  const std::string name = "release", when = "shipping a new version";
+  const std::vector<std::string> steps = {"tag the commit", "push the tag", "publish the notes"};
+  std::string text = name + " " + when;
+  for (const auto& s : steps) text += " " + s;
+  const auto [best, best_score] = kioku::testing::NearestMadeUpWord(text, kDim);
+  ASSERT_GT(best_score, 0.2f);
+  ASSERT_LT(best_score, 0.9f);
+
+  settings["vectors"]["min_score"] = best_score + 0.05;  // just above the hit
+  Restart(MakeEmbedder());
+  Save(name, when, steps);
+  Save("coffee", "the machine is empty", {"refill beans", "descale monthly"});
+  ASSERT_EQ(Embed().first, 0);
+  const sdk::ToolResult dropped = Find(best);
+  ASSERT_FALSE(dropped.is_error) << dropped.text;
+  EXPECT_EQ(dropped.structured["vectors"], "hybrid");
+  EXPECT_EQ(dropped.structured["procedures"].size(), 0u) << dropped.text;
+
+  settings["vectors"]["min_score"] = 1.0;  // no vector hit passes
+  Restart(MakeEmbedder());
+  EXPECT_EQ(Find(best).structured["procedures"].size(), 0u);
+  const sdk::ToolResult keyword = Find("descale");
+  ASSERT_EQ(keyword.structured["procedures"].size(), 1u) << keyword.text;
+  EXPECT_EQ(keyword.structured["procedures"][0]["name"], "coffee");
+
+  settings["vectors"]["min_score"] = best_score - 0.05;  // just below: the same query finds it
+  Restart(MakeEmbedder());
+  const sdk::ToolResult kept = Find(best);
+  ASSERT_EQ(kept.structured["procedures"].size(), 1u) << kept.text;
+  EXPECT_EQ(kept.structured["procedures"][0]["name"], "release");
+}
+
+TEST_F(ProcedureVectorsTest, CalibrateReportsThisLayersFloor) {
+  Restart(MakeEmbedder());
+  for (int i = 0; i < 3; ++i) Save("chore" + std::to_string(i), "when w" + std::to_string(i), {"do d" + std::to_string(i)});
+  ASSERT_EQ(Embed().first, 0);
+  auto [code, text] = Embed({"--calibrate"});
+  EXPECT_EQ(code, 0) << text;
+  EXPECT_EQ(text, "procedures: embed --calibrate: needs at least 10 embedded procedures, found 3\n");
+  for (int i = 3; i < 12; ++i) {
+    const std::string n = std::to_string(i);
+    Save("chore" + n, "when w" + n + " x" + n, {"do d" + n, "then t" + n});
+  }
+  ASSERT_EQ(Embed().first, 0);
+  std::tie(code, text) = Embed({"--calibrate", "50"});
+  EXPECT_EQ(code, 0) << text;
+  EXPECT_NE(text.find("procedures: on-topic  (12): p10 "), std::string::npos) << text;
+  EXPECT_NE(text.find("procedures: suggested procedural.vectors.min_score: "), std::string::npos) << text;
+  EXPECT_NE(text.find(" (now 0.100)"), std::string::npos) << text;
+  EXPECT_EQ(Embed({"--calibrate", "many"}).first, 2);
 }
 
 TEST_F(ProcedureVectorsTest, ExportLeavesVectorsOutAndImportQueuesTheProcedures) {

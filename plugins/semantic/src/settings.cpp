@@ -119,7 +119,6 @@ Json SettingsSchema() {
       {"vectors",
        [] {
          Json v = sdk::VectorSettingsSchema("Memories");
-         v["properties"]["min_score"]["description"] = "Cosine floor for vector hits (kioku embed --calibrate).";
          v["properties"]["dedup_threshold"] =
              Num(0.5, 1, 0.97, "Cosine at which a new memory reaffirms an older one; 1 = off.");
          return v;

@@ -66,6 +66,8 @@ const sdk::VectorTables& MemoryVectorTables() {
       .text_sql = "{row}.text",
       .text_columns = {"text"},
       .filter = "",
+      // Superseded memories keep their vectors but leave recall (but for an as_of in the past).
+      .sample_filter = "{row}.status <> 'superseded'",
       .item = "memory",
       .items = "memories",
   };

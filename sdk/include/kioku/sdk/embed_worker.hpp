@@ -76,12 +76,23 @@ class EmbedWorker {
 ///   --all     makes the configured model the store's model (probing the dimension when the
 ///             config does not state it), queues every row, then drains as above;
 ///   --status  embedder, store model, vector and queue counts, and what search will do;
-///   --calibrate  nothing (the semantic layer's own option: the CLI hands every layer's
-///             `embed` the same arguments).
+///   --calibrate [N]  RunCalibrateCommand on N (default 200, clamped to 10..5000) rows.
 /// Every line starts with `label` ("" or e.g. "procedures: "). Returns the exit code: 0,
-/// 1 (no embedder, endpoint failure, refused vectors), 2 (unknown argument).
+/// 1 (no embedder, endpoint failure, refused vectors), 2 (unknown argument, N not a number).
 int RunEmbedCommand(HostServices& host, LayerVectors& vectors, EmbedWorker& worker, const std::string& label,
                     const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+/// `kioku embed --calibrate` for one layer: LayerVectors::Calibrate on up to `sample` rows,
+/// printed as three lines (cosines, three decimals; `<prefix>` = VectorTables::prefix):
+///   on-topic  (<n>): p10 <x>  p50 <x>  p90 <x>
+///   off-topic (<n>): p50 <x>  p90 <x>  p95 <x>
+///   suggested <prefix>.vectors.min_score: <x> (now <current>)[; the distributions overlap: ...]
+/// With fewer than kMinCalibrationRows embedded rows, one line "embed --calibrate: needs at
+/// least 10 embedded <items>, found <n>" and exit 0 (not a fault: the CLI runs every
+/// layer's command, and the others still report). Exit 1 with one line on `err` for no
+/// embedder, another model's vectors or an endpoint failure.
+int RunCalibrateCommand(LayerVectors& vectors, SQLite::Database& db, const std::string& label, int sample,
+                        std::ostream& out, std::ostream& err);
 
 /// The one command name several plugins may register (each layer with vectors adds its
 /// own `kioku embed`); the CLI runs them all, in registration order, and exits with the

@@ -58,6 +58,30 @@ struct VectorQuery {
   std::vector<VectorHit> hits;
 };
 
+/// Fewest embedded rows LayerVectors::Calibrate measures on.
+inline constexpr std::size_t kMinCalibrationRows = 10;
+
+/// On-topic vs off-topic cosine scores on a layer's own store, for choosing
+/// VectorSettings::min_score (LayerVectors::Calibrate; `kioku embed --calibrate`).
+/// Percentiles interpolate linearly between the closest ranks (Hyndman & Fan, "Sample
+/// quantiles in statistical packages", The American Statistician 1996, definition 7).
+struct Calibration {
+  /// Why nothing was measured ("" = measured, or too few rows): no embedder, stored vectors
+  /// of another model, or the endpoint's error.
+  std::string error;
+  std::size_t rows = 0;          ///< Embedded rows sampled; below kMinCalibrationRows, no scores.
+  std::vector<float> on_topic;   ///< One cosine per row: its first half of words vs its own vector.
+  std::vector<float> off_topic;  ///< The same queries vs up to five random other rows each.
+  double on_p10 = 0, on_p50 = 0, on_p90 = 0;
+  double off_p50 = 0, off_p90 = 0, off_p95 = 0;
+  /// Halfway between off_p95 and on_p10, clamped to [-1, 1]: most real matches pass, most
+  /// unrelated rows do not.
+  double suggested = 0;
+  bool Measured() const { return error.empty() && rows >= kMinCalibrationRows; }
+  /// The distributions overlap (on_p10 <= off_p95): the model separates topics poorly.
+  bool Overlap() const { return on_p10 <= off_p95; }
+};
+
 class LayerVectors {
  public:
   /// `embedder` may be null (status "off"). `data_dir` holds the persisted graph.
@@ -77,9 +101,18 @@ class LayerVectors {
   /// Embeds `text` and returns the `k` nearest rows.
   VectorQuery Query(SQLite::Database& db, const std::string& text, std::size_t k);
 
-  /// Nearest stored rows to an already normalized vector of the store's model (dedup,
-  /// calibration). Empty when vectors are unusable.
+  /// Nearest stored rows to an already normalized vector of the store's model (semantic
+  /// dedup). Empty when vectors are unusable.
   std::vector<VectorHit> Nearest(SQLite::Database& db, const std::vector<float>& unit, std::size_t k);
+
+  /// Measures a relevance floor on up to `sample` embedded rows (VectorStore::SampleEmbedded,
+  /// so the layer's `filter` and `sample_filter` apply). On-topic: the first half of a row's
+  /// whitespace-separated words (at least one), embedded in one request, against the row's
+  /// stored vector. Off-topic: the same query against five rows drawn at random (fixed seed;
+  /// a draw of the row itself is skipped). Needs kMinCalibrationRows rows (else only `rows`
+  /// is set). Endpoint faults and unusable vectors come back in Calibration::error; database
+  /// errors throw. One embedding request; the index is not used.
+  Calibration Calibrate(SQLite::Database& db, int sample);
 
   /// For a write's answer: "" while the endpoint is healthy (or none is configured), else
   /// one line saying the row is stored and will be embedded when the endpoint is back.

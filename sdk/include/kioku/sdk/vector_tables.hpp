@@ -33,7 +33,9 @@ namespace kioku::sdk {
 /// What a layer embeds. SQL fragments are written by the layer (never from user input);
 /// `{row}` in them stands for the row (`new` in a trigger, an alias in a query).
 struct VectorTables {
-  std::string prefix;               ///< Table prefix, e.g. "procedural".
+  /// Table prefix, e.g. "procedural": the layer's name, which is also its settings key
+  /// (messages name the setting `<prefix>.vectors.min_score`).
+  std::string prefix;
   std::string key;                  ///< Key column of the vector and queue tables, e.g. "procedure_seq".
   std::string source;               ///< The embedded table, e.g. "procedural_procedures".
   std::string source_key = "seq";   ///< Its integer key ("seq", or "rowid").
@@ -41,6 +43,9 @@ struct VectorTables {
   std::string text_sql;             ///< The text of a row, e.g. "{row}.summary".
   std::vector<std::string> text_columns;  ///< Columns whose change queues the row again.
   std::string filter;               ///< Condition a row must meet to be queued ("" = all).
+  /// Further condition of a row search shows, for calibration samples (SampleEmbedded) when
+  /// embedded rows may later leave search, e.g. "{row}.status <> 'superseded'" ("" = none).
+  std::string sample_filter = "";
   std::string item = "row";         ///< Word for one row in messages ("procedure").
   std::string items = "rows";       ///< Plural ("procedures").
 
@@ -119,6 +124,11 @@ class VectorStore {
   std::optional<std::vector<float>> LoadVector(SQLite::Database& db, std::int64_t seq, const std::string& model) const;
   /// Whether `seq` has a vector of any model (a first embedding vs a re-embed).
   bool HasAnyVector(SQLite::Database& db, std::int64_t seq) const;
+  /// Up to `limit` rows with a vector of `model` meeting `filter` and `sample_filter`, a
+  /// uniform random choice (SQLite random()) returned in key order: (key, current text).
+  /// With `limit` at or above their number, every such row, so the answer is deterministic.
+  std::vector<std::pair<std::int64_t, std::string>> SampleEmbedded(SQLite::Database& db, const std::string& model,
+                                                                   int limit) const;
 
  private:
   VectorTables t_;
