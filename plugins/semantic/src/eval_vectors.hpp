@@ -2,18 +2,18 @@
 /// @file eval_vectors.hpp
 /// The vector list for the recall evaluations (`kioku recall-eval --vectors`): the
 /// deployment's embedder (providers.embedding) embeds every memory of the private eval
-/// store and each query, and the nearest memories by exact cosine (normalized float32 dot
-/// products, as sdk::VectorIndex below its HNSW threshold) become RecallRequest::vector_seqs,
+/// store and each query, and the nearest memories by exact cosine (sdk::VectorIndex
+/// SearchExact: normalized float32 dot products) become RecallRequest::vector_seqs,
 /// so memory_recall fuses them exactly as it does for a live store. Hits under
 /// `min_score` are dropped, as semantic.vectors.min_score does.
 
 #include <cstddef>
-#include <cstdint>
+#include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "kioku/sdk/embedding.hpp"
+#include "kioku/sdk/vectors.hpp"
 #include "memory.hpp"
 #include "recall.hpp"
 
@@ -29,7 +29,7 @@ class EvalVectors {
   /// sets request.vector_seqs. Throws std::runtime_error with the embedder's error.
   void AddTo(const Env& env, RecallRequest& request);
 
-  std::size_t Embedded() const { return rows_.size(); }
+  std::size_t Embedded() const { return index_ ? index_->Size() : 0; }
   std::string Model() const { return embedder_.Model(); }
 
  private:
@@ -38,7 +38,7 @@ class EvalVectors {
   sdk::Embedder& embedder_;
   double min_score_;
   std::size_t per_list_;
-  std::unordered_map<std::int64_t, std::vector<float>> rows_;
+  std::unique_ptr<sdk::VectorIndex> index_;  ///< Created with the first vector's dimension.
 };
 
 }  // namespace kioku::semantic
