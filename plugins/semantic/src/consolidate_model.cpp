@@ -16,17 +16,10 @@ namespace {
 constexpr std::size_t kMaxSources = 12;  // 12 ids fit source_ref's 500 characters
 constexpr std::size_t kSourceTextBytes = 600;
 
-Json AnswerSchema() {
-  return {{"type", "object"},
-          {"properties", {{"text", {{"type", "string"}}}, {"cited", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
-          {"required", {"text", "cited"}},
-          {"additionalProperties", false}};
-}
-
 sdk::ChatRequest BuildRequest(const std::vector<Memory>& sources) {
   sdk::ChatRequest r;
   r.schema_name = "merged_memory";
-  r.json_schema = AnswerSchema();
+  r.json_schema = CitingAnswerSchema("text");
   r.messages.push_back(
       {"system",
        "You merge memories of a software project that say the same thing into one canonical "
@@ -150,18 +143,12 @@ Synthesis Synthesize(sdk::ChatModel& chat, const Env& env, const Cluster& cluste
     return out;
   }
   out.text = std::string(Trim(r.json.at("text").get<std::string>()));
-  std::set<std::string> seen;
+  std::vector<std::string> ids;
+  for (const Memory& m : members) ids.push_back(m.id);
+  const Citations citations = ResolveCitations(r.json.at("cited"), ids);
+  for (std::size_t i : citations.found) out.sources.push_back(members[i]);
   std::vector<std::string> unknown;
-  for (const Json& id_json : r.json.at("cited")) {
-    const std::string id(Trim(id_json.get<std::string>()));
-    if (!seen.insert(id).second) continue;
-    const auto it = std::find_if(members.begin(), members.end(), [&](const Memory& m) { return m.id == id; });
-    if (it == members.end()) {
-      unknown.push_back(Quoted(id));
-    } else {
-      out.sources.push_back(*it);
-    }
-  }
+  for (const std::string& u : citations.unknown) unknown.push_back(Quoted(u));
   if (!unknown.empty()) {
     std::string list;
     for (const std::string& u : unknown) list += (list.empty() ? "" : ", ") + u;

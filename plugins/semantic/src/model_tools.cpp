@@ -1,6 +1,10 @@
 #include "model_tools.hpp"
 
+#include <algorithm>
+#include <set>
+
 #include "kioku/sdk/json.hpp"
+#include "normalize.hpp"
 
 namespace kioku::semantic {
 
@@ -19,6 +23,29 @@ bool CitesGoneMemory(const Env& env, const Memory& m) {
       "WHERE s.id = j.value AND s.status IN ('active', 'pinned'))");
   q->bind(1, ids.dump());
   return q->executeStep() && q->getColumn(0).getInt() > 0;
+}
+
+Json CitingAnswerSchema(const std::string& text_field) {
+  return {{"type", "object"},
+          {"properties", {{text_field, {{"type", "string"}}}, {"cited", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
+          {"required", {text_field, "cited"}},
+          {"additionalProperties", false}};
+}
+
+Citations ResolveCitations(const Json& cited, const std::vector<std::string>& ids) {
+  Citations out;
+  std::set<std::string> seen;
+  for (const Json& id_json : cited) {
+    const std::string id(Trim(id_json.get<std::string>()));
+    if (!seen.insert(id).second) continue;
+    const auto it = std::find(ids.begin(), ids.end(), id);
+    if (it == ids.end()) {
+      out.unknown.push_back(id);
+    } else {
+      out.found.push_back(static_cast<std::size_t>(it - ids.begin()));
+    }
+  }
+  return out;
 }
 
 sdk::ChatModel& RequireChatModel(ToolContext& ctx, const char* tool) {

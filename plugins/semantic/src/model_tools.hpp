@@ -39,6 +39,20 @@ inline bool IsModelDerived(const Memory& m) {
 /// the cited ids; false for every other memory.
 bool CitesGoneMemory(const Env& env, const Memory& m);
 
+/// JSON Schema of an answer {<text_field>: string, cited: [string]}, both required, nothing
+/// else; kept to what strict structured outputs accept (no length keywords: lengths are
+/// checked after validation).
+Json CitingAnswerSchema(const std::string& text_field);
+
+/// What an answer's `cited` array names, against the ids the model was sent: `found` holds
+/// indexes into `ids` in answer order, `unknown` the other ids as sent (both trimmed, each id
+/// once).
+struct Citations {
+  std::vector<std::size_t> found;
+  std::vector<std::string> unknown;
+};
+Citations ResolveCitations(const Json& cited, const std::vector<std::string>& ids);
+
 /// The deployment's chat model; ToolError naming `tool` and the config to set when none.
 sdk::ChatModel& RequireChatModel(ToolContext& ctx, const char* tool);
 

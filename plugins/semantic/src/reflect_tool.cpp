@@ -2,7 +2,6 @@
 // cites its sources by id, check every citation against what was recalled, and store the
 // observation as a derived memory (source "derived", source_ref "reflect:<ids>").
 #include <algorithm>
-#include <set>
 
 #include "kioku/sdk/args.hpp"
 #include "kioku/sdk/schema.hpp"
@@ -17,22 +16,11 @@ constexpr int kMaxSources = 16;  // 16 ids fit source_ref's 500 characters
 constexpr int kMinSources = 2;
 constexpr std::size_t kSourceTextBytes = 600;
 
-// Kept to what strict structured outputs accept (no length keywords); lengths are checked
-// after validation.
-Json AnswerSchema() {
-  return {{"type", "object"},
-          {"properties",
-           {{"observation", {{"type", "string"}}},
-            {"cited", {{"type", "array"}, {"items", {{"type", "string"}}}}}}},
-          {"required", {"observation", "cited"}},
-          {"additionalProperties", false}};
-}
-
 sdk::ChatRequest BuildRequest(const std::string& query, const std::vector<RecalledMemory>& sources,
                               std::int64_t now) {
   sdk::ChatRequest r;
   r.schema_name = "observation";
-  r.json_schema = AnswerSchema();
+  r.json_schema = CitingAnswerSchema("observation");
   r.messages.push_back(
       {"system",
        "You synthesize memories of a software project into one short observation (1-3 "
@@ -104,19 +92,13 @@ sdk::ToolResult Reflect(ToolContext& ctx, const Json& args, const sdk::CallConte
   if (sdk::Utf8Length(observation) > static_cast<std::size_t>(kMaxTextChars)) {
     RejectAnswer("the observation is longer than " + std::to_string(kMaxTextChars) + " characters");
   }
+  std::vector<std::string> ids;
+  for (const RecalledMemory& rm : sources) ids.push_back(rm.memory.id);
+  const Citations citations = ResolveCitations(answer.at("cited"), ids);
   std::vector<const Memory*> cited;
+  for (std::size_t i : citations.found) cited.push_back(&sources[i].memory);
   std::vector<std::string> unknown;
-  std::set<std::string> seen;
-  for (const Json& id_json : answer.at("cited")) {
-    const std::string id = std::string(Trim(id_json.get<std::string>()));
-    if (!seen.insert(id).second) continue;
-    const auto it = std::find_if(sources.begin(), sources.end(), [&](const RecalledMemory& rm) { return rm.memory.id == id; });
-    if (it == sources.end()) {
-      unknown.push_back(sdk::TruncateUtf8(id, 40));
-    } else {
-      cited.push_back(&it->memory);
-    }
-  }
+  for (const std::string& u : citations.unknown) unknown.push_back(sdk::TruncateUtf8(u, 40));
   if (!unknown.empty()) {
     std::string list;
     for (const std::string& u : unknown) list += (list.empty() ? "" : ", ") + ("\"" + u + "\"");
