@@ -265,7 +265,9 @@ std::vector<Memory*> RivalCandidates(const Env& env, RivalScan& memo, const Memo
     q->executeStep();
     memo.rows = std::max<std::int64_t>(1, q->getColumn(0).getInt64());
   }
-  std::unordered_map<std::int64_t, double> score;
+  // (seq, idf) for every posting of a proposing token; summed per seq after one sort, which
+  // costs less than a hash map node per posting (a topic word proposes up to scan_limit rows).
+  std::vector<std::pair<std::int64_t, double>> hits;
   std::set<std::string> seen;
   const auto propose = [&](const std::string& word, bool always) {
     for (const std::string& token : IndexTokens(word)) {
@@ -274,21 +276,30 @@ std::vector<Memory*> RivalCandidates(const Env& env, RivalScan& memo, const Memo
       if (rows.empty() || (rows.size() > scan && !always)) continue;
       const double idf = std::log1p(static_cast<double>(memo.rows) / static_cast<double>(rows.size()));
       for (std::int64_t seq : rows) {
-        if (seq < m.seq) score[seq] += idf;  // older only: a batch pairs as one call at a time would
+        if (seq < m.seq) hits.emplace_back(seq, idf);  // older only: a batch pairs as one call at a time would
       }
     }
   };
   for (const std::string& t : terms.category) propose(t, true);
   for (const std::string& t : terms.words) propose(t, false);
-  std::vector<std::pair<double, std::int64_t>> ranked;
-  ranked.reserve(score.size());
-  for (const auto& [seq, s] : score) ranked.emplace_back(s, seq);
-  std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) {
+  // Stable by seq: each sum adds its tokens in proposal order, as the scores always did.
+  std::stable_sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::pair<double, std::int64_t>> ranked;  // (summed idf, seq)
+  for (const auto& [seq, idf] : hits) {
+    if (!ranked.empty() && ranked.back().second == seq) {
+      ranked.back().first += idf;
+    } else {
+      ranked.emplace_back(idf, seq);
+    }
+  }
+  const auto better = [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first > b.first : a.second > b.second;
-  });
+  };
+  const std::size_t read = std::min(ranked.size(), 4 * kMaxCandidates);
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(read), ranked.end(), better);
   const std::int64_t now = env.clock.NowMs();
   std::vector<Memory*> out;
-  for (std::size_t i = 0; i < ranked.size() && i < 4 * kMaxCandidates && out.size() < kMaxCandidates; ++i) {
+  for (std::size_t i = 0; i < read && out.size() < kMaxCandidates; ++i) {
     Memory* r = Loaded(env, memo, ranked[i].second);
     if (r == nullptr || r->kind != m.kind || r->scope.kind != m.scope.kind ||
         r->scope.project_id != m.scope.project_id || r->scope.path != m.scope.path) {

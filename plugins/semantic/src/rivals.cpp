@@ -341,7 +341,10 @@ RivalTerms RivalSearchTerms(const TopicProfile& p, std::size_t max) {
       add(out.category, m);
     }
   }
-  for (const std::string& v : p.values) add(out.words, v);
+  // Values are not looked up: ClassifyPair calls two memories rivals only through a
+  // category or through shared terms (the same-topic rule), so a memory that shares only
+  // values with `p` restates or is unrelated, never a rival. One FTS lookup less per value
+  // (a path such as "src/auth/file5.ts" held a rare token of its own in every write).
   for (const std::string& t : p.terms) add(out.words, t);
   return out;
 }

@@ -73,7 +73,7 @@ double TermJaccard(const std::set<std::string>& a, const std::set<std::string>& 
 /// Words to find candidate rivals of `p` in the text index, at most `max` in all.
 struct RivalTerms {
   std::vector<std::string> category;  ///< every member of the categories p names ("yarn" finds bun)
-  std::vector<std::string> words;     ///< p's values and terms
+  std::vector<std::string> words;     ///< p's terms (values alone never make a rival)
 };
 RivalTerms RivalSearchTerms(const TopicProfile& p, std::size_t max = 32);
 
