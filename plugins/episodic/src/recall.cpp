@@ -1,7 +1,10 @@
 #include "recall.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <map>
+#include <optional>
+#include <utility>
 #include <variant>
 
 #include <SQLiteCpp/Statement.h>
@@ -133,27 +136,127 @@ RecallItem LogOnlyItem(SQLite::Database& db, const std::string& session_id) {
   return it;
 }
 
-// The trigram (substring) list's MATCH expression: tokens of >= 3 characters that the word
-// index does not hold as words (partial words "BookingOverlap", fragments of identifiers,
-// CJK substrings), OR-ed; empty when there are none. Words the word index already finds add
-// no recall there but cost the most (a common word's trigrams have the longest doclists:
-// 9 of the 15 ms of a 10,000-session recall). The same rule as memory_recall's trigram list
+// Document frequencies of quoted FTS5 phrases in one FTS table, for kioku_bm25 (sdk
+// fts_rank.hpp). bm25() gets a phrase's IDF by visiting every row it matches (fts5_aux.c,
+// xQueryPhrase), once per list: a word in a tenth of 10,000 summaries is 1,000 rows per word
+// per list, 0.4 of the 1.9 ms of the word list for a 4-word query. Here each phrase's
+// matches are counted in rowid order up to kCountCap + 1, a bounded streaming read (FTS5
+// reads newest-first by loading whole doclists, so the count reads oldest-first): exact for
+// a phrase in at most kCountCap rows; for a commoner one, the density of its first
+// kCountCap + 1 matches over the rowids they span, scaled to the rowids from its first
+// match to the newest (rowids follow insertion, so a word that came into use late is not
+// diluted by the rows before it). A density from n rows is off by about 1/√n (9 % at 129),
+// which moves IDF = ln((N − df + 0.5)/(df + 0.5)) by about 0.09. Counts are kept per
+// phrase, so the lists and the trigram rule that share a table count each phrase once.
+class PhraseCounts {
+ public:
+  PhraseCounts(SQLite::Database& db, const std::string& fts_table, const std::string& content_table)
+      : count_(db, "SELECT count(*), min(rowid), max(rowid) FROM (SELECT rowid FROM " + fts_table + " WHERE " +
+                       fts_table + " MATCH ? LIMIT " + std::to_string(kCountCap + 1) + ")") {
+    SQLite::Statement newest(db, "SELECT coalesce(max(rowid), 0) FROM " + content_table);
+    newest.executeStep();
+    newest_rowid_ = newest.getColumn(0).getInt64();
+  }
+
+  double Df(const std::string& phrase) {
+    if (const auto it = df_.find(phrase); it != df_.end()) return it->second;
+    count_.reset();
+    sdk::Bind(count_, phrase);
+    count_.executeStep();
+    const auto count = static_cast<double>(count_.getColumn(0).getInt64());
+    double df = count;
+    if (count > kCountCap) {
+      const std::int64_t first = count_.getColumn(1).getInt64();
+      const auto span = static_cast<double>(count_.getColumn(2).getInt64() - first + 1);
+      df = std::max(count, count * static_cast<double>(newest_rowid_ - first + 1) / span);
+    }
+    count_.reset();
+    return df_[phrase] = df;
+  }
+
+ private:
+  static constexpr int kCountCap = 128;
+  SQLite::Statement count_;
+  std::int64_t newest_rowid_ = 0;
+  std::map<std::string, double> df_;
+};
+
+// A MATCH expression of quoted phrases OR-ed and the kioku_bm25 call that ranks it: the
+// FTS table, its one column's weight, then each phrase's document frequency as a parameter,
+// in the order the phrases appear in the expression (fts_rank.hpp).
+struct RankedMatch {
+  std::string match;
+  std::string rank;
+  std::vector<double> df;
+};
+
+RankedMatch Ranked(const std::string& fts_table, const std::vector<std::string>& phrases, PhraseCounts& counts) {
+  RankedMatch m;
+  m.rank = "kioku_bm25(" + fts_table + ", 1.0";
+  for (const std::string& p : phrases) {
+    m.match += (m.match.empty() ? "" : " OR ") + p;
+    m.rank += ", ?";
+    m.df.push_back(counts.Df(p));
+  }
+  m.rank += ")";
+  return m;
+}
+
+std::vector<std::string> QuotedTokens(const std::string& query, const sdk::FtsQueryOptions& opts) {
+  std::vector<std::string> out;
+  for (const std::string& tok : sdk::FtsTokens(query, opts)) out.push_back(sdk::QuoteFtsToken(tok));
+  return out;
+}
+
+// The trigram (substring) list's phrases: tokens of >= 3 characters that the word index
+// does not hold as words (partial words "BookingOverlap", fragments of identifiers, CJK
+// substrings); empty when there are none. Words the word index already finds add no recall
+// there but cost the most (a common word's trigrams have the longest doclists: 9 of the
+// 15 ms of a 10,000-session recall). The same rule as memory_recall's trigram list
 // (plugins/semantic/src/recall.cpp, TrigramTerms).
-std::string TrigramQuery(SQLite::Database& db, const std::string& query) {
+std::vector<std::string> TrigramPhrases(const std::string& query, PhraseCounts& words) {
   sdk::FtsQueryOptions opts;
   opts.min_token_chars = 3;
-  SQLite::Statement word(db,
-                         "SELECT 1 FROM episodic_summaries_fts WHERE episodic_summaries_fts "
-                         "MATCH ? LIMIT 1");
-  std::string match;
-  for (const std::string& tok : sdk::FtsTokens(query, opts)) {
-    const std::string quoted = sdk::QuoteFtsToken(tok);
-    word.reset();
-    sdk::Bind(word, quoted);
-    if (word.executeStep()) continue;
-    match += (match.empty() ? "" : " OR ") + quoted;
+  std::vector<std::string> out;
+  for (std::string& quoted : QuotedTokens(query, opts)) {
+    if (words.Df(quoted) == 0) out.push_back(std::move(quoted));
   }
-  return match;
+  return out;
+}
+
+// Rowids of the active summaries in a window that has an `until`: the summary lists' MATCH
+// then reads only that range (FTS5 bounds its doclist read by rowid) instead of passing over
+// every newer match to drop it after the join (1.3 of the 2.5 ms of the word list for a
+// three-day window ending halfway through 10,000 sessions; reading the range of its 4,300
+// summaries costs 0.7 ms, linear in the summaries it reads). From the
+// covering index episodic_summaries_start (schema v8) over the summaries starting in
+// [since − longest span, until), the longest span from index episodic_summaries_span.
+// nullopt (no bound) without `until`, or when fewer than kScoreWindow summaries start at or
+// after it: then the newest-first read passes over fewer rows than the range would cost.
+// An empty window gives {1, 0}, a range no rowid is in.
+std::optional<std::pair<std::int64_t, std::int64_t>> WindowRowids(SQLite::Database& db, const RecallQuery& q) {
+  if (!q.until) return std::nullopt;
+  SQLite::Statement later(db,
+                          "SELECT count(*) FROM (SELECT 1 FROM episodic_summaries WHERE status = 'active' AND "
+                          "started_at >= ? LIMIT " + std::to_string(kScoreWindow) + ")");
+  sdk::Bind(later, *q.until);
+  later.executeStep();
+  if (later.getColumn(0).getInt() < kScoreWindow) return std::nullopt;
+  std::int64_t first_start = std::numeric_limits<std::int64_t>::min();
+  if (q.since) {
+    SQLite::Statement span(db,
+                           "SELECT coalesce(max(ended_at - started_at), 0) FROM episodic_summaries WHERE "
+                           "status = 'active'");
+    span.executeStep();
+    first_start = *q.since - span.getColumn(0).getInt64();
+  }
+  SQLite::Statement range(db,
+                          "SELECT min(rowid), max(rowid) FROM episodic_summaries WHERE status = 'active' AND "
+                          "started_at >= ? AND started_at < ? AND ended_at >= ?");
+  sdk::Bind(range, first_start, *q.until, q.since.value_or(first_start));
+  range.executeStep();
+  if (range.getColumn(0).isNull()) return std::pair<std::int64_t, std::int64_t>{1, 0};
+  return std::pair{range.getColumn(0).getInt64(), range.getColumn(1).getInt64()};
 }
 
 RecallResult Recency(SQLite::Database& db, const RecallQuery& q) {
@@ -216,9 +319,8 @@ RecallResult Recency(SQLite::Database& db, const RecallQuery& q) {
 }  // namespace
 
 RecallResult RunRecall(SQLite::Database& db, const RecallQuery& q) {
-  sdk::FtsQueryOptions word_opts;
-  auto word = sdk::BuildFtsQuery(q.query, word_opts);
-  if (!word) return Recency(db, q);
+  const std::vector<std::string> word_phrases = QuotedTokens(q.query, sdk::FtsQueryOptions{});
+  if (word_phrases.empty()) return Recency(db, q);
 
   RecallResult r;
   r.mode = "text";
@@ -227,32 +329,55 @@ RecallResult RunRecall(SQLite::Database& db, const RecallQuery& q) {
   std::map<std::string, std::int64_t> time_of;  // key: summary id or "log:<session>"
   std::map<std::string, RecallItem> log_items;
 
-  auto summary_list = [&](const std::string& fts_table, const std::string& match) {
-    sdk::RankList list;
-    SQLite::Statement st(db, "SELECT id, ended_at FROM (SELECT s.id, s.ended_at, bm25(" + fts_table +
-                                 ") AS score FROM " + fts_table + " JOIN episodic_summaries s ON s.rowid = " +
-                                 fts_table + ".rowid JOIN episodic_sessions se ON se.id = s.session_id WHERE " +
-                                 fts_table + " MATCH ? AND s.status = 'active'" + sf.sql + " ORDER BY " +
-                                 fts_table + ".rowid DESC LIMIT " + std::to_string(kScoreWindow) +
-                                 ") ORDER BY score LIMIT " + std::to_string(kListDepth));
-    sdk::Bind(st, match);
-    BindAll(st, sf.binds, 2);
+  // Each list ranks with kioku_bm25 (PhraseCounts): binds are the phrases' document
+  // frequencies, the MATCH expression, then the filters'.
+  const auto window = WindowRowids(db, q);
+  // The window's rows are ranked here, not by an outer ORDER BY: SQLite's sorter over the
+  // subquery cost 0.3 of the 1.7 ms of the word list; a stable sort keeps ties newest first.
+  auto summary_list = [&](const std::string& fts_table, const RankedMatch& m) {
+    const std::string bound = window ? " AND " + fts_table + ".rowid BETWEEN ? AND ?" : "";
+    SQLite::Statement st(db, "SELECT s.id, s.ended_at, " + m.rank + " FROM " + fts_table +
+                                 " JOIN episodic_summaries s ON s.rowid = " + fts_table +
+                                 ".rowid JOIN episodic_sessions se ON se.id = s.session_id WHERE " + fts_table +
+                                 " MATCH ?" + bound + " AND s.status = 'active'" + sf.sql + " ORDER BY " + fts_table +
+                                 ".rowid DESC LIMIT " + std::to_string(kScoreWindow));
+    int i = 1;
+    for (const double df : m.df) st.bind(i++, df);
+    st.bind(i++, m.match);
+    if (window) {
+      st.bind(i++, static_cast<int64_t>(window->first));
+      st.bind(i++, static_cast<int64_t>(window->second));
+    }
+    BindAll(st, sf.binds, i);
+    struct Row {
+      std::string id;
+      std::int64_t time;
+      double score;  // kioku_bm25: lower is better
+    };
+    std::vector<Row> rows;
     while (st.executeStep()) {
-      std::string id = st.getColumn(0).getString();
-      time_of[id] = st.getColumn(1).getInt64();
-      list.ids.push_back(std::move(id));
+      rows.push_back({st.getColumn(0).getString(), st.getColumn(1).getInt64(), st.getColumn(2).getDouble()});
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.score < b.score; });
+    if (rows.size() > static_cast<std::size_t>(kListDepth)) rows.resize(kListDepth);
+    sdk::RankList list;
+    for (Row& r : rows) {
+      time_of[r.id] = r.time;
+      list.ids.push_back(std::move(r.id));
     }
     return list;
   };
 
   std::vector<sdk::RankList> lists;
-  sdk::RankList bm25 = summary_list("episodic_summaries_fts", *word);
+  PhraseCounts words(db, "episodic_summaries_fts", "episodic_summaries");
+  sdk::RankList bm25 = summary_list("episodic_summaries_fts", Ranked("episodic_summaries_fts", word_phrases, words));
   bm25.name = "bm25";
   bm25.weight = 1.0;
   lists.push_back(std::move(bm25));
 
-  if (const std::string tri = TrigramQuery(db, q.query); !tri.empty()) {
-    sdk::RankList l = summary_list("episodic_summaries_tri", tri);
+  if (const std::vector<std::string> tri = TrigramPhrases(q.query, words); !tri.empty()) {
+    PhraseCounts tri_counts(db, "episodic_summaries_tri", "episodic_summaries");
+    sdk::RankList l = summary_list("episodic_summaries_tri", Ranked("episodic_summaries_tri", tri, tri_counts));
     l.name = "trigram";
     l.weight = 0.5;
     lists.push_back(std::move(l));
@@ -265,15 +390,19 @@ RecallResult RunRecall(SQLite::Database& db, const RecallQuery& q) {
     if (q.since) lf.Add("l.at >= ?", {*q.since});
     if (q.until) lf.Add("l.at < ?", {*q.until});
     if (!q.agent_id.empty()) lf.Add("(l.agent_id = ? OR se.agent_id = ?)", {q.agent_id, q.agent_id});
+    PhraseCounts log_counts(db, "episodic_log_fts", "episodic_log");
+    const RankedMatch m = Ranked("episodic_log_fts", word_phrases, log_counts);
     SQLite::Statement st(db,
-                         "SELECT session_id FROM (SELECT l.session_id, bm25(episodic_log_fts) AS score "
+                         "SELECT session_id FROM (SELECT l.session_id, " + m.rank + " AS score "
                          "FROM episodic_log_fts JOIN episodic_log l ON l.rowid = episodic_log_fts.rowid "
                          "JOIN episodic_sessions se ON se.id = l.session_id WHERE episodic_log_fts MATCH ?" +
                              lf.sql + " ORDER BY episodic_log_fts.rowid DESC LIMIT " +
                              std::to_string(kScoreWindow) + ") ORDER BY score LIMIT " +
                              std::to_string(kListDepth));
-    sdk::Bind(st, *word);
-    BindAll(st, lf.binds, 2);
+    int i = 1;
+    for (const double df : m.df) st.bind(i++, df);
+    st.bind(i++, m.match);
+    BindAll(st, lf.binds, i);
     std::vector<std::string> sessions;
     while (st.executeStep()) {
       std::string id = st.getColumn(0).getString();

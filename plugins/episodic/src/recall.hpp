@@ -9,10 +9,15 @@
 /// exclusive; a point-in-time item matches when since <= t < until).
 /// Ranking with a query: Reciprocal Rank Fusion (Cormack et al., SIGIR 2009, k = 60,
 /// sdk::ReciprocalRankFusion) of
-///   bm25   — FTS5 BM25 over summaries, unicode61 + Porter (weight 1.0)
-///   tri    — FTS5 trigram over summaries, substrings/identifiers (weight 0.5), for the
-///            query tokens of >= 3 characters the word index does not hold as words
+///   bm25   — BM25 over summaries, unicode61 + Porter (weight 1.0)
+///   tri    — BM25 over the trigram index of summaries, substrings/identifiers (weight
+///            0.5), for the query tokens of >= 3 characters the word index does not hold
+///            as words
 ///   log    — BM25 over session log entries, mapped to their session's item (weight 0.7)
+/// Each text list scores the newest 500 matches that pass the filters (a time window with
+/// an `until` reads the rowid range of its summaries first) with sdk kioku_bm25
+/// (fts_rank.hpp: Robertson & Zaragoza 2009, k1 = 1.2, b = 0.75), each phrase's document
+/// frequency counted exactly up to 128 rows and estimated from its match density above.
 ///   vector — `vector_rowids` (vector search over summaries, best first; weight
 ///            `vector_weight`), the active ones passing the filters
 ///   recent — the matches ordered by time, newest first (weight 0.2, a tie-breaker)

@@ -212,6 +212,13 @@ END;
 constexpr const char* kV7 =
     "ALTER TABLE episodic_summaries ADD COLUMN highlights_model TEXT NOT NULL DEFAULT '';";
 
+// Version 8: session_recall with a time window reads the rowids of the summaries in it from
+// a covering index (recall.cpp, WindowRowids): summaries by start, and the longest span.
+constexpr const char* kV8 = R"SQL(
+CREATE INDEX episodic_summaries_start ON episodic_summaries(status, started_at, ended_at);
+CREATE INDEX episodic_summaries_span ON episodic_summaries(status, ended_at - started_at);
+)SQL";
+
 }  // namespace
 
 void RecountSessions(SQLite::Database& db) {
@@ -265,8 +272,12 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
   v7.version = 7;
   v7.description = "summaries: highlights_model (model-written highlights of consolidated ones)";
   v7.sql = kV7;
+  sdk::Migration v8;
+  v8.version = 8;
+  v8.description = "summaries: indexes by start and by span (time windows of session_recall)";
+  v8.sql = kV8;
   return {v1, sdk::ProjectKeysMigration(2, {{"episodic_sessions", "project", ""}}, projects), v3,
-          v4, v5, sdk::VectorTablesMigration(6, SummaryVectorTables()), v7};
+          v4, v5, sdk::VectorTablesMigration(6, SummaryVectorTables()), v7, v8};
 }
 
 }  // namespace kioku::episodic

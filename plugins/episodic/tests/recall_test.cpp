@@ -83,6 +83,45 @@ TEST_F(RecallTest, SpanOverlappingTheWindowMatches) {
   EXPECT_TRUE(Sessions({{"since", "2026-01-02T04:00:00.001Z"}}).empty());
 }
 
+// A word in more summaries than recall counts exactly gets an estimated document frequency
+// (recall.cpp PhraseCounts); the rare word still decides the text rank. The session with
+// it is second newest, so it leads the fusion only if its text rank beats the newest
+// session, which repeats the common word in a shorter summary.
+TEST_F(RecallTest, RareWordOutranksACommonOneWithAnEstimatedFrequency) {
+  for (int i = 0; i < 400; ++i) Add("o-" + std::to_string(i), "2026-01-10T00:00:00Z", "unrelated notes");
+  const std::int64_t t0 = Ms("2026-02-01T00:00:00Z");
+  const auto at = [&](int hours) { return sdk::FormatRfc3339(t0 + hours * 3'600'000LL); };
+  for (int i = 0; i < 300; ++i) Add("c-" + std::to_string(i), at(i).c_str(), "deploy to staging, tests green");
+  Add("rare", at(300).c_str(), "deploy behind the canary flag");
+  Add("repeats", at(301).c_str(), "deploy deploy notes");
+  const auto got = Sessions({{"query", "deploy canary"}});
+  ASSERT_GE(got.size(), 2u);
+  EXPECT_EQ(got[0], "rare");
+  EXPECT_EQ(got[1], "repeats");
+}
+
+// A window that ends before most summaries start is read through its rowid range
+// (recall.cpp WindowRowids): a summary that starts before `since` and ends inside the
+// window, recorded last, is still found, and so are only the window's matches.
+TEST_F(RecallTest, WindowBeforeMostSummariesFindsExactlyItsMatches) {
+  Add("before", "2026-01-01T00:00:00Z", "cursor pagination for plots");
+  Add("inside", "2026-01-05T00:00:00Z", "cursor pagination for plots");
+  Add("inside-weak", "2026-01-06T00:00:00Z", "pagination only");
+  const std::int64_t t0 = Ms("2026-02-01T00:00:00Z");
+  for (int i = 0; i < 520; ++i) {
+    Add("after-" + std::to_string(i), sdk::FormatRfc3339(t0 + i * 3'600'000LL).c_str(), "cursor pagination again");
+  }
+  CallOk("session_start", {{"session_id", "long"}});
+  CallOk("session_summary_add", {{"session_id", "long"},
+                                 {"summary", "cursor work that began early"},
+                                 {"started_at", "2025-12-20T00:00:00Z"},
+                                 {"ended_at", "2026-01-04T00:00:00Z"}});
+  EXPECT_EQ(Sessions({{"query", "cursor pagination"}, {"since", "2026-01-03"}, {"until", "2026-01-10"}}),
+            (std::vector<std::string>{"inside", "inside-weak", "long"}));
+  EXPECT_EQ(Sessions({{"query", "cursor"}, {"until", "2026-01-02"}}), (std::vector<std::string>{"before", "long"}));
+  EXPECT_TRUE(Sessions({{"query", "cursor"}, {"since", "2026-01-07"}, {"until", "2026-01-10"}}).empty());
+}
+
 TEST_F(RecallTest, BadTimesAreClearErrors) {
   auto r = Call("session_recall", {{"since", "last tuesday"}});
   ASSERT_TRUE(r.is_error);
