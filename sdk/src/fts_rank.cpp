@@ -10,6 +10,8 @@ namespace {
 constexpr double kK1 = 1.2;
 constexpr double kB = 0.75;
 constexpr const char* kName = "kioku_bm25";
+constexpr const char* kPhrasesName = "kioku_phrases";
+constexpr int kMaxMaskedPhrases = 63;  // bits of a non-negative int64
 
 // Per statement (xSetAuxdata): IDF per phrase and the average row length.
 struct RankData {
@@ -86,6 +88,26 @@ void KiokuBm25(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* c
   sqlite3_result_double(ctx, -score);
 }
 
+void KiokuPhrases(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, int, sqlite3_value**) {
+  if (api->xPhraseCount(fts) > kMaxMaskedPhrases) {
+    sqlite3_result_null(ctx);
+    return;
+  }
+  int instances = 0;
+  int rc = api->xInstCount(fts, &instances);
+  sqlite3_int64 mask = 0;
+  for (int i = 0; rc == SQLITE_OK && i < instances; ++i) {
+    int phrase = 0, column = 0, offset = 0;
+    rc = api->xInst(fts, i, &phrase, &column, &offset);
+    if (rc == SQLITE_OK && phrase >= 0) mask |= sqlite3_int64{1} << phrase;
+  }
+  if (rc != SQLITE_OK) {
+    sqlite3_result_error_code(ctx, rc);
+    return;
+  }
+  sqlite3_result_int64(ctx, mask);
+}
+
 fts5_api* Fts5Api(sqlite3* db) {
   fts5_api* api = nullptr;
   sqlite3_stmt* stmt = nullptr;
@@ -102,7 +124,8 @@ fts5_api* Fts5Api(sqlite3* db) {
 bool RegisterFtsRank(sqlite3* db) {
   fts5_api* api = Fts5Api(db);
   if (api == nullptr || api->iVersion < 2) return false;
-  return api->xCreateFunction(api, kName, nullptr, &KiokuBm25, nullptr) == SQLITE_OK;
+  return api->xCreateFunction(api, kName, nullptr, &KiokuBm25, nullptr) == SQLITE_OK &&
+         api->xCreateFunction(api, kPhrasesName, nullptr, &KiokuPhrases, nullptr) == SQLITE_OK;
 }
 
 }  // namespace kioku::sdk

@@ -1,5 +1,10 @@
 #include "kioku/sdk/fts_rank.hpp"
 
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include <SQLiteCpp/Statement.h>
@@ -50,6 +55,26 @@ TEST_F(FtsRankTest, SuppliedFrequencyDecidesTheIdf) {
     EXPECT_LT(rare[i], real[i]);  // lower is better
     EXPECT_DOUBLE_EQ(minus[i], real[i]);
   }
+}
+
+TEST_F(FtsRankTest, PhrasesSaysWhichPhrasesEachRowHolds) {
+  // Phrases: 0 "redis", 1 "ts", 2 "only here" (a two-token phrase).
+  SQLite::Statement q(db_, "SELECT rowid, kioku_phrases(t) FROM t WHERE t MATCH ? ORDER BY rowid");
+  q.bind(1, "\"redis\" OR \"ts\" OR \"only here\"");
+  std::vector<std::pair<std::int64_t, std::int64_t>> rows;
+  while (q.executeStep()) rows.emplace_back(q.getColumn(0).getInt64(), q.getColumn(1).getInt64());
+  const std::vector<std::pair<std::int64_t, std::int64_t>> want = {{1, 0b011}, {2, 0b011}, {3, 0b110}, {4, 0b010},
+                                                                   {5, 0b011}};
+  EXPECT_EQ(rows, want);
+}
+
+TEST_F(FtsRankTest, PhrasesIsNullPastSixtyThreePhrases) {
+  std::string match = "\"ts\"";
+  for (int i = 0; i < 63; ++i) match += " OR \"ts\"";
+  SQLite::Statement q(db_, "SELECT kioku_phrases(t) FROM t WHERE t MATCH ? LIMIT 1");
+  q.bind(1, match);
+  ASSERT_TRUE(q.executeStep());
+  EXPECT_TRUE(q.getColumn(0).isNull());
 }
 
 TEST_F(FtsRankTest, RegisteringTwiceIsHarmless) {

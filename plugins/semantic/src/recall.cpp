@@ -144,7 +144,8 @@ Sql FilterSql(const RecallRequest& r, const Viewer& v, std::int64_t now) {
 struct ListResult {
   sdk::RankList list;
   std::vector<Candidate> rows;
-  std::vector<double> scores;  // the query's extra "score" column, when it has one
+  std::vector<double> scores;         // the query's extra "score" column, when it has one
+  std::vector<std::int64_t> phrases;  // its kioku_phrases column after that (-1 = NULL), when it has one
 };
 
 ListResult RunList(const Env& env, const std::string& name, double weight,
@@ -156,9 +157,14 @@ ListResult RunList(const Env& env, const std::string& name, double weight,
   sdk::CachedStatement q = env.Stmt(sql);
   BindAll(*q, binds);
   const int score_col = q->getColumnCount() > kCandidateColumnCount ? kCandidateColumnCount : -1;
+  const int phrases_col = q->getColumnCount() > kCandidateColumnCount + 1 ? kCandidateColumnCount + 1 : -1;
   while (q->executeStep()) {
     Candidate c = ReadCandidate(*q, as_of);
     if (score_col >= 0) out.scores.push_back(q->getColumn(score_col).getDouble());
+    if (phrases_col >= 0) {
+      const SQLite::Column mask = q->getColumn(phrases_col);
+      out.phrases.push_back(mask.isNull() ? -1 : mask.getInt64());
+    }
     out.list.ids.push_back(std::to_string(c.seq));
     out.rows.push_back(std::move(c));
   }
@@ -252,11 +258,17 @@ struct NewestWindow {
 // most rows. Rare terms pass their exact count; a common term passes an estimate from the
 // density of its newest `scan_limit` matches over the rowid range they span, scaled to the
 // whole range (FTS rowids are memory seqs, assigned in write order).
+//
+// `all_terms`, when given, is set to the rows in scope that hold every term whenever the
+// rare-term query decides it: it ran and returned fewer than `n` rows, so every row in
+// scope holding all the terms (each holds the rare ones) is among them, and kioku_phrases
+// says which hold all. Otherwise it is left empty (the caller asks ExactMatches).
 ListResult FtsList(const Env& env, const std::string& name, double weight,
                    const std::string& table, const std::string& weights,
                    const std::vector<std::string>& terms, const Sql& filter,
                    const std::optional<std::int64_t>& as_of,
-                   int n, RecallTermCounts* memo = nullptr) {
+                   int n, RecallTermCounts* memo = nullptr,
+                   std::optional<std::set<std::int64_t>>* all_terms = nullptr) {
   const int scan = env.settings.recall.scan_limit;
   std::vector<std::string> rare, common;
   std::map<std::string, double> df_of;
@@ -297,10 +309,12 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
     }
     newest_q->reset();
   }
-  const auto select = [&](std::size_t phrases) {
+  const auto select = [&](std::size_t phrases, bool with_phrases = false) {
     std::string rank = "kioku_bm25(" + table + weights;
     for (std::size_t i = 0; i < phrases; ++i) rank += ", ?";
-    return std::string("SELECT ") + kCandidateColumns + ", " + rank + ") AS score FROM " + table +
+    rank += ") AS score";
+    if (with_phrases) rank += ", kioku_phrases(" + table + ")";
+    return std::string("SELECT ") + kCandidateColumns + ", " + rank + " FROM " + table +
            " f JOIN semantic_memories m ON m.seq = f.rowid WHERE " + table + " MATCH ? AND " +
            filter.text;
   };
@@ -321,8 +335,21 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
       match += " AND (" + JoinOr(terms) + ")";
       phrases.insert(phrases.end(), terms.begin(), terms.end());
     }
-    out = RunList(env, name, weight, select(phrases.size()) + " ORDER BY score LIMIT " + std::to_string(n),
+    // The terms are the last terms.size() phrases (all of them when none is common).
+    const std::size_t first_term = phrases.size() - terms.size();
+    const bool masked = all_terms != nullptr && phrases.size() <= 63;
+    out = RunList(env, name, weight,
+                  select(phrases.size(), masked) + " ORDER BY score LIMIT " + std::to_string(n),
                   binds_for(phrases, match), as_of);
+    if (masked && static_cast<int>(out.rows.size()) < n) {
+      std::int64_t want = 0;
+      for (std::size_t i = first_term; i < phrases.size(); ++i) want |= std::int64_t{1} << i;
+      std::set<std::int64_t> holding;
+      for (std::size_t i = 0; i < out.rows.size(); ++i) {
+        if (out.phrases[i] >= 0 && (out.phrases[i] & want) == want) holding.insert(out.rows[i].seq);
+      }
+      *all_terms = std::move(holding);
+    }
   } else {
     out.list.name = name;
     out.list.weight = weight;
@@ -692,6 +719,7 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
 
   std::vector<ListResult> lists;
   std::vector<std::string> words;  // the word list's terms; empty for an empty query
+  std::optional<std::set<std::int64_t>> all_words;  // rows holding every word, when the word list knows
   const std::string_view query = Trim(r.query);
   if (const auto unsearchable = sdk::UnsearchableQuery(query)) throw sdk::ToolError(*unsearchable);
   if (!query.empty()) {
@@ -701,7 +729,8 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
     // (A kioku_bm25 column-weight suffix: FtsList appends the phrase frequencies.)
     const std::string word_rank = ", 1.0, 2.0, 2.0, 1.5";
     RecallTermCounts word_counts(env);
-    ListResult bm25 = FtsList(env, "bm25", w.bm25, "semantic_fts", word_rank, words, filter, r.as_of, n, &word_counts);
+    ListResult bm25 = FtsList(env, "bm25", w.bm25, "semantic_fts", word_rank, words, filter, r.as_of, n, &word_counts,
+                              &all_words);
     const std::vector<std::string> trigram_terms = TrigramTerms(query, word_counts);
     const std::vector<std::string> tokens = sdk::FtsTokens(query);
     // The lists whose rows may be shown, in fusion order after bm25 (and after the context
@@ -804,7 +833,9 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
   // Strength is 1 without uses whether or not every word matches: ask only about the
   // candidates that have been recalled or reaffirmed.
   std::set<std::int64_t> exact;
-  if (!words.empty()) {
+  if (all_words) {
+    exact = std::move(*all_words);
+  } else if (!words.empty()) {
     std::vector<std::int64_t> seqs;
     for (const auto& [seq, c] : by_seq) {
       if (c.in.recall_count + c.in.reaffirm_count > 0) seqs.push_back(seq);

@@ -22,12 +22,18 @@
 ///   score   = Σ_p IDF(p) · f_p·(k1+1) / (f_p + k1·(1 - b + b·|D|/avgdl)),
 /// where N = rows in the table, f_p = Σ over p's instances in the row of its column's weight,
 /// |D| = tokens in the row, avgdl = tokens in the table / N.
+///
+/// `kioku_phrases(<fts table>)`: which phrases of the MATCH expression occur in the row, as
+/// a bitmask (bit i = phrase i, in the order the phrases appear; from xInstCount/xInst, so
+/// the table needs detail=full). NULL when the expression has more than 63 phrases. Lets a
+/// caller learn from the rows it ranks which of them hold every word of a query, instead of
+/// running an AND query of its own.
 
 #include <sqlite3.h>
 
 namespace kioku::sdk {
 
-/// Registers kioku_bm25 on one connection (sdk::OpenDatabase does it for every connection
+/// Registers kioku_bm25 and kioku_phrases on one connection (sdk::OpenDatabase does it for every connection
 /// it opens). Returns false when the connection has no FTS5. Safe to call more than once.
 bool RegisterFtsRank(sqlite3* db);
 
