@@ -11,7 +11,6 @@ constexpr double kK1 = 1.2;
 constexpr double kB = 0.75;
 constexpr const char* kName = "kioku_bm25";
 constexpr const char* kPhrasesName = "kioku_phrases";
-constexpr int kMaxMaskedPhrases = 63;  // bits of a non-negative int64
 
 // Per statement (xSetAuxdata): IDF per phrase and the average row length.
 struct RankData {

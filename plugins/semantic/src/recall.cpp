@@ -10,6 +10,7 @@
 #include "entities.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/fts.hpp"
+#include "kioku/sdk/fts_rank.hpp"
 #include "kioku/sdk/fusion.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/tool.hpp"
@@ -262,7 +263,7 @@ struct NewestWindow {
 // `all_terms`, when given, is set to the rows in scope that hold every term whenever the
 // rare-term query decides it: it ran and returned fewer than `n` rows, so every row in
 // scope holding all the terms (each holds the rare ones) is among them, and kioku_phrases
-// says which hold all. Otherwise it is left empty (the caller asks ExactMatches).
+// says which hold all. Otherwise it is left unset (the caller asks ExactMatches).
 ListResult FtsList(const Env& env, const std::string& name, double weight,
                    const std::string& table, const std::string& weights,
                    const std::vector<std::string>& terms, const Sql& filter,
@@ -337,7 +338,7 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
     }
     // The terms are the last terms.size() phrases (all of them when none is common).
     const std::size_t first_term = phrases.size() - terms.size();
-    const bool masked = all_terms != nullptr && phrases.size() <= 63;
+    const bool masked = all_terms != nullptr && phrases.size() <= static_cast<std::size_t>(sdk::kMaxMaskedPhrases);
     out = RunList(env, name, weight,
                   select(phrases.size(), masked) + " ORDER BY score LIMIT " + std::to_string(n),
                   binds_for(phrases, match), as_of);
@@ -476,8 +477,9 @@ ListResult AnswerList(const Env& env, const ListResult& words, AnswerType type) 
   return out;
 }
 
-// The candidates that match every word of the query (an FTS5 AND of the word terms over
-// the candidates' rowid range): only these may gain from usage (ranking.hpp, strength), so
+// When the word list cannot tell (FtsList `all_terms` unset): the candidates that match
+// every word of the query (an FTS5 AND of the word terms over the candidates' rowid
+// range): only these may gain from usage (ranking.hpp, strength), so
 // a frequently recalled partial match never outranks an exact one. One MATCH over a rowid
 // range, intersected here: `rowid IN (…)` made SQLite run the whole FTS5 query once per
 // candidate (~80 µs each, 57% of a recall at 1,000 memories).

@@ -33,6 +33,9 @@
 
 namespace kioku::sdk {
 
+/// The most phrases kioku_phrases reports: the bits of a non-negative int64.
+inline constexpr int kMaxMaskedPhrases = 63;
+
 /// Registers kioku_bm25 and kioku_phrases on one connection (sdk::OpenDatabase does it for every connection
 /// it opens). Returns false when the connection has no FTS5. Safe to call more than once.
 bool RegisterFtsRank(sqlite3* db);
