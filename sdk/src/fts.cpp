@@ -188,6 +188,26 @@ std::string QuoteFtsToken(std::string_view token) {
   return out;
 }
 
+std::optional<std::string> TrigramMatch(std::string_view text, std::size_t max_trigrams) {
+  std::vector<std::size_t> starts;  // byte offset of each code point (an invalid byte is one)
+  for (std::size_t pos = 0; pos < text.size();) {
+    starts.push_back(pos);
+    const std::size_t len = detail::DecodeUtf8(text, pos);
+    pos += len == 0 ? 1 : len;
+  }
+  starts.push_back(text.size());
+  std::vector<std::string_view> seen;
+  std::string out;
+  for (std::size_t i = 0; i + 3 < starts.size() && seen.size() < max_trigrams; ++i) {
+    const std::string_view gram = text.substr(starts[i], starts[i + 3] - starts[i]);
+    if (std::find(seen.begin(), seen.end(), gram) != seen.end()) continue;
+    seen.push_back(gram);
+    out += (out.empty() ? "" : " AND ") + QuoteFtsToken(gram);
+  }
+  if (out.empty()) return std::nullopt;
+  return out;
+}
+
 std::optional<std::string> BuildFtsQuery(std::string_view text,
                                          const FtsQueryOptions& options) {
   Collector out(options);

@@ -1,7 +1,9 @@
 #include "kioku/sdk/fts_rank.hpp"
 
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace kioku::sdk {
@@ -11,6 +13,7 @@ constexpr double kK1 = 1.2;
 constexpr double kB = 0.75;
 constexpr const char* kName = "kioku_bm25";
 constexpr const char* kPhrasesName = "kioku_phrases";
+constexpr const char* kSubstringsName = "kioku_substrings";
 
 // Per statement (xSetAuxdata): IDF per phrase and the average row length.
 struct RankData {
@@ -107,6 +110,50 @@ void KiokuPhrases(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context
   sqlite3_result_int64(ctx, mask);
 }
 
+// xTokenize callback: the tokens of a text in order (colocated synonyms skipped).
+int CollectToken(void* out, int flags, const char* token, int bytes, int, int) {
+  if ((flags & FTS5_TOKEN_COLOCATED) == 0) static_cast<std::vector<std::string>*>(out)->emplace_back(token, bytes);
+  return SQLITE_OK;
+}
+
+int Tokens(const Fts5ExtensionApi* api, Fts5Context* fts, const char* text, int bytes, std::vector<std::string>* out) {
+  out->clear();
+  return text == nullptr ? SQLITE_OK : api->xTokenize(fts, text, bytes, out, CollectToken);
+}
+
+void KiokuSubstrings(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_context* ctx, int n_val,
+                     sqlite3_value** args) {
+  if (n_val > kMaxMaskedPhrases) {
+    sqlite3_result_null(ctx);
+    return;
+  }
+  std::vector<std::vector<std::string>> needles(static_cast<std::size_t>(n_val));
+  int rc = SQLITE_OK;
+  for (int i = 0; i < n_val && rc == SQLITE_OK; ++i) {
+    const auto* text = reinterpret_cast<const char*>(sqlite3_value_text(args[i]));
+    rc = Tokens(api, fts, text, sqlite3_value_bytes(args[i]), &needles[static_cast<std::size_t>(i)]);
+  }
+  sqlite3_int64 mask = 0;
+  std::vector<std::string> row;
+  for (int c = 0; c < api->xColumnCount(fts) && rc == SQLITE_OK; ++c) {
+    const char* text = nullptr;
+    int bytes = 0;
+    rc = api->xColumnText(fts, c, &text, &bytes);
+    if (rc == SQLITE_OK) rc = Tokens(api, fts, text, bytes, &row);
+    for (std::size_t i = 0; rc == SQLITE_OK && i < needles.size(); ++i) {
+      const std::vector<std::string>& n = needles[i];
+      if (!n.empty() && std::search(row.begin(), row.end(), n.begin(), n.end()) != row.end()) {
+        mask |= sqlite3_int64{1} << i;
+      }
+    }
+  }
+  if (rc != SQLITE_OK) {
+    sqlite3_result_error_code(ctx, rc);
+    return;
+  }
+  sqlite3_result_int64(ctx, mask);
+}
+
 fts5_api* Fts5Api(sqlite3* db) {
   fts5_api* api = nullptr;
   sqlite3_stmt* stmt = nullptr;
@@ -124,7 +171,8 @@ bool RegisterFtsRank(sqlite3* db) {
   fts5_api* api = Fts5Api(db);
   if (api == nullptr || api->iVersion < 2) return false;
   return api->xCreateFunction(api, kName, nullptr, &KiokuBm25, nullptr) == SQLITE_OK &&
-         api->xCreateFunction(api, kPhrasesName, nullptr, &KiokuPhrases, nullptr) == SQLITE_OK;
+         api->xCreateFunction(api, kPhrasesName, nullptr, &KiokuPhrases, nullptr) == SQLITE_OK &&
+         api->xCreateFunction(api, kSubstringsName, nullptr, &KiokuSubstrings, nullptr) == SQLITE_OK;
 }
 
 }  // namespace kioku::sdk

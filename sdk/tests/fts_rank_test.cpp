@@ -77,6 +77,32 @@ TEST_F(FtsRankTest, PhrasesIsNullPastSixtyThreePhrases) {
   EXPECT_TRUE(q.getColumn(0).isNull());
 }
 
+// A detail=none trigram table answers only "holds every trigram"; kioku_substrings says
+// which needles are really substrings, folding case as the tokenizer does.
+TEST(FtsSubstringsTest, SaysWhichTextsAreSubstringsOfTheRow) {
+  SQLite::Database db = OpenDatabase(":memory:");
+  db.exec("CREATE VIRTUAL TABLE g USING fts5(x, tokenize='trigram', detail=none, columnsize=0)");
+  db.exec("INSERT INTO g(x) VALUES ('authentication'), ('the author authenticates'), ('thenauth'), "
+          "('ÄRGER im Büro')");
+  SQLite::Statement q(db, "SELECT rowid, kioku_substrings(g, 'authen', 'ärger', 'büro', 'ab') FROM g "
+                          "WHERE g MATCH '(\"aut\" AND \"uth\" AND \"the\" AND \"hen\") OR \"ärg\"' "
+                          "ORDER BY rowid");
+  std::vector<std::pair<std::int64_t, std::int64_t>> rows;
+  while (q.executeStep()) rows.emplace_back(q.getColumn(0).getInt64(), q.getColumn(1).getInt64());
+  // Row 3 holds aut, uth, the, hen but not "authen"; "ab" has no trigram, so never occurs.
+  const std::vector<std::pair<std::int64_t, std::int64_t>> want = {{1, 0b0001}, {2, 0b0001}, {3, 0}, {4, 0b0110}};
+  EXPECT_EQ(rows, want);
+}
+
+TEST_F(FtsRankTest, SubstringsUnderWordTokensArePhrases) {
+  SQLite::Statement q(db_, "SELECT rowid, kioku_substrings(t, 'cache ts', 'ts cache') FROM t WHERE t MATCH 'cache' "
+                           "ORDER BY rowid");
+  std::vector<std::pair<std::int64_t, std::int64_t>> rows;
+  while (q.executeStep()) rows.emplace_back(q.getColumn(0).getInt64(), q.getColumn(1).getInt64());
+  const std::vector<std::pair<std::int64_t, std::int64_t>> want = {{1, 0b01}, {2, 0b01}};
+  EXPECT_EQ(rows, want);
+}
+
 TEST_F(FtsRankTest, RegisteringTwiceIsHarmless) {
   EXPECT_TRUE(RegisterFtsRank(db_.getHandle()));
   EXPECT_EQ(Scores("kioku_bm25(t)", "\"cache\"").size(), 2u);

@@ -210,6 +210,26 @@ TEST_F(FtsMatchTest, TrigramFindsSubstringsAndCjk) {
   EXPECT_NO_THROW(Search("tri", "rive", prefix));
 }
 
+TEST(TrigramMatch, AndsEachThreeCodePointWindowOnce) {
+  EXPECT_EQ(TrigramMatch("ommit"), "\"omm\" AND \"mmi\" AND \"mit\"");
+  EXPECT_EQ(TrigramMatch("東京タワー"), "\"東京タ\" AND \"京タワ\" AND \"タワー\"");
+  EXPECT_EQ(TrigramMatch("aaaa"), "\"aaa\"");
+  EXPECT_EQ(TrigramMatch("a\"b c"), "\"a\"\"b\" AND \"\"\"b \" AND \"b c\"");
+  EXPECT_EQ(TrigramMatch("abcdef", 2), "\"abc\" AND \"bcd\"");
+  EXPECT_EQ(TrigramMatch("東京"), std::nullopt);
+  EXPECT_EQ(TrigramMatch(""), std::nullopt);
+  SQLite::Database db(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
+  db.exec("CREATE VIRTUAL TABLE g USING fts5(x, tokenize='trigram', detail=none)");
+  db.exec("INSERT INTO g(x) VALUES ('pre-commit hook'), ('commit'), ('東京タワー'), ('x\xFF\xFEy')");
+  for (const auto& [text, row] : std::vector<std::pair<std::string, int>>{
+           {"ommit h", 1}, {"COMMIT", 2}, {"京タワ", 3}, {"\xFF\xFEy", 4}}) {
+    SQLite::Statement q(db, "SELECT rowid FROM g WHERE g MATCH ? ORDER BY rowid DESC LIMIT 1");
+    q.bind(1, *TrigramMatch(text));
+    ASSERT_TRUE(q.executeStep()) << text;
+    EXPECT_EQ(q.getColumn(0).getInt(), row) << text;
+  }
+}
+
 TEST_F(FtsMatchTest, RandomAndHugeInputsNeverThrow) {
   std::mt19937 rng(7);
   const std::string alphabet = "abcAND OR NOT\"*-+^:()'{}[]._/#\\\xE6\x9D\xB1\xFF\x80 ";

@@ -1,6 +1,7 @@
 #include "recall.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -242,6 +243,14 @@ struct NewestWindow {
   std::int64_t lowest = 1;
 };
 
+std::int64_t MaxSeq(const Env& env) {
+  sdk::CachedStatement top = env.Stmt("SELECT coalesce(max(seq), 0) FROM semantic_memories");
+  top->executeStep();
+  const std::int64_t seq = top->getColumn(0).getInt64();
+  top->reset();
+  return seq;
+}
+
 // FTS list over `table` for the query `terms` (each one FTS5 expression: a quoted token or
 // a bigram phrase), joined to the memories by rowid with the filters applied, ranked by
 // BM25 with the column weights `weights` (", 1.0, 2.0" or "").
@@ -275,10 +284,7 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
   std::map<std::string, double> df_of;
   std::int64_t max_rowid = 0;
   {
-    sdk::CachedStatement top = env.Stmt("SELECT coalesce(max(seq), 0) FROM semantic_memories");
-    top->executeStep();
-    max_rowid = top->getColumn(0).getInt64();
-    top->reset();
+    max_rowid = MaxSeq(env);
     sdk::CachedStatement newest_q = env.Stmt("SELECT count(*), min(rowid) FROM (SELECT rowid FROM " + table +
                                            " WHERE " + table +
                                            " MATCH ? AND rowid >= ? ORDER BY rowid DESC LIMIT ?)");
@@ -391,6 +397,64 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
       out.list.ids.push_back(newest.list.ids[i]);
       out.rows.push_back(std::move(newest.rows[i]));
     }
+  }
+  return out;
+}
+
+// The substring list over semantic_fts_trigram for `terms` (raw tokens of >= 3 characters).
+// The index has no positions (detail=none, schema.cpp), so each term is searched as the AND
+// of its trigrams (sdk::TrigramMatch), terms OR-ed, and a row stays when kioku_substrings
+// finds a term in it whole. Ranked by how many terms the row holds, then the shorter text,
+// then newest: BM25 over a row that holds the term's trigrams once each (a substring's
+// usual case) differs between rows only by its length normalization. Bounded work: at most
+// 4n of the newest matching rows are read (NewestWindow), as FtsList reads a common term.
+ListResult SubstringList(const Env& env, double weight, const std::vector<std::string>& terms, const Sql& filter,
+                         const std::optional<std::int64_t>& as_of, int n) {
+  std::vector<std::string> needles;
+  std::string match;
+  for (const std::string& t : terms) {
+    const std::optional<std::string> grams = sdk::TrigramMatch(t);
+    if (!grams || needles.size() >= static_cast<std::size_t>(sdk::kMaxMaskedPhrases)) continue;
+    needles.push_back(t);
+    match += (match.empty() ? "(" : " OR (") + *grams + ")";
+  }
+  ListResult read;
+  read.list.name = "trigram";
+  read.list.weight = weight;
+  if (needles.empty()) return read;
+  const int cap = 4 * n;
+  std::string args;
+  for (std::size_t i = 0; i < needles.size(); ++i) args += ", ?";
+  const std::string sql = std::string("SELECT ") + kCandidateColumns +
+                          ", length(m.text) AS score, kioku_substrings(semantic_fts_trigram" + args +
+                          ") FROM semantic_fts_trigram f JOIN semantic_memories m ON m.seq = f.rowid WHERE "
+                          "semantic_fts_trigram MATCH ? AND " + filter.text +
+                          " AND f.rowid >= ? ORDER BY f.rowid DESC LIMIT " + std::to_string(cap);
+  std::vector<Bind> binds(needles.begin(), needles.end());
+  binds.emplace_back(match);
+  binds.insert(binds.end(), filter.binds.begin(), filter.binds.end());
+  binds.emplace_back(std::int64_t{0});
+  for (NewestWindow w(MaxSeq(env), cap);; w.Widen()) {
+    binds.back() = w.lowest;
+    read = RunList(env, "trigram", weight, sql, binds, as_of);
+    if (static_cast<int>(read.rows.size()) >= cap || w.Whole()) break;
+  }
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < read.rows.size(); ++i) {
+    if (read.phrases[i] > 0) order.push_back(i);
+  }
+  const auto held = [&](std::size_t i) { return std::popcount(static_cast<std::uint64_t>(read.phrases[i])); };
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (held(a) != held(b)) return held(a) > held(b);
+    return read.scores[a] < read.scores[b];  // rows are newest first, so ties stay newest first
+  });
+  ListResult out;
+  out.list.name = read.list.name;
+  out.list.weight = weight;
+  for (std::size_t i : order) {
+    if (static_cast<int>(out.rows.size()) >= n) break;
+    out.list.ids.push_back(read.list.ids[i]);
+    out.rows.push_back(std::move(read.rows[i]));
   }
   return out;
 }
@@ -555,9 +619,8 @@ std::vector<std::string> TrigramTerms(std::string_view query, RecallTermCounts& 
   std::vector<std::string> out;
   for (const std::string& tok : sdk::FtsTokens(query, opt)) {
     if (IsStopword(tok)) continue;
-    const std::string quoted = sdk::QuoteFtsToken(tok);
-    const TermCount* c = word_counts.Find(quoted);
-    if (c == nullptr || c->count == 0) out.push_back(quoted);
+    const TermCount* c = word_counts.Find(sdk::QuoteFtsToken(tok));
+    if (c == nullptr || c->count == 0) out.push_back(tok);
   }
   return out;
 }
@@ -750,8 +813,7 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
       if (ListResult a = AnswerList(env, bm25, type); !a.rows.empty()) answer = std::move(a);
     }
     if (!trigram_terms.empty() && w.trigram > 0) {
-      shown.push_back(FtsList(env, "trigram", w.trigram, "semantic_fts_trigram", "", trigram_terms, filter,
-                              r.as_of, n));
+      shown.push_back(SubstringList(env, w.trigram, trigram_terms, filter, r.as_of, n));
     }
     if (const auto cjk = CjkTerms(query); !cjk.empty() && w.cjk > 0) {
       shown.push_back(FtsList(env, "cjk", w.cjk, "semantic_fts_cjk", "", cjk, filter, r.as_of, n));

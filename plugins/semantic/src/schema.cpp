@@ -303,6 +303,23 @@ void RekeyUnicode(SQLite::Database& db) {
   }
 }
 
+// Substring indexes without positions: a trigram index with detail=full stores every
+// trigram's offset (≈199 B per ~75-character memory, the largest index), detail=none only
+// which rows hold it (≈60 B), and columnsize=0 drops the per-row token counts nothing reads.
+// Phrase queries need positions, so the substring lists MATCH an AND of the trigrams and
+// keep the rows where sdk kioku_substrings finds them adjacent (recall.cpp SubstringList,
+// graph_tools.cpp SearchEntities). The update and delete triggers stay as they are.
+constexpr const char* kSubstringIndexesSql = R"SQL(
+DROP TABLE semantic_fts_trigram;
+CREATE VIRTUAL TABLE semantic_fts_trigram USING fts5(
+  text, content='semantic_memories', content_rowid='seq', tokenize='trigram', detail=none, columnsize=0);
+INSERT INTO semantic_fts_trigram(semantic_fts_trigram) VALUES ('rebuild');
+DROP TABLE semantic_entities_fts;
+CREATE VIRTUAL TABLE semantic_entities_fts USING fts5(
+  name, content='semantic_entities', content_rowid='seq', tokenize='trigram', detail=none, columnsize=0);
+INSERT INTO semantic_entities_fts(semantic_entities_fts) VALUES ('rebuild');
+)SQL";
+
 }  // namespace
 
 std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
@@ -321,6 +338,9 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
   out.push_back({static_cast<int>(out.size()) + 1, "review queue: rival pairs without a subject, memory_used marks, confidence decay "
                     "state, housekeeping runs",
                  kTrustMigrationSql, nullptr});
+  out.push_back({static_cast<int>(out.size()) + 1,
+                 "substring (trigram) indexes of memories and entity names without positions or row sizes",
+                 kSubstringIndexesSql, nullptr});
   return out;
 }
 

@@ -199,6 +199,13 @@ TEST_F(GraphTest, SearchFindsEntitiesExtractedFromMemories) {
   EXPECT_EQ(s["entities"][0]["memories"], Json::array({id}));
   EXPECT_EQ(Ok("entity_graph", {{"query", "sr"}})["entities"].size(), 1u);  // short: prefix
   EXPECT_TRUE(Ok("entity_graph", {{"query", "nothing-like-this"}})["entities"].empty());
+  // The name index has no positions: "ession" and "SESSION" (case folded) are substrings,
+  // "ssionss.tion.t" holds every trigram of "ssion.t" but not adjacent, so is not found.
+  Ok("entity_relate", {{"from", "ssionss.tion.t"}, {"type", "uses"}, {"to", "x"}});
+  EXPECT_EQ(Ok("entity_graph", {{"query", "SESSION"}})["entities"][0]["name"], "src/auth/session.ts");
+  Json sub = Ok("entity_graph", {{"query", "ssion.t"}});
+  ASSERT_EQ(sub["entities"].size(), 1u);
+  EXPECT_EQ(sub["entities"][0]["name"], "src/auth/session.ts");
   // Relations can use an extracted entity by name; the type stays "file".
   Ok("entity_relate", {{"from", "src/auth/session.ts"}, {"type", "depends_on"}, {"to", "jsonwebtoken"}});
   EXPECT_EQ(Count("semantic_entities", "norm_name = 'src/auth/session.ts'"), 1);

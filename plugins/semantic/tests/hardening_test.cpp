@@ -8,6 +8,8 @@
 #include <SQLiteCpp/Database.h>
 
 #include "anchors.hpp"
+#include "kioku/sdk/db.hpp"
+#include "kioku/sdk/fts.hpp"
 #include "memory_store.hpp"
 #include "normalize.hpp"
 #include "schema.hpp"
@@ -115,6 +117,40 @@ TEST(UnicodeMigration, RekeysStoredKeysAndMergesEntities) {
   SQLite::Statement t(db, "SELECT tag FROM semantic_memory_tags");
   t.executeStep();
   EXPECT_EQ(t.getColumn(0).getString(), "caf\u00E9");
+}
+
+// Version 7 rebuilds the substring indexes without positions; what version 6 indexed is
+// found again, and the indexes agree with their content tables.
+TEST(SubstringIndexMigration, RebuildsTheTrigramIndexesWithoutPositions) {
+  SQLite::Database db = sdk::OpenDatabase(":memory:");
+  const auto migrations = Migrations();
+  ASSERT_EQ(migrations.size(), 7u);
+  for (std::size_t i = 0; i + 1 < migrations.size(); ++i) {
+    if (!migrations[i].sql.empty()) db.exec(migrations[i].sql);
+    if (migrations[i].apply) migrations[i].apply(db);
+  }
+  db.exec("INSERT INTO semantic_memories(id, kind, text, status, scope, captured_at, updated_at, dedup_hash) "
+          "VALUES ('M1', 'fact', 'Authentication uses PKCE', 'active', 'global', 0, 0, 0)");
+  db.exec("INSERT INTO semantic_entities(id, type, name, norm_name, created_at) "
+          "VALUES ('E1', 'file', 'src/auth/session.ts', 'src/auth/session.ts', 0)");
+  db.exec("INSERT INTO semantic_fts_trigram(rowid, text) SELECT seq, text FROM semantic_memories");
+  db.exec("INSERT INTO semantic_entities_fts(rowid, name) SELECT seq, name FROM semantic_entities");
+  db.exec(migrations.back().sql);
+  for (const char* t : {"semantic_fts_trigram", "semantic_entities_fts"}) {
+    db.exec(std::string("INSERT INTO ") + t + "(" + t + ") VALUES ('integrity-check')");
+    SQLite::Statement q(db, std::string("SELECT sql FROM sqlite_schema WHERE name = '") + t + "'");
+    ASSERT_TRUE(q.executeStep());
+    EXPECT_NE(q.getColumn(0).getString().find("detail=none"), std::string::npos) << t;
+  }
+  SQLite::Statement m(db, "SELECT rowid, kioku_substrings(semantic_fts_trigram, 'thentic') FROM semantic_fts_trigram "
+                          "WHERE semantic_fts_trigram MATCH ?");
+  m.bind(1, *sdk::TrigramMatch("thentic"));
+  ASSERT_TRUE(m.executeStep());
+  EXPECT_EQ(m.getColumn(1).getInt(), 1);
+  SQLite::Statement e(db, "SELECT count(*) FROM semantic_entities_fts WHERE semantic_entities_fts MATCH ?");
+  e.bind(1, *sdk::TrigramMatch("session.ts"));
+  e.executeStep();
+  EXPECT_EQ(e.getColumn(0).getInt(), 1);
 }
 
 TEST_F(HardeningTest, EpochUntilIsAFilterNotUnset) {

@@ -5,6 +5,7 @@
 
 #include <SQLiteCpp/Database.h>
 
+#include "kioku/sdk/fts.hpp"
 #include "kioku/sdk/text.hpp"
 #include "semantic_test_util.hpp"
 
@@ -85,8 +86,8 @@ TEST_F(SemanticTest, EditKeepsPreviousVersionAndReindexes) {
   EXPECT_EQ(r.structured["changed"], Json::array({"text", "tags"}));
   EXPECT_NE(r.text.find("previous version kept"), std::string::npos);
   EXPECT_EQ(RecallIds({{"query", "db-2"}}), std::vector<std::string>{id});
-  EXPECT_EQ(Count("semantic_fts_trigram", "semantic_fts_trigram MATCH '\"db-1\"'"), 0);
-  EXPECT_EQ(Count("semantic_fts_trigram", "semantic_fts_trigram MATCH '\"db-2\"'"), 1);
+  EXPECT_EQ(Count("semantic_fts_trigram", "semantic_fts_trigram MATCH '" + *sdk::TrigramMatch("db-1") + "'"), 0);
+  EXPECT_EQ(Count("semantic_fts_trigram", "semantic_fts_trigram MATCH '" + *sdk::TrigramMatch("db-2") + "'"), 1);
   EXPECT_EQ(RecallIds({{"query", "staging"}, {"tags", {"db"}}}), std::vector<std::string>{id});
   Json m = Ok("memory_get", {{"id", id}})["memory"];
   ASSERT_EQ(m["history"].size(), 1u);
@@ -147,7 +148,7 @@ TEST_F(SemanticTest, ForgetIsSoftAndAuditedPurgeDeletes) {
   EXPECT_EQ(Count("semantic_memory_history", "snapshot IS NOT NULL"), 0);
   // FTS rows went with it.
   EXPECT_EQ(Count("semantic_fts", "semantic_fts MATCH 'wrong'"), 0);
-  EXPECT_EQ(Count("semantic_fts_trigram", "semantic_fts_trigram MATCH 'wrong'"), 0);
+  EXPECT_EQ(Count("semantic_fts_trigram", "semantic_fts_trigram MATCH '" + *sdk::TrigramMatch("wrong") + "'"), 0);
   EXPECT_NE(Err("memory_get", {{"id", id}}).find("unknown"), std::string::npos);
 }
 

@@ -7,6 +7,7 @@
 #include <fstream>
 
 #include "kioku/sdk/db.hpp"
+#include "kioku/sdk/fts.hpp"
 #include "kioku/sdk/text.hpp"
 #include "semantic_test_util.hpp"
 #include "term_counts.hpp"
@@ -37,6 +38,14 @@ TEST_F(SemanticTest, TrigramFindsSubstringsOfWords) {
   Remember("Unrelated memory about CSS", "fact");
   // "thentic" is no word of its own: only the trigram index can find it.
   EXPECT_EQ(RecallIds({{"query", "thentic"}}), std::vector<std::string>{a});
+  // The trigram index keeps no positions (detail=none): a row holding every trigram of
+  // "thentic" apart ("the", "hen", "ent", "nti", "tic" in other words) is not a match.
+  Remember("then the hen went to the antic tic", "fact");
+  EXPECT_EQ(RecallIds({{"query", "thentic"}}), std::vector<std::string>{a});
+  // Rows holding the substring: the shorter first (BM25's length normalization).
+  const std::string longer = Remember("Longer note: authentication details for the OAuth flow are elsewhere", "fact");
+  const std::string re = Remember("Reauthenticate after OAuth2 token refresh", "fact");
+  EXPECT_EQ(RecallIds({{"query", "uthenti"}}), (std::vector<std::string>{a, re, longer}));
 }
 
 TEST_F(SemanticTest, EntityListMatchesPathsIdentifiersFlagsAndPackages) {
@@ -495,7 +504,7 @@ TEST_F(SemanticTest, FtsIndexesStayConsistentAfterBatchesEditsAndGraphWrites) {
     rt_->Db().exec(std::string("INSERT INTO ") + t + "(" + t + ") VALUES('integrity-check')");
   }
   EXPECT_EQ(Count("semantic_fts", "semantic_fts MATCH 'batch'"), 48);
-  EXPECT_EQ(Count("semantic_entities_fts", "semantic_entities_fts MATCH '\"new-service\"'"), 1);
+  EXPECT_EQ(Count("semantic_entities_fts", "semantic_entities_fts MATCH '" + *sdk::TrigramMatch("new-service") + "'"), 1);
   EXPECT_EQ(RecallIds({{"query", "東京"}}), std::vector<std::string>{r["results"][3]["id"]});
 }
 

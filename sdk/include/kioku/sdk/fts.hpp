@@ -67,6 +67,15 @@ bool IsFtsOperatorWord(std::string_view token);
 /// Returns the refusal message, or nullopt when the query may be run (or is empty).
 std::optional<std::string> UnsearchableQuery(std::string_view text);
 
+/// MATCH expression for "rows holding every trigram of `text`" in a trigram table: each
+/// 3-code-point window of `text` quoted, joined by AND, duplicates once, at most
+/// `max_trigrams` (the first ones; a bound on query cost, still a necessary condition).
+/// nullopt when `text` has fewer than 3 code points. Under detail=none, where phrase
+/// queries are refused, this is how a substring is searched; the rows it finds hold the
+/// trigrams but not necessarily adjacent, so callers keep those where kioku_substrings
+/// (fts_rank.hpp) finds `text`. Case is folded by the tokenizer, not here.
+std::optional<std::string> TrigramMatch(std::string_view text, std::size_t max_trigrams = 64);
+
 /// Quotes one token as an FTS5 string: wraps in double quotes, doubling inner quotes.
 std::string QuoteFtsToken(std::string_view token);
 

@@ -28,6 +28,16 @@
 /// the table needs detail=full). NULL when the expression has more than 63 phrases. Lets a
 /// caller learn from the rows it ranks which of them hold every word of a query, instead of
 /// running an AND query of its own.
+///
+/// `kioku_substrings(<fts table>, s_1 … s_K)`: which of the texts s_i occur in the row, as a
+/// bitmask (bit i-1 = s_i; NULL when K > 63). s_i occurs when the table's tokenizer turns it
+/// into a token sequence that appears contiguously in one column of the row, as the same
+/// tokenizer reads that column (xTokenize over xColumnText, so case folding is the
+/// tokenizer's). Under the trigram tokenizer that is "s_i is a substring"; under unicode61
+/// it is a phrase match. Works with any detail= option: with detail=none a MATCH can only
+/// say the row holds every trigram of s_i (an AND of single-token queries), and this
+/// verifies they are adjacent. A text the tokenizer turns into no token (under trigram:
+/// fewer than 3 characters) never occurs. Cost: tokenizing the row's text once per call.
 
 #include <sqlite3.h>
 
@@ -36,7 +46,7 @@ namespace kioku::sdk {
 /// The most phrases kioku_phrases reports: the bits of a non-negative int64.
 inline constexpr int kMaxMaskedPhrases = 63;
 
-/// Registers kioku_bm25 and kioku_phrases on one connection (sdk::OpenDatabase does it for every connection
+/// Registers kioku_bm25, kioku_phrases and kioku_substrings on one connection (sdk::OpenDatabase does it for every connection
 /// it opens). Returns false when the connection has no FTS5. Safe to call more than once.
 bool RegisterFtsRank(sqlite3* db);
 
