@@ -409,6 +409,14 @@ void MemoryWriter::Purge(const Memory& m, const Author& author) {
     sdk::Bind(q, m.seq);
     q.exec();
   }
+  // Names are content too: entities no memory links and no relation uses (this memory's,
+  // and those its earlier versions named, whose text went with its history) are deleted,
+  // so entity_graph cannot find "src/secret_plan.go" after its memory was purged.
+  env_.db.exec(
+      "DELETE FROM semantic_entities WHERE NOT EXISTS (SELECT 1 FROM semantic_memory_entities l WHERE "
+      "l.entity_seq = semantic_entities.seq) AND NOT EXISTS (SELECT 1 FROM semantic_relations r WHERE "
+      "r.from_seq = semantic_entities.seq) AND NOT EXISTS (SELECT 1 FROM semantic_relations r WHERE "
+      "r.to_seq = semantic_entities.seq)");
   History(m.id, "purged", author, "content deleted");
 }
 

@@ -1,6 +1,8 @@
 // entity_relate / entity_unrelate / entity_graph: functional vs many-valued relations,
 // as_of on the valid and transaction axes, traversal depth and caps, bad input.
 
+#include <SQLiteCpp/Database.h>
+
 #include "semantic_test_util.hpp"
 
 namespace kioku::semantic::testing {
@@ -215,6 +217,18 @@ TEST_F(GraphTest, SearchFindsEntitiesExtractedFromMemories) {
   const std::string eid = g["entities"][0]["id"];
   EXPECT_EQ(GraphOf(eid)["relations"].size(), 1u);
   EXPECT_NE(Err("entity_graph", {{"entity", eid.substr(0, 24)}}).find("matches several"), std::string::npos);
+}
+
+TEST_F(GraphTest, PurgingAMemoryDeletesTheNamesOnlyItUsed) {
+  const std::string id = Remember("Widget config in pkg/widgetry/zorblax_99.go", "fact");
+  Remember("Shared helper in pkg/common/util.go", "fact");
+  Ok("memory_edit", {{"id", id}, {"text", "Widget config in pkg/gizmotron/quuxle_42.go and pkg/common/util.go"}});
+  Ok("entity_relate", {{"from", "pkg/gizmotron/quuxle_42.go"}, {"type", "depends_on"}, {"to", "kept-dep"}});
+  Ok("memory_forget", {{"id", id}, {"purge", true}});
+  EXPECT_TRUE(Ok("entity_graph", {{"query", "orblax"}})["entities"].empty());  // the earlier version's
+  EXPECT_EQ(Ok("entity_graph", {{"query", "util.go"}})["entities"].size(), 1u);  // another memory links it
+  EXPECT_EQ(Ok("entity_graph", {{"query", "izmotr"}})["entities"][0]["name"], "pkg/gizmotron/quuxle_42.go");  // a relation uses it
+  rt_->Db().exec("INSERT INTO semantic_entities_fts(semantic_entities_fts) VALUES ('integrity-check')");
 }
 
 TEST_F(GraphTest, BadInputIsRefusedAndChangesNothing) {
