@@ -246,7 +246,10 @@ sdk::ToolResult Graph(ToolContext& ctx, const Json& args, const sdk::CallContext
   for (const Relation& r : relations) rels.push_back(RelationJson(r, names));
 
   if (roots.empty()) {
-    text = "no entity matches \"" + Preview(args.at("query").get<std::string>(), 60) + "\"";
+    const std::string query = args.at("query").get<std::string>();
+    text = "no entity matches \"" + Preview(query, 60) + "\"";
+    // SearchEntities: below 3 characters only name prefixes are searched.
+    if (sdk::Utf8Length(Trim(query)) < 3) text += " (names starting with it; 3 or more characters search inside names)";
   } else {
     text = Plural(entity_order.size(), "entity", "entities") + ", " +
            Plural(relations.size(), "relation", "relations");

@@ -200,6 +200,8 @@ TEST_F(GraphTest, SearchFindsEntitiesExtractedFromMemories) {
   EXPECT_EQ(s["entities"][0]["type"], "file");
   EXPECT_EQ(s["entities"][0]["memories"], Json::array({id}));
   EXPECT_EQ(Ok("entity_graph", {{"query", "sr"}})["entities"].size(), 1u);  // short: prefix
+  EXPECT_NE(Call("entity_graph", {{"query", "ts"}}).text.find("3 or more characters search inside names"),
+            std::string::npos);
   EXPECT_TRUE(Ok("entity_graph", {{"query", "nothing-like-this"}})["entities"].empty());
   // The name index has no positions: "ession" and "SESSION" (case folded) are substrings,
   // "ssionss.tion.t" holds every trigram of "ssion.t" but not adjacent, so is not found.
