@@ -790,6 +790,13 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
   if (!query.empty()) {
     words = WordTerms(query, rs.drop_filler);
     out.text_query = true;
+    {
+      sdk::FtsQueryOptions all;
+      const std::size_t searched = all.max_tokens;
+      all.max_tokens = 2 * searched;
+      const std::size_t tokens = sdk::FtsTokens(query, all).size();
+      out.unsearched_tokens = tokens > searched ? static_cast<int>(tokens - searched) : 0;
+    }
     // Column weights: a hit in subject/value/tags says more than one in running text.
     // (A kioku_bm25 column-weight suffix: FtsList appends the phrase frequencies.)
     const std::string word_rank = ", 1.0, 2.0, 2.0, 1.5";

@@ -65,6 +65,9 @@ struct RecallOutcome {
   std::vector<std::string> contradicted;
   int candidates = 0;  ///< Distinct candidates scored.
   bool text_query = false;  ///< False when ranked by recency/importance.
+  /// Search tokens of the query past sdk::FtsQueryOptions::max_tokens (32), which were not
+  /// searched; 0 when every token was. Counted up to 2 × max_tokens.
+  int unsearched_tokens = 0;
 };
 
 /// Runs a recall (read-only). Throws sdk::ToolError when `query` is non-empty but holds no

@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "kioku/sdk/db.hpp"
+#include "kioku/sdk/fts.hpp"
 #include "kioku/sdk/text.hpp"
 #include "normalize.hpp"
 #include "tools.hpp"
@@ -224,6 +225,13 @@ void RegisterRecallTool(sdk::Registrar& registrar, ToolContext& ctx) {
                 " withheld because its anchor is contradicted (memory_get to review, "
                 "memory_edit or memory_forget to resolve):";
       for (const std::string& id : outcome.contradicted) footer += " " + id;
+    }
+    if (outcome.unsearched_tokens > 0) {
+      if (!footer.empty()) footer += "; ";
+      footer += "the query's words after the first " + std::to_string(sdk::FtsQueryOptions{}.max_tokens) +
+                " were not searched (" + std::to_string(outcome.unsearched_tokens) +
+                (outcome.unsearched_tokens >= static_cast<int>(sdk::FtsQueryOptions{}.max_tokens) ? " or more" : "") +
+                "): ask with fewer, rarer words";
     }
     if (omitted > 0) {
       if (!footer.empty()) footer += "; ";

@@ -48,6 +48,19 @@ TEST_F(SemanticTest, TrigramFindsSubstringsOfWords) {
   EXPECT_EQ(RecallIds({{"query", "uthenti"}}), (std::vector<std::string>{a, re, longer}));
 }
 
+TEST_F(SemanticTest, WordsPastTheTokenLimitAreReportedNotSearchedSilently) {
+  Remember("auth_17 handles retries", "fact");
+  std::string filler;
+  for (int i = 0; i < 32; ++i) filler += "w" + std::to_string(i) + "zq ";
+  const sdk::ToolResult cut = Call("memory_recall", {{"query", filler + "retries"}});
+  ASSERT_FALSE(cut.is_error) << cut.text;
+  EXPECT_NE(cut.text.find("the query's words after the first 32 were not searched (1)"), std::string::npos)
+      << cut.text;
+  const sdk::ToolResult whole = Call("memory_recall", {{"query", filler.substr(filler.find(' ') + 1) + "retries"}});
+  EXPECT_EQ(whole.text.find("not searched"), std::string::npos) << whole.text;
+  EXPECT_EQ(whole.structured["memories"].size(), 1u);
+}
+
 TEST_F(SemanticTest, EntityListMatchesPathsIdentifiersFlagsAndPackages) {
   const std::string path = Remember("Session refresh race lives in src/auth/session.ts", "fact");
   const std::string flag = Remember("Run pytest with --maxfail=1 in CI", "preference");
