@@ -55,11 +55,16 @@ const std::string kLinkSql =
 const std::string kTagSql =
     "INSERT OR IGNORE INTO semantic_memory_tags(tag, memory_seq) VALUES (?, ?)";
 
-MemoryWriter::MemoryWriter(Env env) : env_(env) {
-  sdk::CachedStatement q = env_.Stmt("SELECT coalesce(max(seq), 0) FROM semantic_memories");
+std::int64_t MaxMemorySeq(const Env& env) {
+  sdk::CachedStatement q = env.Stmt("SELECT coalesce(max(seq), 0) FROM semantic_memories");
   q->executeStep();
-  memory_floor_ = q->getColumn(0).getInt64();
+  const std::int64_t seq = q->getColumn(0).getInt64();
   q->reset();
+  return seq;
+}
+
+MemoryWriter::MemoryWriter(Env env) : env_(env) {
+  memory_floor_ = MaxMemorySeq(env_);
   entity_floor_ = MaxEntitySeq(env_);
 }
 
@@ -77,10 +82,7 @@ void MemoryWriter::Finish() {
     q->exec();
   }
   IndexNewEntities(env_, entity_floor_);
-  sdk::CachedStatement q = env_.Stmt("SELECT coalesce(max(seq), 0) FROM semantic_memories");
-  q->executeStep();
-  memory_floor_ = q->getColumn(0).getInt64();
-  q->reset();
+  memory_floor_ = MaxMemorySeq(env_);
   entity_floor_ = MaxEntitySeq(env_);
   added_ = false;
 }

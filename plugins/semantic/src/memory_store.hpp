@@ -136,6 +136,9 @@ class MemoryWriter {
 void MarkRecalled(SQLite::Database& db, sdk::StatementCache& statements, const std::vector<std::int64_t>& seqs,
                   std::int64_t at_ms);
 
+/// The newest memory's seq (the highest FTS rowid), 0 when there is none.
+std::int64_t MaxMemorySeq(const Env& env);
+
 /// Runs `body` with a MemoryWriter inside one write transaction (BEGIN IMMEDIATE, retried on
 /// SQLITE_BUSY — so `body` must keep its effects in the database), then Finish() and COMMIT.
 void WithMemoryWriter(const Env& env, const std::function<void(MemoryWriter&)>& body);

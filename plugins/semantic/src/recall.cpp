@@ -15,6 +15,7 @@
 #include "kioku/sdk/fusion.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/tool.hpp"
+#include "memory_store.hpp"
 #include "model_tools.hpp"
 #include "normalize.hpp"
 #include "review_store.hpp"
@@ -243,12 +244,18 @@ struct NewestWindow {
   std::int64_t lowest = 1;
 };
 
-std::int64_t MaxSeq(const Env& env) {
-  sdk::CachedStatement top = env.Stmt("SELECT coalesce(max(seq), 0) FROM semantic_memories");
-  top->executeStep();
-  const std::int64_t seq = top->getColumn(0).getInt64();
-  top->reset();
-  return seq;
+// RunList over `sql`, whose last placeholder is a lowest rowid ("AND f.rowid >= ? ORDER BY
+// f.rowid DESC LIMIT want"), bound to a NewestWindow below `max_rowid` that widens until
+// the read holds `want` rows or covers every rowid. `binds` are the placeholders before it.
+ListResult RunNewestList(const Env& env, const std::string& name, double weight, const std::string& sql,
+                         std::vector<Bind> binds, const std::optional<std::int64_t>& as_of, std::int64_t max_rowid,
+                         int want) {
+  binds.emplace_back(std::int64_t{0});
+  for (NewestWindow w(max_rowid, want);; w.Widen()) {
+    binds.back() = w.lowest;
+    ListResult read = RunList(env, name, weight, sql, binds, as_of);
+    if (static_cast<int>(read.rows.size()) >= want || w.Whole()) return read;
+  }
 }
 
 // FTS list over `table` for the query `terms` (each one FTS5 expression: a quoted token or
@@ -284,7 +291,7 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
   std::map<std::string, double> df_of;
   std::int64_t max_rowid = 0;
   {
-    max_rowid = MaxSeq(env);
+    max_rowid = MaxMemorySeq(env);
     sdk::CachedStatement newest_q = env.Stmt("SELECT count(*), min(rowid) FROM (SELECT rowid FROM " + table +
                                            " WHERE " + table +
                                            " MATCH ? AND rowid >= ? ORDER BY rowid DESC LIMIT ?)");
@@ -377,14 +384,7 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
   if (static_cast<int>(out.rows.size()) < n && !fill.empty()) {
     const std::string sql = select(fill.size()) + " AND f.rowid >= ? ORDER BY f.rowid DESC LIMIT " +
                             std::to_string(n);
-    std::vector<Bind> b = binds_for(fill, JoinOr(fill));
-    b.emplace_back(std::int64_t{0});
-    ListResult newest;
-    for (NewestWindow w(max_rowid, n);; w.Widen()) {
-      b.back() = w.lowest;
-      newest = RunList(env, name, weight, sql, b, as_of);
-      if (static_cast<int>(newest.rows.size()) >= n || w.Whole()) break;
-    }
+    ListResult newest = RunNewestList(env, name, weight, sql, binds_for(fill, JoinOr(fill)), as_of, max_rowid, n);
     std::vector<std::size_t> order(newest.rows.size());
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -418,10 +418,10 @@ ListResult SubstringList(const Env& env, double weight, const std::vector<std::s
     needles.push_back(t);
     match += (match.empty() ? "(" : " OR (") + *grams + ")";
   }
-  ListResult read;
-  read.list.name = "trigram";
-  read.list.weight = weight;
-  if (needles.empty()) return read;
+  ListResult out;
+  out.list.name = "trigram";
+  out.list.weight = weight;
+  if (needles.empty()) return out;
   const int cap = 4 * n;
   std::string args;
   for (std::size_t i = 0; i < needles.size(); ++i) args += ", ?";
@@ -433,12 +433,7 @@ ListResult SubstringList(const Env& env, double weight, const std::vector<std::s
   std::vector<Bind> binds(needles.begin(), needles.end());
   binds.emplace_back(match);
   binds.insert(binds.end(), filter.binds.begin(), filter.binds.end());
-  binds.emplace_back(std::int64_t{0});
-  for (NewestWindow w(MaxSeq(env), cap);; w.Widen()) {
-    binds.back() = w.lowest;
-    read = RunList(env, "trigram", weight, sql, binds, as_of);
-    if (static_cast<int>(read.rows.size()) >= cap || w.Whole()) break;
-  }
+  ListResult read = RunNewestList(env, "trigram", weight, sql, std::move(binds), as_of, MaxMemorySeq(env), cap);
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < read.rows.size(); ++i) {
     if (read.phrases[i] > 0) order.push_back(i);
@@ -448,9 +443,6 @@ ListResult SubstringList(const Env& env, double weight, const std::vector<std::s
     if (held(a) != held(b)) return held(a) > held(b);
     return read.scores[a] < read.scores[b];  // rows are newest first, so ties stay newest first
   });
-  ListResult out;
-  out.list.name = read.list.name;
-  out.list.weight = weight;
   for (std::size_t i : order) {
     if (static_cast<int>(out.rows.size()) >= n) break;
     out.list.ids.push_back(read.list.ids[i]);
@@ -511,10 +503,7 @@ std::vector<std::string> FeedbackTerms(const Env& env, const ListResult& words,
       counts.Put(quoted, TermCount{dfs[t], -1});
     }
   }
-  sdk::CachedStatement top = env.Stmt("SELECT coalesce(max(seq), 1) FROM semantic_memories");
-  top->reset();
-  top->executeStep();
-  const double n_docs = static_cast<double>(top->getColumn(0).getInt64());
+  const double n_docs = static_cast<double>(std::max<std::int64_t>(1, MaxMemorySeq(env)));
   return SelectFeedbackTerms(docs, candidates, dfs, n_docs,
                              static_cast<std::size_t>(rs.feedback_terms));
 }
@@ -790,13 +779,6 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
   if (!query.empty()) {
     words = WordTerms(query, rs.drop_filler);
     out.text_query = true;
-    {
-      sdk::FtsQueryOptions all;
-      const std::size_t searched = all.max_tokens;
-      all.max_tokens = 2 * searched;
-      const std::size_t tokens = sdk::FtsTokens(query, all).size();
-      out.unsearched_tokens = tokens > searched ? static_cast<int>(tokens - searched) : 0;
-    }
     // Column weights: a hit in subject/value/tags says more than one in running text.
     // (A kioku_bm25 column-weight suffix: FtsList appends the phrase frequencies.)
     const std::string word_rank = ", 1.0, 2.0, 2.0, 1.5";
@@ -804,7 +786,14 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
     ListResult bm25 = FtsList(env, "bm25", w.bm25, "semantic_fts", word_rank, words, filter, r.as_of, n, &word_counts,
                               &all_words);
     const std::vector<std::string> trigram_terms = TrigramTerms(query, word_counts);
-    const std::vector<std::string> tokens = sdk::FtsTokens(query);
+    // The searched tokens (the first max_tokens), read from one scan that also counts up to
+    // as many again past them for the answer to report.
+    sdk::FtsQueryOptions counting;
+    const std::size_t searched = counting.max_tokens;
+    counting.max_tokens = 2 * searched;
+    std::vector<std::string> tokens = sdk::FtsTokens(query, counting);
+    out.unsearched_tokens = tokens.size() > searched ? static_cast<int>(tokens.size() - searched) : 0;
+    tokens.resize(std::min(tokens.size(), searched));
     // The lists whose rows may be shown, in fusion order after bm25 (and after the context
     // lists, which go between: feedback after expansion, neighbour after answer).
     std::optional<ListResult> expansion, answer;

@@ -228,9 +228,9 @@ void RegisterRecallTool(sdk::Registrar& registrar, ToolContext& ctx) {
     }
     if (outcome.unsearched_tokens > 0) {
       if (!footer.empty()) footer += "; ";
-      footer += "the query's words after the first " + std::to_string(sdk::FtsQueryOptions{}.max_tokens) +
-                " were not searched (" + std::to_string(outcome.unsearched_tokens) +
-                (outcome.unsearched_tokens >= static_cast<int>(sdk::FtsQueryOptions{}.max_tokens) ? " or more" : "") +
+      const int searched = static_cast<int>(sdk::FtsQueryOptions{}.max_tokens);
+      footer += "the query's words after the first " + std::to_string(searched) + " were not searched (" +
+                std::to_string(outcome.unsearched_tokens) + (outcome.unsearched_tokens >= searched ? " or more" : "") +
                 "): ask with fewer, rarer words";
     }
     if (omitted > 0) {

@@ -260,11 +260,7 @@ Memory* Loaded(const Env& env, RivalScan& memo, std::int64_t seq) {
 std::vector<Memory*> RivalCandidates(const Env& env, RivalScan& memo, const Memory& m, const RivalTerms& terms) {
   constexpr std::size_t kMaxCandidates = 25;
   const auto scan = static_cast<std::size_t>(env.settings.recall.scan_limit);
-  if (memo.rows == 0) {
-    sdk::CachedStatement q = env.Stmt("SELECT coalesce(max(seq), 0) FROM semantic_memories");
-    q->executeStep();
-    memo.rows = std::max<std::int64_t>(1, q->getColumn(0).getInt64());
-  }
+  if (memo.rows == 0) memo.rows = std::max<std::int64_t>(1, MaxMemorySeq(env));
   // (seq, idf) for every posting of a proposing token; summed per seq after one sort, which
   // costs less than a hash map node per posting (a topic word proposes up to scan_limit rows).
   std::vector<std::pair<std::int64_t, double>> hits;
