@@ -19,6 +19,7 @@
 namespace kioku::semantic {
 
 class TermCountCache;
+struct RivalCache;
 
 /// What one operation needs: the calling thread's connection, the clock and settings.
 /// Tool handlers build it from HostServices; the golden-set harness and benchmarks build it
@@ -30,6 +31,9 @@ struct Env {
   sdk::StatementCache& statements;
   /// Word-index term counts kept across recalls (term_counts.hpp); null = count every recall.
   TermCountCache* term_counts = nullptr;
+  /// What rival detection keeps across writes (rival_cache.hpp); null = it reads and builds
+  /// everything again in every write.
+  RivalCache* rivals = nullptr;
 
   /// A prepared statement on this env's connection, leased from the cache (sdk::StatementCache):
   /// held until the lease goes out of scope, so nested uses of one SQL get two statements.

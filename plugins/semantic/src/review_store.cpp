@@ -197,137 +197,20 @@ void AddHistory(const Env& env, const std::string& memory_id, const std::string&
   q.exec();
 }
 
-namespace {
-
-// Pieces of a search word as the text index tokenizes them (unicode61 splits on ASCII
-// punctuation): "src/auth/file5.ts" → src, auth, file5, ts. One single-token lookup per
-// piece instead of a phrase: a phrase walks the doclists of all its tokens ("src", "ts"
-// are in every row of a code store), a token reads only its own.
-std::vector<std::string> IndexTokens(const std::string& word) {
-  std::vector<std::string> out;
-  std::string piece;
-  for (char c : word + " ") {
-    const auto u = static_cast<unsigned char>(c);
-    if (u >= 0x80 || std::isalnum(u)) {
-      piece += c;
-    } else if (!piece.empty()) {
-      out.push_back(std::move(piece));
-      piece.clear();
-    }
-  }
-  return out;
-}
-
-// Up to scan_limit + 1 rows matching one token, once per batch: the newest for a category
-// word (its rows are used however many there are), else the first (only the count decides
-// whether they are used, and FTS5 reads a doclist forwards faster).
-const std::vector<std::int64_t>& Postings(const Env& env, RivalScan& memo, const std::string& token, bool newest) {
-  auto [it, fresh] = memo.postings.try_emplace((newest ? "+" : "-") + token);
-  if (fresh) {
-    sdk::CachedStatement q = env.Stmt(newest ? "SELECT rowid FROM semantic_fts WHERE semantic_fts MATCH ? ORDER BY rowid DESC LIMIT ?"
-                                             : "SELECT rowid FROM semantic_fts WHERE semantic_fts MATCH ? LIMIT ?");
-    sdk::Bind(*q, sdk::QuoteFtsToken(token), env.settings.recall.scan_limit + 1);
-    while (q->executeStep()) it->second.push_back(q->getColumn(0).getInt64());
-  }
-  return it->second;
-}
-
-// LoadMemoryBySeq/ById with a cached statement (preparing the 30-column select costs more
-// than running it).
-template <typename Key>
-std::optional<Memory> LoadBy(const Env& env, const char* column, const Key& key) {
-  sdk::CachedStatement q =
-      env.Stmt(std::string("SELECT ") + kMemoryColumns + " FROM semantic_memories m WHERE m." + column + " = ?");
-  sdk::Bind(*q, key);
-  if (!q->executeStep()) return std::nullopt;
-  return ReadMemory(*q);
-}
-
-Memory* Loaded(const Env& env, RivalScan& memo, std::int64_t seq) {
-  auto it = memo.memories.find(seq);
-  if (it == memo.memories.end()) it = memo.memories.emplace(seq, LoadBy(env, "seq", seq)).first;
-  return it->second ? &*it->second : nullptr;
-}
-
-// Candidate rivals of `m`: older live memories of its kind and scope that share index tokens with
-// its search words, best first. Bounded work, as recall's FtsList: a token in more than
-// scan_limit memories says little about the topic, so only the category words ("pnpm" names
-// a rival however common it is; their newest scan_limit + 1 rows) and the rare tokens
-// propose candidates; a memory whose tokens are all common has none. Each candidate scores
-// the sum over shared tokens of log(1 + rows / df) — BM25's idf without the length and
-// frequency terms — ties newest first; at most kMaxCandidates pass the filter, out of at
-// most 4 × kMaxCandidates rows read.
-std::vector<Memory*> RivalCandidates(const Env& env, RivalScan& memo, const Memory& m, const RivalTerms& terms) {
-  constexpr std::size_t kMaxCandidates = 25;
-  const auto scan = static_cast<std::size_t>(env.settings.recall.scan_limit);
-  if (memo.rows == 0) memo.rows = std::max<std::int64_t>(1, MaxMemorySeq(env));
-  // (seq, idf) for every posting of a proposing token; summed per seq after one sort, which
-  // costs less than a hash map node per posting (a topic word proposes up to scan_limit rows).
-  std::vector<std::pair<std::int64_t, double>> hits;
-  std::set<std::string> seen;
-  const auto propose = [&](const std::string& word, bool always) {
-    for (const std::string& token : IndexTokens(word)) {
-      if (!seen.insert(token).second) continue;
-      const std::vector<std::int64_t>& rows = Postings(env, memo, token, always);
-      if (rows.empty() || (rows.size() > scan && !always)) continue;
-      const double idf = std::log1p(static_cast<double>(memo.rows) / static_cast<double>(rows.size()));
-      for (std::int64_t seq : rows) {
-        if (seq < m.seq) hits.emplace_back(seq, idf);  // older only: a batch pairs as one call at a time would
-      }
-    }
-  };
-  for (const std::string& t : terms.category) propose(t, true);
-  for (const std::string& t : terms.words) propose(t, false);
-  // Stable by seq: each sum adds its tokens in proposal order, as the scores always did.
-  std::stable_sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
-  std::vector<std::pair<double, std::int64_t>> ranked;  // (summed idf, seq)
-  for (const auto& [seq, idf] : hits) {
-    if (!ranked.empty() && ranked.back().second == seq) {
-      ranked.back().first += idf;
-    } else {
-      ranked.emplace_back(idf, seq);
-    }
-  }
-  const auto better = [](const auto& a, const auto& b) {
-    return a.first != b.first ? a.first > b.first : a.second > b.second;
-  };
-  const std::size_t read = std::min(ranked.size(), 4 * kMaxCandidates);
-  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(read), ranked.end(), better);
-  const std::int64_t now = env.clock.NowMs();
-  std::vector<Memory*> out;
-  for (std::size_t i = 0; i < read && out.size() < kMaxCandidates; ++i) {
-    Memory* r = Loaded(env, memo, ranked[i].second);
-    if (r == nullptr || r->kind != m.kind || r->scope.kind != m.scope.kind ||
-        r->scope.project_id != m.scope.project_id || r->scope.path != m.scope.path) {
-      continue;
-    }
-    if (r->status != "active" && r->status != "pinned" && r->status != "contested") continue;
-    if (r->expires_at != 0 && r->expires_at <= now) continue;
-    out.push_back(r);
-  }
-  return out;
-}
-
-}  // namespace
-
 std::vector<RivalNote> DetectRivals(const Env& env, const std::string& memory_id, const Author& author,
                                     RivalScan* scan_memo) {
   RivalScan local;
   RivalScan& memo = scan_memo != nullptr ? *scan_memo : local;
-  std::optional<Memory> m = LoadBy(env, "id", memory_id);
+  std::optional<Memory> m = LoadRivalSide(env, memory_id);
   if (!m || m->status == "superseded" || m->status == "pinned") return {};
-  const TopicProfile mine = BuildTopicProfile(m->text, m->subject, m->value);
+  const TopicProfile& mine = ProfileOf(env, memo, *m);
   std::vector<Memory*> candidates = RivalCandidates(env, memo, *m, RivalSearchTerms(mine));
   std::vector<RivalNote> found;
   for (Memory* candidate : candidates) {
     Memory& r = *candidate;
     if (found.size() >= kMaxRivalsPerWrite) break;
     if (!r.subject.empty() && !m->subject.empty()) continue;  // keyed: ResolveSubject decides
-    auto known = memo.profiles.find(r.seq);
-    if (known == memo.profiles.end()) {
-      known = memo.profiles.emplace(r.seq, BuildTopicProfile(r.text, r.subject, r.value)).first;
-    }
-    const PairVerdict v = ClassifyPair(known->second, mine);
+    const PairVerdict v = ClassifyPair(ProfileOf(env, memo, r), mine);
     if (v.kind != PairKind::kRival) continue;
     {
       SQLite::Statement q(env.db,

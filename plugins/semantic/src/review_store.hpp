@@ -35,6 +35,7 @@
 #include "kioku/sdk/fusion.hpp"
 #include "memory_store.hpp"
 #include "recall.hpp"
+#include "rival_candidates.hpp"
 #include "rivals.hpp"
 
 namespace kioku::semantic {
@@ -57,15 +58,7 @@ struct RivalNote {
 /// which stays pending (its rivals are listed in review). Pairs already keyed by the same
 /// subject are left to ResolveSubject. Returns the rivals found (empty = none).
 /// `scan`, when given, is shared by the DetectRivals calls of one write (after one Finish):
-/// it keeps each index token's postings, the candidate rows and their profiles, so a batch
-/// of 100 looks each token and each candidate up once. Valid only while the text index and
-/// the memories' texts do not change, i.e. within one transaction after the last Finish().
-struct RivalScan {
-  std::int64_t rows = 0;  ///< max(seq) of semantic_memories, 0 = not read yet
-  std::unordered_map<std::string, std::vector<std::int64_t>> postings;  ///< ±token → up to scan_limit+1 rows
-  std::unordered_map<std::int64_t, std::optional<Memory>> memories;    ///< seq → row (statuses kept current)
-  std::unordered_map<std::int64_t, TopicProfile> profiles;             ///< seq → its profile
-};
+/// rival_candidates.hpp RivalScan.
 std::vector<RivalNote> DetectRivals(const Env& env, const std::string& memory_id, const Author& author,
                                     RivalScan* scan = nullptr);
 

@@ -269,6 +269,11 @@ TopicProfile BuildTopicProfile(std::string_view text, std::string_view subject, 
       p.asserted.erase(cat);
     }
   }
+  for (const std::string& t : p.terms) {
+    if (std::any_of(t.begin(), t.end(), [](char c) { return c == '#' || std::isdigit(static_cast<unsigned char>(c)); })) {
+      p.numbered.insert(t);
+    }
+  }
   return p;
 }
 
@@ -297,16 +302,7 @@ PairVerdict ClassifyPair(const TopicProfile& o, const TopicProfile& n) {
   }
   // Numbered things ("issue#12" vs "issue#13") and names with digits ("cache_1" vs
   // "cache_17", "m12" vs "m13") are different things, not rival values.
-  const auto numbered = [](const std::set<std::string>& terms) {
-    std::set<std::string> out;
-    for (const std::string& t : terms) {
-      if (std::any_of(t.begin(), t.end(), [](char c) { return c == '#' || std::isdigit(static_cast<unsigned char>(c)); })) {
-        out.insert(t);
-      }
-    }
-    return out;
-  };
-  if (const auto a = numbered(o.terms), b = numbered(n.terms); !a.empty() && !b.empty() && a != b) return v;
+  if (!o.numbered.empty() && !n.numbered.empty() && o.numbered != n.numbered) return v;
   std::size_t shared = 0;
   for (const std::string& t : o.terms) shared += n.terms.count(t);
   const bool same_topic = shared >= 2 && TermJaccard(o.terms, n.terms) >= 0.5;

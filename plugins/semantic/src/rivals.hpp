@@ -47,6 +47,7 @@ namespace kioku::semantic {
 struct TopicProfile {
   std::string subject;  ///< Normalized subject key, "" = none.
   std::set<std::string> terms;
+  std::set<std::string> numbered;  ///< the terms holding a digit or '#' ("cache_17", "issue#12")
   std::set<std::string> values;
   std::map<std::string, std::set<std::string>> asserted;   ///< category → members asserted
   std::map<std::string, std::set<std::string>> mentioned;  ///< category → members named

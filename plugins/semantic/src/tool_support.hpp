@@ -20,6 +20,7 @@
 #include "memory_store.hpp"
 #include "recall.hpp"
 #include "settings.hpp"
+#include "rival_cache.hpp"
 #include "term_counts.hpp"
 #include "kioku/sdk/embed_worker.hpp"
 #include "kioku/sdk/layer_vectors.hpp"
@@ -36,6 +37,7 @@ struct ToolContext {
   Settings settings;
   sdk::StatementCache statements;
   TermCountCache term_counts;
+  RivalCache rivals;
   /// When MaybeScheduleMaintenance last looked (decay.hpp), host clock ms; 0 = never.
   std::atomic<std::int64_t> maintenance_checked_at{0};
   /// Vector search (status "off" without an embedder) and its background embed worker
@@ -43,7 +45,7 @@ struct ToolContext {
   std::unique_ptr<sdk::LayerVectors> vectors;
   std::unique_ptr<sdk::EmbedWorker> worker;
 
-  Env MakeEnv() { return Env{host.Db(), host.GetClock(), settings, statements, &term_counts}; }
+  Env MakeEnv() { return Env{host.Db(), host.GetClock(), settings, statements, &term_counts, &rivals}; }
 };
 
 /// Hard limits (also in the input schemas).

@@ -166,9 +166,10 @@ sdk::ToolResult HandleWrite(ToolContext& ctx, const Json& args, const sdk::Calle
     results.clear();
     rivals.clear();
     const Author author = AuthorOf(caller);
+    RivalScan scan;  // word counts and candidate profiles, once per batch
+    scan.committed = MaxMemorySeq(env);
     for (const MemoryDraft& d : drafts) results.push_back(writer.Remember(d, author));
     writer.Finish();  // rival candidates come from the text index
-    RivalScan scan;   // word counts and candidate profiles, once per batch
     for (WriteResult& r : results) {
       rivals.emplace_back();
       if (r.action != "remembered" && r.action != "superseded") continue;

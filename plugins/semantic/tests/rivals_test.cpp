@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "normalize.hpp"
+#include "rival_cache.hpp"
 #include "rivals.hpp"
 #include "semantic_test_util.hpp"
 
@@ -167,6 +168,102 @@ TEST_F(RivalWriteTest, RivalsInsideOneBatch) {
   EXPECT_EQ(Count("semantic_memories", "status = 'contested'"), 3);
   EXPECT_EQ(Count("semantic_rivals", "resolved_at IS NULL"), 3);
   EXPECT_EQ(Count("semantic_memory_history", "memory_id = '" + jest + "' AND action = 'contested'"), 1);
+}
+
+// Token rows kept across writes (rival_cache.hpp) are extended by the rows written since:
+// each of B's tokens was looked up before A existed (and kept through an older seq), so A
+// is found only if the later rows are read too.
+TEST_F(RivalWriteTest, RowsKeptFromEarlierWritesAreExtendedByLaterOnes) {
+  Remember("Staging deploy notes live in the wiki");
+  Remember("Staging deploy checklist is in the docs folder");
+  const std::string a = Remember("The staging deploy timeout is 30 seconds");
+  const Json b = Ok("memory_remember", {{"text", "The staging deploy timeout is 45 seconds"}, {"kind", "fact"}});
+  EXPECT_EQ(b["results"][0]["rivals"], Json::array({a})) << b.dump();
+}
+
+// A profile is kept by content: a memory whose text another connection changed is judged
+// by its new words, not by the profile kept for its old ones.
+TEST_F(RivalWriteTest, AKeptProfileIsNotUsedForChangedText) {
+  Remember("Staging deploy notes live in the wiki");
+  const std::string a = Remember("The staging deploy timeout is 30 seconds");
+  Remember("Staging deploy checklist is in the docs folder");  // a's profile is built and kept here
+  rt_->Db().exec("UPDATE semantic_memories SET text = 'The staging deploy timeout is 45 seconds' WHERE id = '" + a + "'");
+  const Json b = Ok("memory_remember", {{"text", "The staging deploy timeout is 45 seconds now"}, {"kind", "fact"}});
+  EXPECT_FALSE(b["results"][0].contains("rivals")) << b.dump();
+  const Json c = Ok("memory_remember", {{"text", "The staging deploy timeout is 60 seconds"}, {"kind", "fact"}});
+  EXPECT_EQ(c["results"][0]["rivals"].size(), 2u) << c.dump();
+}
+
+// A purged rival leaves no trace in what is kept: the next write finds no pair with it.
+TEST_F(RivalWriteTest, APurgedMemoryIsNoCandidate) {
+  Remember("Staging deploy notes live in the wiki");
+  const std::string a = Remember("The staging deploy timeout is 30 seconds");
+  Remember("Staging deploy checklist is in the docs folder");
+  Ok("memory_forget", {{"id", a}, {"purge", true}});
+  const Json b = Ok("memory_remember", {{"text", "The staging deploy timeout is 45 seconds"}, {"kind", "fact"}});
+  EXPECT_FALSE(b["results"][0].contains("rivals")) << b.dump();
+}
+
+TEST(PostingsCache, KeepsRowsWhileTheIndexOnlyGrows) {
+  PostingsCache cache;
+  cache.Sync(10, 10);
+  cache.Put("staging", {{3, 7}, 10, false});
+  cache.Sync(15, 15);  // five rows added at the top
+  EXPECT_EQ(cache.Find("staging").rows, (std::vector<std::int64_t>{3, 7}));
+  EXPECT_EQ(cache.Find("staging").through, 10);
+  cache.Sync(16, 15);  // a row left the index (and one was added)
+  EXPECT_EQ(cache.Size(), 0u);
+  EXPECT_EQ(cache.Find("staging").through, 0);
+  cache.Put("ts", {{}, 16, true});
+  cache.Sync(15, 14);  // the newest row was deleted: both fell by one, so the rows still hold
+  EXPECT_TRUE(cache.Find("ts").common);
+  cache.Clear();
+  EXPECT_FALSE(cache.Find("ts").common);
+}
+
+TEST(PostingsCache, StaysWithinItsBounds) {
+  PostingsCache cache(/*max_rows=*/4, /*max_tokens=*/3);
+  cache.Put("a", {{1, 2, 3}, 3, false});
+  cache.Put("b", {{1}, 3, false});
+  EXPECT_EQ(cache.Size(), 2u);
+  cache.Put("c", {{1, 2}, 3, false});  // 6 rows: over the bound, so everything before goes
+  EXPECT_EQ(cache.Size(), 1u);
+  cache.Put("d", {{}, 3, true});
+  cache.Put("e", {{}, 3, true});
+  cache.Put("f", {{}, 3, true});  // a fourth token
+  EXPECT_EQ(cache.Size(), 1u);
+  EXPECT_TRUE(cache.Find("f").common);
+}
+
+TEST(ProfileCache, FindsAProfileOnlyForTheSameContentAndKeepsTheRecentOnes) {
+  ProfileCache cache(/*max_profiles=*/4);
+  const auto profile = std::make_shared<const TopicProfile>(BuildTopicProfile("Tests run with jest"));
+  cache.Put(1, ContentHash("Tests run with jest", "", ""), profile);
+  EXPECT_EQ(cache.Find(1, ContentHash("Tests run with jest", "", "")), profile);
+  EXPECT_EQ(cache.Find(1, ContentHash("Tests run with vitest", "", "")), nullptr);
+  EXPECT_NE(ContentHash("ab", "c", ""), ContentHash("a", "bc", ""));
+  cache.Put(2, 2, profile);
+  cache.Put(3, 3, profile);  // the newer generation was full: 1 and 2 become the older one
+  EXPECT_NE(cache.Find(1, ContentHash("Tests run with jest", "", "")), nullptr);
+  cache.Put(4, 4, profile);
+  cache.Put(5, 5, profile);  // 3 and 4 become the older generation; 1 and 2 are gone
+  EXPECT_EQ(cache.Find(1, ContentHash("Tests run with jest", "", "")), nullptr);
+  EXPECT_NE(cache.Find(3, 3), nullptr);
+  EXPECT_EQ(cache.Size(), 3u);
+}
+
+TEST_F(RivalWriteTest, IndexedRowsIsTheWordIndexRowCount) {
+  EXPECT_EQ(IndexedRows(rt_->Db(), "semantic_fts"), 0);
+  Json r;
+  for (int batch = 0; batch < 2; ++batch) {  // 150 rows: a two-byte varint
+    Json items = Json::array();
+    for (int n = 0; n < 75; ++n) items.push_back({{"text", "note " + std::to_string(batch) + "-" + std::to_string(n)}, {"kind", "fact"}});
+    r = Ok("memory_remember", {{"memories", items}});
+  }
+  EXPECT_EQ(IndexedRows(rt_->Db(), "semantic_fts"), 150);
+  Ok("memory_forget", {{"id", r["results"][7]["id"]}, {"purge", true}});
+  EXPECT_EQ(IndexedRows(rt_->Db(), "semantic_fts"), Count("semantic_memories"));
+  EXPECT_EQ(IndexedRows(rt_->Db(), "semantic_fts"), 149);
 }
 
 }  // namespace

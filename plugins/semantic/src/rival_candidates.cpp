@@ -1,0 +1,191 @@
+#include "rival_candidates.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <set>
+
+#include "kioku/sdk/fts.hpp"
+#include "kioku/sdk/sql.hpp"
+#include "memory_store.hpp"
+#include "rival_cache.hpp"
+
+namespace kioku::semantic {
+namespace {
+
+// Pieces of a search word as the text index tokenizes them (unicode61 splits on ASCII
+// punctuation): "src/auth/file5.ts" → src, auth, file5, ts. One single-token lookup per
+// piece instead of a phrase: a phrase walks the doclists of all its tokens ("src", "ts"
+// are in every row of a code store), a token reads only its own.
+std::vector<std::string> IndexTokens(const std::string& word) {
+  std::vector<std::string> out;
+  std::string piece;
+  for (char c : word + " ") {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x80 || std::isalnum(u)) {
+      piece += c;
+    } else if (!piece.empty()) {
+      out.push_back(std::move(piece));
+      piece.clear();
+    }
+  }
+  return out;
+}
+
+// Rows matching one token, ascending, once per batch. A category word: its newest
+// scan_limit + 1 rows (used however many there are). Any other token: all its rows, or
+// `common` past scan_limit — what RivalCache::postings keeps of it plus the rows added since
+// (rowid > through), so a process reads a token's rows once, not in every write. What the
+// write itself added may still roll back, so only rows up to RivalScan::committed are kept.
+const TokenRows& Postings(const Env& env, RivalScan& memo, const std::string& token, bool newest) {
+  auto [it, fresh] = memo.postings.try_emplace((newest ? "+" : "-") + token);
+  TokenRows& out = it->second;
+  if (!fresh) return out;
+  const auto scan = static_cast<std::size_t>(env.settings.recall.scan_limit);
+  if (newest) {
+    sdk::CachedStatement q =
+        env.Stmt("SELECT rowid FROM semantic_fts WHERE semantic_fts MATCH ? ORDER BY rowid DESC LIMIT ?");
+    sdk::Bind(*q, sdk::QuoteFtsToken(token), static_cast<std::int64_t>(scan + 1));
+    while (q->executeStep()) out.rows.push_back(q->getColumn(0).getInt64());
+    std::reverse(out.rows.begin(), out.rows.end());
+    return out;
+  }
+  PostingsCache::Entry kept = env.rivals != nullptr ? env.rivals->postings.Find(token) : PostingsCache::Entry{};
+  if (kept.common) {
+    out.common = true;
+    return out;
+  }
+  out.rows = std::move(kept.rows);
+  {
+    sdk::CachedStatement q = env.Stmt("SELECT rowid FROM semantic_fts WHERE semantic_fts MATCH ? AND rowid > ? LIMIT ?");
+    sdk::Bind(*q, sdk::QuoteFtsToken(token), kept.through, static_cast<std::int64_t>(scan + 1 - out.rows.size()));
+    while (q->executeStep()) out.rows.push_back(q->getColumn(0).getInt64());
+  }
+  out.common = out.rows.size() > scan;
+  if (env.rivals == nullptr || memo.committed <= 0) return out;
+  PostingsCache::Entry keep;
+  if (out.common) {
+    if (out.rows[scan] > memo.committed) return out;  // common only counting this write's rows
+    keep.common = true;
+  } else {
+    keep.through = std::max(kept.through, memo.committed);
+    keep.rows.assign(out.rows.begin(), std::upper_bound(out.rows.begin(), out.rows.end(), memo.committed));
+  }
+  env.rivals->postings.Put(token, std::move(keep));
+  return out;
+}
+
+// The columns rival detection reads (kind, scope and status filter candidates; text,
+// subject and value make the profile; id and status go into pairs and history).
+constexpr const char* kRivalColumns =
+    "m.seq, m.id, m.kind, m.text, m.subject, m.value, m.status, m.scope, m.project_id, m.path, m.expires_at";
+
+Memory ReadRivalSide(SQLite::Statement& q) {
+  Memory m;
+  m.seq = q.getColumn(0).getInt64();
+  m.id = q.getColumn(1).getString();
+  m.kind = q.getColumn(2).getString();
+  m.text = q.getColumn(3).getString();
+  m.subject = q.getColumn(4).getString();
+  m.value = q.getColumn(5).getString();
+  m.status = q.getColumn(6).getString();
+  m.scope.kind = q.getColumn(7).getString();
+  m.scope.project_id = q.getColumn(8).getString();
+  m.scope.path = q.getColumn(9).getString();
+  m.expires_at = q.getColumn(10).isNull() ? 0 : q.getColumn(10).getInt64();
+  return m;
+}
+
+// The row of `seq` (nullopt when there is none), once per scan.
+Memory* Loaded(const Env& env, RivalScan& memo, std::int64_t seq) {
+  auto [it, fresh] = memo.memories.try_emplace(seq);
+  if (fresh) {
+    sdk::CachedStatement q =
+        env.Stmt(std::string("SELECT ") + kRivalColumns + " FROM semantic_memories m WHERE m.seq = ?");
+    sdk::Bind(*q, seq);
+    if (q->executeStep()) it->second = ReadRivalSide(*q);
+  }
+  return it->second ? &*it->second : nullptr;
+}
+
+}  // namespace
+
+std::optional<Memory> LoadRivalSide(const Env& env, const std::string& id) {
+  sdk::CachedStatement q = env.Stmt(std::string("SELECT ") + kRivalColumns + " FROM semantic_memories m WHERE m.id = ?");
+  sdk::Bind(*q, id);
+  if (!q->executeStep()) return std::nullopt;
+  return ReadRivalSide(*q);
+}
+
+const TopicProfile& ProfileOf(const Env& env, RivalScan& scan, const Memory& m) {
+  std::shared_ptr<const TopicProfile>& held = scan.profiles[m.seq];
+  if (held) return *held;
+  const std::uint64_t content = ContentHash(m.text, m.subject, m.value);
+  if (env.rivals != nullptr) held = env.rivals->profiles.Find(m.seq, content);
+  if (!held) {
+    held = std::make_shared<const TopicProfile>(BuildTopicProfile(m.text, m.subject, m.value));
+    if (env.rivals != nullptr) env.rivals->profiles.Put(m.seq, content, held);
+  }
+  return *held;
+}
+
+std::vector<Memory*> RivalCandidates(const Env& env, RivalScan& memo, const Memory& m, const RivalTerms& terms) {
+  if (memo.rows == 0) {
+    memo.rows = std::max<std::int64_t>(1, MaxMemorySeq(env));
+    if (env.rivals != nullptr) env.rivals->postings.Sync(memo.rows, IndexedRows(env.db, "semantic_fts"));
+  }
+  // (seq, idf) for every posting of a proposing token, ascending by seq and, within a seq,
+  // in proposal order (each token's rows merged in as it proposes), so each sum adds its
+  // tokens in the order the scores always did.
+  std::vector<std::pair<std::int64_t, double>> hits, merged;
+  std::set<std::string> seen;
+  const auto propose = [&](const std::string& word, bool always) {
+    for (const std::string& token : IndexTokens(word)) {
+      if (!seen.insert(token).second) continue;
+      const TokenRows& posting = Postings(env, memo, token, always);
+      if (posting.rows.empty() || (posting.common && !always)) continue;
+      const double idf = std::log1p(static_cast<double>(memo.rows) / static_cast<double>(posting.rows.size()));
+      // Older only: a batch pairs as one call at a time would.
+      const auto end = std::lower_bound(posting.rows.begin(), posting.rows.end(), m.seq);
+      merged.clear();
+      merged.reserve(hits.size() + static_cast<std::size_t>(end - posting.rows.begin()));
+      auto h = hits.begin();
+      for (auto r = posting.rows.begin(); r != end; ++r) {
+        for (; h != hits.end() && h->first <= *r; ++h) merged.push_back(*h);
+        merged.emplace_back(*r, idf);
+      }
+      merged.insert(merged.end(), h, hits.end());
+      hits.swap(merged);
+    }
+  };
+  for (const std::string& t : terms.category) propose(t, true);
+  for (const std::string& t : terms.words) propose(t, false);
+  std::vector<std::pair<double, std::int64_t>> ranked;  // (summed idf, seq)
+  for (const auto& [seq, idf] : hits) {
+    if (!ranked.empty() && ranked.back().second == seq) {
+      ranked.back().first += idf;
+    } else {
+      ranked.emplace_back(idf, seq);
+    }
+  }
+  const auto better = [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first > b.first : a.second > b.second;
+  };
+  const std::size_t read = std::min(ranked.size(), 4 * kMaxCandidates);
+  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(read), ranked.end(), better);
+  const std::int64_t now = env.clock.NowMs();
+  std::vector<Memory*> out;
+  for (std::size_t i = 0; i < read && out.size() < kMaxCandidates; ++i) {
+    Memory* r = Loaded(env, memo, ranked[i].second);
+    if (r == nullptr || r->kind != m.kind || r->scope.kind != m.scope.kind ||
+        r->scope.project_id != m.scope.project_id || r->scope.path != m.scope.path) {
+      continue;
+    }
+    if (r->status != "active" && r->status != "pinned" && r->status != "contested") continue;
+    if (r->expires_at != 0 && r->expires_at <= now) continue;
+    out.push_back(r);
+  }
+  return out;
+}
+
+}  // namespace kioku::semantic

@@ -1,0 +1,61 @@
+#pragma once
+/// @file rival_candidates.hpp
+/// Where rival detection (review_store.hpp DetectRivals) looks: older live memories of a new
+/// memory's kind and scope that share index tokens with its search words, and their topic
+/// profiles. Reads run inside the write's transaction, after MemoryWriter::Finish indexed
+/// the new rows; what a process can keep across writes is in Env::rivals (rival_cache.hpp).
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "memory.hpp"
+#include "rivals.hpp"
+
+namespace kioku::semantic {
+
+/// A token's rows in the word index, ascending.
+struct TokenRows {
+  std::vector<std::int64_t> rows;
+  bool common = false;  ///< more than recall.scan_limit rows (then `rows` may be partial)
+};
+
+/// What the DetectRivals calls of one write share (after one Finish): each index token's
+/// rows, the candidate rows and their profiles, so a batch of 100 looks each token and each
+/// candidate up once. Valid only while the text index and the memories' texts do not
+/// change, i.e. within one transaction after the last Finish(). `committed`: max(seq)
+/// before the write began; only rows up to it are kept in Env::rivals for later writes
+/// (rows the write added could still roll back); 0 = keep nothing.
+struct RivalScan {
+  std::int64_t committed = 0;
+  std::int64_t rows = 0;  ///< max(seq) of semantic_memories, 0 = not read yet
+  std::unordered_map<std::string, TokenRows> postings;                        ///< ±token → its rows
+  std::unordered_map<std::int64_t, std::optional<Memory>> memories;           ///< seq → row (statuses kept current)
+  std::unordered_map<std::int64_t, std::shared_ptr<const TopicProfile>> profiles;  ///< seq → its profile
+};
+
+/// The memory with `id`, with the columns rival detection reads (seq, id, kind, text,
+/// subject, value, status, scope, expires_at); nullopt when there is none.
+std::optional<Memory> LoadRivalSide(const Env& env, const std::string& id);
+
+/// The topic profile of `m` (loaded by LoadRivalSide or RivalCandidates): from the scan,
+/// from Env::rivals when its text, subject and value are unchanged, else built and kept in
+/// both.
+const TopicProfile& ProfileOf(const Env& env, RivalScan& scan, const Memory& m);
+
+/// Candidate rivals of `m`, best first, at most kMaxCandidates: older memories of its kind
+/// and scope, live (active, pinned, contested) and unexpired, that share index tokens with
+/// `terms`. Bounded work, as recall's FtsList: a token in more than scan_limit memories says
+/// little about the topic, so only the category words ("pnpm" names a rival however common
+/// it is; their newest scan_limit + 1 rows) and the rarer tokens propose candidates; a
+/// memory whose tokens are all common has none. Each candidate scores the sum over shared
+/// tokens of log(1 + rows / df) — BM25's idf without the length and frequency terms — ties
+/// newest first; at most 4 × kMaxCandidates rows are read. The pointers stay
+/// valid while `scan` lives.
+inline constexpr std::size_t kMaxCandidates = 25;
+std::vector<Memory*> RivalCandidates(const Env& env, RivalScan& scan, const Memory& m, const RivalTerms& terms);
+
+}  // namespace kioku::semantic
