@@ -30,6 +30,7 @@ EmbedWorker::~EmbedWorker() { Stop(); }
 
 void EmbedWorker::Start() {
   if (vectors_.GetEmbedder() == nullptr || thread_.joinable()) return;
+  EnsureQueueing(host_.Db());
   stop_ = false;
   thread_ = std::thread([this] { Loop(); });
 }
@@ -68,6 +69,22 @@ void EmbedWorker::Loop() {
   }
 }
 
+void EmbedWorker::EnsureQueueing(SQLite::Database& db) {
+  Embedder* embedder = vectors_.GetEmbedder();
+  if (embedder == nullptr || queueing_) return;
+  try {
+    const std::int64_t queued = vectors_.Store().StartQueueing(db, embedder->Model(), host_.GetClock().NowMs());
+    queueing_ = true;
+    if (queued > 0) {
+      host_.Log().Info("embeddings: queued " + std::to_string(queued) + " " + vectors_.Store().Tables().items +
+                       " written before an embedder started");
+    }
+  } catch (const std::exception& e) {
+    // A locked database: the worker's next pass tries again.
+    host_.Log().Warn(std::string("embed worker: cannot start queueing: ") + e.what());
+  }
+}
+
 EmbedPass EmbedWorker::RunOnce(SQLite::Database& db) {
   EmbedPass pass;
   Embedder* embedder = vectors_.GetEmbedder();
@@ -77,6 +94,7 @@ EmbedPass EmbedWorker::RunOnce(SQLite::Database& db) {
     pass.idle = true;
     return pass;
   }
+  EnsureQueueing(db);
   const std::vector<PendingEmbed> due = store.DuePending(db, now, vectors_.Settings().batch_size);
   if (due.empty()) {
     pass.idle = true;

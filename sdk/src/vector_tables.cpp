@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "kioku/sdk/db.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/vectors.hpp"
 
@@ -15,14 +16,41 @@ std::string VectorTables::WithRow(std::string fragment, const std::string& alias
   return fragment;
 }
 
+namespace {
+
+// The triggers that queue a row on insert and on a change of its text. `gate`, when not
+// empty, is a further condition (queue only while embedding is on).
+std::string QueueTriggersSql(const VectorTables& t, const std::string& gate) {
+  const std::string queue_new = "INSERT OR REPLACE INTO " + t.QueueTable() + "(" + t.key +
+                                ", ticket, queued_at) VALUES (new." + t.source_key + ", random(), new." +
+                                t.time_column + ");\n";
+  std::string when_new = t.filter.empty() ? "" : VectorTables::WithRow(t.filter, "new");
+  if (!gate.empty()) when_new = when_new.empty() ? gate : gate + " AND " + when_new;
+  std::string sql = "CREATE TRIGGER " + t.prefix + "_embed_on_insert AFTER INSERT ON " + t.source +
+                    (when_new.empty() ? "" : " WHEN " + when_new) + " BEGIN\n  " + queue_new + "END;\n";
+  if (!t.text_columns.empty()) {
+    std::string cols, changed;
+    for (const std::string& c : t.text_columns) {
+      cols += (cols.empty() ? "" : ", ") + c;
+      changed += (changed.empty() ? "(" : " OR ") + ("new." + c + " IS NOT old." + c);
+    }
+    changed += ")";
+    if (!t.filter.empty()) changed += " AND " + VectorTables::WithRow(t.filter, "new");
+    if (!gate.empty()) changed = gate + " AND " + changed;
+    sql += "CREATE TRIGGER " + t.prefix + "_embed_on_text AFTER UPDATE OF " + cols + " ON " + t.source +
+           " WHEN " + changed + " BEGIN\n  " + queue_new + "END;\n";
+  }
+  return sql;
+}
+
+std::string QueueingOn(const VectorTables& t) { return "EXISTS (SELECT 1 FROM " + t.QueueingTable() + ")"; }
+
+}  // namespace
+
 // The queue is filled by triggers so that every write path (tools, import, whatever is
 // added later) queues without knowing about embeddings. random() gives each queueing a
 // fresh ticket: a worker that embedded an older text does not dequeue a newer one.
 Migration VectorTablesMigration(int version, const VectorTables& t) {
-  const std::string when_new = t.filter.empty() ? "" : " WHEN " + VectorTables::WithRow(t.filter, "new");
-  const std::string queue_new = "INSERT OR REPLACE INTO " + t.QueueTable() + "(" + t.key +
-                                ", ticket, queued_at) VALUES (new." + t.source_key + ", random(), new." +
-                                t.time_column + ");\n";
   std::string sql = "CREATE TABLE " + t.VectorsTable() + " (\n  " + t.key +
                     " INTEGER PRIMARY KEY,\n  model TEXT NOT NULL,\n  dim INTEGER NOT NULL CHECK (dim > 0),\n"
                     "  vec BLOB NOT NULL CHECK (length(vec) = 4 * dim),\n  embedded_at INTEGER NOT NULL,\n"
@@ -35,20 +63,8 @@ Migration VectorTablesMigration(int version, const VectorTables& t) {
                     " INTEGER PRIMARY KEY,\n  ticket INTEGER NOT NULL,\n  queued_at INTEGER NOT NULL,\n"
                     "  attempts INTEGER NOT NULL DEFAULT 0,\n  next_at INTEGER NOT NULL DEFAULT 0,\n"
                     "  last_error TEXT NOT NULL DEFAULT ''\n);\n"
-                    "CREATE INDEX " + t.QueueTable() + "_due ON " + t.QueueTable() + "(next_at, queued_at);\n"
-                    "CREATE TRIGGER " + t.prefix + "_embed_on_insert AFTER INSERT ON " + t.source + when_new +
-                    " BEGIN\n  " + queue_new + "END;\n";
-  if (!t.text_columns.empty()) {
-    std::string cols, changed;
-    for (const std::string& c : t.text_columns) {
-      cols += (cols.empty() ? "" : ", ") + c;
-      changed += (changed.empty() ? "(" : " OR ") + ("new." + c + " IS NOT old." + c);
-    }
-    changed += ")";
-    if (!t.filter.empty()) changed += " AND " + VectorTables::WithRow(t.filter, "new");
-    sql += "CREATE TRIGGER " + t.prefix + "_embed_on_text AFTER UPDATE OF " + cols + " ON " + t.source +
-           " WHEN " + changed + " BEGIN\n  " + queue_new + "END;\n";
-  }
+                    "CREATE INDEX " + t.QueueTable() + "_due ON " + t.QueueTable() + "(next_at, queued_at);\n" +
+                    QueueTriggersSql(t, "");
   // No foreign key: a rowid source cannot be referenced; the trigger does what CASCADE would.
   sql += "CREATE TRIGGER " + t.prefix + "_embed_on_delete AFTER DELETE ON " + t.source + " BEGIN\n  DELETE FROM " +
          t.VectorsTable() + " WHERE " + t.key + " = old." + t.source_key + ";\n  DELETE FROM " + t.QueueTable() +
@@ -63,10 +79,28 @@ Migration VectorTablesMigration(int version, const VectorTables& t) {
   return m;
 }
 
+// A store where no vector was ever written had its queue filled for nothing: it is
+// emptied, and StartQueueing fills it with every row missing a vector when an embedder
+// first starts. A store with vectors keeps its queue and queues on.
+Migration QueueWhileEmbeddingMigration(int version, const VectorTables& t) {
+  Migration m;
+  m.version = version;
+  m.description = t.items + " embeddings: rows are queued only once an embedder has started (" + t.QueueingTable() + ")";
+  m.sql = "CREATE TABLE " + t.QueueingTable() +
+          " (\n  id INTEGER PRIMARY KEY CHECK (id = 1),\n  since INTEGER NOT NULL\n);\n"
+          "INSERT INTO " + t.QueueingTable() + "(id, since) SELECT 1, updated_at FROM " + t.StoreTable() + " WHERE id = 1;\n"
+          "DELETE FROM " + t.QueueTable() + " WHERE NOT EXISTS (SELECT 1 FROM " + t.QueueingTable() + ");\n"
+          "DROP TRIGGER " + t.prefix + "_embed_on_insert;\n" +
+          (t.text_columns.empty() ? "" : "DROP TRIGGER " + t.prefix + "_embed_on_text;\n") + QueueTriggersSql(t, QueueingOn(t));
+  return m;
+}
+
 void EraseVectorTables(nlohmann::json& section, const VectorTables& t) {
   auto tables = section.find("tables");
   if (tables == section.end() || !tables->is_object()) return;
-  for (const std::string& name : {t.VectorsTable(), t.StoreTable(), t.QueueTable()}) tables->erase(name);
+  for (const std::string& name : {t.VectorsTable(), t.StoreTable(), t.QueueTable(), t.QueueingTable()}) {
+    tables->erase(name);
+  }
 }
 
 nlohmann::json VectorDoctorCounts(SQLite::Database& db, const VectorTables& t) {
@@ -144,6 +178,23 @@ std::int64_t VectorStore::QueueAll(SQLite::Database& db, const std::string& mode
   Bind(q, static_cast<int64_t>(now_ms));
   if (missing_only) q.bind(2, model);
   return q.exec();
+}
+
+bool VectorStore::Queueing(SQLite::Database& db) const {
+  if (!db.tableExists(t_.QueueingTable())) return false;
+  SQLite::Statement q(db, "SELECT 1 FROM " + t_.QueueingTable());
+  return q.executeStep();
+}
+
+std::int64_t VectorStore::StartQueueing(SQLite::Database& db, const std::string& model, std::int64_t now_ms) const {
+  if (Queueing(db)) return 0;
+  std::int64_t queued = 0;
+  WithWriteTransaction(db, [&] {
+    SQLite::Statement on(db, "INSERT OR IGNORE INTO " + t_.QueueingTable() + "(id, since) VALUES (1, ?)");
+    Bind(on, static_cast<int64_t>(now_ms));
+    if (on.exec() == 1) queued = QueueAll(db, model, true, now_ms);
+  });
+  return queued;
 }
 
 std::optional<StoreModel> VectorStore::ReadStoreModel(SQLite::Database& db) const {

@@ -277,7 +277,8 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
   v8.description = "summaries: indexes by start and by span (time windows of session_recall)";
   v8.sql = kV8;
   return {v1, sdk::ProjectKeysMigration(2, {{"episodic_sessions", "project", ""}}, projects), v3,
-          v4, v5, sdk::VectorTablesMigration(6, SummaryVectorTables()), v7, v8};
+          v4, v5, sdk::VectorTablesMigration(6, SummaryVectorTables()), v7, v8,
+          sdk::QueueWhileEmbeddingMigration(9, SummaryVectorTables())};
 }
 
 }  // namespace kioku::episodic

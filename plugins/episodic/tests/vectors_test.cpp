@@ -11,6 +11,7 @@
 #include "documented_settings.hpp"
 #include "episodic_plugin.hpp"
 #include "exporter.hpp"
+#include "schema.hpp"
 #include "kioku/sdk/db.hpp"
 #include "test_runtime.hpp"
 #include "vector_test_support.hpp"
@@ -58,7 +59,11 @@ TEST_F(SummaryVectorsTest, WithoutAnEmbedderRecallSaysNothingAboutVectors) {
   const sdk::ToolResult r = Recall("login");
   EXPECT_FALSE(r.structured.contains("vectors")) << r.structured.dump();
   EXPECT_EQ(r.structured["summaries"].size(), 1u);
-  EXPECT_EQ(Count("SELECT count(*) FROM episodic_embed_queue"), 1);
+  // Nothing is queued while no embedder has started on the database; the first one to
+  // start queues what was written before it (sdk::VectorStore::StartQueueing).
+  EXPECT_EQ(Count("SELECT count(*) FROM episodic_embed_queue"), 0);
+  Restart(MakeEmbedder());
+  EXPECT_EQ(Count("SELECT (SELECT count(*) FROM episodic_embed_queue) + (SELECT count(*) FROM episodic_vectors)"), 1);
 }
 
 TEST_F(SummaryVectorsTest, QueueSurvivesARestartAndEmbedBackfills) {
@@ -190,16 +195,21 @@ TEST_F(SummaryVectorsTest, ExportLeavesVectorsOutAndImportQueuesTheSummaries) {
   EXPECT_EQ(exporter.doctor_counts(rt->Db()), Json({{"embedded", 1}, {"embed_queued", 0}, {"embed_failing", 0}}));
   const Json body = exporter.export_section(rt->Db());
   ASSERT_TRUE(body["tables"].contains("episodic_summaries"));
-  for (const char* t : {"episodic_vectors", "episodic_vector_store", "episodic_embed_queue"}) {
+  for (const char* t : {"episodic_vectors", "episodic_vector_store", "episodic_embed_queue", "episodic_embed_on"}) {
     EXPECT_FALSE(body["tables"].contains(t)) << t;
   }
   TestRuntime other;
   other.Add<EpisodicPlugin>("episodic");
   other.Start();
   sdk::WithWriteTransaction(other.Db(), [&] { sdk::ImportLayerTables(other.Db(), "episodic", body); });
-  SQLite::Statement q(other.Db(), "SELECT count(*) FROM episodic_embed_queue");
-  q.executeStep();
-  EXPECT_EQ(q.getColumn(0).getInt(), 1);
+  const auto queued = [&] {
+    SQLite::Statement q(other.Db(), "SELECT count(*) FROM episodic_embed_queue");
+    q.executeStep();
+    return q.getColumn(0).getInt();
+  };
+  EXPECT_EQ(queued(), 0);  // no embedder has started there yet
+  EXPECT_EQ(sdk::VectorStore(SummaryVectorTables()).StartQueueing(other.Db(), "fake-embed", 1), 1);
+  EXPECT_EQ(queued(), 1);
 }
 
 // A database made by kioku 0.1.0 migrates: its active summaries are queued and embedded.

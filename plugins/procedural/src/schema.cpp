@@ -162,6 +162,7 @@ CREATE TABLE procedural_run_stats (
   out.push_back(std::move(m));
   out.push_back(sdk::RenameColumnsMigration(TimeColumnRenames(), "time columns named <event>_at (were *_ms)"));
   out.push_back(sdk::VectorTablesMigration(3, ProcedureVectorTables()));
+  out.push_back(sdk::QueueWhileEmbeddingMigration(4, ProcedureVectorTables()));
   return out;
 }
 

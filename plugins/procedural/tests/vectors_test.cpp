@@ -61,8 +61,12 @@ TEST_F(ProcedureVectorsTest, WithoutAnEmbedderFindSaysNothingAboutVectors) {
   const sdk::ToolResult r = Find("deploy");
   EXPECT_FALSE(r.structured.contains("vectors")) << r.structured.dump();
   EXPECT_EQ(r.structured["procedures"].size(), 1u);
-  EXPECT_EQ(Count("SELECT count(*) FROM procedural_embed_queue"), 1);  // queued for later
+  // Nothing is queued while no embedder has started on the database; the first one to
+  // start queues what was written before it (sdk::VectorStore::StartQueueing).
+  EXPECT_EQ(Count("SELECT count(*) FROM procedural_embed_queue"), 0);
   EXPECT_NE(Embed().second.find("no embedding provider configured"), std::string::npos);
+  Restart(MakeEmbedder());
+  EXPECT_EQ(Count("SELECT (SELECT count(*) FROM procedural_embed_queue) + (SELECT count(*) FROM procedural_vectors)"), 1);
 }
 
 TEST_F(ProcedureVectorsTest, QueueSurvivesARestartAndEmbedBackfills) {
@@ -208,18 +212,24 @@ TEST_F(ProcedureVectorsTest, ExportLeavesVectorsOutAndImportQueuesTheProcedures)
   const Json body = exporter.export_section(rt->Db());
   ASSERT_TRUE(body.contains("tables"));
   EXPECT_TRUE(body["tables"].contains("procedural_procedures"));
-  for (const char* t : {"procedural_vectors", "procedural_vector_store", "procedural_embed_queue"}) {
+  for (const char* t : {"procedural_vectors", "procedural_vector_store", "procedural_embed_queue", "procedural_embed_on"}) {
     EXPECT_FALSE(body["tables"].contains(t)) << t;
   }
   testing::TempDb other;
   sdk::WithWriteTransaction(other.Db(), [&] { sdk::ImportLayerTables(other.Db(), "procedural", body); });
-  SQLite::Statement q(other.Db(), "SELECT count(*) FROM procedural_embed_queue");
-  q.executeStep();
-  EXPECT_EQ(q.getColumn(0).getInt(), 1);
+  const auto queued = [&] {
+    SQLite::Statement q(other.Db(), "SELECT count(*) FROM procedural_embed_queue");
+    q.executeStep();
+    return q.getColumn(0).getInt();
+  };
+  EXPECT_EQ(queued(), 0);  // no embedder has started there yet
+  EXPECT_EQ(sdk::VectorStore(ProcedureVectorTables()).StartQueueing(other.Db(), "fake-embed", 1), 1);
+  EXPECT_EQ(queued(), 1);
 }
 
 // A database with procedures made before the vector tables existed (every earlier
-// migration applied) queues its current ones.
+// migration applied) queues its current ones; the next migration empties that queue while
+// no vector was ever stored, and the first embedder to start queues them again, once.
 TEST(ProcedureVectorsMigration, QueuesTheCurrentProceduresOfAnExistingDatabase) {
   const std::string path = (std::filesystem::temp_directory_path() /
                             ("kioku-procvec-" + std::to_string(std::random_device{}()) + ".db"))
@@ -227,28 +237,65 @@ TEST(ProcedureVectorsMigration, QueuesTheCurrentProceduresOfAnExistingDatabase) 
   {
     SQLite::Database db = sdk::OpenDatabase(path);
     const auto migrations = Migrations();
-    ASSERT_GE(migrations.size(), 3u);
+    ASSERT_EQ(migrations.size(), 4u);
     auto apply = [&](const sdk::Migration& m) {
       if (!m.sql.empty()) db.exec(m.sql);
       if (m.apply) m.apply(db);
     };
-    for (std::size_t i = 0; i + 1 < migrations.size(); ++i) apply(migrations[i]);
+    for (std::size_t i = 0; i < 2; ++i) apply(migrations[i]);
     // `kioku doctor` on a database not yet migrated this far: no counts, no error.
     EXPECT_EQ(sdk::VectorDoctorCounts(db, ProcedureVectorTables()), nlohmann::json::object());
     db.exec(
         "INSERT INTO procedural_procedures (id, project_id, name, version, when_text, steps, created_by, "
         "created_at, current) VALUES ('a1', '', 'deploy', 1, 'old', '[{\"text\":\"x\"}]', 'me', 1, 0), "
         "('a2', '', 'deploy', 2, 'new', '[{\"text\":\"y\"}]', 'me', 2, 1)");
-    apply(migrations.back());  // the vector tables
+    const auto count = [&](const std::string& sql) {
+      SQLite::Statement q(db, sql);
+      q.executeStep();
+      return q.getColumn(0).getInt();
+    };
+    apply(migrations[2]);  // the vector tables
     SQLite::Statement q(db,
                         "SELECT count(*), max(q.procedure_seq = p.seq) FROM procedural_embed_queue q JOIN "
                         "procedural_procedures p ON p.id = 'a2'");
     q.executeStep();
     EXPECT_EQ(q.getColumn(0).getInt(), 1);
     EXPECT_EQ(q.getColumn(1).getInt(), 1);
-    const auto due = sdk::VectorStore(ProcedureVectorTables()).DuePending(db, 10, 10);
+    const sdk::VectorStore store(ProcedureVectorTables());
+    const auto due = store.DuePending(db, 10, 10);
     ASSERT_EQ(due.size(), 1u);
     EXPECT_EQ(due[0].text, "deploy\nnew\ny");  // name, when, the steps' text
+
+    apply(migrations[3]);  // queue only once an embedder started: no vector yet, so emptied
+    EXPECT_FALSE(store.Queueing(db));
+    EXPECT_EQ(count("SELECT count(*) FROM procedural_embed_queue"), 0);
+    db.exec("INSERT INTO procedural_procedures (id, project_id, name, version, when_text, steps, created_by, "
+            "created_at, current) VALUES ('b1', '', 'review', 1, 'always', '[]', 'me', 3, 1)");
+    EXPECT_EQ(count("SELECT count(*) FROM procedural_embed_queue"), 0);
+    EXPECT_EQ(store.StartQueueing(db, "fake-embed", 10), 2);  // a2 and b1, the current ones
+    EXPECT_TRUE(store.Queueing(db));
+    EXPECT_EQ(store.StartQueueing(db, "fake-embed", 11), 0);
+    db.exec("INSERT INTO procedural_procedures (id, project_id, name, version, when_text, steps, created_by, "
+            "created_at, current) VALUES ('c1', '', 'triage', 1, 'bugs', '[]', 'me', 4, 1)");
+    EXPECT_EQ(count("SELECT count(*) FROM procedural_embed_queue"), 3);  // the trigger queues now
+  }
+  std::filesystem::remove(path);
+  {
+    // A store with vectors keeps its queue and queues on.
+    SQLite::Database db = sdk::OpenDatabase(path);
+    const auto migrations = Migrations();
+    for (std::size_t i = 0; i < 3; ++i) {
+      if (!migrations[i].sql.empty()) db.exec(migrations[i].sql);
+      if (migrations[i].apply) migrations[i].apply(db);
+    }
+    db.exec("INSERT INTO procedural_procedures (id, project_id, name, version, when_text, steps, created_by, "
+            "created_at, current) VALUES ('a2', '', 'deploy', 2, 'new', '[]', 'me', 2, 1)");
+    db.exec("INSERT INTO procedural_vector_store(id, model, dim, updated_at) VALUES (1, 'fake-embed', 32, 5)");
+    db.exec(migrations[3].sql);
+    EXPECT_TRUE(sdk::VectorStore(ProcedureVectorTables()).Queueing(db));
+    SQLite::Statement q(db, "SELECT count(*) FROM procedural_embed_queue");
+    q.executeStep();
+    EXPECT_EQ(q.getColumn(0).getInt(), 1);
   }
   std::filesystem::remove(path);
 }

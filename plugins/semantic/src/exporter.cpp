@@ -4,6 +4,7 @@
 #include <SQLiteCpp/Statement.h>
 
 #include "kioku/sdk/export_references.hpp"
+#include "vectors.hpp"
 
 namespace kioku::semantic {
 
@@ -32,11 +33,15 @@ sdk::ExporterSpec SemanticExporter() {
     sdk::CheckTextReferences(db, section, TextReferences());
     return counts;
   };
-  // The embed queue is work in progress of this database (random tickets, attempts): it is
-  // left out, and an import queues its memories again through the queue's triggers.
+  // The embed queue and whether it is on are work in progress of this database (random
+  // tickets, attempts): left out; an import queues its memories again through the queue's
+  // triggers, or the first embedder to start there does (sdk::VectorStore::StartQueueing).
   spec.export_section = [](SQLite::Database& db) {
     nlohmann::json body = sdk::ExportLayerTables(db, "semantic");
-    if (body.contains("tables")) body["tables"].erase("semantic_embed_queue");
+    if (body.contains("tables")) {
+      body["tables"].erase("semantic_embed_queue");
+      body["tables"].erase(MemoryVectorTables().QueueingTable());
+    }
     return body;
   };
   spec.doctor_counts = [](SQLite::Database& db) {

@@ -13,6 +13,7 @@
 #include "kioku/sdk/project_keys.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/sql.hpp"
+#include "kioku/sdk/vector_tables.hpp"
 #include "memory.hpp"
 #include "memory_store.hpp"
 #include "normalize.hpp"
@@ -341,6 +342,7 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
   out.push_back({static_cast<int>(out.size()) + 1,
                  "substring (trigram) indexes of memories and entity names without positions or row sizes",
                  kSubstringIndexesSql, nullptr});
+  out.push_back(sdk::QueueWhileEmbeddingMigration(static_cast<int>(out.size()) + 1, MemoryVectorTables()));
   return out;
 }
 

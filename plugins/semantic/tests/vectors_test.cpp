@@ -110,8 +110,12 @@ TEST_F(VectorsTest, WithoutAnEmbedderRecallSaysNothingAboutVectors) {
   const sdk::ToolResult r = Recall("deploy");
   EXPECT_FALSE(r.structured.contains("vectors"));
   EXPECT_EQ(r.structured["memories"].size(), 1u);
-  EXPECT_EQ(Count("SELECT count(*) FROM semantic_embed_queue"), 1);  // queued for later
+  // Nothing is queued while no embedder has started on the database; the first one to
+  // start queues what was written before it (sdk::VectorStore::StartQueueing).
+  EXPECT_EQ(Count("SELECT count(*) FROM semantic_embed_queue"), 0);
   EXPECT_NE(Embed().second.find("no embedding provider configured"), std::string::npos);
+  Restart(MakeEmbedder());
+  EXPECT_EQ(Count("SELECT (SELECT count(*) FROM semantic_embed_queue) + (SELECT count(*) FROM semantic_vectors)"), 1);
 }
 
 TEST_F(VectorsTest, QueueSurvivesARestartAndEmbedBackfills) {

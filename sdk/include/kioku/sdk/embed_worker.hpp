@@ -12,6 +12,7 @@
 /// progress, waits `poll_ms` when idle or after a failure, and Stop joins it (waiting at
 /// most for the request in flight). A database error in a pass is logged; the next retries.
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -55,11 +56,13 @@ class EmbedWorker {
   /// Stops and joins the thread. Idempotent.
   void Stop();
 
-  /// One pass on `db` (this thread's connection): up to batch_size due rows.
+  /// One pass on `db` (this thread's connection): up to batch_size due rows. The first
+  /// pass (or Start) turns queueing on (VectorStore::StartQueueing).
   EmbedPass RunOnce(SQLite::Database& db);
 
  private:
   void Loop();
+  void EnsureQueueing(SQLite::Database& db);
 
   HostServices& host_;
   LayerVectors& vectors_;
@@ -67,6 +70,7 @@ class EmbedWorker {
   std::mutex mu_;
   std::condition_variable cv_;
   bool stop_ = false;
+  std::atomic<bool> queueing_{false};
   std::thread thread_;
 };
 

@@ -15,6 +15,10 @@
 ///                         error. Filled by triggers on insert and on a change of a text
 ///                         column, so no write path waits for the embedder, and a restart
 ///                         resumes where it stopped. A deleted row leaves both tables.
+///   <prefix>_embed_on     one row once an embedder has started on this database
+///                         (StartQueueing): until then the triggers queue nothing, so a
+///                         deployment without embeddings keeps no queue (45 bytes a memory
+///                         before), and the first start queues every row missing a vector.
 /// Every function runs on the caller's connection; writes must be inside a transaction.
 
 #include <cstdint>
@@ -52,6 +56,7 @@ struct VectorTables {
   std::string VectorsTable() const { return prefix + "_vectors"; }
   std::string StoreTable() const { return prefix + "_vector_store"; }
   std::string QueueTable() const { return prefix + "_embed_queue"; }
+  std::string QueueingTable() const { return prefix + "_embed_on"; }
   /// `fragment` with `{row}` replaced by `alias`.
   static std::string WithRow(std::string fragment, const std::string& alias);
 };
@@ -60,10 +65,17 @@ struct VectorTables {
 /// existing row that meets the filter. `t.source` must exist at that version.
 Migration VectorTablesMigration(int version, const VectorTables& t);
 
-/// Removes the three vector tables of `t` from an export section (export.hpp) made by
+/// The migration that makes the triggers of `t` queue only once an embedder has started
+/// (`<prefix>_embed_on`): a store with no vector yet has its queue emptied (StartQueueing
+/// refills it); one with vectors is marked queueing and keeps its queue. Runs after
+/// VectorTablesMigration (or a layer's own migration creating the same tables and triggers).
+Migration QueueWhileEmbeddingMigration(int version, const VectorTables& t);
+
+/// Removes the vector tables of `t` from an export section (export.hpp) made by
 /// ExportLayerTables. Vectors are derived data keyed by a surrogate that an import may
-/// renumber: an import queues the rows it adds through the insert trigger instead, and the
-/// importing server embeds them with its own model.
+/// renumber: an import queues the rows it adds through the insert trigger instead (or, on
+/// a database no embedder has started on yet, StartQueueing does later), and the importing
+/// server embeds them with its own model.
 void EraseVectorTables(nlohmann::json& section, const VectorTables& t);
 
 /// Counts for `kioku doctor` (ExporterSpec::doctor_counts): {"embedded": vectors stored,
@@ -109,6 +121,12 @@ class VectorStore {
   /// Queues every row meeting the filter or, with `missing_only`, those without a vector of
   /// `model` and not queued. Returns how many were queued.
   std::int64_t QueueAll(SQLite::Database& db, const std::string& model, bool missing_only, std::int64_t now_ms) const;
+  /// Whether the triggers queue rows: an embedder has started on this database.
+  bool Queueing(SQLite::Database& db) const;
+  /// Turns queueing on (idempotent): the first time, in one write transaction, marks the
+  /// store and queues every row without a vector of `model`. Returns how many were queued
+  /// (0 when it was on already). Called when a process with an embedder starts.
+  std::int64_t StartQueueing(SQLite::Database& db, const std::string& model, std::int64_t now_ms) const;
   /// The store's model (nullopt before the first vector).
   std::optional<StoreModel> ReadStoreModel(SQLite::Database& db) const;
   void WriteStoreModel(SQLite::Database& db, const StoreModel& m, std::int64_t now_ms) const;
