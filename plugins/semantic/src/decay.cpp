@@ -81,17 +81,26 @@ void Decay(const Env& env, MaintainReport& report) {
   SQLite::Statement state(env.db,
                           "INSERT INTO semantic_memory_decay(memory_seq, confidence, ref_at) VALUES (?1, ?2, ?3) "
                           "ON CONFLICT(memory_seq) DO UPDATE SET confidence = ?2, ref_at = ?3");
+  SQLite::Statement clear(env.db, "DELETE FROM semantic_memory_decay WHERE memory_seq = ?");
+  const double stale_below = env.settings.housekeeping.stale_below;
   for (const Row& r : rows) {
     const auto h = ms.half_life_days.find(r.kind);
     const double days = static_cast<double>(std::max<std::int64_t>(0, now - r.ref_at)) / sdk::kMsPerDay;
     const double conf = DecayedConfidence(r.stated, days, h != ms.half_life_days.end() ? h->second : 90.0, ms.decay_exponent);
-    if (!r.has_state || std::abs(conf - r.decayed) > 1e-4) {
-      sdk::Bind(state, r.seq, conf, r.ref_at);
-      state.exec();
-      state.reset();
+    if (conf < stale_below) {
+      if (!r.has_state || std::abs(conf - r.decayed) > 1e-4) {
+        sdk::Bind(state, r.seq, conf, r.ref_at);
+        state.exec();
+        state.reset();
+        ++report.decayed;
+      }
+    } else if (r.has_state) {  // above the line again (reaffirmed, used, or the line moved)
+      sdk::Bind(clear, r.seq);
+      clear.exec();
+      clear.reset();
       ++report.decayed;
     }
-    if (r.status == "active" && conf < env.settings.housekeeping.stale_below) ++report.stale;
+    if (r.status == "active" && conf < stale_below) ++report.stale;
   }
 }
 

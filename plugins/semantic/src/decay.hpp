@@ -19,8 +19,10 @@
 ///   base  the confidence it was stated with (the memory's `confidence`, which a reaffirm
 ///         raises); decay never writes it, so passes never compound and recall's ranking
 ///         (which decays on its own, ranking.hpp) is not decayed twice.
-/// The decayed value is kept beside the memory (semantic_memory_decay) and read by review's
-/// `stale` bucket and the context footer.
+/// The decayed value of a memory below `housekeeping.stale_below` is kept beside it
+/// (semantic_memory_decay) and read by review's `stale` bucket and the context footer;
+/// memories above the line keep no row (a row per memory, rewritten by nearly every pass,
+/// was 24 bytes a memory), and one that rises above it again loses its row.
 /// Pinned memories never decay. Example: a fact stated with confidence 1.0 reads 0.5 after
 /// 90 days and 0.4 — the default `stale_below`, where review lists it as stale — after
 /// about 157 days. Nothing is deleted or demoted for decay.
@@ -28,7 +30,7 @@
 /// One pass, inside the caller's write transaction, in order:
 ///   1. expired: non-pinned live memories whose `expires` passed become superseded
 ///      (audit row "expired"); recall already hides them, now review and lists do too;
-///   2. decay: the formula above, stored in semantic_memory_decay;
+///   2. decay: the formula above, stored in semantic_memory_decay for stale memories;
 ///   3. rival outcomes: rival pairs with a side gone are closed and the survivor reinstated;
 ///      a memory contested only by a pinned subject rival that is gone becomes active;
 ///   4. retention: superseded memories older than housekeeping.superseded_retention_days
@@ -48,7 +50,7 @@ struct ToolContext;
 
 struct MaintainReport {
   int expired = 0;
-  int decayed = 0;     ///< Memories whose decayed confidence changed.
+  int decayed = 0;     ///< Memories whose kept decayed confidence changed, was added or removed.
   int stale = 0;       ///< Active, unpinned memories now below stale_below.
   int reinstated = 0;  ///< Survivors of resolved rivalries.
   int pruned = 0;      ///< Superseded memories deleted by retention.

@@ -21,7 +21,7 @@ std::int64_t EnsureEntity(const Env& env, const std::string& type, const std::st
   sdk::CachedStatement ins = env.Stmt(
       "INSERT INTO semantic_entities(id, type, name, norm_name, created_at) "
       "VALUES (?, ?, ?, ?, ?)");
-  sdk::Bind(*ins, sdk::NewId(now_ms), type, name, norm, now_ms);
+  sdk::Bind(*ins, sdk::NewId(now_ms), type, name == norm ? std::string() : name, norm, now_ms);
   ins->exec();
   return env.db.getLastInsertRowid();
 }
@@ -36,16 +36,15 @@ std::int64_t MaxEntitySeq(const Env& env) {
 
 void IndexNewEntities(const Env& env, std::int64_t floor) {
   sdk::CachedStatement q = env.Stmt(
-      "INSERT INTO semantic_entities_fts(rowid, name) SELECT seq, name FROM semantic_entities "
+      "INSERT INTO semantic_entities_fts(rowid, norm_name) SELECT seq, norm_name FROM semantic_entities "
       "WHERE seq > ?");
   sdk::Bind(*q, floor);
   q->exec();
 }
 
 std::optional<Entity> LoadEntity(SQLite::Database& db, std::int64_t seq) {
-  SQLite::Statement q(db,
-                      "SELECT seq, id, type, name, norm_name, created_at FROM semantic_entities "
-                      "WHERE seq = ?");
+  SQLite::Statement q(db, std::string("SELECT e.seq, e.id, e.type, ") + kEntityNameSql +
+                              ", e.norm_name, e.created_at FROM semantic_entities e WHERE e.seq = ?");
   sdk::Bind(q, seq);
   if (!q.executeStep()) return std::nullopt;
   return Entity{q.getColumn(0).getInt64(), q.getColumn(1).getString(), q.getColumn(2).getString(),

@@ -6,6 +6,7 @@
 #include "graph_store.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/fts.hpp"
+#include "kioku/sdk/match_key.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/text.hpp"
 #include "normalize.hpp"
@@ -100,18 +101,19 @@ std::vector<Entity> SearchEntities(SQLite::Database& db, const std::string& quer
                                    const std::string& type, int limit) {
   const std::string q_text = std::string(Trim(query));
   std::vector<std::int64_t> seqs;
-  if (const std::optional<std::string> grams = sdk::TrigramMatch(q_text)) {
-    // Trigram index (detail=none): rows holding the query's trigrams, kept where the query
-    // is a substring of the name; shortest names first, then oldest.
+  if (const std::optional<std::string> grams = sdk::TrigramMatch(sdk::MatchKey(q_text))) {
+    // Trigram index of normalized names (detail=none): rows holding the query's trigrams,
+    // kept where the query (folded as names are: sdk::MatchKey) is a substring of the
+    // normalized name; shortest names first, then oldest.
     std::string sql =
         "SELECT e.seq FROM semantic_entities_fts f JOIN semantic_entities e ON e.seq = f.rowid "
         "WHERE semantic_entities_fts MATCH ? AND kioku_substrings(semantic_entities_fts, ?) > 0";
     if (!type.empty()) sql += " AND e.type = ?";
-    sql += " ORDER BY length(e.name), e.seq LIMIT ?";
+    sql += " ORDER BY length(e.norm_name), e.seq LIMIT ?";
     SQLite::Statement q(db, sql);
     int i = 1;
     q.bind(i++, *grams);
-    q.bind(i++, q_text);
+    q.bind(i++, sdk::MatchKey(q_text));
     if (!type.empty()) q.bind(i++, type);
     q.bind(i, limit);
     while (q.executeStep()) seqs.push_back(q.getColumn(0).getInt64());

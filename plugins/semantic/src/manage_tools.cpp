@@ -9,6 +9,7 @@
 #include "anchors.hpp"
 #include "decay.hpp"
 #include "normalize.hpp"
+#include "entity_store.hpp"
 #include "tools.hpp"
 
 namespace kioku::semantic {
@@ -65,10 +66,9 @@ sdk::ToolResult GetMemory(ToolContext& ctx, const Json& args, const sdk::CallCon
   }
   Json entities = Json::array();
   {
-    SQLite::Statement q(env.db,
-                        "SELECT e.id, e.type, e.name FROM semantic_memory_entities me JOIN "
-                        "semantic_entities e ON e.seq = me.entity_seq WHERE me.memory_seq = ? "
-                        "ORDER BY e.seq");
+    SQLite::Statement q(env.db, std::string("SELECT e.id, e.type, ") + kEntityNameSql +
+                                    " FROM semantic_memory_entities me JOIN semantic_entities e ON e.seq = "
+                                    "me.entity_seq WHERE me.memory_seq = ? ORDER BY e.seq");
     sdk::Bind(q, m.seq);
     while (q.executeStep()) {
       entities.push_back({{"id", q.getColumn(0).getString()},

@@ -10,7 +10,8 @@
 ///                           reason, and how the pair was resolved (resolved_at,
 ///                           resolution "promoted:<id>" | "rejected:<id>" | "gone:<id>")
 ///   semantic_memory_usage   (memory, session) marks of memory_used; one per pair
-///   semantic_memory_decay   decayed confidence of each unpinned live memory (decay.hpp)
+///   semantic_memory_decay   decayed confidence of unpinned live memories below
+///                           housekeeping.stale_below (decay.hpp)
 ///   semantic_maintenance    when each housekeeping pass last ran
 ///
 /// Buckets, in the viewer's scope (global + its project), expired memories left out:

@@ -321,6 +321,23 @@ CREATE VIRTUAL TABLE semantic_entities_fts USING fts5(
 INSERT INTO semantic_entities_fts(semantic_entities_fts) VALUES ('rebuild');
 )SQL";
 
+// Entity names stored once: `name` is emptied where it equals `norm_name` (entity_store.hpp
+// kEntityNameSql reads it back), and the substring index holds the normalized names, which
+// a query is folded to as well (sdk::MatchKey: NFKC and full case folding, where the
+// trigram tokenizer folds simple case only).
+constexpr const char* kEntityNamesOnceSql = R"SQL(
+DROP TABLE semantic_entities_fts;
+CREATE VIRTUAL TABLE semantic_entities_fts USING fts5(
+  norm_name, content='semantic_entities', content_rowid='seq', tokenize='trigram', detail=none, columnsize=0);
+INSERT INTO semantic_entities_fts(semantic_entities_fts) VALUES ('rebuild');
+DROP TRIGGER semantic_entities_ad;
+CREATE TRIGGER semantic_entities_ad AFTER DELETE ON semantic_entities BEGIN
+  INSERT INTO semantic_entities_fts(semantic_entities_fts, rowid, norm_name)
+    VALUES ('delete', old.seq, old.norm_name);
+END;
+UPDATE semantic_entities SET name = '' WHERE name = norm_name;
+)SQL";
+
 }  // namespace
 
 std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
@@ -343,6 +360,9 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
                  "substring (trigram) indexes of memories and entity names without positions or row sizes",
                  kSubstringIndexesSql, nullptr});
   out.push_back(sdk::QueueWhileEmbeddingMigration(static_cast<int>(out.size()) + 1, MemoryVectorTables()));
+  out.push_back({static_cast<int>(out.size()) + 1,
+                 "entity names stored once (name emptied where it equals norm_name); name index over norm_name",
+                 kEntityNamesOnceSql, nullptr});
   return out;
 }
 

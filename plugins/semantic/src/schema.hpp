@@ -9,7 +9,8 @@
 /// semantic_fts               FTS5 unicode61+porter over text/subject/value/tags (BM25)
 /// semantic_fts_trigram       FTS5 trigram over text, detail=none (substrings, CJK >= 3 chars)
 /// semantic_fts_cjk           FTS5 unicode61 over CJK bigrams (CJK 1–2 chars)
-/// semantic_entities          typed, normalized entity names (+ trigram FTS on names, detail=none)
+/// semantic_entities          typed entities: normalized name (the key), display name (empty
+///                            when the same), ULID id (+ trigram FTS on normalized names, detail=none)
 /// semantic_memory_entities   memory ↔ entity links
 /// semantic_relations         bi-temporal relations (valid_from/valid_to,
 ///                            recorded_at/expired_at); rows are never deleted, only expired

@@ -13,7 +13,8 @@ using Json = nlohmann::json;
 
 class DecayTest : public SemanticTest {
  protected:
-  // The decayed confidence of the last pass; -1 when the memory has none (pinned).
+  // The decayed confidence the last pass kept; -1 when it kept none (pinned, or at or
+  // above housekeeping.stale_below).
   double Confidence(const std::string& id) {
     SQLite::Statement q(rt_->Db(),
                         "SELECT d.confidence FROM semantic_memory_decay d JOIN semantic_memories m ON m.seq = d.memory_seq "
@@ -34,6 +35,7 @@ TEST(DecayFormula, HalfLifeAndStaleThreshold) {
 }
 
 TEST_F(DecayTest, UnpinnedDecaysPinnedDoesNotAndPassesDoNotCompound) {
+  Start({{"housekeeping", {{"stale_below", 0.99}}}});  // keep every decayed value
   const std::string fact = Remember("The build cache lives in /var/cache/kioku", "fact");
   const std::string pinned = Remember("Never push to production on Fridays", "decision");
   Ok("memory_pin", {{"id", pinned}});
@@ -54,6 +56,7 @@ TEST_F(DecayTest, UnpinnedDecaysPinnedDoesNotAndPassesDoNotCompound) {
 }
 
 TEST_F(DecayTest, ReaffirmRestoresAndUseRestartsTheClock) {
+  Start({{"housekeeping", {{"stale_below", 0.99}}}});  // keep every decayed value
   const std::string a = Remember("The build cache lives in /var/cache/kioku", "fact");
   const std::string b = Remember("Integration tests need the docker daemon running", "fact");
   Days(90);
@@ -62,12 +65,35 @@ TEST_F(DecayTest, ReaffirmRestoresAndUseRestartsTheClock) {
   Remember("The build cache lives in /var/cache/kioku", "fact");  // reaffirm
   Ok("memory_used", {{"ids", {b}}, {"session_id", "s1"}});
   Ok("memory_maintain", Json::object());
-  EXPECT_NEAR(Confidence(a), 1.0, 1e-3);
-  EXPECT_NEAR(Confidence(b), 1.0, 1e-3);  // used: the clock restarts from its stated confidence
+  EXPECT_EQ(Confidence(a), -1);  // back to 1.0: above the line, so nothing kept
+  EXPECT_EQ(Confidence(b), -1);  // used: the clock restarts from its stated confidence
   Days(90);
   Ok("memory_maintain", Json::object());
   EXPECT_NEAR(Confidence(a), 0.5, 1e-3);
   EXPECT_NEAR(Confidence(b), 0.5, 1e-3);
+}
+
+// Only memories below the stale line keep a decayed value; one that rises above it again
+// (reaffirmed) loses it, and nothing is kept for the rest.
+TEST_F(DecayTest, OnlyStaleMemoriesKeepADecayedValue) {
+  const std::string a = Remember("The build cache lives in /var/cache/kioku", "fact");  // 90-day half-life
+  const std::string b = Remember("Integration tests need the docker daemon running", "fact");
+  Days(90);  // both at 0.5: above the default line of 0.4
+  Json r = Ok("memory_maintain", Json::object());
+  EXPECT_EQ(r["decayed"], 0);
+  EXPECT_EQ(Count("semantic_memory_decay"), 0);
+  Days(90);  // 180 days: (1 + 3·180/90)^-1/2 = 0.378
+  r = Ok("memory_maintain", Json::object());
+  EXPECT_EQ(r["decayed"], 2);
+  EXPECT_EQ(r["stale"], 2);
+  EXPECT_NEAR(Confidence(a), 0.378, 1e-3);
+  Remember("The build cache lives in /var/cache/kioku", "fact");  // reaffirmed: back to 1.0
+  r = Ok("memory_maintain", Json::object());
+  EXPECT_EQ(r["decayed"], 1);
+  EXPECT_EQ(r["stale"], 1);
+  EXPECT_EQ(Confidence(a), -1);
+  EXPECT_NEAR(Confidence(b), 0.378, 1e-3);
+  EXPECT_EQ(Ok("memory_review", {{"bucket", "stale"}})["counts"]["stale"], 1);
 }
 
 TEST_F(DecayTest, StaleMemoriesAreListedInReviewAndContext) {
@@ -105,7 +131,7 @@ TEST_F(DecayTest, ExpiredStopAppearingAndRetentionPrunesOnlySuperseded) {
 }
 
 TEST_F(DecayTest, BackgroundPassRunsAtTheConfiguredInterval) {
-  Start({{"housekeeping", {{"interval_minutes", 60}}}});
+  Start({{"housekeeping", {{"interval_minutes", 60}, {"stale_below", 0.99}}}});
   const std::string fact = Remember("The build cache lives in /var/cache/kioku", "fact");
   rt_->runtime->FlushDeferredWrites();
   const int runs_before = Count("semantic_maintenance");

@@ -3,6 +3,8 @@
 
 #include <SQLiteCpp/Database.h>
 
+#include <set>
+
 #include "semantic_test_util.hpp"
 
 namespace kioku::semantic::testing {
@@ -230,6 +232,23 @@ TEST_F(GraphTest, PurgingAMemoryDeletesTheNamesOnlyItUsed) {
   EXPECT_TRUE(Ok("entity_graph", {{"query", "orblax"}})["entities"].empty());  // the earlier version's
   EXPECT_EQ(Ok("entity_graph", {{"query", "util.go"}})["entities"].size(), 1u);  // another memory links it
   EXPECT_EQ(Ok("entity_graph", {{"query", "izmotr"}})["entities"][0]["name"], "pkg/gizmotron/quuxle_42.go");  // a relation uses it
+  rt_->Db().exec("INSERT INTO semantic_entities_fts(semantic_entities_fts) VALUES ('integrity-check')");
+}
+
+// A name is stored once when it is its own normalized form (the row's `name` is empty and
+// reads back as norm_name); a name that normalizes to something else keeps its spelling.
+// Search folds the query as names are folded, so full-width and upper case find both.
+TEST_F(GraphTest, NamesAreStoredOnceAndReadBackWhole) {
+  const std::string id = Remember("validateToken in src/auth/session.ts checks expiry", "fact");
+  EXPECT_EQ(Count("semantic_entities", "norm_name = 'src/auth/session.ts' AND name = ''"), 1);
+  EXPECT_EQ(Count("semantic_entities", "norm_name = 'validatetoken' AND name = 'validateToken'"), 1);
+  std::set<std::string> names;
+  const Json got = Ok("memory_get", {{"id", id}});
+  for (const Json& e : got["memory"]["entities"]) names.insert(e["name"].get<std::string>());
+  EXPECT_EQ(names, (std::set<std::string>{"src/auth/session.ts", "validateToken"})) << got.dump();
+  EXPECT_EQ(Ok("entity_graph", {{"query", "\uFF33\uFF25\uFF33\uFF33ION.TS"}})["entities"][0]["name"], "src/auth/session.ts");
+  EXPECT_EQ(Ok("entity_graph", {{"query", "TETOK"}})["entities"][0]["name"], "validateToken");
+  EXPECT_EQ(GraphOf("src/auth/session.ts")["entities"][0]["name"], "src/auth/session.ts");
   rt_->Db().exec("INSERT INTO semantic_entities_fts(semantic_entities_fts) VALUES ('integrity-check')");
 }
 

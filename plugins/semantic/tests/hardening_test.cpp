@@ -154,6 +154,39 @@ TEST(SubstringIndexMigration, RebuildsTheTrigramIndexesWithoutPositions) {
   EXPECT_EQ(e.getColumn(0).getInt(), 1);
 }
 
+// Version 9 stores an entity's name once: emptied where it equals norm_name, and the name
+// index rebuilt over the normalized names; a store of version 8 keeps every name readable
+// and findable.
+TEST(EntityNamesMigration, EmptiesNamesThatEqualTheirNormalFormAndReindexes) {
+  SQLite::Database db = sdk::OpenDatabase(":memory:");
+  const auto migrations = Migrations();
+  ASSERT_GE(migrations.size(), 9u);
+  ASSERT_EQ(migrations[8].version, 9);
+  for (std::size_t i = 0; i < 8; ++i) {
+    if (!migrations[i].sql.empty()) db.exec(migrations[i].sql);
+    if (migrations[i].apply) migrations[i].apply(db);
+  }
+  db.exec("INSERT INTO semantic_entities(id, type, name, norm_name, created_at) VALUES "
+          "('E1', 'file', 'src/auth/session.ts', 'src/auth/session.ts', 0), "
+          "('E2', 'identifier', 'validateToken', 'validatetoken', 0)");
+  db.exec("INSERT INTO semantic_entities_fts(rowid, name) SELECT seq, name FROM semantic_entities");
+  db.exec(migrations[8].sql);
+  SQLite::Statement names(db, "SELECT name, norm_name FROM semantic_entities ORDER BY seq");
+  ASSERT_TRUE(names.executeStep());
+  EXPECT_EQ(names.getColumn(0).getString(), "");
+  ASSERT_TRUE(names.executeStep());
+  EXPECT_EQ(names.getColumn(0).getString(), "validateToken");
+  db.exec("INSERT INTO semantic_entities_fts(semantic_entities_fts) VALUES ('integrity-check')");
+  for (const char* needle : {"session.t", "etok"}) {
+    SQLite::Statement q(db, "SELECT count(*) FROM semantic_entities_fts WHERE semantic_entities_fts MATCH ? AND "
+                            "kioku_substrings(semantic_entities_fts, ?) > 0");
+    q.bind(1, *sdk::TrigramMatch(needle));
+    q.bind(2, needle);
+    q.executeStep();
+    EXPECT_EQ(q.getColumn(0).getInt(), 1) << needle;
+  }
+}
+
 TEST_F(HardeningTest, EpochUntilIsAFilterNotUnset) {
   Remember("fact captured now");
   EXPECT_TRUE(RecallIds({{"until", "1970-01-01T00:00:00Z"}}).empty());
