@@ -37,10 +37,12 @@ void RecordVersion(SQLite::Database& db, const std::string& plugin, int version)
 // The schema a plugin's whole migration chain leaves, built on a private in-memory database:
 // its CREATE statements in creation order (sqlite_schema rowid order; the tables FTS5 and
 // other virtual tables make for themselves and automatic indexes are left out, as creating
-// their owner makes them, and sqlite_sequence, which SQLite makes). nullopt when a step fails
-// there or leaves a row in any table (virtual tables and AUTOINCREMENT counters included),
-// an FTS5 setting or ANALYZE statistics, so the chain must run on the real database: only a
-// chain that creates empty tables can be replaced by its result.
+// their owner makes them, and sqlite_sequence, which SQLite makes), then the statements that
+// give its FTS5 tables the settings the chain left ('usermerge', 'rank', …: rows of the
+// <table>_config shadow table beside 'version'). nullopt when a step fails there or leaves a
+// row in any table (virtual tables and AUTOINCREMENT counters included) or ANALYZE
+// statistics, so the chain must run on the real database: only a chain that creates empty
+// tables can be replaced by its result.
 std::optional<std::vector<std::string>> ChainResult(const std::vector<sdk::Migration>& migrations) {
   try {
     SQLite::Database scratch(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
@@ -50,6 +52,7 @@ std::optional<std::vector<std::string>> ChainResult(const std::vector<sdk::Migra
       if (m.apply) m.apply(scratch);
     }
     std::set<std::string> made_by_owner;
+    std::vector<std::string> settings;
     SQLite::Statement tables(scratch, "SELECT name, type FROM pragma_table_list WHERE schema = 'main'");
     while (tables.executeStep()) {
       const std::string name = tables.getColumn(0).getString(), type = tables.getColumn(1).getString();
@@ -58,12 +61,21 @@ std::optional<std::vector<std::string>> ChainResult(const std::vector<sdk::Migra
       // ANALYZE's statistics are data the DDL would not carry.
       if (name.rfind("sqlite_stat", 0) == 0) return std::nullopt;
       // An FTS5 table's settings ('rank', 'automerge', …) live in its <name>_config shadow
-      // table beside the 'version' row that creating the table writes; rows inserted into
-      // an FTS5 table (or any virtual table) are read through the table itself.
+      // table beside the 'version' row that creating the table writes: replayed through the
+      // table after the DDL. Rows inserted into an FTS5 table (or any virtual table) are
+      // read through the table itself.
       const bool fts_config = type == "shadow" && name.size() > 7 && name.ends_with("_config");
       if (type == "shadow" && !fts_config) continue;
-      SQLite::Statement any(scratch, "SELECT 1 FROM \"" + name + "\"" + (fts_config ? " WHERE k <> 'version'" : "") +
-                                         " LIMIT 1");
+      if (fts_config) {
+        const std::string owner = "\"" + name.substr(0, name.size() - 7) + "\"";
+        SQLite::Statement kv(scratch, "SELECT quote(k), quote(v) FROM \"" + name + "\" WHERE k <> 'version'");
+        while (kv.executeStep()) {
+          settings.push_back("INSERT INTO " + owner + "(" + owner + ", rank) VALUES (" + kv.getColumn(0).getString() +
+                             ", " + kv.getColumn(1).getString() + ")");
+        }
+        continue;
+      }
+      SQLite::Statement any(scratch, "SELECT 1 FROM \"" + name + "\" LIMIT 1");
       if (any.executeStep()) return std::nullopt;  // AUTOINCREMENT counters (sqlite_sequence) too
     }
     std::vector<std::string> ddl;
@@ -74,6 +86,7 @@ std::optional<std::vector<std::string>> ChainResult(const std::vector<sdk::Migra
       if (made_by_owner.count(name) || name.rfind("sqlite_", 0) == 0) continue;
       ddl.push_back(schema.getColumn(1).getString());
     }
+    ddl.insert(ddl.end(), settings.begin(), settings.end());
     return ddl;
   } catch (const std::exception&) {
     return std::nullopt;
