@@ -21,4 +21,17 @@ TEST(MatchKey, FoldsCompatibilityFormsCaseAndUnicodeSpace) {
 }
 
 }  // namespace
+// ASCII text takes a path of its own without ICU: it must give exactly what ICU gives. A
+// trailing soft hyphen (U+00AD, default-ignorable, so NFKC_Casefold drops it) sends the
+// same text through ICU.
+TEST(MatchKey, AsciiPathAgreesWithIcuForEveryAsciiCharacter) {
+  for (int c = 0; c < 0x80; ++c) {
+    for (const std::string& s : {std::string(1, static_cast<char>(c)), "A" + std::string(1, static_cast<char>(c)) + "b",
+                                 "  x" + std::string(2, static_cast<char>(c)) + "Y  "}) {
+      EXPECT_EQ(MatchKey(s), MatchKey(s + "\u00AD")) << "character " << c;
+    }
+  }
+  EXPECT_EQ(MatchKey("  Src/Auth\t\n Session.TS \r"), "src/auth session.ts");
+}
+
 }  // namespace kioku::sdk
