@@ -77,7 +77,7 @@ std::int64_t IndexedRows(SQLite::Database& db, const std::string& table);
 /// newer fills half, so the profiles found recently stay. Thread-safe (one mutex).
 class ProfileCache {
  public:
-  explicit ProfileCache(std::size_t max_profiles = 8192) : half_(std::max<std::size_t>(1, max_profiles / 2)) {}
+  explicit ProfileCache(std::size_t max_profiles = 4096) : half_(std::max<std::size_t>(1, max_profiles / 2)) {}
 
   /// The profile kept for memory `seq` with content hash `content`, or null.
   std::shared_ptr<const TopicProfile> Find(std::int64_t seq, std::uint64_t content);
