@@ -202,14 +202,10 @@ TEST_F(SummaryVectorsTest, ExportLeavesVectorsOutAndImportQueuesTheSummaries) {
   other.Add<EpisodicPlugin>("episodic");
   other.Start();
   sdk::WithWriteTransaction(other.Db(), [&] { sdk::ImportLayerTables(other.Db(), "episodic", body); });
-  const auto queued = [&] {
-    SQLite::Statement q(other.Db(), "SELECT count(*) FROM episodic_embed_queue");
-    q.executeStep();
-    return q.getColumn(0).getInt();
-  };
-  EXPECT_EQ(queued(), 0);  // no embedder has started there yet
-  EXPECT_EQ(sdk::VectorStore(SummaryVectorTables()).StartQueueing(other.Db(), "fake-embed", 1), 1);
-  EXPECT_EQ(queued(), 1);
+  const sdk::VectorStore store(SummaryVectorTables());
+  EXPECT_EQ(store.CountQueue(other.Db()).queued, 0);  // no embedder has started there yet
+  EXPECT_EQ(store.StartQueueing(other.Db(), "fake-embed", 1), 1);
+  EXPECT_EQ(store.CountQueue(other.Db()).queued, 1);
 }
 
 // A database made by kioku 0.1.0 migrates: its active summaries are queued and embedded.

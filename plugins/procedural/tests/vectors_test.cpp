@@ -217,14 +217,10 @@ TEST_F(ProcedureVectorsTest, ExportLeavesVectorsOutAndImportQueuesTheProcedures)
   }
   testing::TempDb other;
   sdk::WithWriteTransaction(other.Db(), [&] { sdk::ImportLayerTables(other.Db(), "procedural", body); });
-  const auto queued = [&] {
-    SQLite::Statement q(other.Db(), "SELECT count(*) FROM procedural_embed_queue");
-    q.executeStep();
-    return q.getColumn(0).getInt();
-  };
-  EXPECT_EQ(queued(), 0);  // no embedder has started there yet
-  EXPECT_EQ(sdk::VectorStore(ProcedureVectorTables()).StartQueueing(other.Db(), "fake-embed", 1), 1);
-  EXPECT_EQ(queued(), 1);
+  const sdk::VectorStore store(ProcedureVectorTables());
+  EXPECT_EQ(store.CountQueue(other.Db()).queued, 0);  // no embedder has started there yet
+  EXPECT_EQ(store.StartQueueing(other.Db(), "fake-embed", 1), 1);
+  EXPECT_EQ(store.CountQueue(other.Db()).queued, 1);
 }
 
 // A database with procedures made before the vector tables existed (every earlier

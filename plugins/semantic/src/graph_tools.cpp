@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "entities.hpp"
 #include "graph_store.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/fts.hpp"
@@ -100,11 +101,15 @@ std::vector<std::string> LinkedMemories(SQLite::Database& db, std::int64_t entit
 std::vector<Entity> SearchEntities(SQLite::Database& db, const std::string& query,
                                    const std::string& type, int limit) {
   const std::string q_text = std::string(Trim(query));
+  // Folded as names are (NormalizeEntityName: MatchKey, no leading "./" or trailing '/'),
+  // so what a name displays finds it; a query that folds to nothing is only case-folded.
+  std::string folded = NormalizeEntityName(q_text);
+  if (folded.empty()) folded = sdk::MatchKey(q_text);
   std::vector<std::int64_t> seqs;
-  if (const std::optional<std::string> grams = sdk::TrigramMatch(sdk::MatchKey(q_text))) {
+  if (const std::optional<std::string> grams = sdk::TrigramMatch(folded)) {
     // Trigram index of normalized names (detail=none): rows holding the query's trigrams,
-    // kept where the query (folded as names are: sdk::MatchKey) is a substring of the
-    // normalized name; shortest names first, then oldest.
+    // kept where the folded query is a substring of the normalized name; shortest names
+    // first, then oldest.
     std::string sql =
         "SELECT e.seq FROM semantic_entities_fts f JOIN semantic_entities e ON e.seq = f.rowid "
         "WHERE semantic_entities_fts MATCH ? AND kioku_substrings(semantic_entities_fts, ?) > 0";
@@ -113,12 +118,12 @@ std::vector<Entity> SearchEntities(SQLite::Database& db, const std::string& quer
     SQLite::Statement q(db, sql);
     int i = 1;
     q.bind(i++, *grams);
-    q.bind(i++, sdk::MatchKey(q_text));
+    q.bind(i++, folded);
     if (!type.empty()) q.bind(i++, type);
     q.bind(i, limit);
     while (q.executeStep()) seqs.push_back(q.getColumn(0).getInt64());
   } else {
-    const std::string norm = AsciiLower(q_text);
+    const std::string& norm = folded;
     std::string sql =
         "SELECT seq FROM semantic_entities WHERE norm_name >= ? AND norm_name < ?";
     if (!type.empty()) sql += " AND type = ?";

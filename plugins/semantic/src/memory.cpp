@@ -36,7 +36,7 @@ std::vector<std::string> SplitTags(const std::string& joined) {
   return out;
 }
 
-Memory ReadMemory(SQLite::Statement& q) {
+Memory ReadMemoryHead(SQLite::Statement& q) {
   Memory m;
   m.seq = q.getColumn(0).getInt64();
   m.id = q.getColumn(1).getString();
@@ -44,6 +44,11 @@ Memory ReadMemory(SQLite::Statement& q) {
   m.text = q.getColumn(3).getString();
   m.subject = q.getColumn(4).getString();
   m.value = q.getColumn(5).getString();
+  return m;
+}
+
+Memory ReadMemory(SQLite::Statement& q) {
+  Memory m = ReadMemoryHead(q);
   m.tags = SplitTags(q.getColumn(6).getString());
   m.importance = q.getColumn(7).getInt();
   m.confidence = q.getColumn(8).getDouble();

@@ -82,6 +82,9 @@ extern const char* const kMemoryColumns;
 
 /// Reads a row selected with kMemoryColumns (column 0 onwards).
 Memory ReadMemory(SQLite::Statement& q);
+/// Reads only the first six columns of kMemoryColumns (seq, id, kind, text, subject,
+/// value) into an otherwise default Memory, for selects that begin with them.
+Memory ReadMemoryHead(SQLite::Statement& q);
 
 /// Loads by exact id; nullopt when absent.
 std::optional<Memory> LoadMemoryBySeq(SQLite::Database& db, std::int64_t seq);

@@ -9,7 +9,6 @@
 #include "kioku/sdk/json.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "normalize.hpp"
-#include "rival_cache.hpp"
 
 namespace kioku::semantic {
 namespace {
@@ -375,7 +374,6 @@ EditResult MemoryWriter::Edit(const Memory& current, const MemoryEdit& e, const 
     WriteTags(m.seq, m.tags);
   }
   if (m.text != current.text) {
-    if (env_.rivals != nullptr) env_.rivals->Clear();  // a token may have lost its row
     SQLite::Statement del(env_.db, "DELETE FROM semantic_memory_entities WHERE memory_seq = ?");
     sdk::Bind(del, m.seq);
     del.exec();
@@ -410,7 +408,6 @@ bool MemoryWriter::Forget(const Memory& m, const Author& author) {
 
 void MemoryWriter::Purge(const Memory& m, const Author& author) {
   Finish();  // the delete trigger removes FTS terms, so the row must be indexed first
-  if (env_.rivals != nullptr) env_.rivals->Clear();
   {
     SQLite::Statement q(env_.db, "DELETE FROM semantic_memory_history WHERE memory_id = ?");
     sdk::Bind(q, m.id);

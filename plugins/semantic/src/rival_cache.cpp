@@ -6,14 +6,10 @@
 
 namespace kioku::semantic {
 
-void PostingsCache::Sync(std::int64_t max_seq, std::int64_t rows) {
+void PostingsCache::Sync(std::int64_t epoch) {
   std::lock_guard lock(mu_);
-  if (max_seq - max_seq_ != rows - rows_) {
-    tokens_.clear();
-    held_rows_ = 0;
-  }
-  max_seq_ = max_seq;
-  rows_ = rows;
+  if (epoch != epoch_) ClearLocked();
+  epoch_ = epoch;
 }
 
 PostingsCache::Entry PostingsCache::Find(const std::string& token) {
@@ -28,19 +24,14 @@ void PostingsCache::Put(const std::string& token, Entry entry) {
   if (it != tokens_.end()) {
     held_rows_ -= it->second.rows.size();
   } else if (tokens_.size() >= max_tokens_) {
-    tokens_.clear();
-    held_rows_ = 0;
+    ClearLocked();
   }
-  if (held_rows_ + entry.rows.size() > max_rows_) {
-    tokens_.clear();
-    held_rows_ = 0;
-  }
+  if (held_rows_ + entry.rows.size() > max_rows_) ClearLocked();
   held_rows_ += entry.rows.size();
   tokens_[token] = std::move(entry);
 }
 
-void PostingsCache::Clear() {
-  std::lock_guard lock(mu_);
+void PostingsCache::ClearLocked() {
   tokens_.clear();
   held_rows_ = 0;
 }
@@ -50,21 +41,9 @@ std::size_t PostingsCache::Size() {
   return tokens_.size();
 }
 
-std::int64_t IndexedRows(SQLite::Database& db, const std::string& table) {
-  SQLite::Statement q(db, "SELECT block FROM " + table + "_data WHERE id = 1");
-  if (!q.executeStep()) return 0;
-  const SQLite::Column block = q.getColumn(0);
-  const auto* p = static_cast<const unsigned char*>(block.getBlob());
-  const int n = block.getBytes();
-  // SQLite varint (sqlite3Fts5GetVarint): big-endian 7-bit groups, high bit = more; the
-  // ninth byte carries 8 bits.
-  std::uint64_t v = 0;
-  for (int i = 0; i < n && i < 9; ++i) {
-    if (i == 8) return static_cast<std::int64_t>((v << 8) | p[i]);
-    v = (v << 7) | (p[i] & 0x7f);
-    if ((p[i] & 0x80) == 0) break;
-  }
-  return static_cast<std::int64_t>(v);
+std::int64_t TextEpoch(SQLite::Database& db) {
+  SQLite::Statement q(db, "SELECT epoch FROM semantic_text_epoch WHERE id = 1");
+  return q.executeStep() ? q.getColumn(0).getInt64() : 0;
 }
 
 std::shared_ptr<const TopicProfile> ProfileCache::Find(std::int64_t seq, std::uint64_t content) {

@@ -76,18 +76,13 @@ const TokenRows& Postings(const Env& env, RivalScan& memo, const std::string& to
 }
 
 // The columns rival detection reads (kind, scope and status filter candidates; text,
-// subject and value make the profile; id and status go into pairs and history).
+// subject and value make the profile; id and status go into pairs and history), beginning
+// as kMemoryColumns does (ReadMemoryHead).
 constexpr const char* kRivalColumns =
     "m.seq, m.id, m.kind, m.text, m.subject, m.value, m.status, m.scope, m.project_id, m.path, m.expires_at";
 
 Memory ReadRivalSide(SQLite::Statement& q) {
-  Memory m;
-  m.seq = q.getColumn(0).getInt64();
-  m.id = q.getColumn(1).getString();
-  m.kind = q.getColumn(2).getString();
-  m.text = q.getColumn(3).getString();
-  m.subject = q.getColumn(4).getString();
-  m.value = q.getColumn(5).getString();
+  Memory m = ReadMemoryHead(q);
   m.status = q.getColumn(6).getString();
   m.scope.kind = q.getColumn(7).getString();
   m.scope.project_id = q.getColumn(8).getString();
@@ -132,7 +127,7 @@ const TopicProfile& ProfileOf(const Env& env, RivalScan& scan, const Memory& m) 
 std::vector<Memory*> RivalCandidates(const Env& env, RivalScan& memo, const Memory& m, const RivalTerms& terms) {
   if (memo.rows == 0) {
     memo.rows = std::max<std::int64_t>(1, MaxMemorySeq(env));
-    if (env.rivals != nullptr) env.rivals->postings.Sync(memo.rows, IndexedRows(env.db, "semantic_fts"));
+    if (env.rivals != nullptr) env.rivals->postings.Sync(TextEpoch(env.db));
   }
   // (seq, idf) for every posting of a proposing token, ascending by seq and, within a seq,
   // in proposal order (each token's rows merged in as it proposes), so each sum adds its

@@ -350,6 +350,33 @@ INSERT INTO semantic_fts_cjk(semantic_fts_cjk, rank) VALUES ('usermerge', 2);
 INSERT INTO semantic_entities_fts(semantic_entities_fts, rank) VALUES ('usermerge', 2);
 )SQL";
 
+// A counter of changes to what the word index holds other than new rows at the top:
+// deleted memories, a changed text, subject, value or tags, and a memory inserted below the
+// newest (an import keeping its seq). What rival detection keeps of the index across writes
+// (rival_cache.hpp) is valid while the counter stands still; new rows at the top it reads
+// itself. The row is made by the first change, so a fresh store's tables stay empty.
+constexpr const char* kTextEpochSql = R"SQL(
+CREATE TABLE semantic_text_epoch (
+  id    INTEGER PRIMARY KEY CHECK (id = 1),
+  epoch INTEGER NOT NULL
+);
+CREATE TRIGGER semantic_text_epoch_delete AFTER DELETE ON semantic_memories BEGIN
+  INSERT OR REPLACE INTO semantic_text_epoch(id, epoch)
+    VALUES (1, coalesce((SELECT epoch FROM semantic_text_epoch WHERE id = 1), 0) + 1);
+END;
+CREATE TRIGGER semantic_text_epoch_update AFTER UPDATE OF text, subject, value, tags ON semantic_memories
+  WHEN new.text IS NOT old.text OR new.subject IS NOT old.subject OR new.value IS NOT old.value
+    OR new.tags IS NOT old.tags BEGIN
+  INSERT OR REPLACE INTO semantic_text_epoch(id, epoch)
+    VALUES (1, coalesce((SELECT epoch FROM semantic_text_epoch WHERE id = 1), 0) + 1);
+END;
+CREATE TRIGGER semantic_text_epoch_insert AFTER INSERT ON semantic_memories
+  WHEN new.seq < (SELECT max(seq) FROM semantic_memories) BEGIN
+  INSERT OR REPLACE INTO semantic_text_epoch(id, epoch)
+    VALUES (1, coalesce((SELECT epoch FROM semantic_text_epoch WHERE id = 1), 0) + 1);
+END;
+)SQL";
+
 }  // namespace
 
 std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
@@ -378,6 +405,9 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
   out.push_back({static_cast<int>(out.size()) + 1,
                  "text indexes merged as they grow (FTS5 usermerge 2; writers merge after each write)",
                  kMergedIndexesSql, nullptr});
+  out.push_back({static_cast<int>(out.size()) + 1,
+                 "text epoch: a counter of deletes, text/subject/value/tags changes and inserts below the newest memory",
+                 kTextEpochSql, nullptr});
   return out;
 }
 

@@ -249,6 +249,12 @@ TEST_F(GraphTest, NamesAreStoredOnceAndReadBackWhole) {
   EXPECT_EQ(Ok("entity_graph", {{"query", "\uFF33\uFF25\uFF33\uFF33ION.TS"}})["entities"][0]["name"], "src/auth/session.ts");
   EXPECT_EQ(Ok("entity_graph", {{"query", "TETOK"}})["entities"][0]["name"], "validateToken");
   EXPECT_EQ(GraphOf("src/auth/session.ts")["entities"][0]["name"], "src/auth/session.ts");
+  // A name as displayed finds it: a leading "./", a trailing '/', full-width or upper case,
+  // also under 3 characters (the name-prefix search).
+  Ok("entity_relate", {{"from", "./src/Auth/Session.ts"}, {"type", "depends_on"}, {"to", "Ｒｅｄｉｓ/"}});
+  EXPECT_EQ(Ok("entity_graph", {{"query", "./src/auth"}})["entities"][0]["name"], "src/auth/session.ts");
+  EXPECT_EQ(Ok("entity_graph", {{"query", "ＲＥＤＩＳ/"}})["entities"][0]["name"], "Ｒｅｄｉｓ/");
+  EXPECT_EQ(Ok("entity_graph", {{"query", "Ｒｅ"}})["entities"][0]["name"], "Ｒｅｄｉｓ/");
   rt_->Db().exec("INSERT INTO semantic_entities_fts(semantic_entities_fts) VALUES ('integrity-check')");
 }
 
