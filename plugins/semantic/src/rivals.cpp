@@ -184,6 +184,23 @@ void AddMember(TopicProfile& p, const std::string& word, bool demoted) {
 
 bool IsMember(const std::string& w) { return MemberCategories().count(w) > 0; }
 
+// Words that make a path in the same text the answer to "where is it" (a value) rather than
+// the file the text is about.
+bool IsLocationCue(const std::string& w) {
+  static const std::set<std::string> kCues = {
+      "lives", "live", "located", "location", "stored", "store", "moved", "move", "kept", "keep",
+      "resides", "path", "paths", "directory", "directories", "dir", "folder", "folders", "goes",
+      "placed", "sits", "found", "relocated", "renamed"};
+  return kCues.count(w) > 0;
+}
+
+// A word that can modify the term after it ("api" in "api server"): a content word that is
+// not a value, a path, a category member or a counter noun.
+bool IsContentWord(const std::string& w) {
+  return w.size() >= 2 && !IsStopword(w) && !IsNegator(w) && !IsFiller(w) && !IsMember(w) &&
+         DigitRun(w).empty() && !LooksLikePath(w) && !IsCounterNoun(w);
+}
+
 }  // namespace
 
 TopicProfile BuildTopicProfile(std::string_view text, std::string_view subject, std::string_view value) {
@@ -211,10 +228,13 @@ TopicProfile BuildTopicProfile(std::string_view text, std::string_view subject, 
     }
     if (LooksLikePath(w)) {
       p.values.insert(w);
+      p.paths.insert(w);
       continue;
     }
+    if (IsLocationCue(w)) p.locates = true;
     if (w.size() < 2 || IsStopword(w) || IsNegator(w) || IsFiller(w)) continue;
     p.terms.insert(Stem(w));
+    if (i > 0 && IsContentWord(words[i - 1])) p.modifiers[Stem(w)].insert(Stem(words[i - 1]));
   }
   const std::string category = CategoryOfSubject(subject);
   if (!subject.empty()) {
@@ -303,6 +323,19 @@ PairVerdict ClassifyPair(const TopicProfile& o, const TopicProfile& n) {
   // Numbered things ("issue#12" vs "issue#13") and names with digits ("cache_1" vs
   // "cache_17", "m12" vs "m13") are different things, not rival values.
   if (!o.numbered.empty() && !n.numbered.empty() && o.numbered != n.numbered) return v;
+  // Two files: both name paths, different ones, and not both as where something is.
+  if (!o.paths.empty() && !n.paths.empty() && o.paths != n.paths && !(o.locates && n.locates)) return v;
+  // Two things of one kind: a shared term modified on each side by a word the other side
+  // does not use at all ("api server" vs "admin server"; "minimum version" vs "minimum
+  // python version" modify it with words both use, so they may be one thing).
+  for (const auto& [term, mods] : n.modifiers) {
+    const auto it = o.modifiers.find(term);
+    if (it == o.modifiers.end()) continue;
+    const auto foreign = [](const std::set<std::string>& m, const std::set<std::string>& other_terms) {
+      return std::none_of(m.begin(), m.end(), [&](const std::string& w) { return other_terms.count(w) > 0; });
+    };
+    if (foreign(mods, o.terms) && foreign(it->second, n.terms)) return v;
+  }
   std::size_t shared = 0;
   for (const std::string& t : o.terms) shared += n.terms.count(t);
   const bool same_topic = shared >= 2 && TermJaccard(o.terms, n.terms) >= 0.5;

@@ -32,7 +32,13 @@
 ///   unrelated    otherwise; always when both memories carry a subject (the subject/value
 ///                key already decides those: memory_store.hpp ResolveSubject); and when both
 ///                name numbered things or names with digits and these differ ("issue#12" vs
-///                "issue#13", "module cache_1" vs "module cache_17": two things, not two values).
+///                "issue#13", "module cache_1" vs "module cache_17": two things, not two values);
+///                when both name file paths and these differ, unless both say where something
+///                is ("src/api/users.ts is generated" vs "src/api/orders.ts is generated": two
+///                files; "config lives in config/app.yaml" vs "… in etc/app.yaml": a value); and
+///                when a shared term has, right before it on each side, a term the other side
+///                does not use ("the API server listens on 8080" vs "the admin server listens
+///                on 9090": two servers).
 /// Precision and recall on the labelled set tests/fixtures/rival_pairs.jsonl are printed
 /// by the RivalPairs test (plugins/semantic/README.md "Rivals").
 
@@ -49,6 +55,9 @@ struct TopicProfile {
   std::set<std::string> terms;
   std::set<std::string> numbered;  ///< the terms holding a digit or '#' ("cache_17", "issue#12")
   std::set<std::string> values;
+  std::set<std::string> paths;     ///< file paths named in the text (also in `values`)
+  bool locates = false;            ///< the text says where something is ("lives in", "moved to")
+  std::map<std::string, std::set<std::string>> modifiers;  ///< term → the terms right before it
   std::map<std::string, std::set<std::string>> asserted;   ///< category → members asserted
   std::map<std::string, std::set<std::string>> mentioned;  ///< category → members named
   bool negative = false;

@@ -204,6 +204,25 @@ TEST_F(RivalWriteTest, APurgedMemoryIsNoCandidate) {
   EXPECT_FALSE(b["results"][0].contains("rivals")) << b.dump();
 }
 
+// One batch of the same few sentences about different files and services (what an agent
+// writes after reading a code base): none is a rival of another, while a real change of
+// value in the same batch still is.
+TEST_F(RivalWriteTest, SentencesAboutDifferentFilesAreNotRivals) {
+  Json items = Json::array();
+  for (const char* area : {"auth", "billing", "orders", "search", "users"}) {
+    const std::string a = area;
+    items.push_back({{"text", "src/" + a + "/service.ts caches " + a + " lookups for 30 seconds in Redis"}, {"kind", "fact"}});
+    items.push_back({{"text", "Tests for src/" + a + "/controller.ts need the fixtures env var set"}, {"kind", "fact"}});
+    items.push_back({{"text", "The " + a + " server listens on port " + std::to_string(8000 + a.size())}, {"kind", "fact"}});
+  }
+  items.push_back({{"text", "The docs server listens on port 4000"}, {"kind", "fact"}});
+  items.push_back({{"text", "The docs server now listens on port 4100"}, {"kind", "fact"}});
+  const Json r = Ok("memory_remember", {{"memories", items}});
+  const std::size_t n = r["results"].size();
+  for (std::size_t i = 0; i + 1 < n; ++i) EXPECT_FALSE(r["results"][i].contains("rivals")) << r["results"][i].dump();
+  EXPECT_EQ(r["results"][n - 1]["rivals"], Json::array({r["results"][n - 2]["id"]})) << r.dump();
+}
+
 TEST(PostingsCache, KeepsRowsWhileTheTextEpochStandsStill) {
   PostingsCache cache;
   cache.Sync(0);
