@@ -41,7 +41,9 @@ std::string ItemText(const RecalledMemory& rm) {
   std::string text = m.text;
   if (!m.scope.path.empty()) text += " @" + m.scope.path;
   if (!rm.anchor_verdict.empty() && rm.anchor_verdict != "affirmed") text += " (anchor " + rm.anchor_verdict + ")";
-  return text + " · " + m.id.substr(0, 10);
+  // The whole id: memories written in one millisecond share their first ten characters (the
+  // ULID's time), so a shorter cut named several memories.
+  return text + " · " + m.id;
 }
 
 double RankPriority(std::size_t rank) { return std::max(0.5, 0.75 - 0.02 * static_cast<double>(rank)); }
@@ -77,8 +79,10 @@ ReviewStates ScanReviewStates(const Env& env, const Viewer& viewer, std::int64_t
   return out;
 }
 
-void AddWithheld(sdk::ContextContribution& c, int pending, int contested, std::size_t contradicted, int stale = 0) {
+void AddWithheld(sdk::ContextContribution& c, int pending, int contested, std::size_t contradicted, int stale = 0,
+                 int unconfirmed = 0) {
   if (pending > 0) c.withheld.push_back({"pending review (kioku review)", pending});
+  if (unconfirmed > 0) c.withheld.push_back({"more unconfirmed (kioku review)", unconfirmed});
   if (stale > 0) c.withheld.push_back({"stale", stale});
   if (contested > 0) c.withheld.push_back({"contested", contested});
   if (contradicted > 0) c.withheld.push_back({"contradicted by an anchor", static_cast<int>(contradicted)});
@@ -182,9 +186,9 @@ sdk::ContextContribution ProvideContext(ToolContext& ctx, const sdk::ContextRequ
                            ItemText(rm), RankPriority(rank++)});
     }
   }
-  // Recall itself held back unconfirmed matches beyond its display cap; count them too.
-  pending += found.withheld;
-  AddWithheld(out, pending, contested, found.contradicted.size());
+  // Recall itself held back unconfirmed matches (pending or contested) beyond its display
+  // cap; counted apart, since they are not all pending.
+  AddWithheld(out, pending, contested, found.contradicted.size(), 0, found.withheld);
   return out;
 }
 

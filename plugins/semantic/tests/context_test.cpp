@@ -91,6 +91,32 @@ TEST_F(SemanticContextTest, UnconfirmedMatchesAreCountedNotShown) {
   EXPECT_EQ(block, "") << "only withheld items: no block";
 }
 
+// Ids in the block name one memory each, also for memories written in one batch (one
+// millisecond); recall's own held-back unconfirmed matches are not all called pending.
+TEST_F(SemanticContextTest, IdsInTheBlockAreWholeAndHeldBackMatchesAreNotAllPending) {
+  Json items = Json::array();
+  for (int n = 0; n < 6; ++n) {
+    items.push_back({{"text", "The staging deploy step " + std::to_string(n) + " runs helm upgrade"}, {"kind", "fact"}});
+  }
+  Ok("memory_remember", {{"memories", items}});
+  const std::string block = Block("how does the staging deploy run helm upgrade?");
+  std::size_t ids = 0;
+  for (const std::string& line : Lines(block)) {
+    const auto at = line.rfind(" · ");
+    if (line.rfind("- [", 0) != 0 || at == std::string::npos) continue;
+    const std::string id = line.substr(at + std::string(" · ").size());
+    EXPECT_EQ(id.size(), 26u) << line;
+    EXPECT_FALSE(Call("memory_get", {{"id", id}}).is_error) << line;
+    ++ids;
+  }
+  EXPECT_GE(ids, 2u) << block;
+  for (int n = 0; n < 6; ++n) {
+    Ok("memory_suggest", {{"text", "The staging deploy step " + std::to_string(n) + " might need helm rollback"}, {"kind", "fact"}});
+  }
+  const std::string held = Block("how does the staging deploy run helm upgrade?");
+  EXPECT_EQ(held.find("6 pending review"), std::string::npos) << held;
+}
+
 TEST(SemanticRelevance, NeedsTwoContentWordsOrTheOnlyOne) {
   EXPECT_TRUE(RelevantToPrompt("pnpm", "We use pnpm, not npm"));
   EXPECT_TRUE(RelevantToPrompt("run the tests please", "Tests run with ctest"));
