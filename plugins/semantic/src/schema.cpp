@@ -338,16 +338,13 @@ END;
 UPDATE semantic_entities SET name = '' WHERE name = norm_name;
 )SQL";
 
-// Text indexes merged as they grow (MemoryWriter::Finish asks each to merge after a write):
-// with usermerge 2 a level's two segments merge into the next, so an index keeps about
+// The word index merged as it grows (MemoryWriter::Finish asks it to merge after a write):
+// with usermerge 2 a level's two segments merge into the next, so it keeps about
 // log2(writes) segments. Each search probes every segment: at 1,000 memories written in
-// batches of 100 the indexes held 10 segments each, and a single-token lookup cost ~120,000
+// batches of 100 the index held 10 segments, and a single-token lookup cost ~120,000
 // instructions (~50,000 with one segment).
 constexpr const char* kMergedIndexesSql = R"SQL(
 INSERT INTO semantic_fts(semantic_fts, rank) VALUES ('usermerge', 2);
-INSERT INTO semantic_fts_trigram(semantic_fts_trigram, rank) VALUES ('usermerge', 2);
-INSERT INTO semantic_fts_cjk(semantic_fts_cjk, rank) VALUES ('usermerge', 2);
-INSERT INTO semantic_entities_fts(semantic_entities_fts, rank) VALUES ('usermerge', 2);
 )SQL";
 
 // A counter of changes to what the word index holds other than new rows at the top:
@@ -403,7 +400,7 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
                  "entity names stored once (name emptied where it equals norm_name); name index over norm_name",
                  kEntityNamesOnceSql, nullptr});
   out.push_back({static_cast<int>(out.size()) + 1,
-                 "text indexes merged as they grow (FTS5 usermerge 2; writers merge after each write)",
+                 "word index merged as it grows (FTS5 usermerge 2; writers merge after each write)",
                  kMergedIndexesSql, nullptr});
   out.push_back({static_cast<int>(out.size()) + 1,
                  "text epoch: a counter of deletes, text/subject/value/tags changes and inserts below the newest memory",
