@@ -542,6 +542,14 @@ const RegisteredTool* Runtime::FindTool(std::string_view name) const {
   return it == impl_->by_name.end() || !it->second->tool.listed ? nullptr : &it->second->tool;
 }
 
+std::string Runtime::UnlistedToolHint(std::string_view name) const {
+  auto it = impl_->by_name.find(std::string(name));
+  if (it == impl_->by_name.end() || it->second->tool.listed) return {};
+  return std::string(name) + " is registered but not enabled on this server: add it to server.tools.include "
+         "in the config (or set server.tools.profile: full), or run it from a shell with `kioku call " +
+         std::string(name) + "`";
+}
+
 const std::vector<sdk::CommandSpec>& Runtime::Commands() const { return impl_->commands; }
 const std::vector<sdk::ExporterSpec>& Runtime::Exporters() const { return impl_->exporters; }
 

@@ -140,6 +140,9 @@ class Runtime {
   std::vector<const RegisteredTool*> AllTools() const;
   /// A listed tool by name, else nullptr. Call() runs unlisted tools too.
   const RegisteredTool* FindTool(std::string_view name) const;
+  /// For a client asking for a tool FindTool() does not return: "" when no plugin registered
+  /// `name`, else how to enable it (the deployment's `server.tools` left it unlisted).
+  std::string UnlistedToolHint(std::string_view name) const;
   const std::vector<sdk::CommandSpec>& Commands() const;
   /// Context providers (sdk/context.hpp), in plugin order.
   const std::vector<sdk::ContextProviderSpec>& ContextProviders() const;

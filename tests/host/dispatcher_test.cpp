@@ -380,8 +380,28 @@ TEST_F(DispatcherTest, CallUnknownToolIsInvalidParams) {
   EXPECT_EQ(Code(r), kInvalidParams);
   EXPECT_EQ(r["id"], 12);
   EXPECT_THAT(r["error"]["message"].get<std::string>(), HasSubstr("memory_nope"));
+  EXPECT_THAT(r["error"]["message"].get<std::string>(), HasSubstr("tools/list shows the available tools"));
   std::lock_guard lock(mutex_);
   EXPECT_TRUE(events_.empty());
+}
+
+TEST(DispatcherSelectionTest, CallOfAnUnlistedToolSaysHowToEnableIt) {
+  TempDir dir;
+  RuntimeOptions o;
+  o.data_dir = dir.path();
+  o.tools.exclude = {"echo_say"};
+  Runtime runtime(o);
+  runtime.LoadPlugin("fixture", FixtureModule("fixture"));
+  runtime.Start();
+  Dispatcher dispatcher(runtime, {});
+  Session session;
+  json call{{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/call"}, {"params", {{"name", "echo_say"}}}};
+  auto r = dispatcher.Handle(call, session);
+  ASSERT_TRUE(r.has_value());
+  EXPECT_EQ((*r)["error"]["code"], kInvalidParams);
+  const std::string message = (*r)["error"]["message"];
+  EXPECT_THAT(message, StartsWith("Unknown tool: echo_say; echo_say is registered but not enabled"));
+  EXPECT_THAT(message, HasSubstr("server.tools.include"));
 }
 
 TEST_F(DispatcherTest, CallArgumentsNotAnObjectIsInvalidParams) {

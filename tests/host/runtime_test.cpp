@@ -449,6 +449,10 @@ TEST_F(RuntimeTest, ToolSelectionListsTheProfileAndStillRunsUnlistedTools) {
   EXPECT_EQ(rt.FindTool("item_rare"), nullptr);
   EXPECT_EQ(rt.AllTools().size(), 2u);
   EXPECT_EQ(rt.CallTool("item_rare", json::object()).text, "ok");  // plugins and `kioku call` still reach it
+  EXPECT_THAT(rt.UnlistedToolHint("item_rare"), HasSubstr("server.tools.include"));
+  EXPECT_THAT(rt.UnlistedToolHint("item_rare"), HasSubstr("kioku call item_rare"));
+  EXPECT_EQ(rt.UnlistedToolHint("item_core"), "");  // listed
+  EXPECT_EQ(rt.UnlistedToolHint("no_such_tool"), "");
 }
 
 TEST_F(RuntimeTest, ToolSelectionIncludeAndExcludeByName) {

@@ -324,7 +324,11 @@ json Dispatcher::CallTool(const json& params, Session& session, bool modern,
     args = *a;
   }
   const RegisteredTool* tool = runtime_.FindTool(name);
-  if (tool == nullptr) throw RpcError{kInvalidParams, "Unknown tool: " + name};
+  if (tool == nullptr) {
+    std::string hint = runtime_.UnlistedToolHint(name);
+    throw RpcError{kInvalidParams, "Unknown tool: " + name + "; " +
+                                       (hint.empty() ? "tools/list shows the available tools" : hint)};
+  }
   if (tool->every_project && !session.allowed_projects.empty()) {
     // Whatever project the call names, the tool reads every project's data.
     throw RpcError{kProjectForbidden, "Forbidden: " + name + " reads every project's data, and agent '" +

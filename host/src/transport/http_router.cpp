@@ -665,7 +665,9 @@ HttpRoute HttpRouter::CallToolApi(const HttpRequest& request, const std::string&
   }
   if (!args.is_object()) return Now(ApiError(400, "the body must be a JSON object of the tool's arguments"));
   if (runtime_.FindTool(name) == nullptr) {
-    return Now(ApiError(404, "unknown tool '" + name + "'; GET /v1/tools lists the available tools"));
+    std::string hint = runtime_.UnlistedToolHint(name);
+    return Now(ApiError(404, "unknown tool '" + name + "'; " +
+                                 (hint.empty() ? "GET /v1/tools lists the available tools" : hint)));
   }
   auto session = TempSession(agent_id);
   json message{{"jsonrpc", "2.0"},
