@@ -1,6 +1,8 @@
 #include "kioku/sdk/ids.hpp"
 
+#include <algorithm>
 #include <array>
+#include <limits>
 #include <mutex>
 #include <random>
 
@@ -40,6 +42,41 @@ struct UlidState {
     return false;
   }
 };
+
+// 5-bit value of a Crockford base32 character (either case), -1 for anything else.
+int CrockfordValue(char c) {
+  if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  for (int v = 0; v < 32; ++v) {
+    if (kCrockford[v] == c) return v;
+  }
+  return -1;
+}
+
+// An 80-bit unsigned number as high 16 and low 64 bits (no __int128 under -Wpedantic).
+struct U80 {
+  std::uint64_t hi = 0, lo = 0;
+  void Push5(unsigned v) {
+    hi = ((hi << 5) | (lo >> 59)) & 0xFFFF;
+    lo = (lo << 5) | v;
+  }
+};
+
+// `chars` read as base32 digits, padded on the right with `pad` (0 or 31) to `width`
+// characters. False when a character is not Crockford base32.
+bool ReadPadded(std::string_view chars, std::size_t width, unsigned pad, U80& out) {
+  for (std::size_t i = 0; i < width; ++i) {
+    unsigned v = pad;
+    if (i < chars.size()) {
+      const int d = CrockfordValue(chars[i]);
+      if (d < 0) return false;
+      v = static_cast<unsigned>(d);
+    }
+    out.Push5(v);
+  }
+  return true;
+}
+
+constexpr std::uint64_t kMaxSeq = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
 
 UlidState& State() {
   static UlidState state;
@@ -87,6 +124,42 @@ std::string NewId(std::int64_t unix_ms) {
     out[10 + i] = kCrockford[v];
   }
   return out;
+}
+
+std::string DerivedId(std::int64_t unix_ms, std::int64_t seq) {
+  std::uint64_t t = static_cast<std::uint64_t>(unix_ms < 0 ? 0 : (unix_ms > kMaxUlidTime ? kMaxUlidTime : unix_ms));
+  std::uint64_t s = static_cast<std::uint64_t>(seq < 0 ? 0 : seq);
+  std::string out(26, '0');
+  for (int i = 9; i >= 0; --i, t >>= 5) out[i] = kCrockford[t & 31];
+  // The tail's 80 bits: 16 characters; seq < 2^63 fills at most the last 13.
+  for (int i = 25; i >= 10; --i, s >>= 5) out[i] = kCrockford[s & 31];
+  return out;
+}
+
+std::optional<DerivedIdParts> ParseDerivedId(std::string_view id) {
+  if (id.size() != 26) return std::nullopt;
+  auto range = DerivedIdPrefixRange(id);
+  if (!range) return std::nullopt;
+  return DerivedIdParts{range->ms_lo, range->seq_lo};
+}
+
+std::optional<DerivedIdRange> DerivedIdPrefixRange(std::string_view prefix) {
+  if (prefix.size() > 26) return std::nullopt;
+  const std::string_view time = prefix.substr(0, std::min<std::size_t>(prefix.size(), 10));
+  const std::string_view tail = prefix.size() > 10 ? prefix.substr(10) : std::string_view{};
+  U80 t_lo, t_hi, s_lo, s_hi;
+  if (!ReadPadded(time, 10, 0, t_lo) || !ReadPadded(time, 10, 31, t_hi) || !ReadPadded(tail, 16, 0, s_lo) ||
+      !ReadPadded(tail, 16, 31, s_hi)) {
+    return std::nullopt;
+  }
+  const auto max_time = static_cast<std::uint64_t>(kMaxUlidTime);
+  if (t_lo.lo > max_time || s_lo.hi != 0 || s_lo.lo > kMaxSeq) return std::nullopt;
+  DerivedIdRange r;
+  r.ms_lo = static_cast<std::int64_t>(t_lo.lo);
+  r.ms_hi = static_cast<std::int64_t>(std::min(t_hi.lo, max_time));
+  r.seq_lo = static_cast<std::int64_t>(s_lo.lo);
+  r.seq_hi = static_cast<std::int64_t>(s_hi.hi != 0 ? kMaxSeq : std::min(s_hi.lo, kMaxSeq));
+  return r;
 }
 
 }  // namespace kioku::sdk

@@ -1,6 +1,7 @@
 #include "kioku/sdk/ids.hpp"
 
 #include <algorithm>
+#include <limits>
 #include <mutex>
 #include <set>
 #include <thread>
@@ -71,6 +72,56 @@ TEST(NewId, UniqueAcrossThreads) {
   }
   for (auto& th : threads) th.join();
   EXPECT_EQ(all.size(), 8000u);
+}
+
+TEST(DerivedId, EncodesTimeAndSeqAndParsesBack) {
+  const std::string id = DerivedId(1796513101620, 2);
+  EXPECT_EQ(id, "01M948CXSM0000000000000002");
+  EXPECT_EQ(id.substr(0, 10), NewId(1796513101620).substr(0, 10));  // the same time part as a ULID
+  for (std::int64_t seq : {std::int64_t{0}, std::int64_t{1}, std::int64_t{31}, std::int64_t{32}, std::int64_t{123456789},
+                           std::numeric_limits<std::int64_t>::max()}) {
+    auto parts = ParseDerivedId(DerivedId(1'800'000'000'000, seq));
+    ASSERT_TRUE(parts.has_value()) << seq;
+    EXPECT_EQ(parts->unix_ms, 1'800'000'000'000);
+    EXPECT_EQ(parts->seq, seq);
+  }
+  EXPECT_LT(DerivedId(5, 9), DerivedId(5, 10));
+  EXPECT_LT(DerivedId(5, 999), DerivedId(6, 1));
+  auto lower = ParseDerivedId("01m948cxsm0000000000000002");
+  ASSERT_TRUE(lower.has_value());
+  EXPECT_EQ(lower->seq, 2);
+}
+
+TEST(DerivedId, RefusesWhatNoDerivedIdIs) {
+  EXPECT_FALSE(ParseDerivedId("01M948CXSM000000000000002").has_value());    // 25 characters
+  EXPECT_FALSE(ParseDerivedId("01M948CXSM000000000000000U").has_value());   // U is not Crockford
+  EXPECT_FALSE(ParseDerivedId("81M948CXSM0000000000000002").has_value());   // time past 48 bits
+  EXPECT_FALSE(ParseDerivedId("01M948CXSMZZZZZZZZZZZZZZZZ").has_value());   // tail past 2^63-1
+  EXPECT_FALSE(ParseDerivedId(NewId(1'800'000'000'000).replace(10, 1, "8")).has_value());
+}
+
+TEST(DerivedId, PrefixRangeBoundsTimeAndSeq) {
+  const std::string id = DerivedId(1'800'000'000'000, 70000);
+  for (std::size_t k = 1; k <= id.size(); ++k) {
+    auto r = DerivedIdPrefixRange(id.substr(0, k));
+    ASSERT_TRUE(r.has_value()) << k;
+    EXPECT_LE(r->ms_lo, 1'800'000'000'000) << k;
+    EXPECT_GE(r->ms_hi, 1'800'000'000'000) << k;
+    EXPECT_LE(r->seq_lo, 70000) << k;
+    EXPECT_GE(r->seq_hi, 70000) << k;
+  }
+  auto whole_time = DerivedIdPrefixRange(id.substr(0, 10));
+  EXPECT_EQ(whole_time->ms_lo, whole_time->ms_hi);
+  EXPECT_EQ(whole_time->seq_lo, 0);
+  EXPECT_EQ(whole_time->seq_hi, std::numeric_limits<std::int64_t>::max());
+  auto exact = DerivedIdPrefixRange(id);
+  EXPECT_EQ(exact->seq_lo, 70000);
+  EXPECT_EQ(exact->seq_hi, 70000);
+  auto near = DerivedIdPrefixRange(id.substr(0, 25));  // the last character open: 32 seqs
+  EXPECT_EQ(near->seq_hi - near->seq_lo, 31);
+  EXPECT_FALSE(DerivedIdPrefixRange("01M9*").has_value());
+  EXPECT_FALSE(DerivedIdPrefixRange("9ZZZ").has_value());
+  EXPECT_FALSE(DerivedIdPrefixRange(id + "0").has_value());
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include "kioku/sdk/ids.hpp"
 #include "kioku/sdk/sql.hpp"
+#include "kioku/sdk/tool.hpp"
 
 namespace kioku::semantic {
 
@@ -19,9 +20,8 @@ std::int64_t EnsureEntity(const Env& env, const std::string& type, const std::st
     q->reset();
   }
   sdk::CachedStatement ins = env.Stmt(
-      "INSERT INTO semantic_entities(id, type, name, norm_name, created_at) "
-      "VALUES (?, ?, ?, ?, ?)");
-  sdk::Bind(*ins, sdk::NewId(now_ms), type, name == norm ? std::string() : name, norm, now_ms);
+      "INSERT INTO semantic_entities(type, name, norm_name, created_at) VALUES (?, ?, ?, ?)");
+  sdk::Bind(*ins, type, name == norm ? std::string() : name, norm, now_ms);
   ins->exec();
   return env.db.getLastInsertRowid();
 }
@@ -43,13 +43,54 @@ void IndexNewEntities(const Env& env, std::int64_t floor) {
 }
 
 std::optional<Entity> LoadEntity(SQLite::Database& db, std::int64_t seq) {
-  SQLite::Statement q(db, std::string("SELECT e.seq, e.id, e.type, ") + kEntityNameSql +
+  SQLite::Statement q(db, std::string("SELECT e.seq, ") + kLegacyEntityIdSql + ", e.type, " + kEntityNameSql +
                               ", e.norm_name, e.created_at FROM semantic_entities e WHERE e.seq = ?");
   sdk::Bind(q, seq);
   if (!q.executeStep()) return std::nullopt;
-  return Entity{q.getColumn(0).getInt64(), q.getColumn(1).getString(), q.getColumn(2).getString(),
-                q.getColumn(3).getString(), q.getColumn(4).getString(),
-                q.getColumn(5).getInt64()};
+  const std::int64_t created_at = q.getColumn(5).getInt64();
+  return Entity{q.getColumn(0).getInt64(), EntityId(q.getColumn(1).getString(), created_at, seq),
+                q.getColumn(2).getString(), q.getColumn(3).getString(), q.getColumn(4).getString(), created_at};
+}
+
+std::string EntityId(const std::string& legacy, std::int64_t created_at, std::int64_t seq) {
+  return legacy.empty() ? sdk::DerivedId(created_at, seq) : legacy;
+}
+
+std::optional<std::int64_t> ResolveEntityId(SQLite::Database& db, std::string_view typed) {
+  std::string upper(typed);
+  for (char& c : upper) {
+    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
+  }
+  constexpr std::size_t kListed = 5;
+  std::vector<std::pair<std::string, std::int64_t>> found;  // (id, seq), at most kListed + 1
+  {
+    // Legacy ids: an index range, as sdk::ResolveIdPrefix does ('[' follows 'Z').
+    SQLite::Statement q(db, "SELECT id, entity_seq FROM semantic_entity_ids WHERE id >= ? AND id < ? ORDER BY id LIMIT " +
+                                std::to_string(kListed + 1));
+    sdk::Bind(q, upper, upper + "[");
+    while (q.executeStep()) {
+      found.emplace_back(q.getColumn(0).getString(), q.getColumn(1).getInt64());
+      if (found.back().first == upper) return found.back().second;
+    }
+  }
+  if (auto range = sdk::DerivedIdPrefixRange(upper)) {
+    SQLite::Statement q(db, "SELECT e.seq, e.created_at FROM semantic_entities e WHERE e.seq BETWEEN ? AND ? "
+                            "AND e.created_at BETWEEN ? AND ? AND NOT EXISTS (SELECT 1 FROM semantic_entity_ids i "
+                            "WHERE i.entity_seq = e.seq) ORDER BY e.created_at, e.seq LIMIT " +
+                                std::to_string(kListed + 1));
+    sdk::Bind(q, range->seq_lo, range->seq_hi, range->ms_lo, range->ms_hi);
+    while (q.executeStep() && found.size() <= kListed) {
+      const std::int64_t seq = q.getColumn(0).getInt64();
+      found.emplace_back(sdk::DerivedId(q.getColumn(1).getInt64(), seq), seq);
+    }
+  }
+  if (found.empty()) return std::nullopt;
+  if (found.size() == 1) return found.front().second;
+  std::string list;
+  for (std::size_t i = 0; i < found.size() && i < kListed; ++i) list += (i ? ", " : "") + found[i].first;
+  if (found.size() > kListed) list += ", …";
+  throw sdk::ToolError("id prefix '" + std::string(typed) + "' matches several entity ids: " + list +
+                       "; send more characters");
 }
 
 }  // namespace kioku::semantic

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
@@ -26,8 +27,24 @@ struct Entity {
 /// the same as `norm_name` (most paths and names are), so the row keeps one copy.
 inline constexpr const char* kEntityNameSql = "coalesce(nullif(e.name, ''), e.norm_name)";
 
-/// Returns the seq of (norm, type), creating the entity (ULID id, display `name`) when
-/// missing. Must run inside a write transaction.
+/// Over the alias `e`: the id an entity was given while ids were stored (migration 12 kept
+/// them in semantic_entity_ids), '' for entities made since.
+inline constexpr const char* kLegacyEntityIdSql =
+    "coalesce((SELECT i.id FROM semantic_entity_ids i WHERE i.entity_seq = e.seq), '')";
+
+/// An entity's id: `legacy` (kLegacyEntityIdSql) when it has one, else
+/// sdk::DerivedId(created_at, seq), a ULID-shaped id computed, not stored.
+std::string EntityId(const std::string& legacy, std::int64_t created_at, std::int64_t seq);
+
+/// The seq of the entity whose id is, or starts with, `typed` (>= 4 characters, either
+/// case): a legacy id by its index, a derived one decoded to a range of seqs and creation
+/// times (a prefix that fixes only part of the time scans the table). nullopt when none is;
+/// sdk::ToolError "id prefix 'x' matches several entity ids: a, b; send more characters"
+/// when several are.
+std::optional<std::int64_t> ResolveEntityId(SQLite::Database& db, std::string_view typed);
+
+/// Returns the seq of (norm, type), creating the entity (display `name`) when missing.
+/// Must run inside a write transaction.
 std::int64_t EnsureEntity(const Env& env, const std::string& type, const std::string& name,
                           const std::string& norm, std::int64_t now_ms);
 

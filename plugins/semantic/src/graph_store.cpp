@@ -140,18 +140,8 @@ std::optional<Entity> FindEntity(SQLite::Database& db, const std::string& name_o
                                 (c >= 'a' && c <= 'z');
                        });
   if (!id_like) return std::nullopt;
-  std::string id;
-  try {
-    id = sdk::ResolveIdPrefix(db, "semantic_entities", "id", std::string(t), "entity");
-  } catch (const sdk::ToolError& e) {
-    const std::string what = e.what();
-    if (what.find("matches several") != std::string::npos) throw;
-    return std::nullopt;
-  }
-  SQLite::Statement q(db, "SELECT seq FROM semantic_entities WHERE id = ?");
-  sdk::Bind(q, id);
-  if (!q.executeStep()) return std::nullopt;
-  return LoadEntity(db, q.getColumn(0).getInt64());
+  const std::optional<std::int64_t> seq = ResolveEntityId(db, t);
+  return seq ? LoadEntity(db, *seq) : std::nullopt;
 }
 
 Entity EnsureNamedEntity(const Env& env, const std::string& name, const std::string& type,

@@ -66,14 +66,16 @@ sdk::ToolResult GetMemory(ToolContext& ctx, const Json& args, const sdk::CallCon
   }
   Json entities = Json::array();
   {
-    SQLite::Statement q(env.db, std::string("SELECT e.id, e.type, ") + kEntityNameSql +
+    SQLite::Statement q(env.db, std::string("SELECT ") + kLegacyEntityIdSql + ", e.created_at, e.seq, e.type, " +
+                                    kEntityNameSql +
                                     " FROM semantic_memory_entities me JOIN semantic_entities e ON e.seq = "
                                     "me.entity_seq WHERE me.memory_seq = ? ORDER BY e.seq");
     sdk::Bind(q, m.seq);
     while (q.executeStep()) {
-      entities.push_back({{"id", q.getColumn(0).getString()},
-                          {"type", q.getColumn(1).getString()},
-                          {"name", q.getColumn(2).getString()}});
+      entities.push_back(
+          {{"id", EntityId(q.getColumn(0).getString(), q.getColumn(1).getInt64(), q.getColumn(2).getInt64())},
+           {"type", q.getColumn(3).getString()},
+           {"name", q.getColumn(4).getString()}});
     }
   }
   Json supersedes = Json::array();

@@ -8,8 +8,10 @@
 #include <SQLiteCpp/Database.h>
 
 #include "anchors.hpp"
+#include "entity_store.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/fts.hpp"
+#include "kioku/sdk/ids.hpp"
 #include "memory_store.hpp"
 #include "normalize.hpp"
 #include "schema.hpp"
@@ -73,6 +75,17 @@ TEST_F(HardeningTest, UnicodeVariantsShareOneKey) {
   EXPECT_EQ(Count("semantic_relations"), 1);
 }
 
+// A database the first `version` migrations made (sdk::OpenDatabase: foreign keys on).
+SQLite::Database MigratedTo(std::size_t version) {
+  SQLite::Database db = sdk::OpenDatabase(":memory:");
+  const auto migrations = Migrations();
+  for (std::size_t i = 0; i < version; ++i) {
+    if (!migrations[i].sql.empty()) db.exec(migrations[i].sql);
+    if (migrations[i].apply) migrations[i].apply(db);
+  }
+  return db;
+}
+
 TEST(UnicodeMigration, RekeysStoredKeysAndMergesEntities) {
   SQLite::Database db(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
   const auto migrations = Migrations();
@@ -122,14 +135,10 @@ TEST(UnicodeMigration, RekeysStoredKeysAndMergesEntities) {
 // Version 7 rebuilds the substring indexes without positions; what version 6 indexed is
 // found again, and the indexes agree with their content tables.
 TEST(SubstringIndexMigration, RebuildsTheTrigramIndexesWithoutPositions) {
-  SQLite::Database db = sdk::OpenDatabase(":memory:");
   const auto migrations = Migrations();
   ASSERT_GE(migrations.size(), 7u);
   ASSERT_EQ(migrations[6].version, 7);
-  for (std::size_t i = 0; i < 6; ++i) {
-    if (!migrations[i].sql.empty()) db.exec(migrations[i].sql);
-    if (migrations[i].apply) migrations[i].apply(db);
-  }
+  SQLite::Database db = MigratedTo(6);
   db.exec("INSERT INTO semantic_memories(id, kind, text, status, scope, captured_at, updated_at, dedup_hash) "
           "VALUES ('M1', 'fact', 'Authentication uses PKCE', 'active', 'global', 0, 0, 0)");
   db.exec("INSERT INTO semantic_entities(id, type, name, norm_name, created_at) "
@@ -158,14 +167,10 @@ TEST(SubstringIndexMigration, RebuildsTheTrigramIndexesWithoutPositions) {
 // index rebuilt over the normalized names; a store of version 8 keeps every name readable
 // and findable.
 TEST(EntityNamesMigration, EmptiesNamesThatEqualTheirNormalFormAndReindexes) {
-  SQLite::Database db = sdk::OpenDatabase(":memory:");
   const auto migrations = Migrations();
   ASSERT_GE(migrations.size(), 9u);
   ASSERT_EQ(migrations[8].version, 9);
-  for (std::size_t i = 0; i < 8; ++i) {
-    if (!migrations[i].sql.empty()) db.exec(migrations[i].sql);
-    if (migrations[i].apply) migrations[i].apply(db);
-  }
+  SQLite::Database db = MigratedTo(8);
   db.exec("INSERT INTO semantic_entities(id, type, name, norm_name, created_at) VALUES "
           "('E1', 'file', 'src/auth/session.ts', 'src/auth/session.ts', 0), "
           "('E2', 'identifier', 'validateToken', 'validatetoken', 0)");
@@ -185,6 +190,53 @@ TEST(EntityNamesMigration, EmptiesNamesThatEqualTheirNormalFormAndReindexes) {
     q.executeStep();
     EXPECT_EQ(q.getColumn(0).getInt(), 1) << needle;
   }
+}
+
+// Version 12 drops the stored entity ids: the ids handed out before stay valid (kept in
+// semantic_entity_ids, found by id and prefix, deleted with their entity), entities made
+// after are named by sdk::DerivedId, and the table rebuild loses no link or relation.
+TEST(DerivedEntityIdsMigration, KeepsIdsHandedOutAndNamesNewEntitiesByDerivedIds) {
+  const auto migrations = Migrations();
+  ASSERT_GE(migrations.size(), 12u);
+  ASSERT_EQ(migrations[11].version, 12);
+  SQLite::Database db = MigratedTo(11);  // foreign keys on, as a server has them
+  db.exec("INSERT INTO semantic_memories(id, kind, text, status, scope, captured_at, updated_at, dedup_hash) "
+          "VALUES ('M1', 'fact', 'session.ts uses jose', 'active', 'global', 0, 0, 0)");
+  db.exec("INSERT INTO semantic_entities(id, type, name, norm_name, created_at) VALUES "
+          "('01JF0000000000000000000AAA', 'file', '', 'src/auth/session.ts', 5), "
+          "('01JF0000000000000000000BBB', 'library', '', 'jose', 5)");
+  db.exec("INSERT INTO semantic_entities_fts(rowid, norm_name) SELECT seq, norm_name FROM semantic_entities");
+  db.exec("INSERT INTO semantic_memory_entities(memory_seq, entity_seq) VALUES (1, 1), (1, 2)");
+  db.exec("INSERT INTO semantic_relations(id, from_seq, type, to_seq, valid_from, recorded_at) "
+          "VALUES ('R1', 1, 'uses', 2, 0, 0)");
+  db.exec("BEGIN");
+  db.exec(migrations[11].sql);
+  db.exec("COMMIT");
+
+  EXPECT_FALSE(db.execAndGet("SELECT count(*) FROM pragma_table_info('semantic_entities') WHERE name = 'id'").getInt());
+  EXPECT_EQ(db.execAndGet("SELECT count(*) FROM pragma_foreign_key_check").getInt(), 0);
+  EXPECT_EQ(db.execAndGet("SELECT count(*) FROM semantic_memory_entities").getInt(), 2);
+  EXPECT_EQ(db.execAndGet("SELECT count(*) FROM semantic_relations").getInt(), 1);
+  db.exec("INSERT INTO semantic_entities_fts(semantic_entities_fts) VALUES ('integrity-check')");
+  EXPECT_EQ(LoadEntity(db, 1)->id, "01JF0000000000000000000AAA");
+  EXPECT_EQ(ResolveEntityId(db, "01jf0000000000000000000bbb"), 2);  // either case
+  EXPECT_EQ(ResolveEntityId(db, "01JF0000000000000000000B"), 2);     // a prefix
+  EXPECT_THROW(ResolveEntityId(db, "01JF0000"), sdk::ToolError);     // both
+  EXPECT_EQ(ResolveEntityId(db, "01JG"), std::nullopt);
+
+  db.exec("INSERT INTO semantic_entities(type, name, norm_name, created_at) VALUES ('identifier', '', 'sign', 1796513101620)");
+  const Entity made = *LoadEntity(db, 3);
+  EXPECT_EQ(made.id, sdk::DerivedId(1796513101620, 3));
+  EXPECT_EQ(ResolveEntityId(db, made.id), 3);
+  EXPECT_EQ(ResolveEntityId(db, made.id.substr(0, 12)), 3);
+  // A later entity that takes a deleted one's seq is not named by the deleted one's id.
+  db.exec("DELETE FROM semantic_entities WHERE seq = 3");
+  db.exec("INSERT INTO semantic_entities(type, name, norm_name, created_at) VALUES ('identifier', '', 'verify', 1796513101999)");
+  EXPECT_EQ(ResolveEntityId(db, made.id), std::nullopt);
+  db.exec("DELETE FROM semantic_memory_entities WHERE entity_seq = 1");
+  db.exec("DELETE FROM semantic_relations");
+  db.exec("DELETE FROM semantic_entities WHERE seq = 1");
+  EXPECT_EQ(db.execAndGet("SELECT count(*) FROM semantic_entity_ids").getInt(), 1);  // went with its entity
 }
 
 TEST_F(HardeningTest, EpochUntilIsAFilterNotUnset) {

@@ -3,7 +3,9 @@
 /// Sortable unique ids.
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 
 namespace kioku::sdk {
 
@@ -12,5 +14,30 @@ namespace kioku::sdk {
 /// same millisecond by one process are strictly increasing (the spec's monotonic rule).
 /// `unix_ms` is clamped to [0, 2^48-1]. Thread-safe.
 std::string NewId(std::int64_t unix_ms);
+
+/// A ULID-shaped id computed from a row instead of stored in it: `unix_ms` in the 48-bit time
+/// part (as NewId, clamped alike) and `seq` (>= 0) in the low 63 bits of the 80-bit tail, the
+/// rest zero; e.g. DerivedId(1796513101620, 2) == "01M948CXSM0000000000000002". A table whose
+/// rows are named this way needs no id column or index: the id is decoded back to the row's
+/// key (ParseDerivedId) and checked against its time. Sorts by time, then seq.
+std::string DerivedId(std::int64_t unix_ms, std::int64_t seq);
+
+struct DerivedIdParts {
+  std::int64_t unix_ms = 0;
+  std::int64_t seq = 0;
+};
+/// The parts of a DerivedId, case-insensitively; nullopt for anything else (not 26 Crockford
+/// base32 characters, or a tail above 2^63-1, as a random ULID's almost always is).
+std::optional<DerivedIdParts> ParseDerivedId(std::string_view id);
+
+/// The derived ids starting with `prefix` (case-insensitive) are those whose time lies in
+/// [ms_lo, ms_hi] and whose seq lies in [seq_lo, seq_hi], both inclusive; nullopt when no
+/// DerivedId starts so (a character outside Crockford base32, over 26 characters, a time past
+/// 48 bits or a tail past 2^63-1).
+struct DerivedIdRange {
+  std::int64_t ms_lo = 0, ms_hi = 0;
+  std::int64_t seq_lo = 0, seq_hi = 0;
+};
+std::optional<DerivedIdRange> DerivedIdPrefixRange(std::string_view prefix);
 
 }  // namespace kioku::sdk
