@@ -4,6 +4,7 @@
 //
 //   node profile.mjs --home /tmp/k100k --size 100000 --phase write
 //   node profile.mjs --home /tmp/k100k --size 100000 --phase search --rounds 20
+//   node profile.mjs --home /tmp/k100k --size 101000 --from 100000 --phase write   (items 100,000..100,999 only)
 //
 // Prints the phase's wall time and, for searches, the p50 round trip, and the server's pid
 // on stderr before the phase starts (KIOKU_PROFILE_WAIT_MS gives time to attach).
@@ -22,6 +23,7 @@ const { values: o } = parseArgs({
     size: { type: 'string', default: '10000' },
     phase: { type: 'string', default: 'search' },
     rounds: { type: 'string', default: '10' },
+    from: { type: 'string', default: '0' },
     tool: { type: 'string', default: 'memory_recall' },
     kioku: { type: 'string', default: process.env.KIOKU_BIN ?? path.resolve('../../build/ci/bin/kioku') },
   },
@@ -41,8 +43,10 @@ const call = async (name, args) => {
 };
 const t0 = nowMs();
 if (o.phase === 'write') {
-  for (const b of batches(size)) await call('memory_remember', { memories: b.map((it) => ({ text: it.text, kind: 'fact' })) });
-  process.stderr.write(`write ${size}: ${(nowMs() - t0).toFixed(0)} ms, ${((size / (nowMs() - t0)) * 1000).toFixed(0)}/s\n`);
+  const from = Number(o.from);
+  for (const b of batches(size, from)) await call('memory_remember', { memories: b.map((it) => ({ text: it.text, kind: 'fact' })) });
+  const n = size - from;
+  process.stderr.write(`write ${n}: ${(nowMs() - t0).toFixed(0)} ms, ${((n / (nowMs() - t0)) * 1000).toFixed(0)}/s\n`);
 } else {
   const ms = [];
   for (let r = 0; r < Number(o.rounds); ++r) {

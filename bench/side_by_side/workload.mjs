@@ -21,9 +21,9 @@ export function item(i) {
   return { w, n, name: `${w}_${n}`, text: `module ${w}_${n} handles ${w} requests via src/${w}/file${n}.ts` };
 }
 
-/** The items of `size` in batches of BATCH, in write order. */
-export function* batches(size) {
-  for (let start = 0; start < size; start += BATCH) {
+/** The items of `size` from item `from` on, in batches of BATCH, in write order. */
+export function* batches(size, from = 0) {
+  for (let start = from; start < size; start += BATCH) {
     const batch = [];
     for (let i = start; i < Math.min(size, start + BATCH); ++i) batch.push(item(i));
     yield batch;

@@ -4,6 +4,8 @@
 // schema rejection → unknown tool → invalid UTF-8 output → still serving; agent identity.
 
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -13,12 +15,14 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 
 import {
+  FIXTURE_PLUGIN_DIR,
   FIXTURE_TOOLS,
   KIOKU_BIN,
   RawStdioServer,
   checkPrerequisites,
   httpUnsupportedReason,
   makeSandbox,
+  runCli,
   serveArgs,
   startHttpServer,
   withTimeout,
@@ -237,6 +241,42 @@ describe('agent identity over stdio', () => {
       assert.equal(result.structuredContent.agent_id, 'client-name-as-agent');
     } finally {
       await s.client.close();
+      sandbox.cleanup();
+    }
+  });
+});
+
+describe('the daily snapshot of kioku serve', () => {
+  // Taken beside the server (not before it answers): the server serves while it runs, and
+  // an exit waits for it, so the snapshot is there, whole, once the process has gone.
+  test('a server on an existing database answers and leaves a whole snapshot when it exits', async () => {
+    const sandbox = makeSandbox();
+    try {
+      for (let run = 0; run < 2; ++run) {  // the first start creates the database, the second snapshots it
+        const server = new RawStdioServer(sandbox);
+        try {
+          const init = await server.request('initialize', {
+            protocolVersion: '2025-11-25',
+            capabilities: {},
+            clientInfo: { name: 'raw', version: '1' },
+          });
+          assert.equal(init.result.serverInfo.name, 'kioku');
+          await server.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+          const said = await server.request('tools/call', { name: 'echo_say', arguments: { text: `run ${run}` } });
+          assert.equal(said.result.isError ?? false, false);
+          assert.deepEqual(await server.endAndWait(), { code: 0, signal: null });
+        } finally {
+          server.kill();
+        }
+      }
+      const backups = path.join(sandbox.home, 'backups');
+      const names = readdirSync(backups);
+      assert.equal(names.filter((n) => n.endsWith('.tmp')).length, 0, `no half-written copy: ${names}`);
+      const snapshots = names.filter((n) => n.endsWith('.db'));
+      assert.equal(snapshots.length, 1, `one snapshot (named .db only after its integrity_check passed): ${names}`);
+      const listed = await runCli(sandbox, ['--plugin-dir', FIXTURE_PLUGIN_DIR, 'backup', 'list']);
+      assert.match(listed.stdout, new RegExp(snapshots[0].replace(/[.]/g, '[.]')), listed.stderr);
+    } finally {
       sandbox.cleanup();
     }
   });
