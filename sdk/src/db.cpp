@@ -138,6 +138,7 @@ void WithWriteTransaction(SQLite::Database& db, const std::function<void()>& bod
     body();
     return;
   }
+  const auto start = std::chrono::steady_clock::now();
   for (int attempt = 1;; ++attempt) {
     try {
       db.exec("BEGIN IMMEDIATE");
@@ -147,6 +148,15 @@ void WithWriteTransaction(SQLite::Database& db, const std::function<void()>& bod
     } catch (const SQLite::Exception& e) {
       RollbackQuietly(db);
       if (!IsBusyError(e) || attempt >= max_attempts) throw;
+      // An attempt that met a lock another process holds has already waited out the busy
+      // timeout inside SQLite; trying again would multiply that wait (12 attempts of 5 s
+      // kept a call a minute). Retries are for busy errors that come back at once (a WAL
+      // snapshot gone stale, a table locked by this process's other connection): only while
+      // the whole call is still within one busy timeout (0: SQLite does not wait, or a busy
+      // handler of the caller's does; then the retries are the wait).
+      const int timeout_ms = db.execAndGet("PRAGMA busy_timeout").getInt();
+      const auto waited = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - start);
+      if (timeout_ms > 0 && waited.count() >= timeout_ms) throw;
     } catch (...) {
       RollbackQuietly(db);
       throw;

@@ -9,6 +9,7 @@
 #include <mutex>
 #include <random>
 #include <stdexcept>
+#include <string_view>
 #include <thread>
 
 #include <SQLiteCpp/SQLiteCpp.h>
@@ -194,6 +195,31 @@ TEST_F(WriteTransactionTest, RetriesRealLockContentionAcrossConnections) {
   releaser.join();
   EXPECT_GE(signal.busy_calls.load(), 1);
   EXPECT_EQ(CountRows(*db_, "t"), 2);
+}
+
+// A lock another connection holds throughout: SQLite waits out the busy timeout in the
+// first attempt, and that wait is not repeated (12 attempts of 5 s kept a call a minute).
+TEST_F(WriteTransactionTest, ALockHeldPastTheBusyTimeoutIsWaitedForOnce) {
+  SQLite::Database other = OpenDatabase(dir_.File("k.db"), 30);
+  int begins = 0;
+  sqlite3_trace_v2(
+      other.getHandle(), SQLITE_TRACE_STMT,
+      [](unsigned, void* n, void*, void* sql) -> int {
+        if (std::string_view(static_cast<const char*>(sql)) == "BEGIN IMMEDIATE") ++*static_cast<int*>(n);
+        return 0;
+      },
+      &begins);
+  db_->exec("BEGIN IMMEDIATE");
+  int calls = 0;
+  try {
+    WithWriteTransaction(other, [&] { ++calls; });
+    ADD_FAILURE() << "expected SQLITE_BUSY";
+  } catch (const SQLite::Exception& e) {
+    EXPECT_TRUE(IsBusyError(e)) << e.what();
+  }
+  db_->exec("ROLLBACK");
+  EXPECT_EQ(begins, 1);
+  EXPECT_EQ(calls, 0);
 }
 
 class ResolveIdPrefixTest : public ::testing::Test {

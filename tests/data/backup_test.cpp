@@ -182,6 +182,44 @@ TEST(Backup, NeverOverwritesAndRotatesAndAutoSnapshotsByAge) {
   EXPECT_FALSE(host::AutoSnapshot(db_path, settings, tmp.path, 1'000'000 + 100 * hour).has_value());
 }
 
+// A server that stops while its automatic snapshot runs abandons it: nothing is left in the
+// backup folder, and the next start takes it. A copy a killed process left is removed then.
+TEST(Backup, AStoppedSnapshotLeavesNothingAndAKilledOnesCopyIsRemovedLater) {
+  TempDir tmp;
+  const fs::path db_path = tmp.path / "kioku.db";
+  CreateDatabase(db_path);
+  {
+    auto db = sdk::OpenDatabase(db_path.string());
+    db.exec("WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) "
+            "INSERT INTO pairs SELECT i, 1, 'some text' FROM n");
+  }
+  const fs::path dir = tmp.path / "b";
+  int asked = 0;
+  try {
+    host::TakeSnapshot(db_path, dir, 1'000'000, [&asked] { return ++asked >= 1; });
+    ADD_FAILURE() << "the snapshot ran to the end although asked to stop";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("interrupt"), std::string::npos) << e.what();
+  }
+  EXPECT_GE(asked, 1);
+  EXPECT_TRUE(fs::is_empty(dir));
+
+  // Copies named for a process that is gone (pid 2^22 + 1 is above Linux's pid_max) go;
+  // one of a running process (this one) stays.
+  const fs::path gone = dir / ".kioku-snapshot-4194305-19700101T000000000Z.tmp";
+  const fs::path gone_journal = dir / ".kioku-snapshot-4194305-19700101T000000000Z.tmp-journal";
+  const fs::path running = dir / (".kioku-snapshot-" + std::to_string(::getpid()) + "-19700101T000000000Z.tmp");
+  for (const fs::path& p : {gone, gone_journal, running}) std::fclose(std::fopen(p.c_str(), "w"));
+  host::BackupSettings settings;
+  settings.dir = dir;
+  settings.auto_after_hours = 24;
+  ASSERT_TRUE(host::AutoSnapshot(db_path, settings, tmp.path, 2'000'000).has_value());
+  EXPECT_FALSE(fs::exists(gone));
+  EXPECT_FALSE(fs::exists(gone_journal));
+  EXPECT_TRUE(fs::exists(running));
+  EXPECT_EQ(host::ListSnapshots(dir).size(), 1u);
+}
+
 TEST(Backup, RestoreRefusesBrokenOrNewerFilesAndChangesNothing) {
   TempDir tmp;
   const fs::path db_path = tmp.path / "kioku.db";

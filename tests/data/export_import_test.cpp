@@ -2,6 +2,10 @@
 // the database as it was.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
+#include <map>
+
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include "data/data_export.hpp"
@@ -134,6 +138,76 @@ TEST(ExportImport, MergeIntoNonEmptyDatabaseRemapsKeys) {
   EXPECT_EQ(q.getColumn(0).getInt(), 2);
   auto graph = b.runtime->CallTool("entity_graph", {{"query", "api-one"}}, testing::TestRuntime::DefaultCaller());
   EXPECT_NE(graph.text.find("postgres"), std::string::npos) << graph.text;
+}
+
+// Entity ids are computed from seq (migration 12), and an import renumbers and merges
+// entities: every id the file showed still names the same entity, the target's own ids
+// stay as they were, and an id the target already uses keeps its meaning.
+TEST(ExportImport, EntityIdsOfTheFileStillNameTheirEntitiesAfterAMerge) {
+  const auto ids = [](testing::TestRuntime& rt) {
+    std::map<std::string, std::string> by_name;
+    auto g = rt.runtime->CallTool("entity_graph", {{"query", "api-"}}, testing::TestRuntime::DefaultCaller());
+    for (const json& e : g.structured["entities"]) by_name[e["name"]] = e["id"];
+    auto pg = rt.runtime->CallTool("entity_graph", {{"entity", "postgres"}}, testing::TestRuntime::DefaultCaller());
+    for (const json& e : pg.structured["entities"]) by_name[e["name"]] = e["id"];
+    return by_name;
+  };
+  const auto named = [](testing::TestRuntime& rt, const std::string& id) {
+    auto g = rt.runtime->CallTool("entity_graph", {{"entity", id}}, testing::TestRuntime::DefaultCaller());
+    return g.structured.value("entities", json::array()).empty() ? std::string("?") : g.structured["entities"][0]["name"].get<std::string>();
+  };
+  testing::TestRuntime a;
+  AddAll(a);
+  Ok(a, "entity_relate", {{"from", "api-zero"}, {"type", "uses"}, {"to", "redis"}});  // shifts a's seqs
+  Populate(a, "one");
+  const auto from_a = ids(a);
+  ASSERT_EQ(from_a.count("api-one"), 1u);
+  ASSERT_EQ(from_a.count("postgres"), 1u);
+  testing::TestRuntime b;
+  AddAll(b);
+  // Derived ids are unique within a database; two databases' collide only for entities made
+  // in the same millisecond with the same seq, which two manual clocks started alike would do.
+  b.clock->Advance(60'000);
+  Populate(b, "two");  // its own api-two and postgres, at other seqs
+  const auto before = ids(b);
+  host::ImportExport(*b.runtime, host::BuildExport(*a.runtime, "test"));
+  for (const auto& [name, id] : from_a) EXPECT_EQ(named(b, id), name) << id;
+  for (const auto& [name, id] : before) EXPECT_EQ(named(b, id), name) << id;
+  EXPECT_EQ(ids(b).at("api-two"), before.at("api-two"));
+  EXPECT_EQ(ids(b).at("postgres"), before.at("postgres"));  // merged: shown as the target showed it
+  EXPECT_EQ(ids(b).at("api-one"), from_a.at("api-one"));    // new here: shown as the file showed it
+  auto again = host::ImportExport(*b.runtime, host::BuildExport(*a.runtime, "test"));
+  EXPECT_EQ(again["semantic"].inserted, 0);
+}
+
+// A file written before entity ids were computed carries an `id` column on
+// semantic_entities: it imports, and those ids keep naming their entities.
+TEST(ExportImport, SectionWithStoredEntityIdsImports) {
+  testing::TestRuntime a;
+  AddAll(a);
+  Populate(a, "one");
+  json envelope = host::BuildExport(*a.runtime, "test");
+  json& entities = envelope["sections"]["semantic"]["tables"]["semantic_entities"];
+  json& columns = entities["columns"];
+  const auto norm = static_cast<std::size_t>(std::find(columns.begin(), columns.end(), "norm_name") - columns.begin());
+  columns.insert(columns.begin() + 1, "id");
+  int n = 0;
+  std::string api_one;
+  for (json& row : entities["rows"]) {
+    const std::string id = "01JF00000000000000000000" + std::to_string(10 + n++);
+    if (row[norm] == "api-one") api_one = id;
+    row.insert(row.begin() + 1, id);
+  }
+  ASSERT_FALSE(api_one.empty());
+  testing::TestRuntime b;
+  AddAll(b);
+  Populate(b, "two");
+  host::ImportExport(*b.runtime, envelope);
+  auto g = b.runtime->CallTool("entity_graph", {{"entity", api_one}}, testing::TestRuntime::DefaultCaller());
+  ASSERT_FALSE(g.structured["entities"].empty()) << g.text;
+  EXPECT_EQ(g.structured["entities"][0]["name"], "api-one");
+  EXPECT_EQ(g.structured["entities"][0]["id"], api_one);  // new here: shown as the file showed it
+  EXPECT_EQ(b.Db().execAndGet("SELECT count(*) FROM semantic_entity_ids WHERE id LIKE '01JF%'").getInt(), n);
 }
 
 // A file written before a layer renamed its time columns (working v3, procedural v2,

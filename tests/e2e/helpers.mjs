@@ -226,8 +226,15 @@ export class RawStdioServer {
       for (const w of this._waiters.splice(0)) w.reject(new Error(`${this._ended} before ${w.what}; stderr:\n${this.stderr}`));
     });
     this.child.stderr.setEncoding('utf8');
+    this._stderrWaiters = [];
     this.child.stderr.on('data', (d) => {
       this.stderr += d;
+      for (const w of [...this._stderrWaiters]) {
+        if (w.pattern.test(this.stderr)) {
+          this._stderrWaiters.splice(this._stderrWaiters.indexOf(w), 1);
+          w.resolve();
+        }
+      }
     });
     this.child.stdout.on('data', (chunk) => this._onData(chunk));
     if (this.child.stdin) this.child.stdin.on('error', () => {}); // EPIPE after exit is fine
@@ -258,6 +265,17 @@ export class RawStdioServer {
         w.resolve(found.msg);
       }
     }
+  }
+
+  /** Resolves once kioku's log (stderr) matches `pattern`. */
+  waitForLog(pattern, what = `a log line matching ${pattern}`) {
+    return withTimeout(
+      new Promise((resolve) => {
+        if (pattern.test(this.stderr)) resolve();
+        else this._stderrWaiters.push({ pattern, resolve });
+      }),
+      what,
+    );
   }
 
   /** Writes `data` (object → one JSON line; string/Buffer → as is). */

@@ -247,9 +247,9 @@ describe('agent identity over stdio', () => {
 });
 
 describe('the daily snapshot of kioku serve', () => {
-  // Taken beside the server (not before it answers): the server serves while it runs, and
-  // an exit waits for it, so the snapshot is there, whole, once the process has gone.
-  test('a server on an existing database answers and leaves a whole snapshot when it exits', async () => {
+  // Taken beside the server (not before it answers): the server serves while it runs and
+  // logs the snapshot once it is whole (an exit before then abandons it: unit-tested).
+  test('a server on an existing database answers while it takes the daily snapshot', async () => {
     const sandbox = makeSandbox();
     try {
       for (let run = 0; run < 2; ++run) {  // the first start creates the database, the second snapshots it
@@ -264,6 +264,7 @@ describe('the daily snapshot of kioku serve', () => {
           await server.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
           const said = await server.request('tools/call', { name: 'echo_say', arguments: { text: `run ${run}` } });
           assert.equal(said.result.isError ?? false, false);
+          if (run === 1) await server.waitForLog(/automatic snapshot \//, 'the automatic snapshot');
           assert.deepEqual(await server.endAndWait(), { code: 0, signal: null });
         } finally {
           server.kill();

@@ -32,14 +32,19 @@ std::string DescribeBackupAge(const Config& config, const std::filesystem::path&
          std::to_string(all.size()) + " kept in " + BackupDir(config.backup, data_dir).string();
 }
 
-void RunAutoSnapshot(const Loaded& loaded) {
+void RunAutoSnapshot(const Loaded& loaded, std::stop_token stop) {
   try {
     const auto& options = loaded.runtime->Options();
-    if (auto taken = AutoSnapshot(options.db_path, loaded.config.backup, options.data_dir, NowMs())) {
+    if (auto taken = AutoSnapshot(options.db_path, loaded.config.backup, options.data_dir, NowMs(),
+                                  [&stop] { return stop.stop_requested(); })) {
       MakeLogger("host")->Info("automatic snapshot " + taken->path.string());
     }
   } catch (const std::exception& e) {
-    MakeLogger("host")->Warn(std::string("automatic snapshot failed: ") + e.what());
+    if (stop.stop_requested()) {
+      MakeLogger("host")->Info("automatic snapshot left for the next start: the server is stopping");
+    } else {
+      MakeLogger("host")->Warn(std::string("automatic snapshot failed: ") + e.what());
+    }
   }
 }
 

@@ -4,6 +4,7 @@
 
 #include <ostream>
 #include <istream>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -44,8 +45,9 @@ int Import(const GlobalOptions& global, const std::string& file, const std::stri
            const std::string& project, std::ostream& out);
 /// `kioku backup snapshot | list | restore FILE` (backup_command.cpp).
 int Backup(const GlobalOptions& global, const std::string& action, const std::string& file, std::ostream& out);
-/// The automatic snapshot at serve start (config backup.auto_after_hours); logs, never throws.
-void RunAutoSnapshot(const Loaded& loaded);
+/// The automatic snapshot at serve start (config backup.auto_after_hours); logs, never
+/// throws. `stop` requested: the snapshot is abandoned (the next start takes it).
+void RunAutoSnapshot(const Loaded& loaded, std::stop_token stop = {});
 /// One line on the newest snapshot for `kioku doctor`.
 std::string DescribeBackupAge(const Config& config, const std::filesystem::path& data_dir);
 /// `kioku init` (install) / `kioku uninstall`: fills the paths InitOptions leaves empty

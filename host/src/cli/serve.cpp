@@ -45,9 +45,10 @@ int Serve(const GlobalOptions& global, const ServeOptions& serve, int proto_out_
   // The daily snapshot (VACUUM INTO, then integrity_check of the copy: ~2 s at 100,000
   // memories) runs beside the server instead of before it, so a client's initialize is not
   // held up: VACUUM INTO reads in one read transaction, which WAL lets the server's writes
-  // run beside. Joined before Serve returns, so an exit never leaves it half done.
+  // run beside. When Serve returns, the thread is asked to stop (the copy is abandoned and
+  // removed; the next start takes it) and joined, so an exit is prompt and leaves no file.
   std::jthread snapshot;
-  if (had_database) snapshot = std::jthread([&loaded] { RunAutoSnapshot(loaded); });
+  if (had_database) snapshot = std::jthread([&loaded](std::stop_token stop) { RunAutoSnapshot(loaded, stop); });
   mcp::Dispatcher dispatcher(*loaded.runtime, MakeDispatcherOptions(loaded));
   const int wake_fd = InstallTerminationPipe();
   auto log = MakeLogger("host");

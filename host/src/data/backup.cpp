@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <map>
@@ -10,6 +11,8 @@
 
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <sqlite3.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -38,6 +41,32 @@ std::optional<std::int64_t> ParseStamp(const std::string& name) {
   tm.tm_year -= 1900;
   tm.tm_mon -= 1;
   return static_cast<std::int64_t>(::timegm(&tm)) * 1000 + ms;
+}
+
+// SQLite's progress handler: every 10,000 virtual-machine steps `stop` is asked, and true
+// interrupts the statement running on `db` (SQLITE_INTERRUPT, "interrupted").
+void StopWith(SQLite::Database& db, const StopRequested& stop) {
+  if (!stop) return;
+  sqlite3_progress_handler(
+      db.getHandle(), 10000,
+      [](void* f) -> int { return (*static_cast<const StopRequested*>(f))() ? 1 : 0; },
+      const_cast<StopRequested*>(&stop));
+}
+
+// The temporary copies (.kioku-snapshot-<pid>-<time>.tmp, and SQLite's -journal beside one)
+// whose process is gone: a snapshot killed mid-copy leaves one as large as the database.
+void RemoveAbandonedCopies(const fs::path& dir) {
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const std::string head = ".kioku-snapshot-";
+    if (name.rfind(head, 0) != 0 || name.find(".tmp") == std::string::npos) continue;
+    const long pid = std::strtol(name.c_str() + head.size(), nullptr, 10);
+    if (pid <= 0 || (::kill(static_cast<pid_t>(pid), 0) != 0 && errno == ESRCH)) {
+      std::error_code rm;
+      fs::remove(it->path(), rm);
+    }
+  }
 }
 
 std::string IntegrityCheck(SQLite::Database& db) {
@@ -78,7 +107,7 @@ std::vector<SnapshotInfo> ListSnapshots(const fs::path& dir) {
   return out;
 }
 
-SnapshotInfo TakeSnapshot(const fs::path& db_path, const fs::path& dir, std::int64_t now_ms) {
+SnapshotInfo TakeSnapshot(const fs::path& db_path, const fs::path& dir, std::int64_t now_ms, const StopRequested& stop) {
   std::error_code ec;
   if (!fs::is_regular_file(db_path, ec)) throw std::runtime_error("no database at " + db_path.string() + " to snapshot");
   MakePrivateDir(dir);
@@ -100,6 +129,7 @@ SnapshotInfo TakeSnapshot(const fs::path& db_path, const fs::path& dir, std::int
   }
   try {
     SQLite::Database src = sdk::OpenDatabase(db_path.string());
+    StopWith(src, stop);
     SQLite::Statement vacuum(src, "VACUUM INTO ?");
     vacuum.bind(1, tmp.string());
     vacuum.exec();
@@ -109,7 +139,13 @@ SnapshotInfo TakeSnapshot(const fs::path& db_path, const fs::path& dir, std::int
   ::chmod(tmp.c_str(), 0600);
   {
     SQLite::Database copy(tmp.string(), SQLite::OPEN_READONLY);
-    const std::string check = IntegrityCheck(copy);
+    StopWith(copy, stop);
+    std::string check;
+    try {
+      check = IntegrityCheck(copy);
+    } catch (const std::exception& e) {
+      throw std::runtime_error("snapshot of " + db_path.string() + " failed (integrity_check of the copy): " + e.what());
+    }
     if (check != "ok") throw std::runtime_error("snapshot failed integrity_check: " + check);
   }
   const fs::path target = LinkToFreeName(tmp, dir, kPrefix + FileStamp(now_ms), ".db");
@@ -127,14 +163,15 @@ std::vector<fs::path> RotateSnapshots(const fs::path& dir, int keep) {
 }
 
 std::optional<SnapshotInfo> AutoSnapshot(const fs::path& db_path, const BackupSettings& settings,
-                                         const fs::path& data_dir, std::int64_t now_ms) {
+                                         const fs::path& data_dir, std::int64_t now_ms, const StopRequested& stop) {
   std::error_code ec;
   if (settings.auto_after_hours <= 0 || !fs::is_regular_file(db_path, ec)) return std::nullopt;
   const fs::path dir = BackupDir(settings, data_dir);
+  RemoveAbandonedCopies(dir);
   auto all = ListSnapshots(dir);
   const auto max_age_ms = static_cast<std::int64_t>(settings.auto_after_hours * 3600.0 * 1000.0);
   if (!all.empty() && now_ms - all.front().taken_at_ms < max_age_ms) return std::nullopt;
-  SnapshotInfo taken = TakeSnapshot(db_path, dir, now_ms);
+  SnapshotInfo taken = TakeSnapshot(db_path, dir, now_ms, stop);
   RotateSnapshots(dir, settings.keep);
   return taken;
 }

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -37,18 +38,26 @@ std::filesystem::path BackupDir(const BackupSettings& settings, const std::files
 /// Snapshots, newest first (files named kioku-*.db whose name carries a time).
 std::vector<SnapshotInfo> ListSnapshots(const std::filesystem::path& dir);
 
+/// Asked now and then while a snapshot is taken (SQLite's progress handler, every few
+/// thousand virtual-machine steps); true stops it.
+using StopRequested = std::function<bool()>;
+
 /// Takes a snapshot of `db_path` into `dir` at `now_ms`. Throws std::runtime_error naming
-/// the step that failed (the temporary file is removed; nothing else changes).
-SnapshotInfo TakeSnapshot(const std::filesystem::path& db_path, const std::filesystem::path& dir, std::int64_t now_ms);
+/// the step that failed (the temporary file is removed; nothing else changes), also when
+/// `stop` asked it to stop ("… interrupted").
+SnapshotInfo TakeSnapshot(const std::filesystem::path& db_path, const std::filesystem::path& dir, std::int64_t now_ms,
+                          const StopRequested& stop = {});
 
 /// Deletes the oldest snapshots beyond `keep`; returns the deleted paths.
 std::vector<std::filesystem::path> RotateSnapshots(const std::filesystem::path& dir, int keep);
 
 /// TakeSnapshot + RotateSnapshots when the newest snapshot is older than
 /// `auto_after_hours` (or there is none and the database exists). Returns the snapshot
-/// taken, if any. Throws like TakeSnapshot.
+/// taken, if any. Throws like TakeSnapshot. First removes the temporary copies that
+/// snapshots of processes no longer running left in `dir` (killed mid-copy).
 std::optional<SnapshotInfo> AutoSnapshot(const std::filesystem::path& db_path, const BackupSettings& settings,
-                                         const std::filesystem::path& data_dir, std::int64_t now_ms);
+                                         const std::filesystem::path& data_dir, std::int64_t now_ms,
+                                         const StopRequested& stop = {});
 
 /// Checks `file` before a restore: it opens as SQLite, `PRAGMA integrity_check` is "ok", it
 /// has kioku's `kioku_migrations` table, and no plugin's version in it is above the one in

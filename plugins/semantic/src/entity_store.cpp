@@ -1,5 +1,7 @@
 #include "entity_store.hpp"
 
+#include <algorithm>
+
 #include "kioku/sdk/ids.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/tool.hpp"
@@ -43,7 +45,7 @@ void IndexNewEntities(const Env& env, std::int64_t floor) {
 }
 
 std::optional<Entity> LoadEntity(SQLite::Database& db, std::int64_t seq) {
-  SQLite::Statement q(db, std::string("SELECT e.seq, ") + kLegacyEntityIdSql + ", e.type, " + kEntityNameSql +
+  SQLite::Statement q(db, std::string("SELECT e.seq, ") + kShownEntityIdSql + ", e.type, " + kEntityNameSql +
                               ", e.norm_name, e.created_at FROM semantic_entities e WHERE e.seq = ?");
   sdk::Bind(q, seq);
   if (!q.executeStep()) return std::nullopt;
@@ -52,45 +54,97 @@ std::optional<Entity> LoadEntity(SQLite::Database& db, std::int64_t seq) {
                 q.getColumn(2).getString(), q.getColumn(3).getString(), q.getColumn(4).getString(), created_at};
 }
 
-std::string EntityId(const std::string& legacy, std::int64_t created_at, std::int64_t seq) {
-  return legacy.empty() ? sdk::DerivedId(created_at, seq) : legacy;
+std::string EntityId(const std::string& shown, std::int64_t created_at, std::int64_t seq) {
+  return shown.empty() ? sdk::DerivedId(created_at, seq) : shown;
 }
 
-std::optional<std::int64_t> ResolveEntityId(SQLite::Database& db, std::string_view typed) {
-  std::string upper(typed);
-  for (char& c : upper) {
+namespace {
+
+constexpr std::size_t kListedIds = 5;
+
+std::string AsciiUpper(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) {
     if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
   }
-  constexpr std::size_t kListed = 5;
-  std::vector<std::pair<std::string, std::int64_t>> found;  // (id, seq), at most kListed + 1
+  return out;
+}
+
+// (id, seq) of up to kListedIds + 1 ids starting with `upper` (upper-case), kept ids first.
+std::vector<std::pair<std::string, std::int64_t>> IdsStartingWith(SQLite::Database& db, const std::string& upper) {
+  std::vector<std::pair<std::string, std::int64_t>> found;
   {
-    // Legacy ids: an index range, as sdk::ResolveIdPrefix does ('[' follows 'Z').
+    // An index range, as sdk::ResolveIdPrefix does ('[' follows 'Z').
     SQLite::Statement q(db, "SELECT id, entity_seq FROM semantic_entity_ids WHERE id >= ? AND id < ? ORDER BY id LIMIT " +
-                                std::to_string(kListed + 1));
+                                std::to_string(kListedIds + 1));
     sdk::Bind(q, upper, upper + "[");
-    while (q.executeStep()) {
-      found.emplace_back(q.getColumn(0).getString(), q.getColumn(1).getInt64());
-      if (found.back().first == upper) return found.back().second;
-    }
+    while (q.executeStep()) found.emplace_back(q.getColumn(0).getString(), q.getColumn(1).getInt64());
   }
   if (auto range = sdk::DerivedIdPrefixRange(upper)) {
-    SQLite::Statement q(db, "SELECT e.seq, e.created_at FROM semantic_entities e WHERE e.seq BETWEEN ? AND ? "
-                            "AND e.created_at BETWEEN ? AND ? AND NOT EXISTS (SELECT 1 FROM semantic_entity_ids i "
-                            "WHERE i.entity_seq = e.seq) ORDER BY e.created_at, e.seq LIMIT " +
-                                std::to_string(kListed + 1));
+    // DerivedId clamps a creation time outside 0..2^48-1, so the comparison clamps it too.
+    SQLite::Statement q(db, "SELECT seq, created_at FROM semantic_entities WHERE seq BETWEEN ? AND ? AND "
+                            "max(0, min(created_at, 281474976710655)) BETWEEN ? AND ? ORDER BY created_at, seq LIMIT " +
+                                std::to_string(kListedIds + 1));
     sdk::Bind(q, range->seq_lo, range->seq_hi, range->ms_lo, range->ms_hi);
-    while (q.executeStep() && found.size() <= kListed) {
+    while (q.executeStep()) {
       const std::int64_t seq = q.getColumn(0).getInt64();
       found.emplace_back(sdk::DerivedId(q.getColumn(1).getInt64(), seq), seq);
     }
   }
+  return found;
+}
+
+// The seq of the entity answering to exactly `id` (upper-case), if any.
+std::optional<std::int64_t> EntityNamedBy(SQLite::Database& db, const std::string& id) {
+  for (const auto& [candidate, seq] : IdsStartingWith(db, id)) {
+    if (candidate == id) return seq;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<std::int64_t> ResolveEntityId(SQLite::Database& db, std::string_view typed) {
+  const std::string upper = AsciiUpper(typed);
+  std::vector<std::pair<std::string, std::int64_t>> found = IdsStartingWith(db, upper);
+  for (const auto& [id, seq] : found) {
+    if (id == upper) return seq;
+  }
   if (found.empty()) return std::nullopt;
-  if (found.size() == 1) return found.front().second;
+  const std::int64_t first = found.front().second;
+  if (std::all_of(found.begin(), found.end(), [&](const auto& f) { return f.second == first; })) return first;
   std::string list;
-  for (std::size_t i = 0; i < found.size() && i < kListed; ++i) list += (i ? ", " : "") + found[i].first;
-  if (found.size() > kListed) list += ", …";
+  for (std::size_t i = 0; i < found.size() && i < kListedIds; ++i) list += (i ? ", " : "") + found[i].first;
+  if (found.size() > kListedIds) list += ", …";
   throw sdk::ToolError("id prefix '" + std::string(typed) + "' matches several entity ids: " + list +
                        "; send more characters");
+}
+
+std::int64_t KeepImportedEntityIds(SQLite::Database& db, const std::vector<ImportedEntityId>& ids,
+                                   const std::set<std::pair<std::string, std::string>>& existed) {
+  SQLite::Statement entity(db, "SELECT seq FROM semantic_entities WHERE norm_name = ? AND type = ?");
+  SQLite::Statement has_shown(db, "SELECT 1 FROM semantic_entity_ids WHERE entity_seq = ? AND shown = 1");
+  SQLite::Statement add(db, "INSERT INTO semantic_entity_ids(id, entity_seq, shown) VALUES (?, ?, ?)");
+  std::int64_t added = 0;
+  for (const ImportedEntityId& in : ids) {
+    const std::string id = AsciiUpper(in.id);
+    if (id.empty() || EntityNamedBy(db, id)) continue;
+    entity.reset();
+    sdk::Bind(entity, in.norm_name, in.type);
+    if (!entity.executeStep()) continue;
+    const std::int64_t seq = entity.getColumn(0).getInt64();
+    bool shown = in.shown && existed.count({in.norm_name, in.type}) == 0;
+    if (shown) {
+      has_shown.reset();
+      sdk::Bind(has_shown, seq);
+      shown = !has_shown.executeStep();
+    }
+    add.reset();
+    sdk::Bind(add, id, seq, std::int64_t{shown ? 1 : 0});
+    add.exec();
+    ++added;
+  }
+  return added;
 }
 
 }  // namespace kioku::semantic

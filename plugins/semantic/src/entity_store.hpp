@@ -4,8 +4,11 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
@@ -27,21 +30,41 @@ struct Entity {
 /// the same as `norm_name` (most paths and names are), so the row keeps one copy.
 inline constexpr const char* kEntityNameSql = "coalesce(nullif(e.name, ''), e.norm_name)";
 
-/// Over the alias `e`: the id an entity was given while ids were stored (migration 12 kept
-/// them in semantic_entity_ids), '' for entities made since.
-inline constexpr const char* kLegacyEntityIdSql =
-    "coalesce((SELECT i.id FROM semantic_entity_ids i WHERE i.entity_seq = e.seq), '')";
+/// Over the alias `e`: the id an entity is shown with when it is not its derived one (one
+/// given out before ids were computed, or the one an import's file showed it with; see
+/// schema.cpp migration 12), '' for most entities.
+inline constexpr const char* kShownEntityIdSql =
+    "coalesce((SELECT i.id FROM semantic_entity_ids i WHERE i.entity_seq = e.seq AND i.shown = 1), '')";
 
-/// An entity's id: `legacy` (kLegacyEntityIdSql) when it has one, else
+/// An entity's id: `shown` (kShownEntityIdSql) when it has one, else
 /// sdk::DerivedId(created_at, seq), a ULID-shaped id computed, not stored.
-std::string EntityId(const std::string& legacy, std::int64_t created_at, std::int64_t seq);
+std::string EntityId(const std::string& shown, std::int64_t created_at, std::int64_t seq);
 
 /// The seq of the entity whose id is, or starts with, `typed` (>= 4 characters, either
-/// case): a legacy id by its index, a derived one decoded to a range of seqs and creation
-/// times (a prefix that fixes only part of the time scans the table). nullopt when none is;
-/// sdk::ToolError "id prefix 'x' matches several entity ids: a, b; send more characters"
-/// when several are.
+/// case). Every entity answers to its derived id (decoded to a range of seqs and creation
+/// times; a prefix that fixes only part of the time scans the table) and to the ids in
+/// semantic_entity_ids (by their index). nullopt when none does; sdk::ToolError "id prefix
+/// 'x' matches several entity ids: a, b; send more characters" when several entities do.
 std::optional<std::int64_t> ResolveEntityId(SQLite::Database& db, std::string_view typed);
+
+/// An id a file being imported gave one of its entities, with the entity's natural key:
+/// its derived id there, the stored id of a file written before ids were computed, or one
+/// of its semantic_entity_ids rows. `shown`: the file showed the entity with it.
+struct ImportedEntityId {
+  std::string id;
+  std::string norm_name;
+  std::string type;
+  bool shown = false;
+};
+
+/// Keeps the ids of an import's entities working here, after the rows are in (same
+/// transaction): an id that names no entity here yet (the entity was renumbered, merged into
+/// one already here, or the file predates computed ids) is added to semantic_entity_ids for
+/// the entity with its (norm_name, type), shown when the file showed it and the entity is new
+/// here (`existed` holds the keys present before the import) and has no shown id yet. An id
+/// that already names another entity here keeps naming that one. Returns the ids added.
+std::int64_t KeepImportedEntityIds(SQLite::Database& db, const std::vector<ImportedEntityId>& ids,
+                                   const std::set<std::pair<std::string, std::string>>& existed);
 
 /// Returns the seq of (norm, type), creating the entity (display `name`) when missing.
 /// Must run inside a write transaction.

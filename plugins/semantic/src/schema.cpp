@@ -376,16 +376,19 @@ END;
 
 // Entity ids computed, not stored (entity_store.hpp EntityId: sdk::DerivedId of created_at
 // and seq): the 26-character id column and its unique index were 39% of an entity's bytes
-// (≈66 of 170 B). Ids already handed out stay valid in semantic_entity_ids. The table is
-// rebuilt under deferred foreign keys: dropping it leaves the links and relations pointing
-// at missing rows until the copy puts every seq back, and a copy that missed one fails the
-// commit. DROP TABLE fires no delete trigger, so the name index needs no rebuild.
+// (≈66 of 170 B). AUTOINCREMENT so a purged entity's seq, and with it its id, is never
+// given to another. Other ids an entity answers to live in semantic_entity_ids: those given
+// out before this migration and those an import brought for entities it merged or
+// renumbered; `shown` marks the one the entity is shown with (at most one each). The table
+// is rebuilt under deferred foreign keys: dropping it leaves the links and relations
+// pointing at missing rows until the copy puts every seq back, and a copy that missed one
+// fails the commit. DROP TABLE fires no delete trigger, so the name index needs no rebuild.
 constexpr const char* kDerivedEntityIdsSql = R"SQL(
 PRAGMA defer_foreign_keys = ON;
 CREATE TABLE semantic_entities_v11 AS SELECT * FROM semantic_entities;
 DROP TABLE semantic_entities;
 CREATE TABLE semantic_entities (
-  seq        INTEGER PRIMARY KEY,
+  seq        INTEGER PRIMARY KEY AUTOINCREMENT,
   type       TEXT NOT NULL,
   name       TEXT NOT NULL,
   norm_name  TEXT NOT NULL,
@@ -400,9 +403,12 @@ CREATE TRIGGER semantic_entities_ad AFTER DELETE ON semantic_entities BEGIN
 END;
 CREATE TABLE semantic_entity_ids (
   id         TEXT PRIMARY KEY,
-  entity_seq INTEGER NOT NULL UNIQUE REFERENCES semantic_entities(seq) ON DELETE CASCADE
+  entity_seq INTEGER NOT NULL REFERENCES semantic_entities(seq) ON DELETE CASCADE,
+  shown      INTEGER NOT NULL DEFAULT 0 CHECK (shown IN (0, 1))
 ) WITHOUT ROWID;
-INSERT INTO semantic_entity_ids(id, entity_seq) SELECT id, seq FROM semantic_entities_v11;
+CREATE UNIQUE INDEX semantic_entity_ids_shown ON semantic_entity_ids(entity_seq) WHERE shown = 1;
+CREATE INDEX semantic_entity_ids_entity ON semantic_entity_ids(entity_seq);
+INSERT INTO semantic_entity_ids(id, entity_seq, shown) SELECT id, seq, 1 FROM semantic_entities_v11;
 DROP TABLE semantic_entities_v11;
 )SQL";
 
@@ -438,8 +444,8 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
                  "text epoch: a counter of deletes, text/subject/value/tags changes and inserts below the newest memory",
                  kTextEpochSql, nullptr});
   out.push_back({static_cast<int>(out.size()) + 1,
-                 "entity ids computed from created_at and seq (sdk::DerivedId) instead of stored; ids made before "
-                 "kept in semantic_entity_ids",
+                 "entity ids computed from created_at and seq (sdk::DerivedId) instead of stored; seqs never reused; "
+                 "ids given out before, and those imports bring, kept in semantic_entity_ids",
                  kDerivedEntityIdsSql, nullptr});
   return out;
 }

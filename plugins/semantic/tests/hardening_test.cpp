@@ -229,10 +229,16 @@ TEST(DerivedEntityIdsMigration, KeepsIdsHandedOutAndNamesNewEntitiesByDerivedIds
   EXPECT_EQ(made.id, sdk::DerivedId(1796513101620, 3));
   EXPECT_EQ(ResolveEntityId(db, made.id), 3);
   EXPECT_EQ(ResolveEntityId(db, made.id.substr(0, 12)), 3);
-  // A later entity that takes a deleted one's seq is not named by the deleted one's id.
+  EXPECT_EQ(ResolveEntityId(db, sdk::DerivedId(5, 1)), 1);  // a kept id's entity answers to its derived id too
+  // A purged entity's seq is never given again (AUTOINCREMENT), so its id names nothing
+  // even when the next entity is made in the same millisecond.
   db.exec("DELETE FROM semantic_entities WHERE seq = 3");
-  db.exec("INSERT INTO semantic_entities(type, name, norm_name, created_at) VALUES ('identifier', '', 'verify', 1796513101999)");
+  db.exec("INSERT INTO semantic_entities(type, name, norm_name, created_at) VALUES ('identifier', '', 'verify', 1796513101620)");
+  EXPECT_EQ(db.execAndGet("SELECT max(seq) FROM semantic_entities").getInt(), 4);
   EXPECT_EQ(ResolveEntityId(db, made.id), std::nullopt);
+  // A creation time outside what a ULID holds is clamped alike when the id is shown and read.
+  db.exec("INSERT INTO semantic_entities(type, name, norm_name, created_at) VALUES ('identifier', '', 'odd', -5)");
+  EXPECT_EQ(ResolveEntityId(db, LoadEntity(db, 5)->id), 5);
   db.exec("DELETE FROM semantic_memory_entities WHERE entity_seq = 1");
   db.exec("DELETE FROM semantic_relations");
   db.exec("DELETE FROM semantic_entities WHERE seq = 1");

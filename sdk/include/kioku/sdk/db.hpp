@@ -30,7 +30,9 @@ bool IsBusyError(const SQLite::Exception& e);
 /// "isolation" and "lang_transaction" docs). If SQLITE_BUSY/LOCKED still surfaces (at BEGIN,
 /// inside `body`, or at COMMIT) the transaction is rolled back and the whole `body` retried
 /// up to `max_attempts` times with jittered exponential back-off (1 ms doubling, capped at
-/// 50 ms). Any other exception rolls back and propagates. `body` must therefore keep its
+/// 50 ms), while the call as a whole has taken less than the connection's busy timeout (an
+/// attempt that waited out a lock held elsewhere is not repeated: the call waits about one
+/// busy timeout, not max_attempts of them). Any other exception rolls back and propagates. `body` must therefore keep its
 /// side effects inside the database, or be safe to repeat.
 /// Do not nest: when `db` is already inside a transaction (e.g. a Migration's `apply`),
 /// `body` simply runs in that transaction — no BEGIN/COMMIT, no retry; whoever opened the
