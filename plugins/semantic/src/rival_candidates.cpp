@@ -129,10 +129,10 @@ std::vector<Memory*> RivalCandidates(const Env& env, RivalScan& memo, const Memo
     memo.rows = std::max<std::int64_t>(1, MaxMemorySeq(env));
     if (env.rivals != nullptr) env.rivals->postings.Sync(TextEpoch(env.db));
   }
-  // Each candidate's summed idf, accumulated in a seq-indexed array (memo.score, zeroed
-  // again below) as the tokens propose, so every sum adds its tokens in proposal order and
-  // comes out the same whatever order the candidates are collected in.
-  std::vector<std::int64_t> touched;
+  // (seq, idf) for every posting of a proposing token, ascending by seq and, within a seq,
+  // in proposal order (each token's rows merged in as it proposes), so each sum adds its
+  // tokens in the order the scores always did.
+  std::vector<std::pair<std::int64_t, double>> hits, merged;
   std::set<std::string> seen;
   const auto propose = [&](const std::string& word, bool always) {
     for (const std::string& token : IndexTokens(word)) {
@@ -142,24 +142,26 @@ std::vector<Memory*> RivalCandidates(const Env& env, RivalScan& memo, const Memo
       const double idf = std::log1p(static_cast<double>(memo.rows) / static_cast<double>(posting.rows.size()));
       // Older only: a batch pairs as one call at a time would.
       const auto end = std::lower_bound(posting.rows.begin(), posting.rows.end(), m.seq);
-      if (end == posting.rows.begin()) continue;
-      const auto top = static_cast<std::size_t>(*(end - 1));
-      if (memo.score.size() <= top) memo.score.resize(top + 1, 0.0);
+      merged.clear();
+      merged.reserve(hits.size() + static_cast<std::size_t>(end - posting.rows.begin()));
+      auto h = hits.begin();
       for (auto r = posting.rows.begin(); r != end; ++r) {
-        double& sum = memo.score[static_cast<std::size_t>(*r)];
-        if (sum == 0.0) touched.push_back(*r);
-        sum += idf;
+        for (; h != hits.end() && h->first <= *r; ++h) merged.push_back(*h);
+        merged.emplace_back(*r, idf);
       }
+      merged.insert(merged.end(), h, hits.end());
+      hits.swap(merged);
     }
   };
   for (const std::string& t : terms.category) propose(t, true);
   for (const std::string& t : terms.words) propose(t, false);
   std::vector<std::pair<double, std::int64_t>> ranked;  // (summed idf, seq)
-  ranked.reserve(touched.size());
-  for (const std::int64_t seq : touched) {
-    double& sum = memo.score[static_cast<std::size_t>(seq)];
-    ranked.emplace_back(sum, seq);
-    sum = 0.0;
+  for (const auto& [seq, idf] : hits) {
+    if (!ranked.empty() && ranked.back().second == seq) {
+      ranked.back().first += idf;
+    } else {
+      ranked.emplace_back(idf, seq);
+    }
   }
   const auto better = [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first > b.first : a.second > b.second;

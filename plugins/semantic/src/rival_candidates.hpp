@@ -35,7 +35,6 @@ struct RivalScan {
   std::unordered_map<std::string, TokenRows> postings;                        ///< ±token → its rows
   std::unordered_map<std::int64_t, std::optional<Memory>> memories;           ///< seq → row (statuses kept current)
   std::unordered_map<std::int64_t, std::shared_ptr<const TopicProfile>> profiles;  ///< seq → its profile
-  std::vector<double> score;  ///< seq → summed idf while RivalCandidates runs; all 0 between calls
 };
 
 /// The memory with `id`, with the columns rival detection reads (seq, id, kind, text,
