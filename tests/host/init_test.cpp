@@ -229,6 +229,19 @@ TEST_F(InitTest, FilesInitCreatedAreDeletedByUninstall) {
   EXPECT_FALSE(fs::exists(P("CLAUDE.md")));
 }
 
+// A file the person had, with a comment and the container kioku's entry goes into:
+// uninstall gives back its bytes instead of pruning the emptied container (and the comment
+// with it) and deleting the file as if init had made it.
+TEST_F(InitTest, UninstallKeepsAFileThePersonHadWithItsComments) {
+  const std::string mcp = "{\n  // keep me: my team note\n  \"mcpServers\": {}\n}\n";
+  Write(P(".mcp.json"), mcp);
+  auto o = Options("claude-code");
+  ASSERT_EQ(Run(o, true), 0) << err_.str();
+  ASSERT_EQ(Run(o, false), 0) << err_.str();
+  ASSERT_TRUE(fs::exists(P(".mcp.json")));
+  EXPECT_EQ(Read(P(".mcp.json")), mcp);
+}
+
 TEST_F(InitTest, ClaudeCodeUserLevelUsesClaudeJson) {
   const std::string user = "{\n  \"numStartups\": 12,\n  \"projects\": {\"/x\": {\"allowedTools\": []}}\n}\n";
   Write(H(".claude.json"), user);

@@ -244,7 +244,32 @@ void RemoveChild(const Node& parent, std::size_t j, ReplaceFn&& replace) {
   }
 }
 
+// Comments (// and /* */) outside string literals of JSONC text.
+std::size_t CountComments(const std::string& t) {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    if (t[i] == '"') {
+      for (++i; i < t.size() && t[i] != '"'; ++i) {
+        if (t[i] == '\\') ++i;
+      }
+    } else if (t[i] == '/' && i + 1 < t.size() && (t[i + 1] == '/' || t[i + 1] == '*')) {
+      ++n;
+      i = t[i + 1] == '/' ? t.find('\n', i) : t.find("*/", i + 2) + 1;
+      if (i == std::string::npos || i == 0) break;
+    }
+  }
+  return n;
+}
+
 }  // namespace
+
+void JsonText::PruneIfEmptied(const JsonPath& parent) {
+  // An object or array left empty goes too (init made it), unless a comment would go with
+  // it: then the person wrote around it, and it stays as they had it.
+  const std::string kept = text_;
+  Remove(parent);
+  if (CountComments(text_) < CountComments(kept)) text_ = kept;
+}
 
 void JsonText::Remove(const JsonPath& path) {
   if (path.empty()) return;
@@ -257,7 +282,7 @@ void JsonText::Remove(const JsonPath& path) {
   for (std::size_t j = 0; j < parent->children.size(); ++j) {
     if (parent->children[j].key != path.back()) continue;
     RemoveChild(*parent, j, [&](std::size_t b, std::size_t e, const std::string& w) { Replace(b, e, w); });
-    if (path.size() > 1 && parent->children.size() == 1) Remove(JsonPath(path.begin(), path.end() - 1));
+    if (path.size() > 1 && parent->children.size() == 1) PruneIfEmptied(JsonPath(path.begin(), path.end() - 1));
     return;
   }
 }
@@ -286,7 +311,7 @@ void JsonText::RemoveElement(const JsonPath& path, std::size_t index) {
   if (node == nullptr || index >= node->children.size()) return;
   const bool emptied = node->children.size() == 1;
   RemoveChild(*node, index, [&](std::size_t b, std::size_t e, const std::string& w) { Replace(b, e, w); });
-  if (emptied) Remove(path);
+  if (emptied) PruneIfEmptied(path);
 }
 
 }  // namespace kioku::host::cli

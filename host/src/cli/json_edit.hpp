@@ -32,14 +32,14 @@ class JsonText {
   /// Throws std::runtime_error when a parent on the path is not an object.
   void Set(const JsonPath& path, const nlohmann::ordered_json& value);
   /// Removes the member at `path` (no-op when absent). Then removes each parent that this
-  /// left empty, up to (not including) the root.
+  /// left empty, up to (not including) the root, unless that would remove a comment.
   void Remove(const JsonPath& path);
   /// Appends `value` to the array at `path`, creating the array (and parents) when absent.
   void Append(const JsonPath& path, const nlohmann::ordered_json& value);
   /// Replaces element `index` of the array at `path` (no-op when absent).
   void SetElement(const JsonPath& path, std::size_t index, const nlohmann::ordered_json& value);
   /// Removes element `index` of the array at `path`; removes the array (and empty parents)
-  /// when it becomes empty.
+  /// when it becomes empty, unless that would remove a comment.
   void RemoveElement(const JsonPath& path, std::size_t index);
 
  private:
@@ -47,6 +47,7 @@ class JsonText {
   Node Scan() const;
   static const Node* FindArray(const Node& root, const JsonPath& path);
   void Replace(std::size_t begin, std::size_t end, const std::string& with);
+  void PruneIfEmptied(const JsonPath& parent);
   std::string Render(const nlohmann::ordered_json& value, const std::string& indent) const;
 
   std::string text_;
