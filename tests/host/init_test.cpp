@@ -76,6 +76,20 @@ TEST(JsonTextTest, EmptyTextIsAnEmptyObjectAndBadJsonIsRefused) {
     EXPECT_THAT(e.what(), HasSubstr("/p/settings.json is not valid JSON"));
   }
   EXPECT_THROW(JsonText("[1]", "a.json"), std::runtime_error);
+  // A trailing comma (JSONC as VS Code writes it) is named, with what to do; one inside a
+  // string or a comment is not taken for one.
+  try {
+    JsonText trailing("{\n  // c, ]\n  \"servers\": {\"a\": \"x,}\"},\n}\n", ".vscode/mcp.json");
+    FAIL() << "accepted a trailing comma";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr(".vscode/mcp.json has a comma before a closing '}' or ']'"));
+  }
+  try {
+    JsonText broken("{\"a\": \"x,}\" \"b\": 1}", "b.json");
+    FAIL() << "accepted broken JSON";
+  } catch (const std::runtime_error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("b.json is not valid JSON"));
+  }
 }
 
 // ---- TOML ----

@@ -1,6 +1,7 @@
 #include "cli/json_edit.hpp"
 
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
 namespace kioku::host::cli {
@@ -98,6 +99,32 @@ class Scanner {
   std::size_t i_ = 0;
 };
 
+// Whether `t` has a comma with only whitespace and comments before a closing '}' or ']'
+// (outside strings): JSONC as VS Code writes it allows one, nlohmann/json 3.11 does not.
+bool HasTrailingComma(const std::string& t) {
+  std::optional<std::size_t> comma;
+  for (std::size_t i = 0; i < t.size(); ++i) {
+    const char c = t[i];
+    if (c == '"') {
+      for (++i; i < t.size() && t[i] != '"'; ++i) {
+        if (t[i] == '\\') ++i;
+      }
+      comma.reset();
+    } else if (c == '/' && i + 1 < t.size() && (t[i + 1] == '/' || t[i + 1] == '*')) {
+      const std::size_t end = t[i + 1] == '/' ? t.find('\n', i) : t.find("*/", i + 2);
+      if (end == std::string::npos) return false;
+      i = t[i + 1] == '/' ? end : end + 1;
+    } else if (c == ',') {
+      comma = i;
+    } else if ((c == '}' || c == ']') && comma) {
+      return true;
+    } else if (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
+      comma.reset();
+    }
+  }
+  return false;
+}
+
 json ParseLenient(const std::string& text) { return json::parse(text, nullptr, true, /*ignore_comments=*/true); }
 
 }  // namespace
@@ -108,6 +135,10 @@ JsonText::JsonText(std::string text, std::string label) : text_(std::move(text))
   try {
     doc = ParseLenient(text_);
   } catch (const json::exception& e) {
+    if (HasTrailingComma(text_)) {
+      throw std::runtime_error(label_ + " has a comma before a closing '}' or ']' (JSONC allows it; kioku's editor "
+                                        "does not yet): remove that comma and run again, or add the entry by hand");
+    }
     throw std::runtime_error(label_ + " is not valid JSON (" + e.what() + "); fix it, or add the entry by hand");
   }
   if (!doc.is_object()) throw std::runtime_error(label_ + ": the top level is not a JSON object");
