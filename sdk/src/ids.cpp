@@ -126,6 +126,11 @@ std::string NewId(std::int64_t unix_ms) {
   return out;
 }
 
+bool IsUlid(std::string_view id) {
+  return id.size() == 26 && id[0] >= '0' && id[0] <= '7' &&
+         std::all_of(id.begin(), id.end(), [](char c) { return CrockfordValue(c) >= 0; });
+}
+
 std::string DerivedId(std::int64_t unix_ms, std::int64_t seq) {
   std::uint64_t t = static_cast<std::uint64_t>(unix_ms < 0 ? 0 : (unix_ms > kMaxUlidTime ? kMaxUlidTime : unix_ms));
   std::uint64_t s = static_cast<std::uint64_t>(seq < 0 ? 0 : seq);

@@ -92,6 +92,16 @@ TEST(DerivedId, EncodesTimeAndSeqAndParsesBack) {
   EXPECT_EQ(lower->seq, 2);
 }
 
+TEST(IsUlid, TakesEveryIdKiokuMakesAndNothingElse) {
+  EXPECT_TRUE(IsUlid(NewId(1'800'000'000'000)));
+  EXPECT_TRUE(IsUlid(DerivedId(1'800'000'000'000, 42)));
+  EXPECT_TRUE(IsUlid("01m948cxsm0000000000000002"));
+  for (const char* bad : {"", "01M948CXSM000000000000002", "01M948CXSM00000000000000022", "81M948CXSM0000000000000002",
+                          "01M948CXSM000000000000000U", "01M948CXSM00000000000000 2", "sk-ant-api03-aaaaaaaaaaaaaaa"}) {
+    EXPECT_FALSE(IsUlid(bad)) << bad;
+  }
+}
+
 TEST(DerivedId, RefusesWhatNoDerivedIdIs) {
   EXPECT_FALSE(ParseDerivedId("01M948CXSM000000000000002").has_value());    // 25 characters
   EXPECT_FALSE(ParseDerivedId("01M948CXSM000000000000000U").has_value());   // U is not Crockford

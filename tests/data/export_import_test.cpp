@@ -180,6 +180,29 @@ TEST(ExportImport, EntityIdsOfTheFileStillNameTheirEntitiesAfterAMerge) {
   EXPECT_EQ(again["semantic"].inserted, 0);
 }
 
+// Entities one call makes share a millisecond, so renumbering them on import shifts one
+// entity's derived id onto the next one's old id: the file's entity keeps it.
+TEST(ExportImport, RenumberedEntitiesOfOneCallKeepTheirIds) {
+  testing::TestRuntime a;
+  AddAll(a);
+  Ok(a, "memory_remember", {{"text", "The module src/alpha.ts imports src/beta.ts and src/gamma.ts"}, {"kind", "fact"}});
+  std::map<std::string, std::string> from_a;
+  const auto listed = a.runtime->CallTool("entity_graph", {{"query", ".ts"}}, testing::TestRuntime::DefaultCaller());
+  for (const json& e : listed.structured["entities"]) from_a[e["name"]] = e["id"];
+  ASSERT_EQ(from_a.size(), 3u) << listed.text;
+  testing::TestRuntime b;
+  AddAll(b);
+  b.clock->Advance(60'000);
+  Ok(b, "memory_remember", {{"text", "config lives in src/zeta.ts"}, {"kind", "fact"}});
+  host::ImportExport(*b.runtime, host::BuildExport(*a.runtime, "test"));
+  for (const auto& [name, id] : from_a) {
+    auto g = b.runtime->CallTool("entity_graph", {{"entity", id}}, testing::TestRuntime::DefaultCaller());
+    ASSERT_FALSE(g.structured["entities"].empty()) << id;
+    EXPECT_EQ(g.structured["entities"][0]["name"], name) << id;
+    EXPECT_EQ(g.structured["entities"][0]["id"], id);  // new here: shown as the file showed it
+  }
+}
+
 // A file written before entity ids were computed carries an `id` column on
 // semantic_entities: it imports, and those ids keep naming their entities.
 TEST(ExportImport, SectionWithStoredEntityIdsImports) {
@@ -332,6 +355,27 @@ TEST_F(Refusal, UnknownColumnOrTable) {
   file = good;
   file["sections"]["working"]["tables"]["working_nope"] = {{"columns", json::array()}, {"rows", json::array()}};
   ExpectRefused(file, "working_nope");
+}
+
+TEST_F(Refusal, EntityIdsThatAreNoIds) {
+  json& entities = good["sections"]["semantic"]["tables"]["semantic_entities"];
+  const std::size_t seq = static_cast<std::size_t>(
+      std::find(entities["columns"].begin(), entities["columns"].end(), "seq") - entities["columns"].begin());
+  const json first_seq = entities["rows"][0][seq];
+  const auto with_alias = [&](const json& row) {
+    json file = good;
+    file["sections"]["semantic"]["tables"]["semantic_entity_ids"] = {{"columns", {"id", "entity_seq", "shown"}},
+                                                                     {"rows", json::array({row})}};
+    return file;
+  };
+  ExpectRefused(with_alias({"sk-ant-api03-notanid", first_seq, 0}), "semantic_entity_ids row 1: its id is not an entity id");
+  ExpectRefused(with_alias({"01JF0000000000000000000AAA", first_seq, 2}), "shown 0 or 1");
+  ExpectRefused(with_alias({"01JF0000000000000000000AAA", 987654, 0}), "which the file has no entity for");
+  json file = good;
+  json& e = file["sections"]["semantic"]["tables"]["semantic_entities"];
+  e["columns"].insert(e["columns"].begin(), "id");
+  for (json& row : e["rows"]) row.insert(row.begin(), 42);  // a file written before migration 12, edited badly
+  ExpectRefused(file, "semantic_entities row 1: its id is not an entity id");
 }
 
 TEST_F(Refusal, SecretInAMemory) {

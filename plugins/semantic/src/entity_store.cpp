@@ -94,14 +94,6 @@ std::vector<std::pair<std::string, std::int64_t>> IdsStartingWith(SQLite::Databa
   return found;
 }
 
-// The seq of the entity answering to exactly `id` (upper-case), if any.
-std::optional<std::int64_t> EntityNamedBy(SQLite::Database& db, const std::string& id) {
-  for (const auto& [candidate, seq] : IdsStartingWith(db, id)) {
-    if (candidate == id) return seq;
-  }
-  return std::nullopt;
-}
-
 }  // namespace
 
 std::optional<std::int64_t> ResolveEntityId(SQLite::Database& db, std::string_view typed) {
@@ -121,19 +113,35 @@ std::optional<std::int64_t> ResolveEntityId(SQLite::Database& db, std::string_vi
 }
 
 std::int64_t KeepImportedEntityIds(SQLite::Database& db, const std::vector<ImportedEntityId>& ids,
-                                   const std::set<std::pair<std::string, std::string>>& existed) {
+                                   const std::vector<std::int64_t>& seqs_before) {
   SQLite::Statement entity(db, "SELECT seq FROM semantic_entities WHERE norm_name = ? AND type = ?");
+  SQLite::Statement kept(db, "SELECT entity_seq FROM semantic_entity_ids WHERE id = ?");
+  SQLite::Statement derived_row(db, "SELECT 1 FROM semantic_entities WHERE seq = ? AND "
+                                    "max(0, min(created_at, 281474976710655)) = ?");
   SQLite::Statement has_shown(db, "SELECT 1 FROM semantic_entity_ids WHERE entity_seq = ? AND shown = 1");
   SQLite::Statement add(db, "INSERT INTO semantic_entity_ids(id, entity_seq, shown) VALUES (?, ?, ?)");
   std::int64_t added = 0;
   for (const ImportedEntityId& in : ids) {
     const std::string id = AsciiUpper(in.id);
-    if (id.empty() || EntityNamedBy(db, id)) continue;
     entity.reset();
     sdk::Bind(entity, in.norm_name, in.type);
-    if (!entity.executeStep()) continue;
+    if (id.empty() || !entity.executeStep()) continue;
     const std::int64_t seq = entity.getColumn(0).getInt64();
-    bool shown = in.shown && existed.count({in.norm_name, in.type}) == 0;
+    kept.reset();
+    sdk::Bind(kept, id);
+    if (kept.executeStep()) continue;  // a kept id: its entity's, or another's here, which keeps it
+    if (auto parts = sdk::ParseDerivedId(id)) {
+      derived_row.reset();
+      sdk::Bind(derived_row, parts->seq, parts->unix_ms);
+      if (derived_row.executeStep()) {
+        // The derived id of a row here: this entity's own, or one the database had (its
+        // meaning stays). A row this import renumbered onto that seq takes the id from no
+        // one: the file's entity does (one call's entities share a millisecond, so
+        // renumbering shifts one entity's id onto the next).
+        if (parts->seq == seq || std::binary_search(seqs_before.begin(), seqs_before.end(), parts->seq)) continue;
+      }
+    }
+    bool shown = in.shown && !in.existed;
     if (shown) {
       has_shown.reset();
       sdk::Bind(has_shown, seq);

@@ -4,10 +4,8 @@
 
 #include <cstdint>
 #include <optional>
-#include <set>
 #include <string>
 #include <string_view>
-#include <utility>
 #include <vector>
 
 #include <SQLiteCpp/Database.h>
@@ -49,22 +47,26 @@ std::optional<std::int64_t> ResolveEntityId(SQLite::Database& db, std::string_vi
 
 /// An id a file being imported gave one of its entities, with the entity's natural key:
 /// its derived id there, the stored id of a file written before ids were computed, or one
-/// of its semantic_entity_ids rows. `shown`: the file showed the entity with it.
+/// of its semantic_entity_ids rows. `shown`: the file showed the entity with it; `existed`:
+/// the database held the entity before the import.
 struct ImportedEntityId {
   std::string id;
   std::string norm_name;
   std::string type;
   bool shown = false;
+  bool existed = false;
 };
 
 /// Keeps the ids of an import's entities working here, after the rows are in (same
 /// transaction): an id that names no entity here yet (the entity was renumbered, merged into
 /// one already here, or the file predates computed ids) is added to semantic_entity_ids for
 /// the entity with its (norm_name, type), shown when the file showed it and the entity is new
-/// here (`existed` holds the keys present before the import) and has no shown id yet. An id
-/// that already names another entity here keeps naming that one. Returns the ids added.
+/// here (not `existed`) and has no shown id yet. An id this database already used keeps its
+/// entity: a kept id, or the derived id of a row in `seqs_before` (the entity seqs before the
+/// import, ascending); the derived id of a row the import added gives way to the file's
+/// entity. Returns the ids added.
 std::int64_t KeepImportedEntityIds(SQLite::Database& db, const std::vector<ImportedEntityId>& ids,
-                                   const std::set<std::pair<std::string, std::string>>& existed);
+                                   const std::vector<std::int64_t>& seqs_before);
 
 /// Returns the seq of (norm, type), creating the entity (display `name`) when missing.
 /// Must run inside a write transaction.

@@ -5,7 +5,6 @@
 
 #include <map>
 #include <optional>
-#include <set>
 
 #include "entity_store.hpp"
 #include "kioku/sdk/export_references.hpp"
@@ -29,78 +28,147 @@ const std::vector<sdk::TextReference>& TextReferences() {
   return refs;
 }
 
-// Takes the entity ids out of `section` before the rows go in: the stored `id` column of a
-// file written before entity ids were computed (migration 12; this database has no such
-// column) and the file's semantic_entity_ids rows, whose entity_seq names a row of the file
-// that the import may renumber or merge. Each entity's derived id in the file comes too. The
-// file's ids are then kept by entity key (KeepImportedEntityIds), so an id the file showed
-// still names the same entity here.
-std::vector<ImportedEntityId> TakeEntityIds(nlohmann::json& section) {
+// The ids a file gives its entities, for KeepImportedEntityIds: each entity's derived id in
+// the file, the stored `id` column of a file written before entity ids were computed
+// (migration 12; this database has no such column) and the file's semantic_entity_ids rows,
+// whose entity_seq names a row of the file that the import may renumber or merge. Throws
+// std::runtime_error naming the row when an id is not one (26 Crockford base32 characters,
+// as kioku makes them) or an alias row is malformed: the file is refused, nothing changes.
+std::vector<ImportedEntityId> EntityIdsOf(const nlohmann::json& section) {
   std::vector<ImportedEntityId> out;
-  if (!section.contains("tables") || !section["tables"].is_object()) return out;
-  nlohmann::json& tables = section["tables"];
-  if (!tables.contains("semantic_entities")) return out;
-  nlohmann::json& entities = tables["semantic_entities"];
-  const nlohmann::json& columns = entities.at("columns");
-  const auto column = [&](const char* name) -> std::optional<std::size_t> {
+  const nlohmann::json* tables = section.contains("tables") ? &section["tables"] : nullptr;
+  if (tables == nullptr || !tables->is_object() || !tables->contains("semantic_entities")) return out;
+  const nlohmann::json& entities = (*tables)["semantic_entities"];
+  if (!entities.is_object() || !entities.contains("columns") || !entities["columns"].is_array() ||
+      !entities.contains("rows") || !entities["rows"].is_array()) {
+    return out;  // the generic import names what is wrong with the table
+  }
+  const auto column_of = [](const nlohmann::json& table, const char* name) -> std::optional<std::size_t> {
+    const nlohmann::json& columns = table.at("columns");
     for (std::size_t i = 0; i < columns.size(); ++i) {
       if (columns[i] == name) return i;
     }
     return std::nullopt;
   };
-  const auto seq = column("seq"), id = column("id"), created = column("created_at"), norm = column("norm_name"),
-             type = column("type");
+  const auto seq = column_of(entities, "seq"), id = column_of(entities, "id"),
+             created = column_of(entities, "created_at"), norm = column_of(entities, "norm_name"),
+             type = column_of(entities, "type");
   if (!seq || !created || !norm || !type) return out;  // the generic import names what is missing
+  const auto checked = [](const nlohmann::json& v, const std::string& where) {
+    const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
+    if (!v.is_string() || !sdk::IsUlid(text)) {
+      // Not echoed: whatever it is (a secret, even) goes no further than the file.
+      throw std::runtime_error(where + ": its id is not an entity id (26 characters of Crockford base32, as kioku "
+                               "writes them); fix or remove it and import again");
+    }
+    return text;
+  };
   std::map<std::int64_t, std::pair<std::string, std::string>> key_of;  // file seq → (norm_name, type)
-  std::map<std::int64_t, std::string> shown_alias;                      // file seq → id it showed
-  if (tables.contains("semantic_entity_ids")) {
-    const nlohmann::json& aliases = tables["semantic_entity_ids"];
-    for (const nlohmann::json& row : aliases.at("rows")) {
-      nlohmann::json named;
-      for (std::size_t i = 0; i < aliases.at("columns").size(); ++i) named[aliases["columns"][i].get<std::string>()] = row.at(i);
-      if (named.value("shown", 0) == 1) shown_alias[named.value("entity_seq", std::int64_t{0})] = named.value("id", "");
+  std::map<std::int64_t, std::string> shown_alias;                      // file seq → the id it was shown with
+  std::vector<std::pair<std::string, std::int64_t>> other_aliases;      // (id, file seq)
+  if (tables->contains("semantic_entity_ids")) {
+    const nlohmann::json& aliases = (*tables)["semantic_entity_ids"];
+    const bool shaped = aliases.is_object() && aliases.contains("columns") && aliases["columns"].is_array() &&
+                        aliases.contains("rows") && aliases["rows"].is_array();
+    const auto a_id = shaped ? column_of(aliases, "id") : std::nullopt;
+    const auto a_seq = shaped ? column_of(aliases, "entity_seq") : std::nullopt;
+    const auto a_shown = shaped ? column_of(aliases, "shown") : std::nullopt;
+    if (!a_id || !a_seq || !a_shown || aliases["columns"].size() != 3) {
+      throw std::runtime_error("table semantic_entity_ids: needs \"columns\": [\"id\", \"entity_seq\", \"shown\"] "
+                               "and \"rows\" (an array of such rows); fix the file");
+    }
+    std::size_t n = 0;
+    for (const nlohmann::json& row : aliases["rows"]) {
+      const std::string where = "table semantic_entity_ids row " + std::to_string(++n);
+      if (!row.is_array() || row.size() != 3) throw std::runtime_error(where + ": expected an array of 3 values");
+      const nlohmann::json &v_seq = row[*a_seq], &v_shown = row[*a_shown];
+      if (!v_seq.is_number_integer() || !v_shown.is_number_integer() ||
+          (v_shown.get<std::int64_t>() != 0 && v_shown.get<std::int64_t>() != 1)) {
+        throw std::runtime_error(where + ": entity_seq must be an integer and shown 0 or 1; fix the file");
+      }
+      const std::string alias = checked(row[*a_id], where);
+      // One shown id per entity: a second is kept as another id it answers to.
+      if (v_shown.get<std::int64_t>() == 1 && shown_alias.count(v_seq.get<std::int64_t>()) == 0) {
+        shown_alias[v_seq.get<std::int64_t>()] = alias;
+      } else {
+        other_aliases.emplace_back(alias, v_seq.get<std::int64_t>());
+      }
     }
   }
+  std::size_t n = 0;
+  const std::size_t width = entities.at("columns").size();
   for (const nlohmann::json& row : entities.at("rows")) {
-    if (!row.at(*seq).is_number_integer() || !row.at(*created).is_number_integer() || !row.at(*norm).is_string() ||
-        !row.at(*type).is_string()) {
+    ++n;
+    if (!row.is_array() || row.size() != width || !row[*seq].is_number_integer() || !row[*created].is_number_integer() ||
+        !row[*norm].is_string() || !row[*type].is_string()) {
       continue;  // refused by the generic import, with the row named
     }
     const std::int64_t s = row[*seq].get<std::int64_t>();
-    ImportedEntityId base{"", row[*norm].get<std::string>(), row[*type].get<std::string>(), false};
-    key_of[s] = {base.norm_name, base.type};
-    const std::string derived = sdk::DerivedId(row[*created].get<std::int64_t>(), s);
-    std::string shown = id && row.at(*id).is_string() ? row[*id].get<std::string>() : "";
-    if (auto it = shown_alias.find(s); it != shown_alias.end()) shown = it->second;
-    if (!shown.empty()) out.push_back({shown, base.norm_name, base.type, true});
-    out.push_back({derived, base.norm_name, base.type, shown.empty()});
-  }
-  if (tables.contains("semantic_entity_ids")) {
-    const nlohmann::json& aliases = tables["semantic_entity_ids"];
-    for (const nlohmann::json& row : aliases.at("rows")) {
-      nlohmann::json named;
-      for (std::size_t i = 0; i < aliases.at("columns").size(); ++i) named[aliases["columns"][i].get<std::string>()] = row.at(i);
-      auto key = key_of.find(named.value("entity_seq", std::int64_t{0}));
-      if (key != key_of.end() && named.value("shown", 0) != 1) {
-        out.push_back({named.value("id", ""), key->second.first, key->second.second, false});
-      }
+    if (s < 1 || s > (std::int64_t{1} << 53)) {
+      // An entity seq near 2^63 would leave AUTOINCREMENT nothing to give the next entity.
+      throw std::runtime_error("table semantic_entities row " + std::to_string(n) + ": seq " + std::to_string(s) +
+                               " is out of range (1 to 2^53); fix the file");
     }
-    tables.erase("semantic_entity_ids");
+    const std::string norm_name = row[*norm].get<std::string>(), kind = row[*type].get<std::string>();
+    key_of[s] = {norm_name, kind};
+    std::string shown = id && !row[*id].is_null() ? checked(row[*id], "table semantic_entities row " + std::to_string(n)) : "";
+    if (auto it = shown_alias.find(s); it != shown_alias.end()) shown = it->second;
+    if (!shown.empty()) out.push_back({shown, norm_name, kind, true});
+    out.push_back({sdk::DerivedId(row[*created].get<std::int64_t>(), s), norm_name, kind, shown.empty()});
   }
-  if (id) {
-    nlohmann::json& cols = entities["columns"];
-    cols.erase(cols.begin() + static_cast<std::ptrdiff_t>(*id));
-    for (nlohmann::json& row : entities["rows"]) row.erase(row.begin() + static_cast<std::ptrdiff_t>(*id));
+  for (const auto& [alias, file_seq] : other_aliases) {
+    auto key = key_of.find(file_seq);
+    if (key == key_of.end()) {
+      throw std::runtime_error("table semantic_entity_ids: id " + alias + " names entity_seq " +
+                               std::to_string(file_seq) + ", which the file has no entity for; fix the file");
+    }
+    out.push_back({alias, key->second.first, key->second.second, false});
   }
   return out;
 }
 
-// The (norm_name, type) of every entity in the database.
-std::set<std::pair<std::string, std::string>> EntityKeys(SQLite::Database& db) {
-  std::set<std::pair<std::string, std::string>> out;
-  SQLite::Statement q(db, "SELECT norm_name, type FROM semantic_entities");
-  while (q.executeStep()) out.emplace(q.getColumn(0).getString(), q.getColumn(1).getString());
-  return out;
+// `section` without what EntityIdsOf took from it (the stored id column and the
+// semantic_entity_ids table), which the generic import cannot place: `section` itself when
+// it has neither, else a copy in `stripped`.
+const nlohmann::json& WithoutEntityIds(const nlohmann::json& section, nlohmann::json& stripped) {
+  if (!section.contains("tables") || !section["tables"].is_object()) return section;
+  const nlohmann::json& tables = section["tables"];
+  const bool aliases = tables.contains("semantic_entity_ids");
+  const nlohmann::json* entities = tables.contains("semantic_entities") ? &tables["semantic_entities"] : nullptr;
+  std::optional<std::size_t> id;
+  if (entities != nullptr && entities->contains("columns")) {
+    const nlohmann::json& columns = (*entities)["columns"];
+    for (std::size_t i = 0; i < columns.size(); ++i) {
+      if (columns[i] == "id") id = i;
+    }
+  }
+  if (!aliases && !id) return section;
+  stripped = section;
+  nlohmann::json& t = stripped["tables"];
+  t.erase("semantic_entity_ids");
+  if (id) {
+    nlohmann::json& e = t["semantic_entities"];
+    e["columns"].erase(e["columns"].begin() + static_cast<std::ptrdiff_t>(*id));
+    for (nlohmann::json& row : e["rows"]) {
+      if (row.is_array() && row.size() > *id) row.erase(row.begin() + static_cast<std::ptrdiff_t>(*id));
+    }
+  }
+  return stripped;
+}
+
+// Marks the ids whose entity (norm_name, type) is in the database before the import, and
+// returns the entity seqs there then, ascending.
+std::vector<std::int64_t> MarkExisting(SQLite::Database& db, std::vector<ImportedEntityId>& ids) {
+  SQLite::Statement q(db, "SELECT 1 FROM semantic_entities WHERE norm_name = ? AND type = ?");
+  for (ImportedEntityId& in : ids) {
+    q.reset();
+    sdk::Bind(q, in.norm_name, in.type);
+    in.existed = q.executeStep();
+  }
+  std::vector<std::int64_t> seqs;
+  SQLite::Statement all(db, "SELECT seq FROM semantic_entities ORDER BY seq");
+  while (all.executeStep()) seqs.push_back(all.getColumn(0).getInt64());
+  return seqs;
 }
 
 }  // namespace
@@ -108,12 +176,13 @@ std::set<std::pair<std::string, std::string>> EntityKeys(SQLite::Database& db) {
 sdk::ExporterSpec SemanticExporter() {
   sdk::ExporterSpec spec;
   spec.import_section = [](SQLite::Database& db, const nlohmann::json& section) {
-    nlohmann::json rows = section;
-    const std::vector<ImportedEntityId> ids = TakeEntityIds(rows);
-    const auto existed = EntityKeys(db);
+    std::vector<ImportedEntityId> ids = EntityIdsOf(section);
+    const std::vector<std::int64_t> seqs_before = MarkExisting(db, ids);
+    nlohmann::json stripped;
+    const nlohmann::json& rows = WithoutEntityIds(section, stripped);
     // After the rows (screened for secrets first); a refusal rolls the host's transaction back.
     sdk::ImportCounts counts = sdk::ImportLayerTables(db, "semantic", rows);
-    counts.inserted += KeepImportedEntityIds(db, ids, existed);
+    counts.inserted += KeepImportedEntityIds(db, ids, seqs_before);
     sdk::CheckTextReferences(db, rows, TextReferences());
     return counts;
   };

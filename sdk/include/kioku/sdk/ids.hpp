@@ -15,6 +15,10 @@ namespace kioku::sdk {
 /// `unix_ms` is clamped to [0, 2^48-1]. Thread-safe.
 std::string NewId(std::int64_t unix_ms);
 
+/// Whether `id` has a ULID's shape (NewId's and DerivedId's alike): 26 Crockford base32
+/// characters, either case, the first 0-7 (a 48-bit time).
+bool IsUlid(std::string_view id);
+
 /// A ULID-shaped id computed from a row instead of stored in it: `unix_ms` in the 48-bit time
 /// part (as NewId, clamped alike) and `seq` (>= 0) in the low 63 bits of the 80-bit tail, the
 /// rest zero; e.g. DerivedId(1796513101620, 2) == "01M948CXSM0000000000000002". A table whose
