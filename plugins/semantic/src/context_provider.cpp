@@ -79,6 +79,21 @@ ReviewStates ScanReviewStates(const Env& env, const Viewer& viewer, std::int64_t
   return out;
 }
 
+// Active memories in the viewer's scope, counted up to kCountCap (a bounded scan: ~2 ms per
+// 10,000 rows); kCountCap means at least that many.
+constexpr int kCountCap = 10'000;
+int CountActive(const Env& env, const Viewer& viewer, std::int64_t now) {
+  sdk::CachedStatement q = env.Stmt(
+      "SELECT count(*) FROM (SELECT 1 FROM semantic_memories m WHERE m.status = 'active' "
+      "AND (m.expires_at IS NULL OR m.expires_at > ?1) AND (m.scope = 'global' OR (?2 <> '' AND m.project_id = ?2)) "
+      "LIMIT " + std::to_string(kCountCap) + ")");
+  sdk::Bind(*q, now, viewer.project_id);
+  q->executeStep();
+  const int n = q->getColumn(0).getInt();
+  q->reset();
+  return n;
+}
+
 void AddWithheld(sdk::ContextContribution& c, int pending, int contested, std::size_t contradicted, int stale = 0,
                  int unconfirmed = 0) {
   if (pending > 0) c.withheld.push_back({"pending review (kioku review)", pending});
@@ -156,8 +171,14 @@ sdk::ContextContribution ProvideContext(ToolContext& ctx, const sdk::ContextRequ
       if (t.memories[i].trust == "outdated") continue;  // built on memories since superseded
       out.items.push_back({t.memories[i].memory.kind, t.memories[i].trust, ItemText(t.memories[i]), RankPriority(i)});
     }
-    AddWithheld(out, states.pending, states.contested, contradicted + t.contradicted.size(),
-                CountStale(env, viewer, request.now_ms));
+    const int stale = CountStale(env, viewer, request.now_ms);
+    AddWithheld(out, states.pending, states.contested, contradicted + t.contradicted.size(), stale);
+    // The active memories the top list left out, so the footer does not read as everything
+    // known (recall reaches them).
+    const int active = CountActive(env, viewer, request.now_ms);
+    if (const int more = active - static_cast<int>(t.memories.size()) - stale; more > 0) {
+      out.withheld.push_back({active >= kCountCap ? "or more memories (memory_recall)" : "more memories (memory_recall)", more});
+    }
     return out;
   }
 

@@ -69,11 +69,24 @@ TEST_F(SemanticContextTest, TenThousandMemoriesStayUnderBudgetWithWholeItems) {
       EXPECT_TRUE(texts.count(line.substr(start, end - start))) << line;
     }
     EXPECT_NE(lines.back().find("1 pending review"), std::string::npos) << lines.back();
+    // 10,000 active memories, the top ones offered: the rest are counted, not left unsaid
+    // (the count stops at 10,000 rows, so it says "or more").
+    EXPECT_NE(lines.back().find(" or more memories (memory_recall)"), std::string::npos) << lines.back();
     if (tokens == 200) {
       EXPECT_NE(lines.back().find("cut by the budget"), std::string::npos) << lines.back();
     }
     EXPECT_LE(lines.size(), 2u + 6u + 30u) << "pinned + the top 30, header and footer";
   }
+}
+
+TEST_F(SemanticContextTest, SessionStartCountsTheMemoriesItLeftOut) {
+  Json items = Json::array();
+  for (int n = 0; n < 40; ++n) {
+    items.push_back({{"text", "Service s" + std::to_string(n) + " listens on port " + std::to_string(9000 + n)}, {"kind", "fact"}});
+  }
+  Ok("memory_remember", {{"memories", items}});
+  const auto lines = Lines(Block("", 100000));
+  EXPECT_NE(lines.back().find("withheld: 10 more memories (memory_recall)"), std::string::npos) << lines.back();
 }
 
 TEST_F(SemanticContextTest, PromptWithNoRelevantMemoryGivesNothing) {
