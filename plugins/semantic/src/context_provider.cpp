@@ -177,7 +177,7 @@ sdk::ContextContribution ProvideContext(ToolContext& ctx, const sdk::ContextRequ
     // known (recall reaches them).
     const int active = CountActive(env, viewer, request.now_ms);
     if (const int more = active - static_cast<int>(t.memories.size()) - stale; more > 0) {
-      out.withheld.push_back({active >= kCountCap ? "or more memories (memory_recall)" : "more memories (memory_recall)", more});
+      out.withheld.push_back({active >= kCountCap ? "or more memories" : "more memories", more});
     }
     return out;
   }
