@@ -1,7 +1,6 @@
 #include "cli/json_edit.hpp"
 
 #include <cstring>
-#include <optional>
 #include <stdexcept>
 
 namespace kioku::host::cli {
@@ -99,30 +98,53 @@ class Scanner {
   std::size_t i_ = 0;
 };
 
-// Whether `t` has a comma with only whitespace and comments before a closing '}' or ']'
-// (outside strings): JSONC as VS Code writes it allows one, nlohmann/json 3.11 does not.
-bool HasTrailingComma(const std::string& t) {
-  std::optional<std::size_t> comma;
+// Walks JSONC text as a reader sees it: `on_comment()` once per comment (// or /* */,
+// an unterminated one ends the walk), `on_char(c)` for every other byte outside string
+// literals, and `on_char('"')` once per string literal.
+template <class OnChar, class OnComment>
+void WalkJsonc(const std::string& t, OnChar&& on_char, OnComment&& on_comment) {
   for (std::size_t i = 0; i < t.size(); ++i) {
     const char c = t[i];
     if (c == '"') {
       for (++i; i < t.size() && t[i] != '"'; ++i) {
         if (t[i] == '\\') ++i;
       }
-      comma.reset();
+      on_char('"');
     } else if (c == '/' && i + 1 < t.size() && (t[i + 1] == '/' || t[i + 1] == '*')) {
+      on_comment();
       const std::size_t end = t[i + 1] == '/' ? t.find('\n', i) : t.find("*/", i + 2);
-      if (end == std::string::npos) return false;
+      if (end == std::string::npos) return;
       i = t[i + 1] == '/' ? end : end + 1;
-    } else if (c == ',') {
-      comma = i;
-    } else if ((c == '}' || c == ']') && comma) {
-      return true;
-    } else if (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
-      comma.reset();
+    } else {
+      on_char(c);
     }
   }
-  return false;
+}
+
+// Whether `t` has a comma with only whitespace and comments before a closing '}' or ']':
+// JSONC as VS Code writes it allows one, nlohmann/json 3.11 does not.
+bool HasTrailingComma(const std::string& t) {
+  bool comma = false, found = false;
+  WalkJsonc(
+      t,
+      [&](char c) {
+        if (c == ',') {
+          comma = true;
+        } else if ((c == '}' || c == ']') && comma) {
+          found = true;
+        } else if (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
+          comma = false;
+        }
+      },
+      [] {});
+  return found;
+}
+
+// Comments (// and /* */) outside string literals of JSONC text.
+std::size_t CountComments(const std::string& t) {
+  std::size_t n = 0;
+  WalkJsonc(t, [](char) {}, [&n] { ++n; });
+  return n;
 }
 
 json ParseLenient(const std::string& text) { return json::parse(text, nullptr, true, /*ignore_comments=*/true); }
@@ -273,23 +295,6 @@ void RemoveChild(const Node& parent, std::size_t j, ReplaceFn&& replace) {
     auto start = [&](const Node& n) { return parent.kind == '{' ? n.key_begin : n.begin; };
     replace(start(c[j]), start(c[j + 1]), "");
   }
-}
-
-// Comments (// and /* */) outside string literals of JSONC text.
-std::size_t CountComments(const std::string& t) {
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < t.size(); ++i) {
-    if (t[i] == '"') {
-      for (++i; i < t.size() && t[i] != '"'; ++i) {
-        if (t[i] == '\\') ++i;
-      }
-    } else if (t[i] == '/' && i + 1 < t.size() && (t[i + 1] == '/' || t[i + 1] == '*')) {
-      ++n;
-      i = t[i + 1] == '/' ? t.find('\n', i) : t.find("*/", i + 2) + 1;
-      if (i == std::string::npos || i == 0) break;
-    }
-  }
-  return n;
 }
 
 }  // namespace
