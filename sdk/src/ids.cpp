@@ -10,7 +10,6 @@ namespace kioku::sdk {
 namespace {
 
 constexpr char kCrockford[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-constexpr std::int64_t kMaxUlidTime = (std::int64_t{1} << 48) - 1;
 
 // Process-wide generator state for the ULID monotonic rule: within one millisecond the
 // 80-bit random part of the previous id is incremented instead of redrawn.
@@ -86,7 +85,7 @@ UlidState& State() {
 }  // namespace
 
 std::string NewId(std::int64_t unix_ms) {
-  std::int64_t ms = unix_ms < 0 ? 0 : (unix_ms > kMaxUlidTime ? kMaxUlidTime : unix_ms);
+  std::int64_t ms = unix_ms < 0 ? 0 : (unix_ms > kMaxIdTimeMs ? kMaxIdTimeMs : unix_ms);
   std::array<std::uint8_t, 10> random{};
   {
     UlidState& st = State();
@@ -95,7 +94,7 @@ std::string NewId(std::int64_t unix_ms) {
       if (!st.Increment()) {
         // 80-bit overflow within one millisecond (practically unreachable): the spec says
         // fail; we borrow the next millisecond instead so ids stay strictly increasing.
-        if (ms < kMaxUlidTime) ++ms;
+        if (ms < kMaxIdTimeMs) ++ms;
         st.Draw();
       }
     } else {
@@ -132,7 +131,7 @@ bool IsUlid(std::string_view id) {
 }
 
 std::string DerivedId(std::int64_t unix_ms, std::int64_t seq) {
-  std::uint64_t t = static_cast<std::uint64_t>(unix_ms < 0 ? 0 : (unix_ms > kMaxUlidTime ? kMaxUlidTime : unix_ms));
+  std::uint64_t t = static_cast<std::uint64_t>(unix_ms < 0 ? 0 : (unix_ms > kMaxIdTimeMs ? kMaxIdTimeMs : unix_ms));
   std::uint64_t s = static_cast<std::uint64_t>(seq < 0 ? 0 : seq);
   std::string out(26, '0');
   for (int i = 9; i >= 0; --i, t >>= 5) out[i] = kCrockford[t & 31];
@@ -157,7 +156,7 @@ std::optional<DerivedIdRange> DerivedIdPrefixRange(std::string_view prefix) {
       !ReadPadded(tail, 16, 31, s_hi)) {
     return std::nullopt;
   }
-  const auto max_time = static_cast<std::uint64_t>(kMaxUlidTime);
+  const auto max_time = static_cast<std::uint64_t>(kMaxIdTimeMs);
   if (t_lo.lo > max_time || s_lo.hi != 0 || s_lo.lo > kMaxSeq) return std::nullopt;
   DerivedIdRange r;
   r.ms_lo = static_cast<std::int64_t>(t_lo.lo);

@@ -5,6 +5,7 @@
 #include "kioku/sdk/ids.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/tool.hpp"
+#include "normalize.hpp"
 
 namespace kioku::semantic {
 
@@ -62,12 +63,11 @@ namespace {
 
 constexpr std::size_t kListedIds = 5;
 
-std::string AsciiUpper(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) {
-    if (c >= 'a' && c <= 'z') c = static_cast<char>(c - 'a' + 'A');
-  }
-  return out;
+// An entity's creation time as its derived id holds it: DerivedId clamps a time outside
+// what a ULID holds, so lookups by id compare the clamped value.
+const std::string& IdTimeSql() {
+  static const std::string sql = "max(0, min(created_at, " + std::to_string(sdk::kMaxIdTimeMs) + "))";
+  return sql;
 }
 
 // (id, seq) of up to kListedIds + 1 ids starting with `upper` (upper-case), kept ids first.
@@ -81,9 +81,8 @@ std::vector<std::pair<std::string, std::int64_t>> IdsStartingWith(SQLite::Databa
     while (q.executeStep()) found.emplace_back(q.getColumn(0).getString(), q.getColumn(1).getInt64());
   }
   if (auto range = sdk::DerivedIdPrefixRange(upper)) {
-    // DerivedId clamps a creation time outside 0..2^48-1, so the comparison clamps it too.
-    SQLite::Statement q(db, "SELECT seq, created_at FROM semantic_entities WHERE seq BETWEEN ? AND ? AND "
-                            "max(0, min(created_at, 281474976710655)) BETWEEN ? AND ? ORDER BY created_at, seq LIMIT " +
+    SQLite::Statement q(db, "SELECT seq, created_at FROM semantic_entities WHERE seq BETWEEN ? AND ? AND " +
+                                IdTimeSql() + " BETWEEN ? AND ? ORDER BY created_at, seq LIMIT " +
                                 std::to_string(kListedIds + 1));
     sdk::Bind(q, range->seq_lo, range->seq_hi, range->ms_lo, range->ms_hi);
     while (q.executeStep()) {
@@ -116,8 +115,7 @@ std::int64_t KeepImportedEntityIds(SQLite::Database& db, const std::vector<Impor
                                    const std::vector<std::int64_t>& seqs_before) {
   SQLite::Statement entity(db, "SELECT seq FROM semantic_entities WHERE norm_name = ? AND type = ?");
   SQLite::Statement kept(db, "SELECT entity_seq FROM semantic_entity_ids WHERE id = ?");
-  SQLite::Statement derived_row(db, "SELECT 1 FROM semantic_entities WHERE seq = ? AND "
-                                    "max(0, min(created_at, 281474976710655)) = ?");
+  SQLite::Statement derived_row(db, "SELECT 1 FROM semantic_entities WHERE seq = ? AND " + IdTimeSql() + " = ?");
   SQLite::Statement has_shown(db, "SELECT 1 FROM semantic_entity_ids WHERE entity_seq = ? AND shown = 1");
   SQLite::Statement add(db, "INSERT INTO semantic_entity_ids(id, entity_seq, shown) VALUES (?, ?, ?)");
   std::int64_t added = 0;

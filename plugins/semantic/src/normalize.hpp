@@ -46,6 +46,8 @@ std::vector<std::string> CjkBigrams(std::string_view run);
 
 /// Lower-case ASCII copy.
 std::string AsciiLower(std::string_view text);
+/// Upper-case ASCII copy (ids: ULIDs are upper-case, people type them in lower case).
+std::string AsciiUpper(std::string_view text);
 
 /// Trims ASCII whitespace at both ends.
 std::string_view Trim(std::string_view text);

@@ -9,6 +9,10 @@
 
 namespace kioku::sdk {
 
+/// The latest time a ULID's 48-bit time part holds, Unix ms; NewId and DerivedId clamp to
+/// [0, kMaxIdTimeMs].
+inline constexpr std::int64_t kMaxIdTimeMs = (std::int64_t{1} << 48) - 1;
+
 /// A ULID (https://github.com/ulid/spec): 26 characters of Crockford base32, 48-bit
 /// millisecond timestamp then 80 random bits, so ids sort by creation time. Ids made in the
 /// same millisecond by one process are strictly increasing (the spec's monotonic rule).
