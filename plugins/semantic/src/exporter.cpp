@@ -28,6 +28,22 @@ const std::vector<sdk::TextReference>& TextReferences() {
   return refs;
 }
 
+// Whether `table` of a section has the shape ExportLayerTables writes: "columns" and "rows"
+// arrays.
+bool Shaped(const nlohmann::json& table) {
+  return table.is_object() && table.contains("columns") && table["columns"].is_array() && table.contains("rows") &&
+         table["rows"].is_array();
+}
+
+// The index of column `name` in a shaped table, nullopt when it has none.
+std::optional<std::size_t> ColumnOf(const nlohmann::json& table, const char* name) {
+  const nlohmann::json& columns = table["columns"];
+  for (std::size_t i = 0; i < columns.size(); ++i) {
+    if (columns[i] == name) return i;
+  }
+  return std::nullopt;
+}
+
 // The ids a file gives its entities, for KeepImportedEntityIds: each entity's derived id in
 // the file, the stored `id` column of a file written before entity ids were computed
 // (migration 12; this database has no such column) and the file's semantic_entity_ids rows,
@@ -39,20 +55,9 @@ std::vector<ImportedEntityId> EntityIdsOf(const nlohmann::json& section) {
   const nlohmann::json* tables = section.contains("tables") ? &section["tables"] : nullptr;
   if (tables == nullptr || !tables->is_object() || !tables->contains("semantic_entities")) return out;
   const nlohmann::json& entities = (*tables)["semantic_entities"];
-  if (!entities.is_object() || !entities.contains("columns") || !entities["columns"].is_array() ||
-      !entities.contains("rows") || !entities["rows"].is_array()) {
-    return out;  // the generic import names what is wrong with the table
-  }
-  const auto column_of = [](const nlohmann::json& table, const char* name) -> std::optional<std::size_t> {
-    const nlohmann::json& columns = table.at("columns");
-    for (std::size_t i = 0; i < columns.size(); ++i) {
-      if (columns[i] == name) return i;
-    }
-    return std::nullopt;
-  };
-  const auto seq = column_of(entities, "seq"), id = column_of(entities, "id"),
-             created = column_of(entities, "created_at"), norm = column_of(entities, "norm_name"),
-             type = column_of(entities, "type");
+  if (!Shaped(entities)) return out;  // the generic import names what is wrong with the table
+  const auto seq = ColumnOf(entities, "seq"), id = ColumnOf(entities, "id"), created = ColumnOf(entities, "created_at"),
+             norm = ColumnOf(entities, "norm_name"), type = ColumnOf(entities, "type");
   if (!seq || !created || !norm || !type) return out;  // the generic import names what is missing
   const auto checked = [](const nlohmann::json& v, const std::string& where) {
     const std::string text = v.is_string() ? v.get<std::string>() : v.dump();
@@ -68,11 +73,10 @@ std::vector<ImportedEntityId> EntityIdsOf(const nlohmann::json& section) {
   std::vector<std::pair<std::string, std::int64_t>> other_aliases;      // (id, file seq)
   if (tables->contains("semantic_entity_ids")) {
     const nlohmann::json& aliases = (*tables)["semantic_entity_ids"];
-    const bool shaped = aliases.is_object() && aliases.contains("columns") && aliases["columns"].is_array() &&
-                        aliases.contains("rows") && aliases["rows"].is_array();
-    const auto a_id = shaped ? column_of(aliases, "id") : std::nullopt;
-    const auto a_seq = shaped ? column_of(aliases, "entity_seq") : std::nullopt;
-    const auto a_shown = shaped ? column_of(aliases, "shown") : std::nullopt;
+    const bool shaped = Shaped(aliases);
+    const auto a_id = shaped ? ColumnOf(aliases, "id") : std::nullopt;
+    const auto a_seq = shaped ? ColumnOf(aliases, "entity_seq") : std::nullopt;
+    const auto a_shown = shaped ? ColumnOf(aliases, "shown") : std::nullopt;
     if (!a_id || !a_seq || !a_shown || aliases["columns"].size() != 3) {
       throw std::runtime_error("table semantic_entity_ids: needs \"columns\": [\"id\", \"entity_seq\", \"shown\"] "
                                "and \"rows\" (an array of such rows); fix the file");
@@ -96,8 +100,8 @@ std::vector<ImportedEntityId> EntityIdsOf(const nlohmann::json& section) {
     }
   }
   std::size_t n = 0;
-  const std::size_t width = entities.at("columns").size();
-  for (const nlohmann::json& row : entities.at("rows")) {
+  const std::size_t width = entities["columns"].size();
+  for (const nlohmann::json& row : entities["rows"]) {
     ++n;
     if (!row.is_array() || row.size() != width || !row[*seq].is_number_integer() || !row[*created].is_number_integer() ||
         !row[*norm].is_string() || !row[*type].is_string()) {
@@ -134,23 +138,17 @@ const nlohmann::json& WithoutEntityIds(const nlohmann::json& section, nlohmann::
   if (!section.contains("tables") || !section["tables"].is_object()) return section;
   const nlohmann::json& tables = section["tables"];
   const bool aliases = tables.contains("semantic_entity_ids");
-  const nlohmann::json* entities = tables.contains("semantic_entities") ? &tables["semantic_entities"] : nullptr;
-  std::optional<std::size_t> id;
-  if (entities != nullptr && entities->contains("columns")) {
-    const nlohmann::json& columns = (*entities)["columns"];
-    for (std::size_t i = 0; i < columns.size(); ++i) {
-      if (columns[i] == "id") id = i;
-    }
-  }
-  if (!aliases && !id) return section;
+  const bool entities = tables.contains("semantic_entities") && Shaped(tables["semantic_entities"]);
+  const std::size_t id = entities ? ColumnOf(tables["semantic_entities"], "id").value_or(std::string::npos) : std::string::npos;
+  if (!aliases && id == std::string::npos) return section;
   stripped = section;
   nlohmann::json& t = stripped["tables"];
   t.erase("semantic_entity_ids");
-  if (id) {
+  if (id != std::string::npos) {
     nlohmann::json& e = t["semantic_entities"];
-    e["columns"].erase(e["columns"].begin() + static_cast<std::ptrdiff_t>(*id));
+    e["columns"].erase(e["columns"].begin() + static_cast<std::ptrdiff_t>(id));
     for (nlohmann::json& row : e["rows"]) {
-      if (row.is_array() && row.size() > *id) row.erase(row.begin() + static_cast<std::ptrdiff_t>(*id));
+      if (row.is_array() && row.size() > id) row.erase(row.begin() + static_cast<std::ptrdiff_t>(id));
     }
   }
   return stripped;
