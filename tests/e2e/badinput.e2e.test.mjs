@@ -32,13 +32,8 @@ function assertCleanStdout(server) {
 }
 
 async function initialize(server) {
-  const init = await server.request('initialize', {
-    protocolVersion: '2025-11-25',
-    capabilities: {},
-    clientInfo: { name: 'badinput-e2e', version: '1' },
-  });
+  const init = await server.initializeLegacy('badinput-e2e');
   assert.ok(init.result, JSON.stringify(init));
-  await server.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
 }
 
 describe('bad input over stdio', () => {

@@ -267,6 +267,20 @@ export class RawStdioServer {
     }
   }
 
+  /**
+   * The legacy-era (2025-11-25) handshake as client `name`: initialize, then
+   * notifications/initialized. Resolves with the initialize response.
+   */
+  async initializeLegacy(name = 'raw') {
+    const init = await this.request('initialize', {
+      protocolVersion: '2025-11-25',
+      capabilities: {},
+      clientInfo: { name, version: '1' },
+    });
+    await this.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+    return init;
+  }
+
   /** Resolves once kioku's log (stderr) matches `pattern`. */
   waitForLog(pattern, what = `a log line matching ${pattern}`) {
     return withTimeout(

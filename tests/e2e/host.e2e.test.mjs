@@ -255,13 +255,8 @@ describe('the daily snapshot of kioku serve', () => {
       for (let run = 0; run < 2; ++run) {  // the first start creates the database, the second snapshots it
         const server = new RawStdioServer(sandbox);
         try {
-          const init = await server.request('initialize', {
-            protocolVersion: '2025-11-25',
-            capabilities: {},
-            clientInfo: { name: 'raw', version: '1' },
-          });
+          const init = await server.initializeLegacy();
           assert.equal(init.result.serverInfo.name, 'kioku');
-          await server.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
           const said = await server.request('tools/call', { name: 'echo_say', arguments: { text: `run ${run}` } });
           assert.equal(said.result.isError ?? false, false);
           if (run === 1) await server.waitForLog(/automatic snapshot \//, 'the automatic snapshot');
@@ -295,12 +290,7 @@ describe('cancellation over raw stdio', () => {
     const sandbox = makeSandbox();
     const server = new RawStdioServer(sandbox);
     try {
-      await server.request('initialize', {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'raw', version: '1' },
-      });
-      await server.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      await server.initializeLegacy();
       const call = JSON.stringify({
         jsonrpc: '2.0',
         id: 'slow',

@@ -163,13 +163,8 @@ describe('modern era over raw stdio', () => {
   });
 
   test('one process serves both eras: legacy initialize, then modern and legacy requests', async () => {
-    const init = await server.request('initialize', {
-      protocolVersion: '2025-11-25',
-      capabilities: {},
-      clientInfo: { name: 'legacy-e2e', version: '1' },
-    });
+    const init = await server.initializeLegacy('legacy-e2e');
     assert.equal(init.result.protocolVersion, '2025-11-25');
-    await server.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
     const legacy = await server.request('tools/list', {});
     assert.equal(legacy.result.resultType, undefined, 'legacy results carry no resultType');
     assert.equal(legacy.result.ttlMs, undefined);
@@ -183,14 +178,9 @@ describe('legacy era (2025-11-25) answers over raw stdio conform to that schema'
     const sandbox = makeSandbox();
     const server = new RawStdioServer(sandbox);
     try {
-      const init = await server.request('initialize', {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'legacy-schema', version: '1' },
-      });
+      const init = await server.initializeLegacy('legacy-schema');
       legacySchema.check('JSONRPCResultResponse', init);
       legacySchema.check('InitializeResult', init.result);
-      await server.write({ jsonrpc: '2.0', method: 'notifications/initialized' });
 
       const list = await server.request('tools/list', {});
       legacySchema.check('ListToolsResult', list.result);
