@@ -30,6 +30,8 @@ namespace {
 
 constexpr std::size_t kMaxToolNameLength = 48;
 constexpr int kMaxNestedCalls = 8;  // HostServices::CallTool depth per thread
+// RuntimeOptions::one_shot: the WAL a one-shot process leaves unchecked (ConnectionPool).
+constexpr std::uintmax_t kOneShotWalBytes = 1 << 20;
 
 // ^[a-z][a-z0-9_]*$ by hand: a std::regex costs more to build than the rest of a start-up.
 bool IsToolName(const std::string& name) {
@@ -292,7 +294,7 @@ Runtime::Runtime(RuntimeOptions options) : impl_(std::make_unique<Impl>()) {
   if (options.db_path.empty()) options.db_path = options.data_dir / "kioku.db";
   impl_->options = std::move(options);
   impl_->pool = std::make_unique<ConnectionPool>(impl_->options.db_path, impl_->options.busy_timeout_ms);
-  impl_->pool->SetCheckpointOnClose(!impl_->options.one_shot);
+  if (impl_->options.one_shot) impl_->pool->SetCheckpointOnCloseAbove(kOneShotWalBytes);
   DeferredWriteOptions deferred;
   deferred.max_writes = impl_->options.deferred_max_writes;
   deferred.max_age_ms = impl_->options.deferred_max_age_ms;

@@ -54,8 +54,9 @@ struct RuntimeOptions {
   /// compiled when it is first called instead of at Start (a malformed schema then fails
   /// that call, naming the tool), Stop() writes the deferred writes on the calling thread's
   /// connection (no second connection to open), and connections close without a WAL
-  /// checkpoint (the WAL stays for the next process; a server checkpoints as it runs and
-  /// when it exits). Start-up cost, not behaviour: results are the same.
+  /// checkpoint while the WAL holds at most 1 MiB (it stays for the next process; a server
+  /// checkpoints as it runs and when it exits). Start-up cost, not behaviour: results are
+  /// the same.
   bool one_shot = false;
   /// The embedding provider (config `providers.embedding`) handed to plugins through
   /// HostServices::GetEmbedder; null = none (text search only).

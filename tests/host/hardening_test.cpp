@@ -220,11 +220,32 @@ TEST_F(HardeningTest, OneShotStopWritesDeferredWritesAndLeavesTheWalForTheNextPr
     for (int i = 0; i < 3; ++i) rt->CallTool("counter_read", json::object());
     rt->Stop();  // `kioku call` exit: written on this thread's connection
   }
-  // Closed without a checkpoint: the WAL holds the batch until a later process folds it in.
+  // Closed without a checkpoint (the WAL is under the one-shot bound): the WAL holds the
+  // batch until a later process folds it in.
   EXPECT_TRUE(std::filesystem::exists(DbPath().string() + "-wal"));
   auto rt = Make();
   rt->Start();
   EXPECT_EQ(Reads(*rt), 3);
+}
+
+TEST(ConnectionPoolClose, LeavesASmallWalAndCheckpointsOneOverTheBound) {
+  TempDir dir;
+  const auto db = dir.path() / "kioku.db";
+  const auto wal = db.string() + "-wal";
+  const auto write = [&](int rows) {
+    ConnectionPool pool(db, 2000);
+    pool.SetCheckpointOnCloseAbove(64 * 1024);
+    auto& c = pool.ForThisThread();
+    c.exec("CREATE TABLE IF NOT EXISTS t (v BLOB)");
+    for (int i = 0; i < rows; ++i) c.exec("INSERT INTO t VALUES (zeroblob(4000))");
+  };
+  write(2);  // a few pages: left for the next process
+  ASSERT_TRUE(std::filesystem::exists(wal));
+  EXPECT_LE(std::filesystem::file_size(wal), 64u * 1024);
+  write(40);  // ~160 KiB: the last connection checkpoints and removes it
+  EXPECT_FALSE(std::filesystem::exists(wal));
+  ConnectionPool check(db, 2000);
+  EXPECT_EQ(check.ForThisThread().execAndGet("SELECT count(*) FROM t").getInt(), 42);
 }
 
 TEST_F(HardeningTest, StartWithNothingToMigrateTakesNoWriteLock) {
