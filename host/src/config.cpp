@@ -195,6 +195,12 @@ void ReadProviderConfig(const json& e, ProviderConfig& c) {
   c.breaker_cooldown_ms = e.value("breaker_cooldown_ms", c.breaker_cooldown_ms);
 }
 
+// Compiled on the first config that needs it (never for the embedded default alone).
+const JsonSchema& HostValidator() {
+  static const JsonSchema schema(HostSchema());
+  return schema;
+}
+
 }  // namespace
 
 Config ParseConfig(const std::string& yaml_text, const std::string& source,
@@ -208,12 +214,12 @@ Config ParseConfig(const std::string& yaml_text, const std::string& source,
   return ParseConfigDoc(std::move(doc), source, known_plugins);
 }
 
-Config ParseConfigDoc(json doc, const std::string& source, const std::vector<std::string>& known_plugins) {
+Config ParseConfigDoc(json doc, const std::string& source, const std::vector<std::string>& known_plugins,
+                      bool embedded_default) {
   if (doc.is_null()) doc = json::object();
   if (!doc.is_object()) Fail(source, "the top level must be a mapping of keys (home, plugins, server, <plugin>)");
 
-  static const JsonSchema schema(HostSchema());
-  if (auto v = schema.Validate(doc); !v.empty()) {
+  if (auto v = embedded_default ? std::vector<std::string>{} : HostValidator().Validate(doc); !v.empty()) {
     // Type, enum, range and pattern lines already quote the value ("…, got \"soon\"").
     const bool quoted = v.front().find(", got ") != std::string::npos;
     std::string value = quoted ? "" : sdk::TruncateUtf8(ValueAt(doc, v.front()), 80);
@@ -222,6 +228,7 @@ Config ParseConfigDoc(json doc, const std::string& source, const std::vector<std
 
   Config config;
   config.source = source;
+  config.embedded_default = embedded_default;
   config.log_level = doc.value("log_level", config.log_level);
   config.enabled = doc["plugins"]["enabled"].get<std::vector<std::string>>();
   for (const auto& d : doc["plugins"].value("dirs", json::array())) config.plugin_dirs.emplace_back(d.get<std::string>());

@@ -262,8 +262,13 @@ std::unique_ptr<DatabaseUseLock> AcquireUseLock(const std::filesystem::path& db_
 }
 
 // Validates the YAML section, then fills the schema's defaults and validates the result
-// (a default that breaks its own schema is the plugin's bug, worded as such).
-void CompleteSettings(PluginEntry& entry) {
+// (a default that breaks its own schema is the plugin's bug, worded as such). `checked`
+// (RuntimeOptions::settings_checked): only fills the defaults.
+void CompleteSettings(PluginEntry& entry, bool checked) {
+  if (checked) {
+    entry.settings = sdk::ApplySettingsDefaults(entry.settings_schema, entry.settings);
+    return;
+  }
   std::unique_ptr<JsonSchema> schema;
   try {
     schema = std::make_unique<JsonSchema>(entry.settings_schema);
@@ -352,7 +357,7 @@ void Runtime::Start(StartMode mode) {
   impl_->serving = mode == StartMode::kServe;
   // Every section is checked before any plugin exists, so a typo in one plugin's section
   // never leaves another half-started, and each constructor sees complete settings.
-  for (auto& entry : impl_->plugins) CompleteSettings(*entry);
+  for (auto& entry : impl_->plugins) CompleteSettings(*entry, impl_->options.settings_checked);
   if (impl_->serving) impl_->use_lock = AcquireUseLock(impl_->options.db_path);
   for (auto& entry : impl_->plugins) {
     entry->services = std::make_unique<ServicesImpl>(*this, *impl_, *entry);

@@ -55,6 +55,22 @@ TEST(ConfigTest, EmbeddedDefaultParses) {
   EXPECT_EQ(c.home, std::filesystem::path("~/.kioku"));
 }
 
+TEST(ConfigTest, EmbeddedDefaultSkipsOnlyTheSchemaCheck) {
+  // The start-up path: the embedded default's JSON with its schema check skipped gives the
+  // config the checked parse gives; the other checks still run.
+  const auto doc = nlohmann::json::parse(EmbeddedDefaultConfigJson());
+  Config checked = ParseConfigDoc(doc, "(embedded default)", kLayers);
+  Config fast = ParseConfigDoc(doc, "(embedded default)", kLayers, /*embedded_default=*/true);
+  EXPECT_TRUE(fast.embedded_default);
+  EXPECT_FALSE(checked.embedded_default);
+  EXPECT_EQ(fast.enabled, checked.enabled);
+  EXPECT_EQ(fast.plugin_settings, checked.plugin_settings);
+  EXPECT_EQ(fast.max_result_bytes, checked.max_result_bytes);
+  EXPECT_EQ(fast.backup.keep, checked.backup.keep);
+  EXPECT_THAT(ErrorOf([&] { ParseConfigDoc(doc, "(embedded default)", {"working"}, true); }),
+              HasSubstr("no plugin module named"));
+}
+
 // Start-up without a config file reads the JSON the build made from the same YAML.
 TEST(ConfigTest, EmbeddedJsonIsTheEmbeddedYamlConverted) {
   EXPECT_EQ(nlohmann::json::parse(EmbeddedDefaultConfigJson()), YamlToJson(EmbeddedDefaultConfig()));

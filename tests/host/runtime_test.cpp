@@ -274,6 +274,34 @@ TEST_F(RuntimeTest, DefaultSettingsSchemaRefusesAnyKey) {
   EXPECT_THAT(ErrorOf([&] { bare.Start(); }), HasSubstr("settings of plugin 'ping': (root): unknown field \"x\""));
 }
 
+TEST_F(RuntimeTest, CheckedSettingsOnlyGetTheirDefaults) {
+  // settings_checked (a one-shot process on the embedded default): no schema compile or
+  // validation, but the defaults still reach the plugin.
+  const json schema = json::parse(R"({"type":"object","properties":{
+      "greeting":{"type":"string","default":"hi"},"limit":{"type":"integer","maximum":5}},
+      "additionalProperties":false})");
+  for (bool checked : {false, true}) {
+    RuntimeOptions o;
+    o.data_dir = dir_.path();
+    o.settings_checked = checked;
+    Runtime rt(o);
+    json seen;
+    rt.AddPluginWithSchema(
+        "conf",
+        [&seen](sdk::HostServices& h) -> std::unique_ptr<sdk::Plugin> {
+          seen = h.Settings();
+          return std::make_unique<LambdaPlugin>(h, [](sdk::Registrar&) {});
+        },
+        {{"limit", 9}}, schema);
+    if (!checked) {
+      EXPECT_THAT(ErrorOf([&] { rt.Start(); }), HasSubstr("limit: expected integer at most 5"));
+      continue;
+    }
+    rt.Start();
+    EXPECT_EQ(seen, json({{"greeting", "hi"}, {"limit", 9}}));
+  }
+}
+
 TEST_F(RuntimeTest, SettingsReachThePlugin) {
   auto rt = Make(false, {{"prefix", "p:"}});
   rt->Start();

@@ -26,9 +26,10 @@ Loaded LoadConfig(const GlobalOptions& options) {
   // plugins.dirs is needed to know which plugin names exist before full validation.
   std::vector<std::filesystem::path> extra = options.plugin_dirs;
   nlohmann::json raw;
+  const bool embedded_default = text == EmbeddedDefaultConfig();
   try {
     // The same text as the embedded default: its JSON, converted at build time.
-    raw = text == EmbeddedDefaultConfig() ? nlohmann::json::parse(EmbeddedDefaultConfigJson()) : YamlToJson(text);
+    raw = embedded_default ? nlohmann::json::parse(EmbeddedDefaultConfigJson()) : YamlToJson(text);
     if (raw.is_object() && raw.contains("plugins") && raw["plugins"].is_object()) {
       for (const auto& d : raw["plugins"].value("dirs", nlohmann::json::array())) {
         if (d.is_string()) extra.emplace_back(d.get<std::string>());
@@ -39,7 +40,7 @@ Loaded LoadConfig(const GlobalOptions& options) {
   }
   Loaded loaded;
   loaded.search_path = PluginSearchPath(extra);
-  loaded.config = ParseConfigDoc(std::move(raw), source, ListModules(loaded.search_path));
+  loaded.config = ParseConfigDoc(std::move(raw), source, ListModules(loaded.search_path), embedded_default);
   SetLogLevel(loaded.config.log_level);
   return loaded;
 }
@@ -54,6 +55,7 @@ Loaded LoadRuntime(const GlobalOptions& options, StartMode mode, bool one_shot) 
   ro.tools = config.tools;
   ro.projects = config.projects;
   ro.one_shot = one_shot;
+  ro.settings_checked = one_shot && config.embedded_default;
   if (!config.embedding.url.empty()) {
     try {
       ro.embedder = providers::MakeOpenAiEmbedder(config.embedding, nullptr);
