@@ -50,7 +50,8 @@ struct RuntimeOptions {
   ToolSelection tools;
   /// Identity settings (config `identity:`) handed to plugins via HostServices::Projects.
   sdk::ProjectOptions projects;
-  /// A process that makes one call and exits (`kioku call`): each tool's JSON Schemas are
+  /// A process that makes one call or runs one command and exits (`kioku call`, `kioku
+  /// context`, plugin commands such as `kioku hook capture`): each tool's JSON Schemas are
   /// compiled when it is first called instead of at Start (a malformed schema then fails
   /// that call, naming the tool), Stop() writes the deferred writes on the calling thread's
   /// connection (no second connection to open), and connections close without a WAL

@@ -40,7 +40,9 @@ int CommandIndex(int argc, char** argv) {
 
 int RunPluginCommand(const GlobalOptions& global, const std::string& name, std::vector<std::string> args,
                      std::ostream& out) {
-  auto loaded = LoadRuntime(global);
+  // One-shot start-up (RuntimeOptions::one_shot): hooks run as a process per agent event,
+  // and no command needs every tool's schemas compiled before it runs.
+  auto loaded = LoadRuntime(global, StartMode::kServe, /*one_shot=*/true);
   const auto& commands = loaded.runtime->Commands();
   // A two-word command ("hook capture") wins over the one-word group ("hook").
   if (!args.empty()) {
