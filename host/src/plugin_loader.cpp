@@ -1,13 +1,13 @@
 #include "plugin_loader.hpp"
 
 #include "kioku/sdk/plugin_entry.hpp"  // KIOKU_BUILD_FINGERPRINT as the host was built
+#include "module_file.hpp"
 
 #include <cstdlib>
 #include <cstring>
 #include <set>
 #include <stdexcept>
 
-#include <boost/dll/runtime_symbol_info.hpp>
 #include <boost/dll/shared_library.hpp>
 
 namespace kioku::host {
@@ -17,6 +17,9 @@ std::string ModuleFileName(const std::string& plugin_name) { return "kioku-" + p
 LoadedModule LoadModule(const std::filesystem::path& path, const std::string& expected_name) {
   const std::string file = path.string();
   LoadedModule module;
+  if (const auto problem = ModuleFileProblem(path); !problem.empty()) {
+    throw std::runtime_error("plugin " + file + ": cannot load: the file " + problem + "; reinstall or rebuild it");
+  }
   try {
     module.library = std::make_shared<boost::dll::shared_library>(
         path, boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
@@ -95,9 +98,7 @@ std::vector<std::filesystem::path> PluginSearchPath(const std::vector<std::files
       start = end + 1;
     }
   }
-  std::error_code ec;
-  auto exe = std::filesystem::path(boost::dll::program_location(ec).string());
-  if (!ec) dirs.push_back((exe.parent_path() / ".." / "lib" / "kioku" / "plugins").lexically_normal());
+  if (const auto lib = InstallLibDir()) dirs.push_back(*lib / "plugins");
   return dirs;
 }
 

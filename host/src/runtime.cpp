@@ -135,6 +135,7 @@ struct PluginEntry {
   std::string version;
   nlohmann::json settings;
   nlohmann::json settings_schema;
+  bool settings_checked = false;  // Runtime::AddPluginWithSchema
   PluginFactory factory;
   std::unique_ptr<ServicesImpl> services;
   std::unique_ptr<sdk::Plugin> plugin;
@@ -262,10 +263,10 @@ std::unique_ptr<DatabaseUseLock> AcquireUseLock(const std::filesystem::path& db_
 }
 
 // Validates the YAML section, then fills the schema's defaults and validates the result
-// (a default that breaks its own schema is the plugin's bug, worded as such). `checked`
-// (RuntimeOptions::settings_checked): only fills the defaults.
-void CompleteSettings(PluginEntry& entry, bool checked) {
-  if (checked) {
+// (a default that breaks its own schema is the plugin's bug, worded as such). Settings
+// known to be valid (PluginEntry::settings_checked) only get their defaults.
+void CompleteSettings(PluginEntry& entry) {
+  if (entry.settings_checked) {
     entry.settings = sdk::ApplySettingsDefaults(entry.settings_schema, entry.settings);
     return;
   }
@@ -313,7 +314,7 @@ Runtime::~Runtime() {
 }
 
 void Runtime::AddPluginWithSchema(std::string name, PluginFactory factory, nlohmann::json settings,
-                                  nlohmann::json settings_schema) {
+                                  nlohmann::json settings_schema, bool settings_checked) {
   if (impl_->started) throw std::logic_error("AddPlugin after Start");
   for (const auto& p : impl_->plugins) {
     if (p->name == name) throw std::runtime_error("plugin '" + name + "' added twice");
@@ -323,6 +324,7 @@ void Runtime::AddPluginWithSchema(std::string name, PluginFactory factory, nlohm
   entry->version = "builtin";
   entry->settings = settings.is_null() ? nlohmann::json::object() : std::move(settings);
   entry->settings_schema = std::move(settings_schema);
+  entry->settings_checked = settings_checked;
   entry->factory = std::move(factory);
   impl_->plugins.push_back(std::move(entry));
 }
@@ -334,7 +336,8 @@ void Runtime::AddHostTool(sdk::ToolSpec spec, sdk::ToolHandler handler, bool eve
   impl_->host_tools.push_back(std::move(tool));
 }
 
-void Runtime::LoadPlugin(std::string name, const std::filesystem::path& module_path, nlohmann::json settings) {
+void Runtime::LoadPlugin(std::string name, const std::filesystem::path& module_path, nlohmann::json settings,
+                         bool settings_checked) {
   auto module = LoadModule(module_path, name);
   const std::string version = module.manifest->version ? module.manifest->version : "";
   auto create = module.create;
@@ -346,7 +349,7 @@ void Runtime::LoadPlugin(std::string name, const std::filesystem::path& module_p
   }
   AddPluginWithSchema(
       name, [create](sdk::HostServices& host) { return std::unique_ptr<sdk::Plugin>(create(host)); },
-      std::move(settings), std::move(settings_schema));
+      std::move(settings), std::move(settings_schema), settings_checked);
   impl_->plugins.back()->module = std::move(module);
   impl_->plugins.back()->version = version;
 }
@@ -357,7 +360,7 @@ void Runtime::Start(StartMode mode) {
   impl_->serving = mode == StartMode::kServe;
   // Every section is checked before any plugin exists, so a typo in one plugin's section
   // never leaves another half-started, and each constructor sees complete settings.
-  for (auto& entry : impl_->plugins) CompleteSettings(*entry, impl_->options.settings_checked);
+  for (auto& entry : impl_->plugins) CompleteSettings(*entry);
   if (impl_->serving) impl_->use_lock = AcquireUseLock(impl_->options.db_path);
   for (auto& entry : impl_->plugins) {
     entry->services = std::make_unique<ServicesImpl>(*this, *impl_, *entry);

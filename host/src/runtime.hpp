@@ -59,11 +59,6 @@ struct RuntimeOptions {
   /// checkpoints as it runs and when it exits). Start-up cost, not behaviour: results are
   /// the same.
   bool one_shot = false;
-  /// The plugin settings are the embedded default config's, which every server start (and
-  /// the e2e suite) validates against each plugin's schema: Start fills their defaults
-  /// without compiling the schemas (~3.5 M instructions for the five bundled plugins, a
-  /// tenth of a cold `kioku call`). For one-shot processes on the default config.
-  bool settings_checked = false;
   /// The embedding provider (config `providers.embedding`) handed to plugins through
   /// HostServices::GetEmbedder; null = none (text search only).
   std::shared_ptr<sdk::Embedder> embedder;
@@ -109,12 +104,17 @@ class Runtime {
     AddPluginWithSchema(std::move(name), PluginFactory(std::move(make)), std::move(settings),
                         P::SettingsSchema());
   }
-  /// Same, with the settings schema given explicitly.
+  /// Same, with the settings schema given explicitly. `settings_checked`: the settings are
+  /// known to satisfy this schema, so Start only fills their defaults, without compiling the
+  /// schema (valijson; ~3.5 M instructions for the five bundled plugins, a tenth of a cold
+  /// `kioku call`). The CLI says so for a one-shot process on the embedded default config
+  /// and a plugin from the install's own plugin directory: every server start (and the e2e
+  /// suite) validates that pairing.
   void AddPluginWithSchema(std::string name, PluginFactory factory, nlohmann::json settings,
-                           nlohmann::json settings_schema);
+                           nlohmann::json settings_schema, bool settings_checked = false);
   /// Loads `kioku-<name>.so` from `module_path` (manifest checked first). Before Start().
   void LoadPlugin(std::string name, const std::filesystem::path& module_path,
-                  nlohmann::json settings = nlohmann::json::object());
+                  nlohmann::json settings = nlohmann::json::object(), bool settings_checked = false);
 
   /// Adds a tool of the host itself (one no layer owns, e.g. `data_export`, which spans
   /// every layer). Before Start(); registered by Start() after every plugin's tools (a

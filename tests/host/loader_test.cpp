@@ -3,8 +3,12 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "host_test_util.hpp"
 #include "kioku/sdk/plugin_entry.hpp"
+#include "module_file.hpp"
 #include "plugin_loader.hpp"
 #include "runtime.hpp"
 
@@ -101,6 +105,24 @@ TEST(LoaderTest, NotASharedObjectRefused) {
   TempDir dir;
   const auto path = dir.Write("kioku-text.so", "this is not an ELF file\n");
   EXPECT_THAT(ErrorOf([&] { LoadModule(path, "text"); }), StartsWith("plugin " + path.string() + ": cannot load: "));
+}
+
+TEST(LoaderTest, TruncatedModuleRefusedInsteadOfDyingOfSigbus) {
+  // dlopen maps a half-copied library and the process dies at its first touch past the
+  // end; the file is checked against its own headers first.
+  TempDir dir;
+  std::ifstream in(FixtureModule("fixture"), std::ios::binary);
+  const std::string whole((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  for (std::size_t cut : {std::size_t{64}, std::size_t{4096}, whole.size() / 2, whole.size() - 1}) {
+    const auto path = dir.Write("kioku-fixture.so", whole.substr(0, cut));
+    EXPECT_THAT(ErrorOf([&] { LoadModule(path, "fixture"); }),
+                ::testing::AllOf(StartsWith("plugin " + path.string() + ": cannot load: the file is truncated ("),
+                                 HasSubstr("; reinstall or rebuild it")))
+        << cut;
+  }
+  EXPECT_EQ(ModuleFileProblem(FixtureModule("fixture")), "");
+  EXPECT_EQ(ModuleFileProblem(dir.path() / "absent.so"), "does not exist");
+  EXPECT_EQ(ModuleFileProblem(dir.Write("short.so", "\x7f" "EL")), "is not an ELF shared library");
 }
 
 TEST(LoaderTest, ManifestNameMismatchRefused) {

@@ -275,15 +275,14 @@ TEST_F(RuntimeTest, DefaultSettingsSchemaRefusesAnyKey) {
 }
 
 TEST_F(RuntimeTest, CheckedSettingsOnlyGetTheirDefaults) {
-  // settings_checked (a one-shot process on the embedded default): no schema compile or
-  // validation, but the defaults still reach the plugin.
+  // settings_checked (a one-shot process, the embedded default, a bundled plugin): no
+  // schema compile or validation, but the defaults still reach the plugin.
   const json schema = json::parse(R"({"type":"object","properties":{
       "greeting":{"type":"string","default":"hi"},"limit":{"type":"integer","maximum":5}},
       "additionalProperties":false})");
   for (bool checked : {false, true}) {
     RuntimeOptions o;
     o.data_dir = dir_.path();
-    o.settings_checked = checked;
     Runtime rt(o);
     json seen;
     rt.AddPluginWithSchema(
@@ -292,7 +291,7 @@ TEST_F(RuntimeTest, CheckedSettingsOnlyGetTheirDefaults) {
           seen = h.Settings();
           return std::make_unique<LambdaPlugin>(h, [](sdk::Registrar&) {});
         },
-        {{"limit", 9}}, schema);
+        {{"limit", 9}}, schema, checked);
     if (!checked) {
       EXPECT_THAT(ErrorOf([&] { rt.Start(); }), HasSubstr("limit: expected integer at most 5"));
       continue;

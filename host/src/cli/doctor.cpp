@@ -10,6 +10,7 @@
 #include "kioku/sdk/db.hpp"
 #include "migrations.hpp"
 #include "plugin_loader.hpp"
+#include "providers/http_client.hpp"
 #include "providers/openai_chat.hpp"
 #include "providers/openai_embedder.hpp"
 
@@ -188,6 +189,10 @@ int Doctor(const GlobalOptions& global, bool as_json, std::ostream& out, bool on
     }
   } else {
     report.Add("chat endpoint", true, "none configured (providers.chat): memory_reflect and entity_extract_deep off");
+  }
+  if (!loaded.config.embedding.url.empty() || !loaded.config.chat.url.empty()) {
+    const std::string problem = providers::HttpClientProblem();
+    report.Add("HTTP client module", problem.empty(), problem.empty() ? std::string("loads (") + providers::kHttpClientModule + ")" : problem);
   }
 
   if (as_json) {

@@ -9,6 +9,7 @@
 #include "data/export_tool.hpp"
 #include "logging.hpp"
 #include "migrations.hpp"
+#include "module_file.hpp"
 #include "plugin_loader.hpp"
 #include "providers/openai_chat.hpp"
 #include "providers/openai_embedder.hpp"
@@ -55,7 +56,6 @@ Loaded LoadRuntime(const GlobalOptions& options, StartMode mode, bool one_shot) 
   ro.tools = config.tools;
   ro.projects = config.projects;
   ro.one_shot = one_shot;
-  ro.settings_checked = one_shot && config.embedded_default;
   if (!config.embedding.url.empty()) {
     try {
       ro.embedder = providers::MakeOpenAiEmbedder(config.embedding, nullptr);
@@ -71,10 +71,15 @@ Loaded LoadRuntime(const GlobalOptions& options, StartMode mode, bool one_shot) 
     }
   }
   loaded.runtime = std::make_unique<Runtime>(ro);
+  // The embedded default's plugin sections are written for the bundled plugins, which live
+  // in the install's own plugin directory (Runtime::AddPluginWithSchema, settings_checked).
+  const auto lib = InstallLibDir();
   for (const auto& name : config.enabled) {
     auto module = FindModule(name, loaded.search_path);
     auto it = config.plugin_settings.find(name);
-    loaded.runtime->LoadPlugin(name, module, it == config.plugin_settings.end() ? nlohmann::json::object() : it->second);
+    const bool bundled = lib && module.parent_path().lexically_normal() == *lib / "plugins";
+    loaded.runtime->LoadPlugin(name, module, it == config.plugin_settings.end() ? nlohmann::json::object() : it->second,
+                               one_shot && config.embedded_default && bundled);
   }
   AddExportTool(*loaded.runtime, KIOKU_VERSION);
   try {

@@ -1,11 +1,12 @@
 #include "providers/http_client.hpp"
 
+#include <dlfcn.h>
+
 #include <filesystem>
 #include <mutex>
 #include <regex>
 
-#include <boost/dll/runtime_symbol_info.hpp>
-#include <boost/dll/shared_library.hpp>
+#include "module_file.hpp"
 
 namespace kioku::host::providers {
 
@@ -34,33 +35,54 @@ namespace {
 
 using PostFn = void(const HttpPostRequest&, HttpPostResponse&);
 
-// The network module, loaded once per process; nullptr + `error` when it cannot be.
+// The network module, loaded by the first call that finds it loadable and kept for the
+// process; nullptr + `error` until then (each call looks again, so a server recovers once
+// the module is put back).
 PostFn* NetworkModule(std::string* error) {
-  static std::once_flag once;
-  static boost::dll::shared_library library;
+  static std::mutex mutex;
   static PostFn* post = nullptr;
-  static std::string load_error;
-  std::call_once(once, [] {
-    std::error_code ec;
-    const std::filesystem::path exe(boost::dll::program_location(ec).string());
-    const auto path = (exe.parent_path() / ".." / "lib" / "kioku" / kHttpClientModule).lexically_normal();
-    if (!std::filesystem::exists(path, ec)) {
-      load_error = "the HTTP client module " + path.string() +
-                   " is missing (it is installed with kioku, beside lib/kioku/plugins): reinstall kioku";
-      return;
-    }
-    try {
-      library.load(path.string(), boost::dll::load_mode::rtld_now | boost::dll::load_mode::rtld_local);
-      post = &library.get<PostFn>("kioku_http_post_v1");
-    } catch (const std::exception& e) {
-      load_error = "the HTTP client module " + path.string() + " cannot be loaded: " + e.what();
-    }
-  });
-  if (!post) *error = load_error;
+  std::lock_guard lock(mutex);
+  if (post) return post;
+  const auto lib = InstallLibDir();
+  if (!lib) {
+    *error = std::string("the HTTP client module (lib/kioku/") + kHttpClientModule +
+             ") is found beside the kioku executable, whose path cannot be read (is /proc mounted?)";
+    return nullptr;
+  }
+  const auto path = *lib / kHttpClientModule;
+  const std::string where = "the HTTP client module " + path.string();
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) {
+    *error = where + " is missing (it is installed with kioku, beside lib/kioku/plugins): reinstall kioku";
+    return nullptr;
+  }
+  if (const auto problem = ModuleFileProblem(path); !problem.empty()) {
+    *error = where + " " + problem + ": reinstall kioku";
+    return nullptr;
+  }
+  void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!handle) {
+    const char* why = ::dlerror();
+    *error = where + " cannot be loaded: " + (why ? why : "dlopen failed") + "; reinstall kioku";
+    return nullptr;
+  }
+  void* entry = ::dlsym(handle, "kioku_http_post_v1");
+  if (!entry) {
+    ::dlclose(handle);
+    *error = where + " has no entry point kioku_http_post_v1 (another library under its name?): reinstall kioku";
+    return nullptr;
+  }
+  post = reinterpret_cast<PostFn*>(entry);  // the handle stays open for the process
   return post;
 }
 
 }  // namespace
+
+std::string HttpClientProblem() {
+  std::string error;
+  NetworkModule(&error);
+  return error;
+}
 
 HttpPostResponse HttpPost(const HttpPostRequest& request) {
   HttpPostResponse out;

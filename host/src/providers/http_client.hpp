@@ -52,6 +52,10 @@ struct HttpPostResponse {
 /// File name of the network module, in <exe dir>/../lib/kioku/.
 inline constexpr const char* kHttpClientModule = "kioku-http-client.so";
 
+/// Why the network module cannot be used, or "" once it is loaded (this loads it). For
+/// `kioku doctor`, which checks it whenever a provider is configured.
+std::string HttpClientProblem();
+
 /// Sends one POST and reads the answer. Never throws for network faults; a module that
 /// cannot be loaded is reported in `error` like a network fault (naming its path).
 HttpPostResponse HttpPost(const HttpPostRequest& request);
