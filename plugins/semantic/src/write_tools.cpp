@@ -144,8 +144,10 @@ sdk::ToolResult HandleWrite(ToolContext& ctx, const Json& args, const sdk::Calle
     throw sdk::ToolError("send either one memory (text, kind, …) or memories: [...], not both");
   }
   if (!batch && (!args.contains("text") || !args.contains("kind"))) {
+    std::string kinds;
+    for (const auto& k : MemoryKinds()) kinds += (kinds.empty() ? "" : ", ") + k;
     throw sdk::ToolError("send text and kind (one memory) or memories: [{text, kind, ...}] "
-                         "(a batch of up to 100)");
+                         "(a batch of up to 100); kind is one of " + kinds);
   }
   std::vector<MemoryDraft> drafts;
   if (batch) {

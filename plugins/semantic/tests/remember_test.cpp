@@ -15,6 +15,14 @@ TEST_F(SemanticTest, RemembersAndReportsId) {
   EXPECT_EQ(Count("semantic_memories"), 1);
 }
 
+TEST_F(SemanticTest, TextWithoutKindIsRefusedListingTheKinds) {
+  // A first-time user sends only the text: the answer names what to add.
+  const std::string e = Err("memory_remember", {{"text", "We use pnpm, not npm."}});
+  EXPECT_NE(e.find("send text and kind"), std::string::npos) << e;
+  EXPECT_NE(e.find("kind is one of fact, decision"), std::string::npos) << e;
+  EXPECT_EQ(Count("semantic_memories"), 0);
+}
+
 TEST_F(SemanticTest, SameNormalizedTextReaffirmsInsteadOfAddingARow) {
   const std::string id = Remember("We use pnpm, not npm.", "decision");
   AdvanceDays(3);
