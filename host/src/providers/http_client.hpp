@@ -8,7 +8,7 @@
 /// Boost.Beast and OpenSSL live in a module of their own, kioku-http-client.so
 /// (http_client_module.cpp), which HttpPost loads on first use from <exe dir>/../lib/kioku/
 /// (the build and install trees share that layout). A kioku process that calls no provider
-/// never maps OpenSSL: its ~21,000 relocations cost ~3.5 ms of every start (hooks, `kioku
+/// never maps OpenSSL: its ~24,000 relocations cost ~3.5 ms of every start (hooks, `kioku
 /// call`), more than the rest of the dynamic linking together.
 
 #include <optional>
