@@ -28,6 +28,12 @@ std::optional<std::filesystem::path> InstallLibDir() {
   return (exe.parent_path() / ".." / "lib" / "kioku").lexically_normal();
 }
 
+std::optional<std::filesystem::path> BundledPluginDir() {
+  auto lib = InstallLibDir();
+  if (lib) *lib /= "plugins";
+  return lib;
+}
+
 std::string ModuleFileProblem(const std::filesystem::path& path) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) return "does not exist";

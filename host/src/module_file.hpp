@@ -14,6 +14,9 @@ namespace kioku::host {
 /// to the working directory would let a repository plant a module.
 std::optional<std::filesystem::path> InstallLibDir();
 
+/// `InstallLibDir()/plugins`: where the bundled plugins are installed.
+std::optional<std::filesystem::path> BundledPluginDir();
+
 /// Why `path` cannot be handed to dlopen, or "" when it can: it does not exist or cannot be
 /// read, is not a
 /// 64-bit ELF file, or is shorter than its own program and section headers say. dlopen maps

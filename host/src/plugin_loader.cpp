@@ -7,6 +7,7 @@
 #include <cstring>
 #include <set>
 #include <stdexcept>
+#include <utility>
 
 #include <boost/dll/shared_library.hpp>
 
@@ -98,7 +99,7 @@ std::vector<std::filesystem::path> PluginSearchPath(const std::vector<std::files
       start = end + 1;
     }
   }
-  if (const auto lib = InstallLibDir()) dirs.push_back(*lib / "plugins");
+  if (auto bundled = BundledPluginDir()) dirs.push_back(std::move(*bundled));
   return dirs;
 }
 

@@ -73,11 +73,11 @@ Loaded LoadRuntime(const GlobalOptions& options, StartMode mode, bool one_shot) 
   loaded.runtime = std::make_unique<Runtime>(ro);
   // The embedded default's plugin sections are written for the bundled plugins, which live
   // in the install's own plugin directory (Runtime::AddPluginWithSchema, settings_checked).
-  const auto lib = InstallLibDir();
+  const auto bundled_dir = BundledPluginDir();
   for (const auto& name : config.enabled) {
     auto module = FindModule(name, loaded.search_path);
     auto it = config.plugin_settings.find(name);
-    const bool bundled = lib && module.parent_path().lexically_normal() == *lib / "plugins";
+    const bool bundled = bundled_dir && module.parent_path().lexically_normal() == *bundled_dir;
     loaded.runtime->LoadPlugin(name, module, it == config.plugin_settings.end() ? nlohmann::json::object() : it->second,
                                one_shot && config.embedded_default && bundled);
   }

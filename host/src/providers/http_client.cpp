@@ -51,13 +51,8 @@ PostFn* NetworkModule(std::string* error) {
   }
   const auto path = *lib / kHttpClientModule;
   const std::string where = "the HTTP client module " + path.string();
-  std::error_code ec;
-  if (!std::filesystem::exists(path, ec)) {
-    *error = where + " is missing (it is installed with kioku, beside lib/kioku/plugins): reinstall kioku";
-    return nullptr;
-  }
   if (const auto problem = ModuleFileProblem(path); !problem.empty()) {
-    *error = where + " " + problem + ": reinstall kioku";
+    *error = where + " " + problem + " (it is installed with kioku, beside lib/kioku/plugins): reinstall kioku";
     return nullptr;
   }
   void* handle = ::dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);

@@ -12,6 +12,13 @@
 namespace kioku::semantic {
 namespace {
 
+// "fact, decision, …": the kinds, for messages that name what to send.
+std::string KindList() {
+  std::string kinds;
+  for (const auto& k : MemoryKinds()) kinds += (kinds.empty() ? "" : ", ") + k;
+  return kinds;
+}
+
 Json MemoryItemProperties() {
   return {
       {"text", sdk::schema::String(kMaxTextChars, "self-contained, makes sense without this chat", 1)},
@@ -144,10 +151,8 @@ sdk::ToolResult HandleWrite(ToolContext& ctx, const Json& args, const sdk::Calle
     throw sdk::ToolError("send either one memory (text, kind, …) or memories: [...], not both");
   }
   if (!batch && (!args.contains("text") || !args.contains("kind"))) {
-    std::string kinds;
-    for (const auto& k : MemoryKinds()) kinds += (kinds.empty() ? "" : ", ") + k;
     throw sdk::ToolError("send text and kind (one memory) or memories: [{text, kind, ...}] "
-                         "(a batch of up to 100); kind is one of " + kinds);
+                         "(a batch of up to 100); kind is one of " + KindList());
   }
   std::vector<MemoryDraft> drafts;
   if (batch) {
@@ -225,9 +230,7 @@ MemoryDraft ParseDraft(const Json& item, const sdk::Caller& caller, const Settin
     }
     d.kind = item.at("kind").get<std::string>();
     if (std::find(MemoryKinds().begin(), MemoryKinds().end(), d.kind) == MemoryKinds().end()) {
-      throw sdk::ToolError("unknown kind '" + sdk::TruncateUtf8(d.kind, 40) +
-                           "'; send one of fact, decision, preference, correction, lesson, "
-                           "todo, event, observation");
+      throw sdk::ToolError("unknown kind '" + sdk::TruncateUtf8(d.kind, 40) + "'; send one of " + KindList());
     }
     sdk::ScreenSecrets(item);
     if (item.contains("subject")) {
