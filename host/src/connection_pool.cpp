@@ -17,14 +17,17 @@ ConnectionPool::ConnectionPool(std::filesystem::path db_path, int busy_timeout_m
 
 ConnectionPool::~ConnectionPool() {
   std::lock_guard lock(mutex_);
-  if (checkpoint_above_wal_bytes_ > 0) {
-    std::error_code ec;
-    const auto wal_bytes = std::filesystem::file_size(path_.string() + "-wal", ec);
-    if (!ec && wal_bytes <= checkpoint_above_wal_bytes_) {
-      for (const auto& db : all_) sqlite3_db_config(db->getHandle(), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
-    }
+  if (ClosesWithoutCheckpoint()) {
+    for (const auto& db : all_) sqlite3_db_config(db->getHandle(), SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, nullptr);
   }
   all_.clear();
+}
+
+bool ConnectionPool::ClosesWithoutCheckpoint() const {
+  if (checkpoint_above_wal_bytes_ == 0) return false;
+  std::error_code ec;
+  const auto wal_bytes = std::filesystem::file_size(path_.string() + "-wal", ec);
+  return ec || wal_bytes <= checkpoint_above_wal_bytes_;
 }
 
 SQLite::Database& ConnectionPool::ForThisThread() {

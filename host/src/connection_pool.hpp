@@ -28,6 +28,9 @@ class ConnectionPool {
   /// every frame (~1.4 M instructions per MiB; at the 4 MiB autocheckpoint that was a
   /// fifth of a cold `kioku call`).
   void SetCheckpointOnCloseAbove(std::uintmax_t wal_bytes) { checkpoint_above_wal_bytes_ = wal_bytes; }
+  /// Whether the connections would close now without checkpointing: a bound is set and the
+  /// WAL holds at most that many bytes (or there is none).
+  bool ClosesWithoutCheckpoint() const;
 
  private:
   std::filesystem::path path_;

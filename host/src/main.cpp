@@ -1,4 +1,7 @@
 // kioku entry point: keep the real stdout for the protocol, send everything else to stderr.
+#include <cstdio>
+#include <cstdlib>
+
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -11,5 +14,13 @@ int main(int argc, char** argv) {
   sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
   const int proto_out = ::dup(STDOUT_FILENO);
   ::dup2(STDERR_FILENO, STDOUT_FILENO);
-  return kioku::host::cli::Run(argc, argv, proto_out);
+  kioku::host::cli::AllowExitWithoutTeardown();
+  const int code = kioku::host::cli::Run(argc, argv, proto_out);
+  if (kioku::host::cli::OneShotKept()) {
+    // A one-shot command kept its runtime (cli::EndOneShot): its output is written, its
+    // deferred writes committed; the kernel frees the rest faster than destructors would.
+    std::fflush(nullptr);
+    std::_Exit(code);
+  }
+  return code;
 }

@@ -412,6 +412,21 @@ void Runtime::SelectTools() {
 }
 
 void Runtime::Stop() {
+  StopPlugins();
+  impl_->bus.Clear();
+  impl_->by_name.clear();
+  impl_->tools.clear();
+  impl_->commands.clear();
+  impl_->context_providers.clear();
+  impl_->exporters.clear();  // their std::functions come from the libraries
+}
+
+bool Runtime::StopForExit() {
+  StopPlugins();
+  return impl_->options.one_shot && impl_->pool->ClosesWithoutCheckpoint();
+}
+
+void Runtime::StopPlugins() {
   if (!impl_->started || impl_->stopped) return;
   impl_->stopped = true;
   // While every plugin still runs. A one-shot process writes them on this thread's
@@ -427,12 +442,6 @@ void Runtime::Stop() {
     }
   }
   impl_->deferred->Stop();  // what the plugins' Stop deferred; writes from a library die here
-  impl_->bus.Clear();
-  impl_->by_name.clear();
-  impl_->tools.clear();
-  impl_->commands.clear();
-  impl_->context_providers.clear();
-  impl_->exporters.clear();  // their std::functions come from the libraries
 }
 
 CallOutcome Runtime::Call(std::string_view name, const nlohmann::json& args, const sdk::Caller& caller,

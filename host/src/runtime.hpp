@@ -129,6 +129,13 @@ class Runtime {
   void Start(StartMode mode = StartMode::kServe);
   /// Stops plugins (reverse order) and drops tools/subscriptions. Idempotent.
   void Stop();
+  /// For the end of a process: writes the deferred writes and stops the plugins (as Stop()),
+  /// but keeps tools and registrations, and says whether the process may now end without
+  /// destroying this Runtime (std::_Exit): true only for a one-shot runtime whose
+  /// connections would close without a WAL checkpoint (ConnectionPool::
+  /// ClosesWithoutCheckpoint), so a close would do nothing the next process needs. What was
+  /// committed is in the WAL either way. Stop() or the destructor still tears down as usual.
+  bool StopForExit();
 
   /// Executes a tool: lookup, schema validation, handler, output-schema check, call event.
   /// Unknown tool → throws UnknownToolError (a protocol fault for the dispatcher).
@@ -170,6 +177,7 @@ class Runtime {
 
  private:
   void SelectTools();  // applies RuntimeOptions::tools after every plugin registered
+  void StopPlugins();  // Stop() without dropping the registrations
   std::unique_ptr<Impl> impl_;
 };
 

@@ -228,6 +228,43 @@ TEST_F(HardeningTest, OneShotStopWritesDeferredWritesAndLeavesTheWalForTheNextPr
   EXPECT_EQ(Reads(*rt), 3);
 }
 
+// `kioku call` and hooks end with Runtime::StopForExit and, when it says so, std::_Exit
+// instead of destroying the runtime (cli::EndOneShot): the deferred writes must be
+// committed by then, and a runtime whose close would checkpoint must not be abandoned.
+TEST_F(HardeningTest, StopForExitCommitsDeferredWritesAndAllowsExitOnlyForOneShotWithASmallWal) {
+  {
+    auto rt = Make(200, /*one_shot=*/true);
+    rt->Start();
+    for (int i = 0; i < 3; ++i) rt->CallTool("counter_read", json::object());
+    EXPECT_TRUE(rt->StopForExit());
+    EXPECT_NE(rt->FindTool("counter_read"), nullptr);  // kept: nothing freed for an exiting process
+    auto other = Make();  // another process
+    other->Start();
+    EXPECT_EQ(Reads(*other), 3);
+  }  // and a runtime that was not abandoned still tears down after StopForExit
+  {
+    auto rt = Make();
+    rt->Start();
+    EXPECT_FALSE(rt->StopForExit());  // a server checkpoints when it closes
+  }
+  auto rt = Make(200, /*one_shot=*/true);
+  rt->Start();
+  rt->Db().exec("CREATE TABLE big (v BLOB); INSERT INTO big VALUES (zeroblob(1200000))");
+  EXPECT_FALSE(rt->StopForExit());  // over the 1 MiB bound: the close must checkpoint
+}
+
+TEST(ConnectionPoolClose, ClosesWithoutCheckpointOnlyUnderItsBound) {
+  TempDir dir;
+  const auto db = dir.path() / "kioku.db";
+  ConnectionPool pool(db, 2000);
+  pool.ForThisThread().exec("CREATE TABLE t (v BLOB); INSERT INTO t VALUES (zeroblob(4000))");
+  EXPECT_FALSE(pool.ClosesWithoutCheckpoint());  // no bound: always checkpoint
+  pool.SetCheckpointOnCloseAbove(64 * 1024);
+  EXPECT_TRUE(pool.ClosesWithoutCheckpoint());
+  pool.ForThisThread().exec("INSERT INTO t VALUES (zeroblob(100000))");
+  EXPECT_FALSE(pool.ClosesWithoutCheckpoint());
+}
+
 TEST(ConnectionPoolClose, LeavesASmallWalAndCheckpointsOneOverTheBound) {
   TempDir dir;
   const auto db = dir.path() / "kioku.db";

@@ -1,5 +1,9 @@
 // The OpenAI-compatible embedding client against the fake server (loopback, port 0).
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -146,6 +150,66 @@ TEST_F(EmbedderTest, CircuitOpensAfterRepeatedFailuresAndClosesAfterCooldown) {
   EXPECT_TRUE(e->Embed({"x"}).ok());
   EXPECT_FALSE(e->Health().circuit_open);
   EXPECT_EQ(e->Health().consecutive_failures, 0);
+}
+
+// Every `kioku call`, `kioku context` and hook is a process of its own: the breaker's state
+// lives in a file under KIOKU_HOME so a dead endpoint is not paid for by each of them.
+struct SharedBreakerTest : EmbedderTest {
+  std::filesystem::path state = std::filesystem::temp_directory_path() /
+                                ("kioku-breaker-test-" + std::to_string(::getpid()) + ".breaker");
+  void TearDown() override { std::filesystem::remove(state); }
+  std::unique_ptr<sdk::Embedder> MakeShared() { return providers::MakeOpenAiEmbedder(config, clock, state); }
+};
+
+TEST_F(SharedBreakerTest, EveryProcessSeesTheOpenCircuitAndTheTrialMakesOneAttempt) {
+  server.SetMode(Mode::kHttp500);
+  auto first = MakeShared();
+  for (int i = 0; i < 3; ++i) EXPECT_FALSE(first->Embed({"x"}).ok());
+  EXPECT_EQ(server.Requests(), 9);  // three calls of three attempts
+  auto second = MakeShared();       // a later process
+  EXPECT_TRUE(second->Health().circuit_open);
+  const auto refused = second->Embed({"x"});
+  EXPECT_TRUE(refused.circuit_open);
+  EXPECT_NE(refused.error.find("circuit open after 3 consecutive failures (last: HTTP 500"), std::string::npos)
+      << refused.error;
+  EXPECT_EQ(server.Requests(), 9);  // not even tried
+
+  clock->Advance(10001);
+  const auto trial = second->Embed({"x"});  // the cooldown is over: one trial, no retries
+  EXPECT_FALSE(trial.ok());
+  EXPECT_EQ(trial.error.find("attempts"), std::string::npos) << trial.error;
+  EXPECT_EQ(server.Requests(), 10);
+  EXPECT_TRUE(first->Embed({"x"}).circuit_open);  // reopened for every process
+
+  server.SetMode(Mode::kOk);
+  clock->Advance(10001);
+  EXPECT_TRUE(first->Embed({"x"}).ok());
+  EXPECT_FALSE(second->Health().circuit_open);
+  EXPECT_EQ(second->Health().consecutive_failures, 0);
+}
+
+TEST_F(SharedBreakerTest, AStateFileOfAnotherEndpointOrUnreadableCountsAsNoFailures) {
+  {
+    std::ofstream out(state);
+    out << "http://127.0.0.1:1/\n5 99999999999999\nconnect failed\n";
+  }
+  auto e = MakeShared();
+  EXPECT_FALSE(e->Health().circuit_open);
+  EXPECT_TRUE(e->Embed({"x"}).ok());
+  {
+    std::ofstream out(state);
+    out << "garbage";
+  }
+  EXPECT_TRUE(MakeShared()->Embed({"x"}).ok());
+  config.max_retries = 0;
+  config.breaker_failures = 1;
+  server.SetMode(Mode::kHttp500);
+  std::filesystem::remove(state);
+  std::filesystem::create_directory(state);  // unwritable as a file: the process's own state
+  auto own = MakeShared();
+  EXPECT_FALSE(own->Embed({"x"}).ok());
+  EXPECT_TRUE(own->Embed({"x"}).circuit_open);
+  std::filesystem::remove(state);
 }
 
 TEST(ProviderUrl, ParsesAndRefuses) {

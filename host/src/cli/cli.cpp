@@ -53,7 +53,9 @@ int RunPluginCommand(const GlobalOptions& global, const std::string& name, std::
         out << command.summary << "\n\n" << command.usage << "\n";
         return 0;
       }
-      return command.run(rest, std::cin, out, std::cerr);
+      const int code = command.run(rest, std::cin, out, std::cerr);
+      EndOneShot(loaded);
+      return code;
     }
   }
   if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
@@ -75,7 +77,10 @@ int RunPluginCommand(const GlobalOptions& global, const std::string& name, std::
     code = std::max(code, command.run(args, std::cin, out, std::cerr));
     ++ran;
   }
-  if (ran > 0) return code;
+  if (ran > 0) {
+    EndOneShot(loaded);
+    return code;
+  }
   if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
     for (const auto& command : commands) {
       if (command.name.rfind(name + " ", 0) == 0) return 0;  // the group listing above

@@ -11,4 +11,11 @@ namespace kioku::host::cli {
 /// print cannot corrupt the stdio protocol); command output goes through it.
 int Run(int argc, char** argv, int proto_out_fd);
 
+/// Lets a one-shot command (`kioku call`, `kioku context`, plugin commands) keep its runtime
+/// for the process's end instead of tearing it down (EndOneShot, load.hpp). For main only,
+/// which then ends with std::_Exit when OneShotKept(); tests and embedders tear down.
+void AllowExitWithoutTeardown();
+/// Whether a one-shot command kept its runtime for the process's end.
+bool OneShotKept();
+
 }  // namespace kioku::host::cli

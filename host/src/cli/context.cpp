@@ -156,6 +156,7 @@ int Context(const GlobalOptions& global, const std::vector<std::string>& args, s
     options.token_budget = a.budget.value_or(loaded.config.context_token_budget);
     options.max_chars = loaded.config.context_max_chars;
     const ContextBlock block = BuildContext(*loaded.runtime, caller, options);
+    EndOneShot(loaded);
     if (block.text.empty()) return 0;
 
     const bool as_json = a.format.empty() ? a.hook_stdin : a.format == "json";

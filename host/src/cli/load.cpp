@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <sys/stat.h>
 
+#include "cli/cli.hpp"
 #include "data/export_tool.hpp"
 #include "logging.hpp"
 #include "migrations.hpp"
@@ -46,6 +47,24 @@ Loaded LoadConfig(const GlobalOptions& options) {
   return loaded;
 }
 
+namespace {
+bool exit_without_teardown = false;
+Loaded* kept_for_exit = nullptr;  // deliberately never freed: the process ends next
+}  // namespace
+
+void AllowExitWithoutTeardown() { exit_without_teardown = true; }
+
+void EndOneShot(Loaded& loaded) {
+  if (!loaded.runtime) return;
+  if (exit_without_teardown && kept_for_exit == nullptr && loaded.runtime->StopForExit()) {
+    kept_for_exit = new Loaded(std::move(loaded));
+    return;
+  }
+  loaded.runtime.reset();
+}
+
+bool OneShotKept() { return kept_for_exit != nullptr; }
+
 Loaded LoadRuntime(const GlobalOptions& options, StartMode mode, bool one_shot) {
   Loaded loaded = LoadConfig(options);
   const auto& config = loaded.config;
@@ -58,14 +77,14 @@ Loaded LoadRuntime(const GlobalOptions& options, StartMode mode, bool one_shot) 
   ro.one_shot = one_shot;
   if (!config.embedding.url.empty()) {
     try {
-      ro.embedder = providers::MakeOpenAiEmbedder(config.embedding, nullptr);
+      ro.embedder = providers::MakeOpenAiEmbedder(config.embedding, nullptr, ro.data_dir / "embedding.breaker");
     } catch (const std::exception& e) {
       throw std::runtime_error("config " + config.source + ": " + e.what());
     }
   }
   if (!config.chat.url.empty()) {
     try {
-      ro.chat = providers::MakeOpenAiChat(config.chat, nullptr);
+      ro.chat = providers::MakeOpenAiChat(config.chat, nullptr, ro.data_dir / "chat.breaker");
     } catch (const std::exception& e) {
       throw std::runtime_error("config " + config.source + ": " + e.what());
     }

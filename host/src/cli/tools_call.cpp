@@ -50,6 +50,7 @@ int Call(const GlobalOptions& global, const std::string& tool, const std::string
     out << result.text << "\n";
     if (!result.structured.is_null()) out << sdk::DumpJson(result.structured, 2) << "\n";
     out.flush();
+    EndOneShot(loaded);
     return result.is_error ? 1 : 0;
   } catch (const UnknownToolError& e) {
     std::cerr << "kioku call: " << e.what() << "; run `kioku tools` for the list\n";

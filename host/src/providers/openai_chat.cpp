@@ -27,10 +27,11 @@ std::string StripFence(std::string text) {
 
 class OpenAiChat final : public sdk::ChatModel {
  public:
-  OpenAiChat(ChatConfig config, Url url, std::shared_ptr<const sdk::Clock> clock)
+  OpenAiChat(ChatConfig config, Url url, std::shared_ptr<const sdk::Clock> clock, std::filesystem::path breaker_state)
       : config_(std::move(config)),
         url_(std::move(url)),
-        breaker_(config_.breaker_failures, config_.breaker_cooldown_ms, std::move(clock)),
+        breaker_(config_.breaker_failures, config_.breaker_cooldown_ms, std::move(clock), EndpointName(url_),
+                 std::move(breaker_state)),
         target_(ApiTarget(url_, "/chat/completions")),
         endpoint_(EndpointName(url_)) {}
 
@@ -56,7 +57,7 @@ class OpenAiChat final : public sdk::ChatModel {
     std::string error;
     auto req = MakeProviderRequest(config_, url_, target_, sdk::DumpJson(Body(request)), "providers.chat", error);
     if (!req) return Unavailable(out, error);
-    PostOutcome res = PostWithRetries(*req, config_.max_retries, config_.backoff_ms);
+    PostOutcome res = PostWithRetries(*req, breaker_.Trial() ? 0 : config_.max_retries, config_.backoff_ms);
     if (!res.error.empty()) return Unavailable(out, res.error);
     const json envelope = json::parse(res.response.body, nullptr, false);
     const json* content = nullptr;
@@ -130,13 +131,14 @@ class OpenAiChat final : public sdk::ChatModel {
 
 }  // namespace
 
-std::unique_ptr<sdk::ChatModel> MakeOpenAiChat(const ChatConfig& config, std::shared_ptr<const sdk::Clock> clock) {
+std::unique_ptr<sdk::ChatModel> MakeOpenAiChat(const ChatConfig& config, std::shared_ptr<const sdk::Clock> clock,
+                                               std::filesystem::path breaker_state) {
   std::string error;
   auto url = ParseUrl(config.url, &error);
   if (!url) throw std::runtime_error("providers.chat.url: " + error + " (value: " + config.url + ")");
   if (config.model.empty()) throw std::runtime_error("providers.chat.model: must not be empty");
   if (!clock) clock = std::make_shared<sdk::SystemClock>();
-  return std::make_unique<OpenAiChat>(config, std::move(*url), std::move(clock));
+  return std::make_unique<OpenAiChat>(config, std::move(*url), std::move(clock), std::move(breaker_state));
 }
 
 }  // namespace kioku::host::providers

@@ -15,6 +15,7 @@
 /// satisfy the schema (valijson, json_schema.hpp), else sdk::ChatError::kInvalidAnswer,
 /// not retried and not counted against the endpoint.
 
+#include <filesystem>
 #include <memory>
 
 #include "config.hpp"
@@ -24,8 +25,10 @@
 namespace kioku::host::providers {
 
 /// Builds the client. Throws std::runtime_error naming the key when `config.url` is not a
-/// valid http(s) URL or the model is empty. `clock` drives the breaker (null = system).
-std::unique_ptr<sdk::ChatModel> MakeOpenAiChat(const ChatConfig& config,
-                                               std::shared_ptr<const sdk::Clock> clock);
+/// valid http(s) URL or the model is empty. `clock` drives the breaker (null = system);
+/// `breaker_state`: the file the deployment's processes share it through (CircuitBreaker,
+/// provider_call.hpp), empty = this client's own.
+std::unique_ptr<sdk::ChatModel> MakeOpenAiChat(const ChatConfig& config, std::shared_ptr<const sdk::Clock> clock,
+                                               std::filesystem::path breaker_state = {});
 
 }  // namespace kioku::host::providers

@@ -18,10 +18,12 @@ using nlohmann::json;
 
 class OpenAiEmbedder final : public sdk::Embedder {
  public:
-  OpenAiEmbedder(EmbeddingConfig config, Url url, std::shared_ptr<const sdk::Clock> clock)
+  OpenAiEmbedder(EmbeddingConfig config, Url url, std::shared_ptr<const sdk::Clock> clock,
+                 std::filesystem::path breaker_state)
       : config_(std::move(config)),
         url_(std::move(url)),
-        breaker_(config_.breaker_failures, config_.breaker_cooldown_ms, std::move(clock)),
+        breaker_(config_.breaker_failures, config_.breaker_cooldown_ms, std::move(clock), EndpointName(url_),
+                 std::move(breaker_state)),
         target_(ApiTarget(url_, "/embeddings")),
         endpoint_(EndpointName(url_)) {}
 
@@ -70,7 +72,7 @@ class OpenAiEmbedder final : public sdk::Embedder {
     if (config_.dimensions > 0) body["dimensions"] = config_.dimensions;
     auto req = MakeProviderRequest(config_, url_, target_, sdk::DumpJson(body), "providers.embedding", error);
     if (!req) return {};
-    PostOutcome res = PostWithRetries(*req, config_.max_retries, config_.backoff_ms);
+    PostOutcome res = PostWithRetries(*req, breaker_.Trial() ? 0 : config_.max_retries, config_.backoff_ms);
     if (!res.error.empty()) {
       error = res.error;
       return {};
@@ -150,13 +152,14 @@ class OpenAiEmbedder final : public sdk::Embedder {
 }  // namespace
 
 std::unique_ptr<sdk::Embedder> MakeOpenAiEmbedder(const EmbeddingConfig& config,
-                                                  std::shared_ptr<const sdk::Clock> clock) {
+                                                  std::shared_ptr<const sdk::Clock> clock,
+                                                  std::filesystem::path breaker_state) {
   std::string error;
   auto url = ParseUrl(config.url, &error);
   if (!url) throw std::runtime_error("providers.embedding.url: " + error + " (value: " + config.url + ")");
   if (config.model.empty()) throw std::runtime_error("providers.embedding.model: must not be empty");
   if (!clock) clock = std::make_shared<sdk::SystemClock>();
-  return std::make_unique<OpenAiEmbedder>(config, std::move(*url), std::move(clock));
+  return std::make_unique<OpenAiEmbedder>(config, std::move(*url), std::move(clock), std::move(breaker_state));
 }
 
 }  // namespace kioku::host::providers

@@ -12,6 +12,7 @@
 /// addition malformed JSON, a wrong vector count or length, or a non-finite value fails the
 /// call at once and counts as a failure for the breaker.
 
+#include <filesystem>
 #include <memory>
 
 #include "config.hpp"
@@ -21,8 +22,11 @@
 namespace kioku::host::providers {
 
 /// Builds the client. Throws std::runtime_error naming the key when `config.url` is not a
-/// valid http(s) URL. `clock` drives the breaker (a ManualClock in tests).
+/// valid http(s) URL. `clock` drives the breaker (a ManualClock in tests); `breaker_state`:
+/// the file the deployment's processes share it through (CircuitBreaker, provider_call.hpp),
+/// empty = this client's own.
 std::unique_ptr<sdk::Embedder> MakeOpenAiEmbedder(const EmbeddingConfig& config,
-                                                  std::shared_ptr<const sdk::Clock> clock);
+                                                  std::shared_ptr<const sdk::Clock> clock,
+                                                  std::filesystem::path breaker_state = {});
 
 }  // namespace kioku::host::providers

@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <cctype>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <random>
 #include <thread>
+
+#include <unistd.h>
 
 #include <nlohmann/json.hpp>
 
@@ -97,32 +101,80 @@ PostOutcome PostWithRetries(const HttpPostRequest& request, int max_retries, int
   }
 }
 
-CircuitBreaker::CircuitBreaker(int failures_to_open, int cooldown_ms, std::shared_ptr<const sdk::Clock> clock)
-    : failures_to_open_(failures_to_open), cooldown_ms_(cooldown_ms), clock_(std::move(clock)) {}
+CircuitBreaker::CircuitBreaker(int failures_to_open, int cooldown_ms, std::shared_ptr<const sdk::Clock> clock,
+                               std::string endpoint, std::filesystem::path shared_state)
+    : failures_to_open_(failures_to_open),
+      cooldown_ms_(cooldown_ms),
+      clock_(std::move(clock)),
+      endpoint_(std::move(endpoint)),
+      shared_state_(std::move(shared_state)) {}
+
+// The file: the endpoint, then "<failures> <open_until_ms>", then the last error.
+void CircuitBreaker::LoadShared() const {
+  if (shared_state_.empty()) return;
+  std::ifstream in(shared_state_);
+  std::string endpoint, counts, error;
+  // Missing, unreadable, another endpoint's or garbled: this process's own state stands.
+  if (!in || !std::getline(in, endpoint) || endpoint != endpoint_ || !std::getline(in, counts)) return;
+  std::getline(in, error);
+  int failures = 0;
+  long long open_until = 0;
+  if (std::sscanf(counts.c_str(), "%d %lld", &failures, &open_until) != 2 || failures < 0) return;
+  failures_ = failures;
+  open_until_ms_ = open_until;
+  last_error_ = error;
+}
+
+void CircuitBreaker::SaveShared() const {
+  if (shared_state_.empty()) return;
+  std::string error = last_error_;
+  std::replace(error.begin(), error.end(), '\n', ' ');
+  const std::filesystem::path tmp = shared_state_.string() + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::trunc);
+    out << endpoint_ << "\n" << failures_ << " " << open_until_ms_ << "\n" << error << "\n";
+    if (!out.flush()) return;
+  }
+  std::error_code ec;
+  std::filesystem::rename(tmp, shared_state_, ec);
+  if (ec) std::filesystem::remove(tmp, ec);
+}
 
 std::optional<std::string> CircuitBreaker::Refusal() const {
   std::lock_guard lock(mu_);
+  LoadShared();
   const std::int64_t now = clock_->NowMs();
   if (open_until_ms_ <= now) return std::nullopt;
   return "circuit open after " + std::to_string(failures_) + " consecutive failures (last: " + last_error_ +
          "); retrying after " + std::to_string((open_until_ms_ - now + 999) / 1000) + " s";
 }
 
+bool CircuitBreaker::Trial() const {
+  std::lock_guard lock(mu_);
+  return failures_ >= failures_to_open_ && open_until_ms_ <= clock_->NowMs();
+}
+
 void CircuitBreaker::RecordFailure(const std::string& error) {
   std::lock_guard lock(mu_);
+  LoadShared();
   ++failures_;
   last_error_ = error;
   if (failures_ >= failures_to_open_) open_until_ms_ = clock_->NowMs() + cooldown_ms_;
+  SaveShared();
 }
 
 void CircuitBreaker::RecordSuccess() {
   std::lock_guard lock(mu_);
+  LoadShared();
+  const bool was_failing = failures_ > 0 || open_until_ms_ > 0;
   failures_ = 0;
   open_until_ms_ = 0;
+  if (was_failing) SaveShared();
 }
 
 sdk::EmbedderHealth CircuitBreaker::Health() const {
   std::lock_guard lock(mu_);
+  LoadShared();
   sdk::EmbedderHealth h;
   h.consecutive_failures = failures_;
   h.last_error = last_error_;

@@ -13,6 +13,7 @@
 /// breaker pattern).
 
 #include <cstdint>
+#include <filesystem>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -52,25 +53,48 @@ struct PostOutcome {
 PostOutcome PostWithRetries(const HttpPostRequest& request, int max_retries, int backoff_ms);
 
 /// The circuit breaker of one client. Thread-safe.
+///
+/// With a `shared_state` file the state is the deployment's, not the process's: every
+/// process on one KIOKU_HOME (a server, and each `kioku call`, `kioku context` and hook,
+/// which are processes of their own) reads the count and the open circuit from it before
+/// a call and writes its outcome back (a rename, so a reader never sees half a file). A
+/// dead endpoint then costs the first `failures_to_open` calls of the deployment their
+/// retries, not every process its own. Updates of two processes at once may lose one
+/// count (last writer wins). The file names its endpoint; a missing, unreadable or garbled
+/// file, or one of another endpoint (the config changed), leaves the process's own state,
+/// and a file that cannot be written keeps the breaker in-process.
+///
+/// After the cooldown, the one call let through is a trial (Nygard's half-open state): it
+/// should make a single attempt (Trial()), so a still-dead endpoint costs one connect, not
+/// the retries and their backoff.
 class CircuitBreaker {
  public:
-  CircuitBreaker(int failures_to_open, int cooldown_ms, std::shared_ptr<const sdk::Clock> clock);
+  CircuitBreaker(int failures_to_open, int cooldown_ms, std::shared_ptr<const sdk::Clock> clock,
+                 std::string endpoint = {}, std::filesystem::path shared_state = {});
 
   /// The message to fail with while the circuit is open ("circuit open after 5 consecutive
   /// failures (last: ...); retrying after 30 s"); nullopt when a call may go ahead.
   std::optional<std::string> Refusal() const;
+  /// Whether a call now would be the trial after an open circuit's cooldown (as of the last
+  /// Refusal()): the caller makes one attempt, without retries.
+  bool Trial() const;
   void RecordFailure(const std::string& error);
   void RecordSuccess();
   sdk::EmbedderHealth Health() const;
 
  private:
+  void LoadShared() const;  // under mu_
+  void SaveShared() const;  // under mu_
+
   const int failures_to_open_;
   const int cooldown_ms_;
   const std::shared_ptr<const sdk::Clock> clock_;
+  const std::string endpoint_;
+  const std::filesystem::path shared_state_;
   mutable std::mutex mu_;
-  int failures_ = 0;
-  std::int64_t open_until_ms_ = 0;
-  std::string last_error_;
+  mutable int failures_ = 0;
+  mutable std::int64_t open_until_ms_ = 0;
+  mutable std::string last_error_;
 };
 
 }  // namespace kioku::host::providers
