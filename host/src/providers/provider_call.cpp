@@ -9,6 +9,7 @@
 #include <random>
 #include <thread>
 
+#include <fcntl.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -129,15 +130,17 @@ void CircuitBreaker::SaveShared() const {
   if (shared_state_.empty()) return;
   std::string error = last_error_;
   std::replace(error.begin(), error.end(), '\n', ' ');
-  const std::filesystem::path tmp = shared_state_.string() + ".tmp" + std::to_string(::getpid());
-  {
-    std::ofstream out(tmp, std::ios::trunc);
-    out << endpoint_ << "\n" << failures_ << " " << open_until_ms_ << "\n" << error << "\n";
-    if (!out.flush()) return;
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, shared_state_, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
+  const std::string text =
+      endpoint_ + "\n" + std::to_string(failures_) + " " + std::to_string(open_until_ms_) + "\n" + error + "\n";
+  // A fresh 0600 file (never through a link, never someone else's), then a rename over the
+  // old one, so readers see the old or the new state whole.
+  const std::string tmp = shared_state_.string() + ".tmp" + std::to_string(::getpid());
+  ::unlink(tmp.c_str());
+  const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+  if (fd < 0) return;
+  const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+  ::close(fd);
+  if (!written || ::rename(tmp.c_str(), shared_state_.c_str()) != 0) ::unlink(tmp.c_str());
 }
 
 std::optional<std::string> CircuitBreaker::Refusal() const {
