@@ -103,9 +103,29 @@ struct ToolEntry {
   // a one-shot start-up otherwise). A compile error is kept and reported by every call.
   std::once_flag compiled;
   std::string compile_error;
+  // sdk::ToolSpec::schemas, run once (EnsureSchemas); an exception's message is kept.
+  std::once_flag schemas_built;
+  std::string schemas_error;
+
+  /// Fills the spec's schemas from its sdk::ToolSpec::schemas hook, once. Every reader of
+  /// tool.spec's schemas goes through this (Compile, Runtime::Tools/AllTools/FindTool).
+  void EnsureSchemas() {
+    std::call_once(schemas_built, [this] {
+      if (!tool.spec.schemas) return;
+      const auto build = std::move(tool.spec.schemas);
+      tool.spec.schemas = nullptr;
+      try {
+        build(tool.spec);
+      } catch (const std::exception& e) {
+        schemas_error = std::string("building its schemas threw: ") + e.what();
+      }
+    });
+  }
 
   void Compile(const std::string& plugin) {
     try {
+      EnsureSchemas();
+      if (!schemas_error.empty()) throw std::runtime_error(schemas_error);
       input = std::make_unique<JsonSchema>(tool.spec.input_schema);
       if (!tool.spec.output_schema.is_null()) output = std::make_unique<JsonSchema>(tool.spec.output_schema);
     } catch (const std::exception& e) {
@@ -545,20 +565,27 @@ sdk::ToolResult Runtime::CallTool(std::string_view tool, const nlohmann::json& a
 std::vector<const RegisteredTool*> Runtime::Tools() const {
   std::vector<const RegisteredTool*> out;
   for (const auto& t : impl_->tools) {
-    if (t->tool.listed) out.push_back(&t->tool);
+    if (!t->tool.listed) continue;
+    t->EnsureSchemas();
+    out.push_back(&t->tool);
   }
   return out;
 }
 
 std::vector<const RegisteredTool*> Runtime::AllTools() const {
   std::vector<const RegisteredTool*> out;
-  for (const auto& t : impl_->tools) out.push_back(&t->tool);
+  for (const auto& t : impl_->tools) {
+    t->EnsureSchemas();
+    out.push_back(&t->tool);
+  }
   return out;
 }
 
 const RegisteredTool* Runtime::FindTool(std::string_view name) const {
   auto it = impl_->by_name.find(std::string(name));
-  return it == impl_->by_name.end() || !it->second->tool.listed ? nullptr : &it->second->tool;
+  if (it == impl_->by_name.end() || !it->second->tool.listed) return nullptr;
+  it->second->EnsureSchemas();
+  return &it->second->tool;
 }
 
 std::string Runtime::UnlistedToolHint(std::string_view name) const {

@@ -76,4 +76,14 @@ describe('tools/list size', { skip: built.length === 0 && 'no layer module built
     }
     assert.ok(full.tools > cost.tools, 'the full profile lists more tools than core');
   });
+
+  test('every tool declares its arguments and its result', async () => {
+    // A schema the SDK's ToolSpec::schemas hook never filled stays {"type": "object"}:
+    // smaller, so the size goal above would not notice, and it accepts any arguments.
+    for (const t of await listTools(sandbox({ enabled: built, profile: 'full' }))) {
+      assert.equal(typeof t.inputSchema.properties, 'object', `${t.name}: inputSchema without properties`);
+      assert.equal(t.inputSchema.additionalProperties, false, `${t.name}: inputSchema open to unknown arguments`);
+      assert.equal(typeof t.outputSchema, 'object', `${t.name}: no outputSchema`);
+    }
+  });
 });

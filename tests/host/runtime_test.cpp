@@ -579,6 +579,80 @@ TEST_F(RuntimeTest, OneShotCompilesASchemaWhenItsToolIsFirstCalled) {
   EXPECT_THAT(rt.CallTool("lam_good", json{{"x", "one"}}).text, HasSubstr("invalid arguments for lam_good"));
 }
 
+// sdk::ToolSpec::schemas: a one-shot process builds the schemas of the tool it calls only;
+// a server builds them all when the plugin registers; every reader sees them built.
+TEST_F(RuntimeTest, SchemasHookRunsWhenFirstNeededAndOnlyOnce) {
+  for (const bool one_shot : {true, false}) {
+    SCOPED_TRACE(one_shot ? "one-shot" : "server");
+    TempDir dir;
+    RuntimeOptions o;
+    o.data_dir = dir.path();
+    o.one_shot = one_shot;
+    Runtime rt(o);
+    auto built = std::make_shared<std::vector<std::string>>();
+    rt.AddPlugin("lam", [built](sdk::HostServices& h) {
+      return std::make_unique<LambdaPlugin>(h, [built](sdk::Registrar& r) {
+        for (const char* name : {"lam_a", "lam_b"}) {
+          sdk::ToolSpec s;
+          s.name = name;
+          s.schemas = [built, name = std::string(name)](sdk::ToolSpec& spec) {
+            built->push_back(name);
+            spec.input_schema = {{"type", "object"},
+                                 {"properties", {{"n", {{"type", "integer"}}}}},
+                                 {"required", {"n"}},
+                                 {"additionalProperties", false}};
+            spec.output_schema = {{"type", "object"}, {"properties", {{"n", {{"type", "integer"}}}}}};
+          };
+          r.AddTool(s, [](const json& args, const sdk::CallContext&) {
+            return sdk::ToolResult::Ok("ok", json{{"n", args.at("n")}});
+          });
+        }
+      });
+    });
+    rt.Start();
+    EXPECT_EQ(built->size(), one_shot ? 0u : 2u);
+    EXPECT_THAT(rt.CallTool("lam_a", json::object()).text, HasSubstr("invalid arguments for lam_a"));
+    EXPECT_EQ(rt.CallTool("lam_a", json{{"n", 3}}).text, "ok");
+    const std::vector<std::string> expected =
+        one_shot ? std::vector<std::string>{"lam_a"} : std::vector<std::string>{"lam_a", "lam_b"};
+    EXPECT_EQ(*built, expected);
+    const RegisteredTool* b = rt.FindTool("lam_b");  // a reader of the spec sees it built
+    ASSERT_NE(b, nullptr);
+    EXPECT_EQ(b->spec.input_schema.at("required"), json::array({"n"}));
+    EXPECT_FALSE(b->spec.output_schema.is_null());
+    for (const auto* t : rt.Tools()) EXPECT_FALSE(t->spec.schemas) << t->spec.name;
+    EXPECT_EQ(built->size(), 2u);
+  }
+}
+
+TEST_F(RuntimeTest, SchemasHookThatThrowsNamesTheTool) {
+  const auto make = [](Runtime& rt) {
+    rt.AddPlugin("lam", [](sdk::HostServices& h) {
+      return std::make_unique<LambdaPlugin>(h, [](sdk::Registrar& r) {
+        sdk::ToolSpec s;
+        s.name = "lam_broken";
+        s.schemas = [](sdk::ToolSpec&) { throw std::runtime_error("no such kind list"); };
+        r.AddTool(s, [](const json&, const sdk::CallContext&) { return sdk::ToolResult::Ok(""); });
+      });
+    });
+  };
+  RuntimeOptions o;
+  o.data_dir = dir_.path();
+  Runtime server(o);
+  make(server);
+  EXPECT_EQ(ErrorOf([&] { server.Start(); }),
+            "tool 'lam_broken' of plugin 'lam': building its schemas threw: no such kind list");
+  TempDir other;
+  o.data_dir = other.path();
+  o.one_shot = true;
+  Runtime one_shot(o);
+  make(one_shot);
+  EXPECT_NO_THROW(one_shot.Start());
+  const auto r = one_shot.CallTool("lam_broken", json::object());
+  EXPECT_TRUE(r.is_error);
+  EXPECT_THAT(r.text, HasSubstr("tool 'lam_broken' of plugin 'lam': building its schemas threw: no such kind list"));
+}
+
 TEST_F(RuntimeTest, DuplicateCommandRefused) {
   RuntimeOptions o;
   o.data_dir = dir_.path();

@@ -3,6 +3,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -13,6 +14,7 @@
 #include "kioku/sdk/clock.hpp"
 #include "providers/http_client.hpp"
 #include "providers/openai_embedder.hpp"
+#include "providers/provider_call.hpp"
 
 namespace kioku::host {
 namespace {
@@ -188,27 +190,73 @@ TEST_F(SharedBreakerTest, EveryProcessSeesTheOpenCircuitAndTheTrialMakesOneAttem
   EXPECT_EQ(second->Health().consecutive_failures, 0);
 }
 
-TEST_F(SharedBreakerTest, AStateFileOfAnotherEndpointOrUnreadableCountsAsNoFailures) {
-  {
-    std::ofstream out(state);
-    out << "http://127.0.0.1:1/\n5 99999999999999\nconnect failed\n";
-  }
-  auto e = MakeShared();
-  EXPECT_FALSE(e->Health().circuit_open);
-  EXPECT_TRUE(e->Embed({"x"}).ok());
-  {
-    std::ofstream out(state);
-    out << "garbage";
-  }
+TEST_F(SharedBreakerTest, AFileOfAnotherEndpointOrModelOrGarbledOrNotARegularFileLeavesTheOwnState) {
+  const auto write = [&](const std::string& text) {
+    std::filesystem::remove(state);
+    std::ofstream(state) << text;
+  };
+  write("http://127.0.0.1:1/ fake-embed\n5 99999999999999\nconnect failed\n");  // another endpoint
   EXPECT_TRUE(MakeShared()->Embed({"x"}).ok());
-  config.max_retries = 0;
-  config.breaker_failures = 1;
-  server.SetMode(Mode::kHttp500);
+  write(providers::BreakerKey(server.Url(), "other-model") + "\n5 99999999999999\nHTTP 500\n");
+  EXPECT_TRUE(MakeShared()->Embed({"x"}).ok());
+  write("garbage");
+  EXPECT_TRUE(MakeShared()->Embed({"x"}).ok());
   std::filesystem::remove(state);
-  std::filesystem::create_directory(state);  // unwritable as a file: the process's own state
-  auto own = MakeShared();
-  EXPECT_FALSE(own->Embed({"x"}).ok());
-  EXPECT_TRUE(own->Embed({"x"}).circuit_open);
+  ASSERT_EQ(::mkfifo(state.c_str(), 0600), 0);  // never blocks on a FIFO
+  EXPECT_TRUE(MakeShared()->Embed({"x"}).ok());
+  std::filesystem::remove(state);
+}
+
+TEST_F(SharedBreakerTest, AnOpenTimeFarInTheFutureCountsAsOneCooldown) {
+  auto probe = MakeShared();
+  const std::string key = providers::BreakerKey(probe->Endpoint(), config.model);
+  std::ofstream(state) << key << "\n5 9223372036854775807\nHTTP 500\n";
+  const auto h = MakeShared()->Health();
+  EXPECT_TRUE(h.circuit_open);
+  EXPECT_LE(h.retry_at_ms, clock->NowMs() + config.breaker_cooldown_ms);
+}
+
+TEST_F(SharedBreakerTest, AMissingKeyVariableIsNotTheEndpointsFailure) {
+  config.api_key_env = "KIOKU_TEST_UNSET_EMBED_KEY";
+  ::unsetenv("KIOKU_TEST_UNSET_EMBED_KEY");
+  auto no_key = MakeShared();  // e.g. a shell without the key the server's config gives
+  for (int i = 0; i < 5; ++i) EXPECT_NE(no_key->Embed({"x"}).error.find("KIOKU_TEST_UNSET_EMBED_KEY"), std::string::npos);
+  EXPECT_EQ(server.Requests(), 0);
+  ::setenv("KIOKU_TEST_UNSET_EMBED_KEY", "k", 1);
+  EXPECT_TRUE(MakeShared()->Embed({"x"}).ok());
+  ::unsetenv("KIOKU_TEST_UNSET_EMBED_KEY");
+}
+
+TEST_F(SharedBreakerTest, AfterAFailedWriteTheBreakerStaysInProcess) {
+  config.max_retries = 0;
+  server.SetMode(Mode::kHttp500);
+  auto e = MakeShared();
+  std::ofstream(state) << providers::BreakerKey(e->Endpoint(), config.model) << "\n0 0\n\n";  // stale
+  const auto tmp = state.string() + ".tmp" + std::to_string(::getpid());
+  std::filesystem::create_directory(tmp);  // the rename's source cannot be made
+  for (int i = 0; i < 3; ++i) EXPECT_FALSE(e->Embed({"x"}).ok());
+  EXPECT_TRUE(e->Embed({"x"}).circuit_open);  // the stale file no longer resets it
+  EXPECT_EQ(server.Requests(), 3);
+  std::filesystem::remove(tmp);
+}
+
+TEST(SharedCircuit, AfterTheCooldownOnlyOneProcessGetsTheTrial) {
+  const auto state = std::filesystem::temp_directory_path() /
+                     ("kioku-breaker-trial-" + std::to_string(::getpid()) + ".breaker");
+  auto clock = std::make_shared<sdk::ManualClock>();
+  providers::CircuitBreaker a(2, 1000, clock, "k", state), b(2, 1000, clock, "k", state);
+  a.RecordFailure("HTTP 500");
+  b.RecordFailure("HTTP 500");
+  EXPECT_TRUE(a.Admit().refusal);
+  clock->Advance(1001);
+  const auto first = b.Admit();
+  EXPECT_FALSE(first.refusal);
+  EXPECT_TRUE(first.trial);
+  EXPECT_TRUE(a.Admit().refusal);  // open for the other process until the trial reports
+  b.RecordSuccess();
+  const auto after = a.Admit();
+  EXPECT_FALSE(after.refusal);
+  EXPECT_FALSE(after.trial);
   std::filesystem::remove(state);
 }
 

@@ -7,12 +7,14 @@
 
 #include "cli/commands.hpp"
 #include "config.hpp"
+#include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/db.hpp"
 #include "migrations.hpp"
 #include "plugin_loader.hpp"
 #include "providers/http_client.hpp"
 #include "providers/openai_chat.hpp"
 #include "providers/openai_embedder.hpp"
+#include "providers/provider_call.hpp"
 
 namespace kioku::host::cli {
 namespace {
@@ -34,6 +36,25 @@ std::string Mode(const std::filesystem::path& p) {
   char buf[8];
   std::snprintf(buf, sizeof buf, "%04o", st.st_mode & 07777);
   return buf;
+}
+
+// The circuit breaker every process on this home shares for a provider (provider_call.hpp).
+providers::CircuitBreaker SharedCircuit(const Loaded& loaded, const ProviderConfig& p, const std::string& endpoint,
+                                        const std::string& kind) {
+  return providers::CircuitBreaker(p.breaker_failures, p.breaker_cooldown_ms, std::make_shared<sdk::SystemClock>(),
+                                   providers::BreakerKey(endpoint, p.model),
+                                   providers::BreakerStateFile(ResolveHome(loaded.config.home.string()), kind));
+}
+
+// "" while the shared circuit is closed, else what the processes on this home are doing.
+std::string OpenCircuitNote(const providers::CircuitBreaker& circuit) {
+  const sdk::EmbedderHealth h = circuit.Health();
+  if (!h.circuit_open) return "";
+  const auto now = std::chrono::duration_cast<std::chrono::milliseconds>(
+                       std::chrono::system_clock::now().time_since_epoch()).count();
+  return "circuit open after " + std::to_string(h.consecutive_failures) + " failures in a row (last: " + h.last_error +
+         "): every kioku process on this home skips it for " + std::to_string((h.retry_at_ms - now + 999) / 1000) +
+         " s more";
 }
 
 bool TryExec(SQLite::Database& db, const char* sql, std::string& error) {
@@ -139,17 +160,25 @@ int Doctor(const GlobalOptions& global, bool as_json, std::ostream& out, bool on
 
   if (const EmbeddingConfig& e = loaded.config.embedding; !e.url.empty()) {
     try {
-      auto embedder = providers::MakeOpenAiEmbedder(e, nullptr);
+      auto embedder = providers::MakeOpenAiEmbedder(e, nullptr);  // its own breaker: the probe always goes
       const std::string detail = ProviderDetail(embedder->Endpoint(), e);
+      providers::CircuitBreaker shared = SharedCircuit(loaded, e, embedder->Endpoint(), "embedding");
       if (!online) {
-        report.Add("embedding endpoint", true, detail + " (not contacted; use --online)");
+        const std::string open = OpenCircuitNote(shared);
+        report.Add("embedding endpoint", open.empty(),
+                   detail + (open.empty() ? " (not contacted; use --online)"
+                                          : ": " + open + "; `kioku doctor --online` probes it and closes the "
+                                                          "circuit if it answers"));
       } else {
         const auto t0 = std::chrono::steady_clock::now();
         const sdk::EmbedResult r = embedder->Embed({"kioku doctor embedding check"});
         const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
         if (r.ok()) {
+          const bool was_open = !OpenCircuitNote(shared).empty();
+          shared.RecordSuccess();
           report.Add("embedding endpoint", true, detail + ", " + std::to_string(r.vectors.front().size()) +
-                                                     " dimensions, answered in " + std::to_string(ms) + " ms");
+                                                     " dimensions, answered in " + std::to_string(ms) + " ms" +
+                                                     (was_open ? " (its open circuit is now closed)" : ""));
         } else {
           report.Add("embedding endpoint", false, r.error + " — writes and text recall still work (degraded: no vector search)");
         }
@@ -165,8 +194,13 @@ int Doctor(const GlobalOptions& global, bool as_json, std::ostream& out, bool on
     try {
       auto chat = providers::MakeOpenAiChat(c, nullptr);
       const std::string detail = ProviderDetail(chat->Endpoint(), c);
+      providers::CircuitBreaker shared = SharedCircuit(loaded, c, chat->Endpoint(), "chat");
       if (!online) {
-        report.Add("chat endpoint", true, detail + " (not contacted; use --online)");
+        const std::string open = OpenCircuitNote(shared);
+        report.Add("chat endpoint", open.empty(),
+                   detail + (open.empty() ? " (not contacted; use --online)"
+                                          : ": " + open + "; `kioku doctor --online` probes it and closes the "
+                                                          "circuit if it answers"));
       } else {
         sdk::ChatRequest probe;
         probe.messages = {{"user", "Reply with the JSON object {\"ok\": true} and nothing else."}};
@@ -176,7 +210,10 @@ int Doctor(const GlobalOptions& global, bool as_json, std::ostream& out, bool on
         const sdk::ChatResult r = chat->Complete(probe);
         const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
         if (r.ok()) {
-          report.Add("chat endpoint", true, detail + ", structured answer in " + std::to_string(ms) + " ms");
+          const bool was_open = !OpenCircuitNote(shared).empty();
+          shared.RecordSuccess();
+          report.Add("chat endpoint", true, detail + ", structured answer in " + std::to_string(ms) + " ms" +
+                                                (was_open ? " (its open circuit is now closed)" : ""));
         } else if (r.kind == sdk::ChatError::kInvalidAnswer) {
           report.Add("chat endpoint", false, r.error + " — the model answers but not in the asked JSON shape; try "
                                                      "providers.chat.response_format or another model");

@@ -14,6 +14,7 @@
 #include "plugin_loader.hpp"
 #include "providers/openai_chat.hpp"
 #include "providers/openai_embedder.hpp"
+#include "providers/provider_call.hpp"
 #include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/ids.hpp"
 
@@ -77,14 +78,15 @@ Loaded LoadRuntime(const GlobalOptions& options, StartMode mode, bool one_shot) 
   ro.one_shot = one_shot;
   if (!config.embedding.url.empty()) {
     try {
-      ro.embedder = providers::MakeOpenAiEmbedder(config.embedding, nullptr, ro.data_dir / "embedding.breaker");
+      ro.embedder =
+          providers::MakeOpenAiEmbedder(config.embedding, nullptr, providers::BreakerStateFile(ro.data_dir, "embedding"));
     } catch (const std::exception& e) {
       throw std::runtime_error("config " + config.source + ": " + e.what());
     }
   }
   if (!config.chat.url.empty()) {
     try {
-      ro.chat = providers::MakeOpenAiChat(config.chat, nullptr, ro.data_dir / "chat.breaker");
+      ro.chat = providers::MakeOpenAiChat(config.chat, nullptr, providers::BreakerStateFile(ro.data_dir, "chat"));
     } catch (const std::exception& e) {
       throw std::runtime_error("config " + config.source + ": " + e.what());
     }

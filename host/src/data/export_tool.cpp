@@ -17,13 +17,16 @@ sdk::ToolSpec ExportSpec() {
   spec.description =
       "Write every layer's data (all projects) to a new 0600 file under the server's data folder; returns its "
       "path and row counts. Read it back with `kioku import FILE`.";
-  spec.input_schema = schema::Object({{"format", schema::Enum({"json", "md"}, "json (importable, default) or md (for people)")}});
-  spec.output_schema = schema::Output({{"path", schema::Type("string")},
-                                       {"bytes", schema::Type("integer")},
-                                       {"format", schema::Type("string")},
-                                       {"exported_at", schema::Type("string")},
-                                       {"rows", schema::Type("object")}},
-                                      {"path", "bytes", "format", "rows"});
+  spec.schemas = [=](sdk::ToolSpec& t) {
+    t.input_schema =
+        schema::Object({{"format", schema::Enum({"json", "md"}, "json (importable, default) or md (for people)")}});
+    t.output_schema = schema::Output({{"path", schema::Type("string")},
+                                      {"bytes", schema::Type("integer")},
+                                      {"format", schema::Type("string")},
+                                      {"exported_at", schema::Type("string")},
+                                      {"rows", schema::Type("object")}},
+                                     {"path", "bytes", "format", "rows"});
+  };
   spec.annotations.read_only = false;  // it creates a file (never the database)
   spec.annotations.destructive = false;
   spec.annotations.idempotent = false;

@@ -30,8 +30,8 @@ class OpenAiChat final : public sdk::ChatModel {
   OpenAiChat(ChatConfig config, Url url, std::shared_ptr<const sdk::Clock> clock, std::filesystem::path breaker_state)
       : config_(std::move(config)),
         url_(std::move(url)),
-        breaker_(config_.breaker_failures, config_.breaker_cooldown_ms, std::move(clock), EndpointName(url_),
-                 std::move(breaker_state)),
+        breaker_(config_.breaker_failures, config_.breaker_cooldown_ms, std::move(clock),
+                 BreakerKey(EndpointName(url_), config_.model), std::move(breaker_state)),
         target_(ApiTarget(url_, "/chat/completions")),
         endpoint_(EndpointName(url_)) {}
 
@@ -41,9 +41,10 @@ class OpenAiChat final : public sdk::ChatModel {
 
   sdk::ChatResult Complete(const sdk::ChatRequest& request) override {
     sdk::ChatResult out;
-    if (auto refusal = breaker_.Refusal()) {
+    const CircuitBreaker::Admission admission = breaker_.Admit();
+    if (admission.refusal) {
       out.circuit_open = true;
-      return Fail(out, sdk::ChatError::kUnavailable, *refusal);
+      return Fail(out, sdk::ChatError::kUnavailable, *admission.refusal);
     }
     // Compiled before any traffic: a malformed schema is the caller's bug, not the model's.
     std::unique_ptr<JsonSchema> schema;
@@ -56,8 +57,8 @@ class OpenAiChat final : public sdk::ChatModel {
     }
     std::string error;
     auto req = MakeProviderRequest(config_, url_, target_, sdk::DumpJson(Body(request)), "providers.chat", error);
-    if (!req) return Unavailable(out, error);
-    PostOutcome res = PostWithRetries(*req, breaker_.Trial() ? 0 : config_.max_retries, config_.backoff_ms);
+    if (!req) return Fail(out, sdk::ChatError::kUnavailable, error);  // ours (a missing key), not the endpoint's
+    PostOutcome res = PostWithRetries(*req, admission.trial ? 0 : config_.max_retries, config_.backoff_ms);
     if (!res.error.empty()) return Unavailable(out, res.error);
     const json envelope = json::parse(res.response.body, nullptr, false);
     const json* content = nullptr;

@@ -22,8 +22,8 @@ class OpenAiEmbedder final : public sdk::Embedder {
                  std::filesystem::path breaker_state)
       : config_(std::move(config)),
         url_(std::move(url)),
-        breaker_(config_.breaker_failures, config_.breaker_cooldown_ms, std::move(clock), EndpointName(url_),
-                 std::move(breaker_state)),
+        breaker_(config_.breaker_failures, config_.breaker_cooldown_ms, std::move(clock),
+                 BreakerKey(EndpointName(url_), config_.model), std::move(breaker_state)),
         target_(ApiTarget(url_, "/embeddings")),
         endpoint_(EndpointName(url_)) {}
 
@@ -41,19 +41,22 @@ class OpenAiEmbedder final : public sdk::Embedder {
   sdk::EmbedResult Embed(const std::vector<std::string>& texts) override {
     sdk::EmbedResult out;
     if (texts.empty()) return out;
-    if (auto refusal = breaker_.Refusal()) {
+    const CircuitBreaker::Admission admission = breaker_.Admit();
+    if (admission.refusal) {
       out.circuit_open = true;
-      out.error = Prefix() + *refusal;
+      out.error = Prefix() + *admission.refusal;
       return out;
     }
+    const int retries = admission.trial ? 0 : config_.max_retries;
     const auto batch = static_cast<std::size_t>(std::max(1, config_.batch_size));
     for (std::size_t start = 0; start < texts.size(); start += batch) {
       const std::vector<std::string> part(texts.begin() + static_cast<std::ptrdiff_t>(start),
                                           texts.begin() + static_cast<std::ptrdiff_t>(std::min(texts.size(), start + batch)));
       std::string error;
-      auto vectors = CallWithRetries(part, error);
+      bool endpoint_failed = true;
+      auto vectors = CallWithRetries(part, retries, error, endpoint_failed);
       if (!error.empty()) {
-        breaker_.RecordFailure(error);
+        if (endpoint_failed) breaker_.RecordFailure(error);
         out.vectors.clear();
         out.error = Prefix() + error;
         return out;
@@ -67,12 +70,18 @@ class OpenAiEmbedder final : public sdk::Embedder {
  private:
   std::string Prefix() const { return "embedding endpoint " + endpoint_ + ": "; }
 
-  std::vector<std::vector<float>> CallWithRetries(const std::vector<std::string>& texts, std::string& error) {
+  // `endpoint_failed` false: the request could not be built (a missing key variable), which
+  // says nothing about the endpoint and does not count against it.
+  std::vector<std::vector<float>> CallWithRetries(const std::vector<std::string>& texts, int retries,
+                                                  std::string& error, bool& endpoint_failed) {
     json body{{"model", config_.model}, {"input", texts}, {"encoding_format", "float"}};
     if (config_.dimensions > 0) body["dimensions"] = config_.dimensions;
     auto req = MakeProviderRequest(config_, url_, target_, sdk::DumpJson(body), "providers.embedding", error);
-    if (!req) return {};
-    PostOutcome res = PostWithRetries(*req, breaker_.Trial() ? 0 : config_.max_retries, config_.backoff_ms);
+    if (!req) {
+      endpoint_failed = false;
+      return {};
+    }
+    PostOutcome res = PostWithRetries(*req, retries, config_.backoff_ms);
     if (!res.error.empty()) {
       error = res.error;
       return {};

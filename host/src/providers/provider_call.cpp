@@ -5,11 +5,12 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <random>
+#include <sstream>
 #include <thread>
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <nlohmann/json.hpp>
@@ -102,59 +103,83 @@ PostOutcome PostWithRetries(const HttpPostRequest& request, int max_retries, int
   }
 }
 
+std::filesystem::path BreakerStateFile(const std::filesystem::path& home, const std::string& kind) {
+  return home / (kind + ".breaker");
+}
+
+std::string BreakerKey(const std::string& endpoint, const std::string& model) { return endpoint + " " + model; }
+
 CircuitBreaker::CircuitBreaker(int failures_to_open, int cooldown_ms, std::shared_ptr<const sdk::Clock> clock,
-                               std::string endpoint, std::filesystem::path shared_state)
+                               std::string key, std::filesystem::path shared_state)
     : failures_to_open_(failures_to_open),
       cooldown_ms_(cooldown_ms),
       clock_(std::move(clock)),
-      endpoint_(std::move(endpoint)),
+      key_(std::move(key)),
       shared_state_(std::move(shared_state)) {}
 
-// The file: the endpoint, then "<failures> <open_until_ms>", then the last error.
 void CircuitBreaker::LoadShared() const {
-  if (shared_state_.empty()) return;
-  std::ifstream in(shared_state_);
-  std::string endpoint, counts, error;
-  // Missing, unreadable, another endpoint's or garbled: this process's own state stands.
-  if (!in || !std::getline(in, endpoint) || endpoint != endpoint_ || !std::getline(in, counts)) return;
+  if (shared_state_.empty() || !shared_ok_) return;
+  // Never blocks or balloons: no FIFO, device or link, at most 4 KiB.
+  constexpr std::size_t kMaxBytes = 4096;
+  const int fd = ::open(shared_state_.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return;
+  struct stat st {};
+  std::string text;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<std::size_t>(st.st_size) <= kMaxBytes) {
+    text.resize(kMaxBytes);
+    const ssize_t n = ::read(fd, text.data(), text.size());
+    text.resize(n > 0 ? static_cast<std::size_t>(n) : 0);
+  }
+  ::close(fd);
+  // Another key's or garbled: this process's own state stands.
+  std::istringstream in(text);
+  std::string key, counts, error;
+  if (!std::getline(in, key) || key != key_ || !std::getline(in, counts)) return;
   std::getline(in, error);
   int failures = 0;
   long long open_until = 0;
   if (std::sscanf(counts.c_str(), "%d %lld", &failures, &open_until) != 2 || failures < 0) return;
   failures_ = failures;
-  open_until_ms_ = open_until;
+  open_until_ms_ = std::min<std::int64_t>(open_until, clock_->NowMs() + cooldown_ms_);
   last_error_ = error;
 }
 
 void CircuitBreaker::SaveShared() const {
-  if (shared_state_.empty()) return;
+  if (shared_state_.empty() || !shared_ok_) return;
   std::string error = last_error_;
   std::replace(error.begin(), error.end(), '\n', ' ');
   const std::string text =
-      endpoint_ + "\n" + std::to_string(failures_) + " " + std::to_string(open_until_ms_) + "\n" + error + "\n";
+      key_ + "\n" + std::to_string(failures_) + " " + std::to_string(open_until_ms_) + "\n" + error + "\n";
   // A fresh 0600 file (never through a link, never someone else's), then a rename over the
   // old one, so readers see the old or the new state whole.
   const std::string tmp = shared_state_.string() + ".tmp" + std::to_string(::getpid());
   ::unlink(tmp.c_str());
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-  if (fd < 0) return;
-  const bool written = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
-  ::close(fd);
-  if (!written || ::rename(tmp.c_str(), shared_state_.c_str()) != 0) ::unlink(tmp.c_str());
+  bool saved = false;
+  if (fd >= 0) {
+    saved = ::write(fd, text.data(), text.size()) == static_cast<ssize_t>(text.size());
+    ::close(fd);
+    saved = saved && ::rename(tmp.c_str(), shared_state_.c_str()) == 0;
+    if (!saved) ::unlink(tmp.c_str());
+  }
+  shared_ok_ = saved;
 }
 
-std::optional<std::string> CircuitBreaker::Refusal() const {
+CircuitBreaker::Admission CircuitBreaker::Admit() {
   std::lock_guard lock(mu_);
   LoadShared();
   const std::int64_t now = clock_->NowMs();
-  if (open_until_ms_ <= now) return std::nullopt;
-  return "circuit open after " + std::to_string(failures_) + " consecutive failures (last: " + last_error_ +
-         "); retrying after " + std::to_string((open_until_ms_ - now + 999) / 1000) + " s";
-}
-
-bool CircuitBreaker::Trial() const {
-  std::lock_guard lock(mu_);
-  return failures_ >= failures_to_open_ && open_until_ms_ <= clock_->NowMs();
+  Admission a;
+  if (open_until_ms_ > now) {
+    a.refusal = "circuit open after " + std::to_string(failures_) + " consecutive failures (last: " + last_error_ +
+                "); retrying after " + std::to_string((open_until_ms_ - now + 999) / 1000) + " s";
+  } else if (failures_ >= failures_to_open_) {
+    // The cooldown is over: this call is the trial; the circuit stays open for the others.
+    a.trial = true;
+    open_until_ms_ = now + cooldown_ms_;
+    SaveShared();
+  }
+  return a;
 }
 
 void CircuitBreaker::RecordFailure(const std::string& error) {

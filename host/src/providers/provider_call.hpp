@@ -52,32 +52,47 @@ struct PostOutcome {
 /// Sends `request`, retrying as the file comment says. Blocks during backoff.
 PostOutcome PostWithRetries(const HttpPostRequest& request, int max_retries, int backoff_ms);
 
+/// The file the processes of one deployment share a provider's circuit breaker through:
+/// `<home>/<kind>.breaker` (kind "embedding" or "chat").
+std::filesystem::path BreakerStateFile(const std::filesystem::path& home, const std::string& kind);
+
+/// What a shared breaker file is kept for: the endpoint (EndpointName) and the model, so
+/// another model on the same server, or another URL after a config change, starts afresh.
+std::string BreakerKey(const std::string& endpoint, const std::string& model);
+
 /// The circuit breaker of one client. Thread-safe.
 ///
 /// With a `shared_state` file the state is the deployment's, not the process's: every
 /// process on one KIOKU_HOME (a server, and each `kioku call`, `kioku context` and hook,
 /// which are processes of their own) reads the count and the open circuit from it before
-/// a call and writes its outcome back (a rename, so a reader never sees half a file). A
-/// dead endpoint then costs the first `failures_to_open` calls of the deployment their
-/// retries, not every process its own. Updates of two processes at once may lose one
-/// count (last writer wins). The file names its endpoint; a missing, unreadable or garbled
-/// file, or one of another endpoint (the config changed), leaves the process's own state,
-/// and a file that cannot be written keeps the breaker in-process.
+/// a call and writes its outcome back (a fresh 0600 file renamed over it, so a reader sees
+/// the old or the new state whole). A dead endpoint then costs the first
+/// `failures_to_open` calls of the deployment their retries, not every process its own.
+/// Two processes updating at once may lose one count (last writer wins). The file holds
+/// `key` (BreakerKey), "<failures> <open_until_ms>" and the last error. Only a regular file
+/// of at most 4 KiB is read, never through a link; one that is missing, unreadable,
+/// garbled or of another key leaves the process's own state, an open time past now +
+/// cooldown counts as now + cooldown, and after a write fails the breaker stays in-process.
 ///
-/// After the cooldown, the one call let through is a trial (Nygard's half-open state): it
-/// should make a single attempt (Trial()), so a still-dead endpoint costs one connect, not
-/// the retries and their backoff.
+/// After the cooldown, the call Admit() lets through is the trial (Nygard's half-open
+/// state): the circuit stays open for every other call and process until it reports, and it
+/// should make a single attempt, so a still-dead endpoint costs one connect, not the retries
+/// and their backoff. Only endpoint failures count (RecordFailure): a request that could
+/// not be built (a missing API key variable) is this process's problem, not the endpoint's.
 class CircuitBreaker {
  public:
   CircuitBreaker(int failures_to_open, int cooldown_ms, std::shared_ptr<const sdk::Clock> clock,
-                 std::string endpoint = {}, std::filesystem::path shared_state = {});
+                 std::string key = {}, std::filesystem::path shared_state = {});
 
-  /// The message to fail with while the circuit is open ("circuit open after 5 consecutive
-  /// failures (last: ...); retrying after 30 s"); nullopt when a call may go ahead.
-  std::optional<std::string> Refusal() const;
-  /// Whether a call now would be the trial after an open circuit's cooldown (as of the last
-  /// Refusal()): the caller makes one attempt, without retries.
-  bool Trial() const;
+  struct Admission {
+    /// Set when the call may not go ahead: "circuit open after 5 consecutive failures
+    /// (last: ...); retrying after 30 s".
+    std::optional<std::string> refusal;
+    /// The call is the trial after an open circuit's cooldown: one attempt, no retries.
+    bool trial = false;
+  };
+  /// Whether a call may go ahead now (and claims the trial when one is due).
+  Admission Admit();
   void RecordFailure(const std::string& error);
   void RecordSuccess();
   sdk::EmbedderHealth Health() const;
@@ -89,9 +104,10 @@ class CircuitBreaker {
   const int failures_to_open_;
   const int cooldown_ms_;
   const std::shared_ptr<const sdk::Clock> clock_;
-  const std::string endpoint_;
+  const std::string key_;
   const std::filesystem::path shared_state_;
   mutable std::mutex mu_;
+  mutable bool shared_ok_ = true;  // false after a write failed: in-process from then on
   mutable int failures_ = 0;
   mutable std::int64_t open_until_ms_ = 0;
   mutable std::string last_error_;

@@ -107,8 +107,10 @@ void RegisterQueryTool(sdk::Registrar& registrar, ToolContext& ctx) {
       "keeps failing or how slow it is; use feedback_route to pick between tools. Filter by "
       "tool_prefix, agent_id, model and a since/until window; group_by agent/model/project "
       "splits each tool's figures.";
-  spec.input_schema = InputSchema();
-  spec.output_schema = OutputSchema();
+  spec.schemas = [=](sdk::ToolSpec& t) {
+    t.input_schema = InputSchema();
+    t.output_schema = OutputSchema();
+  };
   spec.annotations.read_only = true;
   spec.annotations.idempotent = true;
 

@@ -148,8 +148,10 @@ void RegisterRecordTool(sdk::Registrar& registrar, ToolContext& ctx) {
       "(Bash, Edit, an MCP server's server/tool) or to add confidence. Send one outcome as "
       "{tool, outcome, ...} or up to 1000 as {records: [...]}; give `at` for past calls and "
       "`source_id` to make re-ingesting idempotent.";
-  spec.input_schema = InputSchema();
-  spec.output_schema = OutputSchema();
+  spec.schemas = [=](sdk::ToolSpec& t) {
+    t.input_schema = InputSchema();
+    t.output_schema = OutputSchema();
+  };
   spec.annotations.read_only = false;
   spec.annotations.destructive = false;
   spec.annotations.idempotent = false;

@@ -82,8 +82,10 @@ void RegisterRouteTool(sdk::Registrar& registrar, ToolContext& ctx) {
   spec.description =
       "Before choosing between tools that do the same job: ranks them by track record "
       "(Wilson lower bound of the recency-weighted success rate); prefer the higher score.";
-  spec.input_schema = InputSchema();
-  spec.output_schema = OutputSchema();
+  spec.schemas = [=](sdk::ToolSpec& t) {
+    t.input_schema = InputSchema();
+    t.output_schema = OutputSchema();
+  };
   spec.annotations.read_only = true;
   spec.annotations.idempotent = true;
 

@@ -126,22 +126,23 @@ void AddIngestTool(sdk::Registrar& reg, ToolContext& env) {
       "touched, a summary for session_recall; tool outcomes go to the affective layer and "
       "durable human rules ('from now on…', 'we decided…') become pending memories. Pass a "
       "file or a folder. Re-ingesting reads only what is new.";
-  spec.input_schema = schema::Object(
-      {{"path", schema::String(4096, "Transcript file or folder (searched for *.jsonl).", 1)},
-       {"format", schema::Enum({"auto", "claude-code", "codex", "generic"},
-                               "Default auto (detected per file).")}},
-      {"path"});
-  spec.output_schema = schema::Output(
-      {{"sessions", schema::Type("integer")},
-       {"messages", schema::Type("integer")},
-       {"skipped_lines", schema::Type("integer")},
-       {"suggested_memories", schema::Type("integer")},
-       {"tool_outcomes", schema::Type("integer")},
-       {"statements", schema::Type("integer")},
-       {"redacted", {{"type", "object"}, {"additionalProperties", schema::Type("integer")}}},
-       {"files", {{"type", "array"}}},
-       {"notes", {{"type", "array"}}}},
-      {"sessions", "messages", "skipped_lines", "suggested_memories"});
+  spec.schemas = [=](sdk::ToolSpec& t) {
+    t.input_schema = schema::Object(
+        {{"path", schema::String(4096, "Transcript file or folder (searched for *.jsonl).", 1)},
+         {"format", schema::Enum({"auto", "claude-code", "codex", "generic"}, "Default auto (detected per file).")}},
+        {"path"});
+    t.output_schema =
+        schema::Output({{"sessions", schema::Type("integer")},
+                        {"messages", schema::Type("integer")},
+                        {"skipped_lines", schema::Type("integer")},
+                        {"suggested_memories", schema::Type("integer")},
+                        {"tool_outcomes", schema::Type("integer")},
+                        {"statements", schema::Type("integer")},
+                        {"redacted", {{"type", "object"}, {"additionalProperties", schema::Type("integer")}}},
+                        {"files", {{"type", "array"}}},
+                        {"notes", {{"type", "array"}}}},
+                       {"sessions", "messages", "skipped_lines", "suggested_memories"});
+  };
   spec.annotations.idempotent = true;
   reg.AddTool(spec, [&env](const Json& args, const sdk::CallContext& ctx) {
     const std::string raw = args["path"].get<std::string>();

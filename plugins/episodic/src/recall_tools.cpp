@@ -64,11 +64,13 @@ void AddRecall(sdk::Registrar& reg, ToolContext& env, sdk::LayerVectors& vectors
                               {"highlights_by", schema::Type("string")},
                               {"score", schema::Type("number")}},
                              {"session_id", "time", "model", "message_count", "summary", "score"});
-  spec.output_schema = schema::Output({{"summaries", {{"type", "array"}, {"items", item}}},
-                                       {"omitted", schema::Type("integer")},
-                                       {"matched", schema::Type("integer")},
-                                       {"mode", schema::Type("string")}},
-                                      {"summaries", "omitted"});
+  spec.schemas = [=](sdk::ToolSpec& t) {
+    t.output_schema = schema::Output({{"summaries", {{"type", "array"}, {"items", item}}},
+                                      {"omitted", schema::Type("integer")},
+                                      {"matched", schema::Type("integer")},
+                                      {"mode", schema::Type("string")}},
+                                     {"summaries", "omitted"});
+  };
   spec.annotations.read_only = true;
   spec.annotations.idempotent = true;
   reg.AddTool(spec, [&env, &vectors](const Json& args, const sdk::CallContext& ctx) {
@@ -172,22 +174,24 @@ void AddTimeline(sdk::Registrar& reg, ToolContext& env) {
       "issues hit, open items and files touched. Default window: the last 7 days. Use it "
       "for stand-ups, weekly reviews or to pick up open items. since inclusive, until "
       "exclusive (RFC 3339; a date like 2026-05-19 means midnight UTC).";
-  spec.input_schema = schema::Object(
-      {{"since", schema::String(64, "RFC 3339 start (inclusive); default: until - 7 days.")},
-       {"until", schema::String(64, "RFC 3339 end (exclusive); default: now.")},
-       {"project", schema::String(1000, "Project id; default: this project; \"*\" = all.")},
-       {"agent_id", schema::String(200, "Only sessions of this agent.")}});
   Json list = {{"type", "array"}};
-  spec.output_schema = schema::Output(
-      {{"since", schema::Type("string")},
-       {"until", schema::Type("string")},
-       {"sessions", list},
-       {"decisions", list},
-       {"issues", list},
-       {"open_items", list},
-       {"files", list},
-       {"omitted", schema::Type("object")}},
-      {"since", "until", "sessions", "decisions", "issues", "open_items", "files", "omitted"});
+  spec.schemas = [=](sdk::ToolSpec& t) {
+    t.input_schema =
+        schema::Object({{"since", schema::String(64, "RFC 3339 start (inclusive); default: until - 7 days.")},
+                        {"until", schema::String(64, "RFC 3339 end (exclusive); default: now.")},
+                        {"project", schema::String(1000, "Project id; default: this project; \"*\" = all.")},
+                        {"agent_id", schema::String(200, "Only sessions of this agent.")}});
+    t.output_schema =
+        schema::Output({{"since", schema::Type("string")},
+                        {"until", schema::Type("string")},
+                        {"sessions", list},
+                        {"decisions", list},
+                        {"issues", list},
+                        {"open_items", list},
+                        {"files", list},
+                        {"omitted", schema::Type("object")}},
+                       {"since", "until", "sessions", "decisions", "issues", "open_items", "files", "omitted"});
+  };
   spec.annotations.read_only = true;
   spec.annotations.idempotent = true;
   reg.AddTool(spec, [&env](const Json& args, const sdk::CallContext& ctx) {

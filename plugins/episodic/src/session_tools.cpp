@@ -101,19 +101,20 @@ void AddSessionStart(sdk::Registrar& reg, ToolContext& env) {
       "id) it is idempotent: calling again returns the same session. Without one, the "
       "connection's session id is used, or a new id is made. Returns the session_id to pass "
       "to session_log / session_end / session_summary_add.";
-  spec.input_schema = schema::Object(
-      {{"session_id",
-        schema::String(128, "Client-supplied id (1-128 printable ASCII, no spaces).", 1)},
-       {"title", schema::String(500, "What this session is about.")},
-       {"model", schema::String(200, "Model name, e.g. claude-opus-4-7.")},
-       {"project", schema::String(1000, "Project id; default: the server's project.")},
-       {"agent_id", schema::String(200, "Agent id; default: the caller's identity.")}});
-  spec.output_schema = schema::Output({{"session_id", schema::Type("string")},
-                                       {"created", schema::Type("boolean")},
-                                       {"started_at", schema::Type("string")},
-                                       {"title", schema::Type("string")},
-                                       {"project", schema::Type("string")}},
-                                      {"session_id", "created", "started_at"});
+  spec.schemas = [=](sdk::ToolSpec& t) {
+    t.input_schema = schema::Object(
+        {{"session_id", schema::String(128, "Client-supplied id (1-128 printable ASCII, no spaces).", 1)},
+         {"title", schema::String(500, "What this session is about.")},
+         {"model", schema::String(200, "Model name, e.g. claude-opus-4-7.")},
+         {"project", schema::String(1000, "Project id; default: the server's project.")},
+         {"agent_id", schema::String(200, "Agent id; default: the caller's identity.")}});
+    t.output_schema = schema::Output({{"session_id", schema::Type("string")},
+                                      {"created", schema::Type("boolean")},
+                                      {"started_at", schema::Type("string")},
+                                      {"title", schema::Type("string")},
+                                      {"project", schema::Type("string")}},
+                                     {"session_id", "created", "started_at"});
+  };
   spec.annotations.idempotent = true;
   reg.AddTool(spec, [&env](const Json& args, const sdk::CallContext& ctx) {
     sdk::ScreenSecrets(args);  // every string: model, project, tags, agent_id too (issue 9)
@@ -151,24 +152,26 @@ void AddSessionLog(sdk::Registrar& reg, ToolContext& env) {
       "or a decision taken (decisions and issues show up in session_timeline and survive "
       "compaction). Short, self-contained sentences work best. session_id defaults to this "
       "connection's session (created on first log). Entries are append-only.";
-  spec.input_schema = schema::Object(
-      {{"session_id", schema::String(128, "Session id or unique prefix (>= 4 chars).", 1)},
-       {"entry", schema::String(kMaxEntry, "The entry text.", 1)},
-       {"type", schema::Enum({"progress", "note", "issue", "decision"}, "Default: note.")},
-       {"tags",
-        {{"type", "array"},
-         {"items", schema::String(64, "A tag.", 1)},
-         {"maxItems", 16},
-         {"description", "Optional tags."}}},
-       {"agent_id", schema::String(200, "Agent id; default: the caller's identity.")}},
-      {"entry"});
-  spec.output_schema = schema::Output({{"entry_id", schema::Type("string")},
-                                       {"session_id", schema::Type("string")},
-                                       {"seq", schema::Type("integer")},
-                                       {"at", schema::Type("string")},
-                                       {"type", schema::Type("string")},
-                                       {"created_session", schema::Type("boolean")}},
-                                      {"entry_id", "session_id", "seq", "at", "type"});
+  spec.schemas = [=](sdk::ToolSpec& t) {
+    t.input_schema =
+        schema::Object({{"session_id", schema::String(128, "Session id or unique prefix (>= 4 chars).", 1)},
+                        {"entry", schema::String(kMaxEntry, "The entry text.", 1)},
+                        {"type", schema::Enum({"progress", "note", "issue", "decision"}, "Default: note.")},
+                        {"tags",
+                         {{"type", "array"},
+                          {"items", schema::String(64, "A tag.", 1)},
+                          {"maxItems", 16},
+                          {"description", "Optional tags."}}},
+                        {"agent_id", schema::String(200, "Agent id; default: the caller's identity.")}},
+                       {"entry"});
+    t.output_schema = schema::Output({{"entry_id", schema::Type("string")},
+                                      {"session_id", schema::Type("string")},
+                                      {"seq", schema::Type("integer")},
+                                      {"at", schema::Type("string")},
+                                      {"type", schema::Type("string")},
+                                      {"created_session", schema::Type("boolean")}},
+                                     {"entry_id", "session_id", "seq", "at", "type"});
+  };
   reg.AddTool(spec, [&env](const Json& args, const sdk::CallContext& ctx) {
     sdk::ScreenSecrets(args);  // every string: model, project, tags, agent_id too (issue 9)
     const std::int64_t now = env.host.GetClock().NowMs();
@@ -209,17 +212,19 @@ void AddSessionEnd(sdk::Registrar& reg, ToolContext& env) {
       "Marks a session ended, optionally with a closing summary (what was done, decisions, "
       "open items, files touched) that session_recall will find next time. session_id "
       "defaults to this connection's session. Ending twice keeps the first end time.";
-  spec.input_schema = schema::Object(
-      {{"session_id", schema::String(128, "Session id or unique prefix (>= 4 chars).", 1)},
-       {"summary", schema::String(kMaxSummary, "Closing summary.", 1)},
-       {"model", schema::String(200, "Model that wrote the summary.")},
-       {"agent_id", schema::String(200, "Agent id; default: the caller's identity.")}});
-  spec.output_schema = schema::Output({{"session_id", schema::Type("string")},
-                                       {"ended_at", schema::Type("string")},
-                                       {"already_ended", schema::Type("boolean")},
-                                       {"summary_id", schema::Nullable(schema::Type("string"))},
-                                       {"compaction", {{"type", {"object", "null"}}}}},
-                                      {"session_id", "ended_at", "already_ended"});
+  spec.schemas = [=](sdk::ToolSpec& t) {
+    t.input_schema =
+        schema::Object({{"session_id", schema::String(128, "Session id or unique prefix (>= 4 chars).", 1)},
+                        {"summary", schema::String(kMaxSummary, "Closing summary.", 1)},
+                        {"model", schema::String(200, "Model that wrote the summary.")},
+                        {"agent_id", schema::String(200, "Agent id; default: the caller's identity.")}});
+    t.output_schema = schema::Output({{"session_id", schema::Type("string")},
+                                      {"ended_at", schema::Type("string")},
+                                      {"already_ended", schema::Type("boolean")},
+                                      {"summary_id", schema::Nullable(schema::Type("string"))},
+                                      {"compaction", {{"type", {"object", "null"}}}}},
+                                     {"session_id", "ended_at", "already_ended"});
+  };
   spec.annotations.idempotent = false;
   reg.AddTool(spec, [&env](const Json& args, const sdk::CallContext& ctx) {
     sdk::ScreenSecrets(args);  // every string: model, project, tags, agent_id too (issue 9)
@@ -295,23 +300,23 @@ void AddSummaryAdd(sdk::Registrar& reg, ToolContext& env) {
       "touched and what happened; those survive compaction. When a session's summaries "
       "exceed its token budget the older ones are folded into one consolidated summary "
       "(originals stay in history). The session must exist (session_start).";
-  spec.input_schema = schema::Object(
-      {{"session_id", schema::String(128, "Session id or unique prefix (>= 4 chars).", 1)},
-       {"summary", schema::String(kMaxSummary, "The summary text.", 1)},
-       {"token_count",
-        schema::Integer(0, 10'000'000, "Tokens of the summary; default: estimated (bytes / 4).")},
-       {"model", schema::String(200, "Model that wrote it.")},
-       {"message_count", schema::Integer(0, 100'000'000, "Messages the summary covers.")},
-       {"started_at",
-        schema::String(64, "RFC 3339 start of the covered span; default: session start.")},
-       {"ended_at", schema::String(64, "RFC 3339 end of the covered span; default: now.")},
-       {"agent_id", schema::String(200, "Agent id; default: the caller's identity.")}},
-      {"session_id", "summary"});
-  spec.output_schema = schema::Output({{"summary_id", schema::Type("string")},
-                                       {"session_id", schema::Type("string")},
-                                       {"token_count", schema::Type("integer")},
-                                       {"compaction", {{"type", {"object", "null"}}}}},
-                                      {"summary_id", "session_id", "token_count"});
+  spec.schemas = [=](sdk::ToolSpec& t) {
+    t.input_schema = schema::Object(
+        {{"session_id", schema::String(128, "Session id or unique prefix (>= 4 chars).", 1)},
+         {"summary", schema::String(kMaxSummary, "The summary text.", 1)},
+         {"token_count", schema::Integer(0, 10'000'000, "Tokens of the summary; default: estimated (bytes / 4).")},
+         {"model", schema::String(200, "Model that wrote it.")},
+         {"message_count", schema::Integer(0, 100'000'000, "Messages the summary covers.")},
+         {"started_at", schema::String(64, "RFC 3339 start of the covered span; default: session start.")},
+         {"ended_at", schema::String(64, "RFC 3339 end of the covered span; default: now.")},
+         {"agent_id", schema::String(200, "Agent id; default: the caller's identity.")}},
+        {"session_id", "summary"});
+    t.output_schema = schema::Output({{"summary_id", schema::Type("string")},
+                                      {"session_id", schema::Type("string")},
+                                      {"token_count", schema::Type("integer")},
+                                      {"compaction", {{"type", {"object", "null"}}}}},
+                                     {"summary_id", "session_id", "token_count"});
+  };
   reg.AddTool(spec, [&env](const Json& args, const sdk::CallContext& ctx) {
     sdk::ScreenSecrets(args);  // every string: model, project, tags, agent_id too (issue 9)
     const std::int64_t now = env.host.GetClock().NowMs();

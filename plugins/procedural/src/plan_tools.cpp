@@ -471,12 +471,14 @@ void RegisterPlanTools(sdk::Registrar& registrar, ToolContext& ctx) {
                               {"depends_on", ArrayOf(kTaskRefSchema)},
                               {"criteria", ArrayOf(Type("string"))}},
                              {"title"});
-    spec.input_schema = Object({{"title", Type("string")},
-                                {"goal", Type("string")},
-                                {"tasks", ArrayOf(task)},
-                                {"markdown", Type("string")},
-                                {"tags", ArrayOf(Type("string"))}});
-    spec.output_schema = Output();
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = Object({{"title", Type("string")},
+                               {"goal", Type("string")},
+                               {"tasks", ArrayOf(task)},
+                               {"markdown", Type("string")},
+                               {"tags", ArrayOf(Type("string"))}});
+      t.output_schema = Output();
+    };
     registrar.AddTool(std::move(spec), [&ctx](const Json& a, const sdk::CallContext& c) {
       return PlanCreate(ctx, a, c);
     });
@@ -487,13 +489,15 @@ void RegisterPlanTools(sdk::Registrar& registrar, ToolContext& ctx) {
     spec.description =
         "A plan (id, prefix or \"latest\"): progress, ready tasks, blockers, tasks with "
         "version v; audit:N last changes; markdown:true exports it. No plan: list plans.";
-    spec.input_schema = Object({{"plan", Type("string")},
-                                {"status", Enum({"active", "blocked", "done", "archived", "all"})},
-                                {"markdown", Bool()},
-                                {"audit", Type("integer")},
-                                {"offset", Type("integer")},
-                                {"limit", Type("integer")}});
-    spec.output_schema = Output();
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = Object({{"plan", Type("string")},
+                               {"status", Enum({"active", "blocked", "done", "archived", "all"})},
+                               {"markdown", Bool()},
+                               {"audit", Type("integer")},
+                               {"offset", Type("integer")},
+                               {"limit", Type("integer")}});
+      t.output_schema = Output();
+    };
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&ctx](const Json& a, const sdk::CallContext& c) {
@@ -507,17 +511,19 @@ void RegisterPlanTools(sdk::Registrar& registrar, ToolContext& ctx) {
         "Set a task's state with a note; done waits for dependencies and blockers unless "
         "force (note = reason). expected_version (v) refuses stale writes. block/unblock; "
         "met: criteria numbers.";
-    spec.input_schema = Object({{"plan", plan_ref},
-                                {"task", kTaskRefSchema},
-                                {"state", Enum({"todo", "doing", "done", "skipped"})},
-                                {"note", Type("string")},
-                                {"expected_version", Type("integer")},
-                                {"force", Bool()},
-                                {"block", Type("string")},
-                                {"unblock", Bool()},
-                                {"met", ArrayOf(Type("integer"))}},
-                               {"plan", "task"});
-    spec.output_schema = Output();
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = Object({{"plan", plan_ref},
+                               {"task", kTaskRefSchema},
+                               {"state", Enum({"todo", "doing", "done", "skipped"})},
+                               {"note", Type("string")},
+                               {"expected_version", Type("integer")},
+                               {"force", Bool()},
+                               {"block", Type("string")},
+                               {"unblock", Bool()},
+                               {"met", ArrayOf(Type("integer"))}},
+                              {"plan", "task"});
+      t.output_schema = Output();
+    };
     registrar.AddTool(std::move(spec), [&ctx](const Json& a, const sdk::CallContext& c) {
       return PlanCheck(ctx, a, c);
     });
@@ -528,10 +534,11 @@ void RegisterPlanTools(sdk::Registrar& registrar, ToolContext& ctx) {
     spec.description =
         "What keeps a plan from done (unfinished tasks, skips without reason, blockers, "
         "unmet criteria). archive:true archives a passing plan; force with reason anyway.";
-    spec.input_schema = Object(
-        {{"plan", plan_ref}, {"archive", Bool()}, {"force", Bool()}, {"reason", Type("string")}},
-        {"plan"});
-    spec.output_schema = Output();
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema =
+          Object({{"plan", plan_ref}, {"archive", Bool()}, {"force", Bool()}, {"reason", Type("string")}}, {"plan"});
+      t.output_schema = Output();
+    };
     registrar.AddTool(std::move(spec), [&ctx](const Json& a, const sdk::CallContext& c) {
       return PlanValidate(ctx, a, c);
     });

@@ -428,16 +428,18 @@ void RegisterProcedureTools(sdk::Registrar& registrar, ToolContext& ctx) {
     const Json step = {{"type", Json::array({"string", "object"})},
                        {"properties", {{"text", Type("string")}, {"command", Type("string")}}},
                        {"additionalProperties", false}};
-    spec.input_schema = Object({{"name", Type("string")},
-                                {"when", Type("string")},
-                                {"steps", ArrayOf(step)},
-                                {"tags", ArrayOf(Type("string"))},
-                                {"scope", Enum({"project", "global"})},
-                                {"outcome", Enum({"success", "failure"})},
-                                {"note", Type("string")},
-                                {"version", Type("integer")}},
-                               {"name"});
-    spec.output_schema = Output();
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = Object({{"name", Type("string")},
+                               {"when", Type("string")},
+                               {"steps", ArrayOf(step)},
+                               {"tags", ArrayOf(Type("string"))},
+                               {"scope", Enum({"project", "global"})},
+                               {"outcome", Enum({"success", "failure"})},
+                               {"note", Type("string")},
+                               {"version", Type("integer")}},
+                              {"name"});
+      t.output_schema = Output();
+    };
     registrar.AddTool(std::move(spec), [&ctx](const Json& a, const sdk::CallContext& c) {
       return Save(ctx, a, c);
     });
@@ -448,13 +450,15 @@ void RegisterProcedureTools(sdk::Registrar& registrar, ToolContext& ctx) {
     spec.description =
         "query: procedures fitting a task, best first, with steps and success rate. name: "
         "that one (version, history:true). Neither: list. Pages: cursor=next_cursor.";
-    spec.input_schema = Object({{"query", Type("string")},
-                                {"name", Type("string")},
-                                {"version", Type("integer")},
-                                {"history", Bool()},
-                                {"cursor", Type("string")},
-                                {"limit", Type("integer")}});
-    spec.output_schema = Output();
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = Object({{"query", Type("string")},
+                               {"name", Type("string")},
+                               {"version", Type("integer")},
+                               {"history", Bool()},
+                               {"cursor", Type("string")},
+                               {"limit", Type("integer")}});
+      t.output_schema = Output();
+    };
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&ctx](const Json& a, const sdk::CallContext& c) {

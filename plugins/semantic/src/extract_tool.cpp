@@ -221,18 +221,19 @@ void RegisterExtractTool(sdk::Registrar& registrar, ToolContext& ctx) {
       "Have the chat model (providers.chat) read a memory (memory_id) or text and record the "
       "entities and relations it states in the entity graph; the answer is checked first and "
       "nothing is written if any item fails. dry_run: show only.";
-  spec.input_schema = sdk::schema::Object(
-      {{"memory_id", sdk::schema::IdPrefix("Memory to read.")},
-       {"text", sdk::schema::String(static_cast<std::int64_t>(kMaxInputChars), "Text to read instead.")},
-       {"dry_run", sdk::schema::Bool("Do not write.")}});
   const Json str = {{"type", "string"}};
-  spec.output_schema = sdk::schema::Output(
-      {{"entities", {{"type", "array"}, {"items", {{"type", "object"}}}}},
-       {"relations", {{"type", "array"}, {"items", {{"type", "object"}}}}},
-       {"model", str},
-       {"memory_id", str},
-       {"dry_run", {{"type", "boolean"}}}},
-      {"entities", "relations"});
+  spec.schemas = [=](sdk::ToolSpec& t) {
+    t.input_schema = sdk::schema::Object(
+        {{"memory_id", sdk::schema::IdPrefix("Memory to read.")},
+         {"text", sdk::schema::String(static_cast<std::int64_t>(kMaxInputChars), "Text to read instead.")},
+         {"dry_run", sdk::schema::Bool("Do not write.")}});
+    t.output_schema = sdk::schema::Output({{"entities", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+                                           {"relations", {{"type", "array"}, {"items", {{"type", "object"}}}}},
+                                           {"model", str},
+                                           {"memory_id", str},
+                                           {"dry_run", {{"type", "boolean"}}}},
+                                          {"entities", "relations"});
+  };
   registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) { return Extract(ctx, args, call); });
 }
 

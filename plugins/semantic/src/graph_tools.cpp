@@ -303,24 +303,28 @@ void RegisterGraphTools(sdk::Registrar& registrar, ToolContext& ctx) {
         "come from memory text and from entity_relate. as_of answers for a past time: "
         "as_of_axis \"valid\" (default) = what we now know was true then, \"transaction\" = "
         "what kioku believed then. history: true lists every row, closed ones included.";
-    spec.input_schema = sdk::schema::Object({
-        {"query", sdk::schema::String(200, "Part of an entity name.")},
-        {"entity", sdk::schema::String(500, "Entity name or id to traverse from.")},
-        {"type", sdk::schema::String(32, "Only entities of this type (query search).")},
-        {"depth", {{"type", "integer"}, {"minimum", 1}, {"maximum", 5},
-                   {"description", "Hops from entity (default 1)."}}},
-        {"as_of", sdk::schema::String(64, "RFC 3339 time to look at.")},
-        {"as_of_axis", sdk::schema::Enum({"valid", "transaction"}, "Time axis of as_of.")},
-        {"history", {{"type", "boolean"}, {"description", "Every row, ignoring time."}}},
-        {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 5000},
-                   {"description", "Most relations to return (capped by settings)."}}},
-    });
-    spec.output_schema = sdk::schema::Output(
-        {{"entities", {{"type", "array"}, {"items", entity_schema}}},
-         {"relations", {{"type", "array"}, {"items", RelationSchema()}}},
-         {"truncated", {{"type", "boolean"}}},
-         {"omitted", {{"type", "integer"}}}},
-        {"entities", "relations"});
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = sdk::schema::Object({
+          {"query", sdk::schema::String(200, "Part of an entity name.")},
+          {"entity", sdk::schema::String(500, "Entity name or id to traverse from.")},
+          {"type", sdk::schema::String(32, "Only entities of this type (query search).")},
+          {"depth",
+           {{"type", "integer"}, {"minimum", 1}, {"maximum", 5}, {"description", "Hops from entity (default 1)."}}},
+          {"as_of", sdk::schema::String(64, "RFC 3339 time to look at.")},
+          {"as_of_axis", sdk::schema::Enum({"valid", "transaction"}, "Time axis of as_of.")},
+          {"history", {{"type", "boolean"}, {"description", "Every row, ignoring time."}}},
+          {"limit",
+           {{"type", "integer"},
+            {"minimum", 1},
+            {"maximum", 5000},
+            {"description", "Most relations to return (capped by settings)."}}},
+      });
+      t.output_schema = sdk::schema::Output({{"entities", {{"type", "array"}, {"items", entity_schema}}},
+                                             {"relations", {{"type", "array"}, {"items", RelationSchema()}}},
+                                             {"truncated", {{"type", "boolean"}}},
+                                             {"omitted", {{"type", "integer"}}}},
+                                            {"entities", "relations"});
+    };
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
@@ -338,21 +342,23 @@ void RegisterGraphTools(sdk::Registrar& registrar, ToolContext& ctx) {
         "name if new. valid_from/valid_to say when it held in the world (default: from now, "
         "open). For single-valued types (uses, owned_by, default_branch, …) a new target "
         "closes the previous one; others accumulate. Nothing is ever deleted.";
-    spec.input_schema = sdk::schema::Object(
-        {
-            {"from", sdk::schema::String(500, "Source entity name or id.", 1)},
-            {"type", sdk::schema::String(64, "Relation type, snake_case (uses, depends_on).", 1)},
-            {"to", sdk::schema::String(500, "Target entity name or id.", 1)},
-            {"valid_from", sdk::schema::String(64, "RFC 3339: true since (default now).")},
-            {"valid_to", sdk::schema::String(64, "RFC 3339: true until (default open).")},
-            {"from_type", sdk::schema::String(32, "Type for a new from entity (default guessed).")},
-            {"to_type", sdk::schema::String(32, "Type for a new to entity (default guessed).")},
-        },
-        {"from", "type", "to"});
-    spec.output_schema = sdk::schema::Output({{"relation", RelationSchema()},
-                                       {"action", sdk::schema::Enum({"related", "already_known"}, "")},
-                                       {"closed", {{"type", "array"}, {"items", RelationSchema()}}}},
-                                      {"relation", "action", "closed"});
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = sdk::schema::Object(
+          {
+              {"from", sdk::schema::String(500, "Source entity name or id.", 1)},
+              {"type", sdk::schema::String(64, "Relation type, snake_case (uses, depends_on).", 1)},
+              {"to", sdk::schema::String(500, "Target entity name or id.", 1)},
+              {"valid_from", sdk::schema::String(64, "RFC 3339: true since (default now).")},
+              {"valid_to", sdk::schema::String(64, "RFC 3339: true until (default open).")},
+              {"from_type", sdk::schema::String(32, "Type for a new from entity (default guessed).")},
+              {"to_type", sdk::schema::String(32, "Type for a new to entity (default guessed).")},
+          },
+          {"from", "type", "to"});
+      t.output_schema = sdk::schema::Output({{"relation", RelationSchema()},
+                                             {"action", sdk::schema::Enum({"related", "already_known"}, "")},
+                                             {"closed", {{"type", "array"}, {"items", RelationSchema()}}}},
+                                            {"relation", "action", "closed"});
+    };
     spec.annotations.idempotent = true;
     registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
       Env env = ctx.MakeEnv();
@@ -406,16 +412,17 @@ void RegisterGraphTools(sdk::Registrar& registrar, ToolContext& ctx) {
     spec.description =
         "Say that from -type-> to stopped holding (at `at`, default now). The relation is not "
         "deleted: its validity ends, and as_of queries before that time still see it.";
-    spec.input_schema = sdk::schema::Object(
-        {
-            {"from", sdk::schema::String(500, "Source entity name or id.", 1)},
-            {"type", sdk::schema::String(64, "Relation type.", 1)},
-            {"to", sdk::schema::String(500, "Target entity name or id.", 1)},
-            {"at", sdk::schema::String(64, "RFC 3339: when it stopped holding (default now).")},
-        },
-        {"from", "type", "to"});
-    spec.output_schema = sdk::schema::Output({{"ended", {{"type", "array"}, {"items", RelationSchema()}}}},
-                                      {"ended"});
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = sdk::schema::Object(
+          {
+              {"from", sdk::schema::String(500, "Source entity name or id.", 1)},
+              {"type", sdk::schema::String(64, "Relation type.", 1)},
+              {"to", sdk::schema::String(500, "Target entity name or id.", 1)},
+              {"at", sdk::schema::String(64, "RFC 3339: when it stopped holding (default now).")},
+          },
+          {"from", "type", "to"});
+      t.output_schema = sdk::schema::Output({{"ended", {{"type", "array"}, {"items", RelationSchema()}}}}, {"ended"});
+    };
     registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
       Env env = ctx.MakeEnv();
       const std::string type = NormalizeRelationType(args.at("type").get<std::string>());

@@ -322,8 +322,11 @@ void RegisterManageTools(sdk::Registrar& registrar, ToolContext& ctx) {
         "Show one memory with all its fields, its history (reaffirmations, edits with the "
         "previous versions, supersession, pins), the entities found in it and what it "
         "replaced. Send its id or a unique prefix of at least 4 characters.";
-    spec.input_schema = sdk::schema::Object({{"id", sdk::schema::IdPrefix("Memory id or unique prefix (>= 4).")}}, {"id"});
-    spec.output_schema = sdk::schema::Output({{"memory", MemoryObjectSchema()}}, {"memory"});
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema =
+          sdk::schema::Object({{"id", sdk::schema::IdPrefix("Memory id or unique prefix (>= 4).")}}, {"id"});
+      t.output_schema = sdk::schema::Output({{"memory", MemoryObjectSchema()}}, {"memory"});
+    };
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
@@ -339,19 +342,21 @@ void RegisterManageTools(sdk::Registrar& registrar, ToolContext& ctx) {
         "Page through stored memories, newest first, to review or clean up (use "
         "memory_recall to search). Filter by kinds, status (default: all but superseded) and "
         "scope; pass next_cursor from one page to get the next.";
-    spec.input_schema = sdk::schema::Object({
-        {"kinds", {{"type", "array"}, {"items", sdk::schema::Enum(MemoryKinds(), "kind")}, {"maxItems", 8}}},
-        {"status", {{"type", "array"}, {"items", sdk::schema::Enum(MemoryStatuses(), "status")},
-                    {"minItems", 1}, {"maxItems", 5}}},
-        {"scope", sdk::schema::Enum({"global", "project", "path"}, "Only this scope.")},
-        {"cursor", sdk::schema::String(64, "next_cursor from the previous page.")},
-        {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100},
-                   {"description", "Page size, default 20."}}},
-    });
-    spec.output_schema = sdk::schema::Output(
-        {{"memories", {{"type", "array"}, {"items", MemoryObjectSchema()}}},
-         {"next_cursor", kStr}},
-        {"memories"});
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = sdk::schema::Object({
+          {"kinds", {{"type", "array"}, {"items", sdk::schema::Enum(MemoryKinds(), "kind")}, {"maxItems", 8}}},
+          {"status",
+           {{"type", "array"},
+            {"items", sdk::schema::Enum(MemoryStatuses(), "status")},
+            {"minItems", 1},
+            {"maxItems", 5}}},
+          {"scope", sdk::schema::Enum({"global", "project", "path"}, "Only this scope.")},
+          {"cursor", sdk::schema::String(64, "next_cursor from the previous page.")},
+          {"limit", {{"type", "integer"}, {"minimum", 1}, {"maximum", 100}, {"description", "Page size, default 20."}}},
+      });
+      t.output_schema = sdk::schema::Output(
+          {{"memories", {{"type", "array"}, {"items", MemoryObjectSchema()}}}, {"next_cursor", kStr}}, {"memories"});
+    };
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
@@ -381,13 +386,14 @@ void RegisterManageTools(sdk::Registrar& registrar, ToolContext& ctx) {
         {"source_ref", sdk::schema::String(500, "")},
         {"status", sdk::schema::Enum({"active"}, "")},
     };
-    spec.input_schema = sdk::schema::Object(props, {"id"});
-    spec.output_schema = sdk::schema::Output(
-        {{"memory", MemoryObjectSchema()},
-         {"changed", {{"type", "array"}, {"items", kStr}}},
-         {"replaced", {{"type", "array"}, {"items", kStr}}},
-         {"conflicts", {{"type", "array"}, {"items", kStr}}}},
-        {"memory", "changed"});
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = sdk::schema::Object(props, {"id"});
+      t.output_schema = sdk::schema::Output({{"memory", MemoryObjectSchema()},
+                                             {"changed", {{"type", "array"}, {"items", kStr}}},
+                                             {"replaced", {{"type", "array"}, {"items", kStr}}},
+                                             {"conflicts", {{"type", "array"}, {"items", kStr}}}},
+                                            {"memory", "changed"});
+    };
     spec.annotations.idempotent = true;
     registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
       return EditMemory(ctx, args, call.caller);
@@ -400,12 +406,13 @@ void RegisterManageTools(sdk::Registrar& registrar, ToolContext& ctx) {
     spec.description =
         "Stop recalling a wrong or obsolete memory (soft, audited). purge:true deletes it "
         "and its history: only for what must not be kept.";
-    spec.input_schema = sdk::schema::Object(
-        {{"id", sdk::schema::IdPrefix("id or prefix")}, {"purge", {{"type", "boolean"}}}},
-        {"id"});
-    spec.output_schema = sdk::schema::Output(
-        {{"id", kStr}, {"action", sdk::schema::Enum({"forgotten", "already_forgotten", "purged"}, "")}},
-        {"id", "action"});
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = sdk::schema::Object(
+          {{"id", sdk::schema::IdPrefix("id or prefix")}, {"purge", {{"type", "boolean"}}}}, {"id"});
+      t.output_schema = sdk::schema::Output(
+          {{"id", kStr}, {"action", sdk::schema::Enum({"forgotten", "already_forgotten", "purged"}, "")}},
+          {"id", "action"});
+    };
     spec.annotations.destructive = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
@@ -445,13 +452,16 @@ void RegisterManageTools(sdk::Registrar& registrar, ToolContext& ctx) {
         "Pin what the user insists on: never decays, ranks first, a different later value "
         "becomes contested instead of replacing it; confirms a pending one. pinned:false "
         "unpins.";
-    spec.input_schema = sdk::schema::Object(
-        {{"id", sdk::schema::IdPrefix("id or prefix")}, {"pinned", {{"type", "boolean"}, {"description", "default true"}}}},
-        {"id"});
-    spec.output_schema = sdk::schema::Output(
-        {{"id", kStr}, {"status", kStr}, {"changed", {{"type", "boolean"}}},
-         {"replaced", {{"type", "array"}, {"items", kStr}}}},
-        {"id", "status", "changed"});
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = sdk::schema::Object({{"id", sdk::schema::IdPrefix("id or prefix")},
+                                            {"pinned", {{"type", "boolean"}, {"description", "default true"}}}},
+                                           {"id"});
+      t.output_schema = sdk::schema::Output({{"id", kStr},
+                                             {"status", kStr},
+                                             {"changed", {{"type", "boolean"}}},
+                                             {"replaced", {{"type", "array"}, {"items", kStr}}}},
+                                            {"id", "status", "changed"});
+    };
     spec.annotations.idempotent = true;
     registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
       const bool pin = args.value("pinned", true);

@@ -133,8 +133,10 @@ void RegisterRecallTool(sdk::Registrar& registrar, ToolContext& ctx) {
       "What is known about X: call before deciding what may be settled (tools, conventions, "
       "decisions, preferences). No query: the most relevant overall. Verify memories "
       "labelled unconfirmed or contested.";
-  spec.input_schema = RecallInputSchema();
-  spec.output_schema = RecallOutputSchema();
+  spec.schemas = [=](sdk::ToolSpec& t) {
+    t.input_schema = RecallInputSchema();
+    t.output_schema = RecallOutputSchema();
+  };
   spec.annotations.read_only = true;
   registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
     Env env = ctx.MakeEnv();

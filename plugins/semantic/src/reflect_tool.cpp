@@ -157,19 +157,21 @@ void RegisterReflectTool(sdk::Registrar& registrar, ToolContext& ctx) {
       "Recall confirmed memories for query and have the chat model (providers.chat) write one "
       "observation citing them; stored as a derived observation linked to its sources. "
       "dry_run: show it without storing.";
-  spec.input_schema = sdk::schema::Object(
-      {{"query", sdk::schema::String(kMaxQueryChars, "What to reflect on.", 1)},
-       {"limit", sdk::schema::Integer(kMinSources, kMaxSources, "Memories to consider (default 8).")},
-       {"dry_run", sdk::schema::Bool("Do not store.")}},
-      {"query"});
-  spec.output_schema = sdk::schema::Output({{"id", {{"type", "string"}}},
-                                     {"action", {{"type", "string"}}},
-                                     {"observation", {{"type", "string"}}},
-                                     {"sources", {{"type", "array"}, {"items", {{"type", "string"}}}}},
-                                     {"considered", {{"type", "integer"}}},
-                                     {"model", {{"type", "string"}}},
-                                     {"derived", {{"type", "boolean"}}}},
-                                    {"action", "observation", "sources"});
+  spec.schemas = [=](sdk::ToolSpec& t) {
+    t.input_schema = sdk::schema::Object(
+        {{"query", sdk::schema::String(kMaxQueryChars, "What to reflect on.", 1)},
+         {"limit", sdk::schema::Integer(kMinSources, kMaxSources, "Memories to consider (default 8).")},
+         {"dry_run", sdk::schema::Bool("Do not store.")}},
+        {"query"});
+    t.output_schema = sdk::schema::Output({{"id", {{"type", "string"}}},
+                                           {"action", {{"type", "string"}}},
+                                           {"observation", {{"type", "string"}}},
+                                           {"sources", {{"type", "array"}, {"items", {{"type", "string"}}}}},
+                                           {"considered", {{"type", "integer"}}},
+                                           {"model", {{"type", "string"}}},
+                                           {"derived", {{"type", "boolean"}}}},
+                                          {"action", "observation", "sources"});
+  };
   registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) { return Reflect(ctx, args, call); });
 }
 

@@ -354,15 +354,17 @@ void RegisterReviewTools(sdk::Registrar& registrar, ToolContext& ctx) {
       "What waits for a person: pending, contested, anchor-contradicted, stale (counts per "
       "bucket). promote confirms (supersedes rivals), reject supersedes (reinstates the survivor), "
       "undo reverses a reject.";
-  review.input_schema = schema::Object({
-      {"action", schema::Enum({"list", "promote", "reject", "undo"}, "default list")},
-      {"id", schema::IdPrefix()},
-      {"bucket", schema::Enum(kBuckets)},
-      {"limit", schema::Integer(1, 50, "per bucket, default 10")},
-  });
-  review.output_schema = schema::Output({{"counts", schema::Type("object")}, {"items", schema::Type("array")},
-                                         {"result", schema::Type("object")}},
-                                        {"counts", "items"});
+  review.schemas = [=](sdk::ToolSpec& t) {
+    t.input_schema = schema::Object({
+        {"action", schema::Enum({"list", "promote", "reject", "undo"}, "default list")},
+        {"id", schema::IdPrefix()},
+        {"bucket", schema::Enum(kBuckets)},
+        {"limit", schema::Integer(1, 50, "per bucket, default 10")},
+    });
+    t.output_schema = schema::Output(
+        {{"counts", schema::Type("object")}, {"items", schema::Type("array")}, {"result", schema::Type("object")}},
+        {"counts", "items"});
+  };
   review.annotations.read_only = false;
   review.annotations.destructive = false;
   registrar.AddTool(review, [&ctx](const Json& args, const sdk::CallContext& call) {
@@ -374,12 +376,14 @@ void RegisterReviewTools(sdk::Registrar& registrar, ToolContext& ctx) {
   used.profile = sdk::ToolProfile::kFull;
   used.title = "Mark recalled memories helpful";
   used.description = "Mark memories that helped in this session; recall ranks them higher. Once per session.";
-  used.input_schema = schema::Object({{"ids", schema::Array(schema::IdPrefix(), 20, "", 1)},
-                                      {"session_id", schema::String(200, "default: this connection's")}},
-                                     {"ids"});
-  used.output_schema = schema::Output({{"marked", schema::Type("integer")}, {"already", schema::Type("integer")},
-                                       {"ids", schema::Type("array")}},
-                                      {"marked", "already", "ids"});
+  used.schemas = [=](sdk::ToolSpec& t) {
+    t.input_schema = schema::Object({{"ids", schema::Array(schema::IdPrefix(), 20, "", 1)},
+                                     {"session_id", schema::String(200, "default: this connection's")}},
+                                    {"ids"});
+    t.output_schema = schema::Output(
+        {{"marked", schema::Type("integer")}, {"already", schema::Type("integer")}, {"ids", schema::Type("array")}},
+        {"marked", "already", "ids"});
+  };
   used.annotations.read_only = false;
   used.annotations.destructive = false;
   used.annotations.idempotent = true;
@@ -394,11 +398,15 @@ void RegisterReviewTools(sdk::Registrar& registrar, ToolContext& ctx) {
   maintain.description =
       "Decay unpinned confidence, expire, settle resolved rivals, prune superseded per retention. "
       "Returns counts. Never deletes pinned or active memories.";
-  maintain.input_schema = schema::Object(Json::object());
-  maintain.output_schema = schema::Output({{"expired", schema::Type("integer")}, {"decayed", schema::Type("integer")},
-                                           {"stale", schema::Type("integer")}, {"reinstated", schema::Type("integer")},
-                                           {"pruned", schema::Type("integer")}},
-                                          {"expired", "decayed", "stale", "reinstated", "pruned"});
+  maintain.schemas = [=](sdk::ToolSpec& t) {
+    t.input_schema = schema::Object(Json::object());
+    t.output_schema = schema::Output({{"expired", schema::Type("integer")},
+                                      {"decayed", schema::Type("integer")},
+                                      {"stale", schema::Type("integer")},
+                                      {"reinstated", schema::Type("integer")},
+                                      {"pruned", schema::Type("integer")}},
+                                     {"expired", "decayed", "stale", "reinstated", "pruned"});
+  };
   maintain.annotations.read_only = false;
   maintain.annotations.destructive = true;
   registrar.AddTool(maintain, [&ctx](const Json&, const sdk::CallContext& call) {
@@ -413,16 +421,19 @@ void RegisterReviewTools(sdk::Registrar& registrar, ToolContext& ctx) {
       "Lists clusters of restated memories (same kind and scope); apply: true keeps pinned, else "
       "most confident, else newest, and supersedes the rest. synthesize: the chat model writes "
       "one verified text per cluster instead. Dry run by default.";
-  consolidate.input_schema = schema::Object({
-      {"apply", schema::Bool()},
-      {"threshold", schema::Number(0.2, 1, "Jaccard floor, default 0.5")},
-      {"kind", schema::Enum(MemoryKinds())},
-      {"limit", schema::Integer(1, 100, "clusters listed, default 20 (5 with synthesize)")},
-      {"synthesize", schema::Bool()},
-  });
-  consolidate.output_schema = schema::Output({{"clusters", schema::Type("array")}, {"total", schema::Type("integer")},
-                                              {"superseded", schema::Type("integer")}},
-                                             {"clusters", "total", "superseded"});
+  consolidate.schemas = [=](sdk::ToolSpec& t) {
+    t.input_schema = schema::Object({
+        {"apply", schema::Bool()},
+        {"threshold", schema::Number(0.2, 1, "Jaccard floor, default 0.5")},
+        {"kind", schema::Enum(MemoryKinds())},
+        {"limit", schema::Integer(1, 100, "clusters listed, default 20 (5 with synthesize)")},
+        {"synthesize", schema::Bool()},
+    });
+    t.output_schema = schema::Output({{"clusters", schema::Type("array")},
+                                      {"total", schema::Type("integer")},
+                                      {"superseded", schema::Type("integer")}},
+                                     {"clusters", "total", "superseded"});
+  };
   consolidate.annotations.read_only = false;
   consolidate.annotations.destructive = false;
   registrar.AddTool(consolidate, [&ctx](const Json& args, const sdk::CallContext& call) {

@@ -272,8 +272,10 @@ void RegisterWriteTools(sdk::Registrar& registrar, ToolContext& ctx) {
   remember.description =
       "Keep what later sessions need: a decision, preference, correction, lesson or fact. "
       "Repeating reaffirms; subject/value makes a newer value supersede. Secrets are refused.";
-  remember.input_schema = WriteInputSchema("batch instead of text/kind: items with the same fields");
-  remember.output_schema = WriteOutputSchema();
+  remember.schemas = [](sdk::ToolSpec& t) {
+    t.input_schema = WriteInputSchema("batch instead of text/kind: items with the same fields");
+    t.output_schema = WriteOutputSchema();
+  };
   remember.annotations.read_only = false;
   remember.annotations.destructive = false;
   remember.annotations.idempotent = false;
@@ -289,8 +291,10 @@ void RegisterWriteTools(sdk::Registrar& registrar, ToolContext& ctx) {
       "Like memory_remember, but for something you inferred rather than were told: it is "
       "stored pending, recall labels it unconfirmed, and it never replaces a confirmed value. "
       "A person (or memory_remember with the same text) confirms it later.";
-  suggest.input_schema = WriteInputSchema("Up to 100 suggestions stored in one transaction.");
-  suggest.output_schema = WriteOutputSchema();
+  suggest.schemas = [](sdk::ToolSpec& t) {
+    t.input_schema = WriteInputSchema("Up to 100 suggestions stored in one transaction.");
+    t.output_schema = WriteOutputSchema();
+  };
   registrar.AddTool(suggest, [&ctx](const Json& args, const sdk::CallContext& call) {
     return HandleWrite(ctx, args, call.caller, true);
   });

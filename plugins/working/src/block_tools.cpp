@@ -257,34 +257,34 @@ void RegisterBlockTools(sdk::Registrar& registrar, const ToolContext& env) {
     spec.name = "block_write";
     spec.profile = sdk::ToolProfile::kFull;
     spec.title = "Write a shared memory block";
-    spec.description =
-        "Creates or updates a shared, editable memory block (key + text, at most " +
-        std::to_string(s.max_block_bytes) +
-        " bytes) that every agent in this project can read — for conventions, shared state, "
-        "decisions in flight. Optimistic locking: send the expected_version you read "
-        "(0 = create only); a stale version is refused with the current version and content "
-        "so you can merge and retry. Without expected_version you may create a block or "
-        "replace your own last write; replacing another agent's text needs the version. "
-        "mode:\"append\" adds a line and never conflicts.";
-    spec.input_schema = schema::Object(
-        {
-            {"key", key_prop},
-            {"content", schema::String(s.max_block_bytes,
-                                       "The text (the whole block for replace, the addition for "
-                                       "append).")},
-            {"expected_version",
-             schema::Integer(0, std::int64_t{1} << 50,
-                             "Version you read (0 = the block must not exist yet).")},
-            {"mode", schema::Enum({"replace", "append"}, "replace (default) or append.")},
-            {"agent_id", AgentIdProp()},
-        },
-        {"key", "content"});
+    spec.description = "Creates or updates a shared, editable memory block (key + text, at most " +
+                       std::to_string(s.max_block_bytes) +
+                       " bytes) that every agent in this project can read — for conventions, shared state, "
+                       "decisions in flight. Optimistic locking: send the expected_version you read "
+                       "(0 = create only); a stale version is refused with the current version and content "
+                       "so you can merge and retry. Without expected_version you may create a block or "
+                       "replace your own last write; replacing another agent's text needs the version. "
+                       "mode:\"append\" adds a line and never conflicts.";
     Json out = BlockOutput(false);
     out["properties"]["previous_version"] = schema::Type("integer");
     out["properties"]["bytes"] = schema::Type("integer");
     // The echoed content was cut (result cap).
     out["properties"]["omitted_bytes"] = schema::Type("integer");
-    spec.output_schema = out;
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = schema::Object(
+          {
+              {"key", key_prop},
+              {"content", schema::String(s.max_block_bytes,
+                                         "The text (the whole block for replace, the addition for "
+                                         "append).")},
+              {"expected_version",
+               schema::Integer(0, std::int64_t{1} << 50, "Version you read (0 = the block must not exist yet).")},
+              {"mode", schema::Enum({"replace", "append"}, "replace (default) or append.")},
+              {"agent_id", AgentIdProp()},
+          },
+          {"key", "content"});
+      t.output_schema = out;
+    };
     spec.annotations.destructive = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
       return BlockWrite(env, a, c);
@@ -299,19 +299,20 @@ void RegisterBlockTools(sdk::Registrar& registrar, const ToolContext& env) {
         "Reads a shared block: content, version and who last wrote it. Read before "
         "block_write so you can send expected_version. `version` reads an older version "
         "from the block's history.";
-    spec.input_schema = schema::Object(
-        {{"key", key_prop},
-         {"version", schema::Integer(1, std::int64_t{1} << 50,
-                                     "An older version to read (default: current).")},
-         {"offset", schema::Integer(0, std::int64_t{1} << 40,
-                                    "Byte offset to read from (next_offset of a cut read).")},
-         {"agent_id", AgentIdProp()}},
-        {"key"});
     Json read_output = BlockOutput(true);
     read_output["properties"]["offset"] = schema::Type("integer");
     read_output["properties"]["omitted_bytes"] = schema::Type("integer");
     read_output["properties"]["next_offset"] = schema::Type("integer");
-    spec.output_schema = std::move(read_output);
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = schema::Object(
+          {{"key", key_prop},
+           {"version", schema::Integer(1, std::int64_t{1} << 50, "An older version to read (default: current).")},
+           {"offset",
+            schema::Integer(0, std::int64_t{1} << 40, "Byte offset to read from (next_offset of a cut read).")},
+           {"agent_id", AgentIdProp()}},
+          {"key"});
+      t.output_schema = std::move(read_output);
+    };
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
@@ -326,12 +327,6 @@ void RegisterBlockTools(sdk::Registrar& registrar, const ToolContext& env) {
     spec.description =
         "Lists this project's shared blocks with version, last writer, size and a preview. "
         "Use at the start of work to see what shared notes exist.";
-    spec.input_schema = schema::Object({
-        {"key_prefix",
-         schema::String(static_cast<std::int64_t>(kMaxKeyBytes), "Only keys starting with this.")},
-        {"limit", schema::Integer(1, 1000, "Most blocks to return (default 100).")},
-        {"agent_id", AgentIdProp()},
-    });
     Json item = schema::Output({{"key", schema::Type("string")},
                                 {"version", schema::Type("integer")},
                                 {"updated_by", schema::Type("string")},
@@ -339,8 +334,14 @@ void RegisterBlockTools(sdk::Registrar& registrar, const ToolContext& env) {
                                 {"bytes", schema::Type("integer")},
                                 {"preview", schema::Type("string")}},
                                {"key", "version", "updated_by", "updated_at"});
-    spec.output_schema = schema::Output(
-        {{"blocks", schema::ArrayOf(item)}, {"truncated", schema::Bool()}}, {"blocks"});
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = schema::Object({
+          {"key_prefix", schema::String(static_cast<std::int64_t>(kMaxKeyBytes), "Only keys starting with this.")},
+          {"limit", schema::Integer(1, 1000, "Most blocks to return (default 100).")},
+          {"agent_id", AgentIdProp()},
+      });
+      t.output_schema = schema::Output({{"blocks", schema::ArrayOf(item)}, {"truncated", schema::Bool()}}, {"blocks"});
+    };
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

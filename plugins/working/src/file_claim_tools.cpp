@@ -452,15 +452,6 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const ToolContext& env) {
         "any path gives acquired:false with the conflicts; stale or expired claims are taken "
         "over; force:true overrides. ttl_seconds default " +
         std::to_string(s.file_claim_default_ttl_seconds) + ".";
-    spec.input_schema = schema::Object(
-        {
-            {"paths", PathsProp(env, "")},
-            {"intent", schema::String(kMaxIntentBytes)},
-            {"ttl_seconds", schema::Integer(kMinTtlSeconds, s.file_claim_max_ttl_seconds)},
-            {"force", schema::Bool("")},
-            {"agent_id", AgentIdProp()},
-        },
-        {"paths"});
     Json claim = schema::Output({{"path", schema::Type("string")},
                                  {"holder", schema::Type("string")},
                                  {"expires_at", schema::Type("string")},
@@ -474,12 +465,23 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const ToolContext& env) {
                                     {"expires_at", schema::Type("string")},
                                     {"liveness", {{"enum", {"live", "stale", "unknown"}}}}},
                                    {"path", "holder", "intent", "expires_at", "liveness"});
-    spec.output_schema = schema::Output({{"acquired", schema::Bool()},
-                                         {"claims", schema::ArrayOf(claim)},
-                                         {"conflicts", schema::ArrayOf(conflict)},
-                                         {"omitted", schema::Type("integer")},
-                                         {"ttl_seconds", schema::Type("integer")}},
-                                        {"acquired", "claims", "conflicts"});
+    spec.schemas = [=, &env](sdk::ToolSpec& t) {
+      t.input_schema = schema::Object(
+          {
+              {"paths", PathsProp(env, "")},
+              {"intent", schema::String(kMaxIntentBytes)},
+              {"ttl_seconds", schema::Integer(kMinTtlSeconds, s.file_claim_max_ttl_seconds)},
+              {"force", schema::Bool("")},
+              {"agent_id", AgentIdProp()},
+          },
+          {"paths"});
+      t.output_schema = schema::Output({{"acquired", schema::Bool()},
+                                        {"claims", schema::ArrayOf(claim)},
+                                        {"conflicts", schema::ArrayOf(conflict)},
+                                        {"omitted", schema::Type("integer")},
+                                        {"ttl_seconds", schema::Type("integer")}},
+                                       {"acquired", "claims", "conflicts"});
+    };
     spec.annotations.destructive = true;  // force:true overrides another agent's claim
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
       return FileClaim(env, a, c);
@@ -491,18 +493,20 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const ToolContext& env) {
     spec.title = "Release your file claims";
     spec.description =
         "Release your file claims: paths, or all:true.";
-    spec.input_schema = schema::Object({
-        {"paths", PathsProp(env, "")},
-        {"all", schema::Bool("")},
-        {"agent_id", AgentIdProp()},
-    });
-    spec.output_schema = schema::Output(
-        {{"released", schema::ArrayOf(schema::Type("string"))},
-         {"not_held", schema::ArrayOf(schema::Type("string"))},
-         {"released_count", schema::Type("integer")},
-         {"omitted", schema::Type("integer")},
-         {"expired", {{"type", "object"}, {"additionalProperties", schema::Type("string")}}}},
-        {"released", "not_held"});
+    spec.schemas = [=, &env](sdk::ToolSpec& t) {
+      t.input_schema = schema::Object({
+          {"paths", PathsProp(env, "")},
+          {"all", schema::Bool("")},
+          {"agent_id", AgentIdProp()},
+      });
+      t.output_schema =
+          schema::Output({{"released", schema::ArrayOf(schema::Type("string"))},
+                          {"not_held", schema::ArrayOf(schema::Type("string"))},
+                          {"released_count", schema::Type("integer")},
+                          {"omitted", schema::Type("integer")},
+                          {"expired", {{"type", "object"}, {"additionalProperties", schema::Type("string")}}}},
+                         {"released", "not_held"});
+    };
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
       return FileRelease(env, a, c);
@@ -518,14 +522,6 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const ToolContext& env) {
         "from presence heartbeats): active ones by default, expired ones too with "
         "include_expired. Filter with path_prefix (a plain string prefix of the normalized "
         "path; end it with '/' for a folder).";
-    spec.input_schema = schema::Object({
-        {"path_prefix", schema::String(static_cast<std::int64_t>(kMaxPathBytes),
-                                       "Only paths starting with this (normalized like claims).")},
-        {"include_expired", schema::Bool("Also list expired leases (default false).")},
-        {"limit", schema::Integer(1, kMaxListLimit, "Most claims to return (default 200).")},
-        {"cursor", schema::String(16)},
-        {"agent_id", AgentIdProp()},
-    });
     Json claim = schema::Output({{"path", schema::Type("string")},
                                  {"holder", schema::Type("string")},
                                  {"intent", schema::Type("string")},
@@ -537,11 +533,21 @@ void RegisterFileClaimTools(sdk::Registrar& registrar, const ToolContext& env) {
                                  {"liveness", {{"enum", {"live", "stale", "unknown"}}}},
                                  {"mine", schema::Bool()}},
                                 {"path", "holder", "expires_at", "state", "liveness"});
-    spec.output_schema = schema::Output({{"claims", schema::ArrayOf(claim)},
-                                         {"truncated", schema::Bool()},
-                                         {"omitted", schema::Type("integer")},
-                                         {"next_cursor", schema::Type("string")}},
-                                        {"claims", "omitted"});
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = schema::Object({
+          {"path_prefix", schema::String(static_cast<std::int64_t>(kMaxPathBytes),
+                                         "Only paths starting with this (normalized like claims).")},
+          {"include_expired", schema::Bool("Also list expired leases (default false).")},
+          {"limit", schema::Integer(1, kMaxListLimit, "Most claims to return (default 200).")},
+          {"cursor", schema::String(16)},
+          {"agent_id", AgentIdProp()},
+      });
+      t.output_schema = schema::Output({{"claims", schema::ArrayOf(claim)},
+                                        {"truncated", schema::Bool()},
+                                        {"omitted", schema::Type("integer")},
+                                        {"next_cursor", schema::Type("string")}},
+                                       {"claims", "omitted"});
+    };
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

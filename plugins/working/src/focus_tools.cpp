@@ -243,14 +243,16 @@ void RegisterFocusTools(sdk::Registrar& registrar, const ToolContext& env) {
         "next_steps and notes, each with its version and last writer. Read it when you start "
         "or resume work, and before focus_update (to send expected_version). Long sections "
         "are cut (omitted_bytes); section (+ offset, bytes) reads one whole.";
-    spec.input_schema = schema::Object({{"section", schema::Enum(SectionIds())},
-                                        {"offset", schema::Integer(0, std::int64_t{1} << 40)},
-                                        {"agent_id", AgentIdProp()}});
     Json section_out = SectionOutput();
     for (const char* key : {"bytes", "offset", "omitted_bytes", "next_offset"}) {
       section_out["properties"][key] = schema::Type("integer");
     }
-    spec.output_schema = schema::Output({{"sections", schema::ArrayOf(section_out)}}, {"sections"});
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = schema::Object({{"section", schema::Enum(SectionIds())},
+                                       {"offset", schema::Integer(0, std::int64_t{1} << 40)},
+                                       {"agent_id", AgentIdProp()}});
+      t.output_schema = schema::Output({{"sections", schema::ArrayOf(section_out)}}, {"sections"});
+    };
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
@@ -264,22 +266,25 @@ void RegisterFocusTools(sdk::Registrar& registrar, const ToolContext& env) {
     spec.description =
         "Replace or append one section of the shared focus document. Replacing another "
         "agent's text needs its expected_version; a stale one is refused with the current text.";
-    spec.input_schema = schema::Object(
-        {
-            {"section", schema::Enum(SectionIds())},
-            // The cap counts UTF-8 bytes (JSON Schema's maxLength would count characters).
-            {"content", {{"type", "string"},
-                         {"description", "Markdown, at most " +
-                                             std::to_string(env.settings.max_focus_section_bytes) + " bytes"}}},
-            {"expected_version", schema::Integer(0, std::int64_t{1} << 50)},
-            {"mode", schema::Enum({"replace", "append"})},
-            {"agent_id", AgentIdProp()},
-        },
-        {"section", "content"});
     Json out = SectionOutput();
     out["properties"]["previous_version"] = schema::Type("integer");
     out["properties"]["omitted_bytes"] = schema::Type("integer");
-    spec.output_schema = out;
+    spec.schemas = [=, &env](sdk::ToolSpec& t) {
+      t.input_schema = schema::Object(
+          {
+              {"section", schema::Enum(SectionIds())},
+              // The cap counts UTF-8 bytes (JSON Schema's maxLength would count characters).
+              {"content",
+               {{"type", "string"},
+                {"description",
+                 "Markdown, at most " + std::to_string(env.settings.max_focus_section_bytes) + " bytes"}}},
+              {"expected_version", schema::Integer(0, std::int64_t{1} << 50)},
+              {"mode", schema::Enum({"replace", "append"})},
+              {"agent_id", AgentIdProp()},
+          },
+          {"section", "content"});
+      t.output_schema = out;
+    };
     spec.annotations.destructive = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
       return FocusUpdate(env, a, c);

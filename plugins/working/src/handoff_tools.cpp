@@ -249,22 +249,22 @@ void RegisterHandoffTools(sdk::Registrar& registrar, const ToolContext& env) {
     spec.description =
         "Stopping mid-task or passing work on: where things stand and open items, for "
         "to_agent or (omitted) any agent here.";
-    spec.input_schema = schema::Object(
-        {
-            {"summary", schema::String(env.settings.max_text_bytes, "", 1)},
-            {"open_items",
-             {{"type", "array"},
-              {"items", schema::String(kMaxOpenItemBytes)},
-              {"maxItems", kMaxOpenItems}}},
-            {"to_agent", schema::String(static_cast<std::int64_t>(kMaxAgentIdBytes), "", 1)},
-            {"agent_id", AgentIdProp()},
-        },
-        {"summary"});
-    spec.output_schema = schema::Output({{"handoff_id", schema::Type("string")},
-                                         {"to_agent", schema::Nullable(schema::Type("string"))},
-                                         {"created_at", schema::Type("string")},
-                                         {"open_items", schema::Type("integer")}},
-                                        {"handoff_id", "to_agent", "created_at"});
+    spec.schemas = [=, &env](sdk::ToolSpec& t) {
+      t.input_schema = schema::Object(
+          {
+              {"summary", schema::String(env.settings.max_text_bytes, "", 1)},
+              {"open_items",
+               {{"type", "array"}, {"items", schema::String(kMaxOpenItemBytes)}, {"maxItems", kMaxOpenItems}}},
+              {"to_agent", schema::String(static_cast<std::int64_t>(kMaxAgentIdBytes), "", 1)},
+              {"agent_id", AgentIdProp()},
+          },
+          {"summary"});
+      t.output_schema = schema::Output({{"handoff_id", schema::Type("string")},
+                                        {"to_agent", schema::Nullable(schema::Type("string"))},
+                                        {"created_at", schema::Type("string")},
+                                        {"open_items", schema::Type("integer")}},
+                                       {"handoff_id", "to_agent", "created_at"});
+    };
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
       return HandoffWrite(env, a, c);
     });
@@ -275,16 +275,18 @@ void RegisterHandoffTools(sdk::Registrar& registrar, const ToolContext& env) {
     spec.title = "Read handoffs waiting for you";
     spec.description =
         "Unclaimed handoffs for you or any agent, newest first.";
-    spec.input_schema = schema::Object({
-        {"include_claimed", schema::Bool()},
-        {"limit", schema::Integer(1, 200, "default 20")},
-        {"cursor", schema::String(16)},
-        {"agent_id", AgentIdProp()},
-    });
-    spec.output_schema = schema::Output({{"handoffs", schema::ArrayOf(HandoffOutput())},
-                                         {"omitted", schema::Type("integer")},
-                                         {"next_cursor", schema::Type("string")}},
-                                        {"handoffs", "omitted"});
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = schema::Object({
+          {"include_claimed", schema::Bool()},
+          {"limit", schema::Integer(1, 200, "default 20")},
+          {"cursor", schema::String(16)},
+          {"agent_id", AgentIdProp()},
+      });
+      t.output_schema = schema::Output({{"handoffs", schema::ArrayOf(HandoffOutput())},
+                                        {"omitted", schema::Type("integer")},
+                                        {"next_cursor", schema::Type("string")}},
+                                       {"handoffs", "omitted"});
+    };
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
@@ -297,10 +299,11 @@ void RegisterHandoffTools(sdk::Registrar& registrar, const ToolContext& env) {
     spec.title = "Take on a handoff";
     spec.description =
         "Take on a handoff (only one agent wins); returns its summary and open items.";
-    spec.input_schema = schema::Object(
-        {{"handoff_id", schema::String(64, "id or unique prefix", 4)}, {"agent_id", AgentIdProp()}},
-        {"handoff_id"});
-    spec.output_schema = HandoffOutput();
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = schema::Object(
+          {{"handoff_id", schema::String(64, "id or unique prefix", 4)}, {"agent_id", AgentIdProp()}}, {"handoff_id"});
+      t.output_schema = HandoffOutput();
+    };
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
       return HandoffClaim(env, a, c);
     });

@@ -147,11 +147,13 @@ void RegisterPresenceTools(sdk::Registrar& registrar, const ToolContext& env) {
         "also counts as a heartbeat). You count "
         "as live for presence_ttl_seconds (default 900 s) after your last heartbeat; after "
         "that your file claims may be taken over. Omitted fields keep their previous value.";
-    spec.input_schema = schema::Object({
-        {"status", schema::String(200, "Short status, e.g. \"editing\", \"reviewing\", \"idle\".")},
-        {"focus", schema::String(1000, "What you are working on, one line.")},
-        {"agent_id", AgentIdProp()},
-    });
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = schema::Object({
+          {"status", schema::String(200, "Short status, e.g. \"editing\", \"reviewing\", \"idle\".")},
+          {"focus", schema::String(1000, "What you are working on, one line.")},
+          {"agent_id", AgentIdProp()},
+      });
+    };
     spec.output_schema =
         schema::Output({{"agent_id", schema::Type("string")},
                         {"status", schema::Type("string")},
@@ -175,15 +177,6 @@ void RegisterPresenceTools(sdk::Registrar& registrar, const ToolContext& env) {
         "an agent is live if its last heartbeat (presence_ping or any write) is within "
         "ttl_seconds (default: the server's presence TTL, 900 s). Use before claiming files "
         "or the workspace to see who you might collide with.";
-    spec.input_schema = schema::Object({
-        {"ttl_seconds",
-         schema::Integer(kMinTtlSeconds, 7 * 86'400, "Liveness window in seconds (default 900).")},
-        {"include_stale",
-         schema::Bool("Also list agents whose heartbeat is older (default false).")},
-        {"limit", schema::Integer(1, 500, "Most agents to list (default 100).")},
-        {"cursor", schema::String(16)},
-        {"agent_id", AgentIdProp()},
-    });
     Json agent = schema::Output({{"agent_id", schema::Type("string")},
                                  {"status", schema::Type("string")},
                                  {"focus", schema::Type("string")},
@@ -193,13 +186,22 @@ void RegisterPresenceTools(sdk::Registrar& registrar, const ToolContext& env) {
                                  {"liveness", {{"enum", {"live", "stale"}}}},
                                  {"you", schema::Bool()}},
                                 {"agent_id", "last_seen", "liveness"});
-    spec.output_schema = schema::Output({{"agents", schema::ArrayOf(agent)},
-                                         {"ttl_seconds", schema::Type("integer")},
-                                         {"live", schema::Type("integer")},
-                                         {"stale", schema::Type("integer")},
-                                         {"omitted", schema::Type("integer")},
-                                         {"next_cursor", schema::Type("string")}},
-                                        {"agents", "ttl_seconds", "omitted"});
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = schema::Object({
+          {"ttl_seconds", schema::Integer(kMinTtlSeconds, 7 * 86'400, "Liveness window in seconds (default 900).")},
+          {"include_stale", schema::Bool("Also list agents whose heartbeat is older (default false).")},
+          {"limit", schema::Integer(1, 500, "Most agents to list (default 100).")},
+          {"cursor", schema::String(16)},
+          {"agent_id", AgentIdProp()},
+      });
+      t.output_schema = schema::Output({{"agents", schema::ArrayOf(agent)},
+                                        {"ttl_seconds", schema::Type("integer")},
+                                        {"live", schema::Type("integer")},
+                                        {"stale", schema::Type("integer")},
+                                        {"omitted", schema::Type("integer")},
+                                        {"next_cursor", schema::Type("string")}},
+                                       {"agents", "ttl_seconds", "omitted"});
+    };
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

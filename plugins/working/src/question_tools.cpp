@@ -149,9 +149,10 @@ void RegisterQuestionTools(sdk::Registrar& registrar, const ToolContext& env) {
                         {"context", schema::String(max_text, "file, task, what you tried")},
                         {"agent_id", AgentIdProp()}},
                        {"question"});
-    spec.output_schema = schema::Output(
-        {{"question_id", schema::Type("string")}, {"created_at", schema::Type("string")}},
-        {"question_id"});
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.output_schema = schema::Output(
+          {{"question_id", schema::Type("string")}, {"created_at", schema::Type("string")}}, {"question_id"});
+    };
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
       return QuestionAdd(env, a, c);
     });
@@ -174,12 +175,14 @@ void RegisterQuestionTools(sdk::Registrar& registrar, const ToolContext& env) {
     spec.description =
         "Records the answer to an open question (id or unique prefix >= 4 chars from "
         "question_list). A question is answered once; answering it again is refused.";
-    spec.input_schema = schema::Object(
-        {{"question_id", schema::String(64, "Question id or unique prefix (>= 4 chars).", 4)},
-         {"answer", schema::String(max_text, "The answer.", 1)},
-         {"agent_id", AgentIdProp()}},
-        {"question_id", "answer"});
-    spec.output_schema = question;
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema =
+          schema::Object({{"question_id", schema::String(64, "Question id or unique prefix (>= 4 chars).", 4)},
+                          {"answer", schema::String(max_text, "The answer.", 1)},
+                          {"agent_id", AgentIdProp()}},
+                         {"question_id", "answer"});
+      t.output_schema = question;
+    };
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
       return QuestionAnswer(env, a, c);
     });
@@ -192,17 +195,19 @@ void RegisterQuestionTools(sdk::Registrar& registrar, const ToolContext& env) {
     spec.description =
         "Lists this project's questions, newest first: open ones by default, or answered / "
         "all. Check open questions when you resume work.";
-    spec.input_schema = schema::Object({
-        {"status", schema::Enum({"open", "answered", "all"}, "open (default), answered or all.")},
-        {"limit", schema::Integer(1, 500, "Most questions to return (default 50).")},
-        {"cursor", schema::String(16)},
-        {"agent_id", AgentIdProp()},
-    });
-    spec.output_schema = schema::Output({{"questions", schema::ArrayOf(question)},
-                                         {"status", schema::Type("string")},
-                                         {"omitted", schema::Type("integer")},
-                                         {"next_cursor", schema::Type("string")}},
-                                        {"questions", "status", "omitted"});
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = schema::Object({
+          {"status", schema::Enum({"open", "answered", "all"}, "open (default), answered or all.")},
+          {"limit", schema::Integer(1, 500, "Most questions to return (default 50).")},
+          {"cursor", schema::String(16)},
+          {"agent_id", AgentIdProp()},
+      });
+      t.output_schema = schema::Output({{"questions", schema::ArrayOf(question)},
+                                        {"status", schema::Type("string")},
+                                        {"omitted", schema::Type("integer")},
+                                        {"next_cursor", schema::Type("string")}},
+                                       {"questions", "status", "omitted"});
+    };
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {

@@ -566,21 +566,23 @@ void RegisterWorkspaceTools(sdk::Registrar& registrar, const ToolContext& env) {
         "Claim this project for your task (one claim per project; call again to renew). A "
         "live claim of another agent refuses you with its holder; force:true takes over. "
         "ttl_seconds default " + std::to_string(s.workspace_default_ttl_seconds) + ".";
-    spec.input_schema = schema::Object(
-        {
-            {"task", schema::String(kMaxTaskBytes, "", 1)},
-            {"ttl_seconds", schema::Integer(kMinTtlSeconds, s.workspace_max_ttl_seconds)},
-            {"force", schema::Bool("")},
-            {"agent_id", AgentIdProp()},
-        },
-        {"task"});
-    spec.output_schema = schema::Output({{"holder", schema::Type("string")},
-                                         {"task", schema::Type("string")},
-                                         {"claimed_at", schema::Type("string")},
-                                         {"expires_at", schema::Type("string")},
-                                         {"renewed", schema::Bool()},
-                                         {"takeover", {{"type", Json::array({"object", "null"})}}}},
-                                        {"holder", "task", "expires_at", "renewed", "takeover"});
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = schema::Object(
+          {
+              {"task", schema::String(kMaxTaskBytes, "", 1)},
+              {"ttl_seconds", schema::Integer(kMinTtlSeconds, s.workspace_max_ttl_seconds)},
+              {"force", schema::Bool("")},
+              {"agent_id", AgentIdProp()},
+          },
+          {"task"});
+      t.output_schema = schema::Output({{"holder", schema::Type("string")},
+                                        {"task", schema::Type("string")},
+                                        {"claimed_at", schema::Type("string")},
+                                        {"expires_at", schema::Type("string")},
+                                        {"renewed", schema::Bool()},
+                                        {"takeover", {{"type", Json::array({"object", "null"})}}}},
+                                       {"holder", "task", "expires_at", "renewed", "takeover"});
+    };
     spec.annotations.destructive = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
       return WorkspaceClaim(env, a, c);
@@ -595,10 +597,11 @@ void RegisterWorkspaceTools(sdk::Registrar& registrar, const ToolContext& env) {
         "Releases the project workspace when you finish or stop your task. Only the holder "
         "releases; with no claim it does nothing. workspace_dump with release:true also "
         "saves a summary first.";
-    spec.input_schema = schema::Object({{"agent_id", AgentIdProp()}});
-    spec.output_schema = schema::Output(
-        {{"released", schema::Bool()}, {"task", schema::Nullable(schema::Type("string"))}},
-        {"released"});
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = schema::Object({{"agent_id", AgentIdProp()}});
+      t.output_schema = schema::Output(
+          {{"released", schema::Bool()}, {"task", schema::Nullable(schema::Type("string"))}}, {"released"});
+    };
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
       return WorkspaceRelease(env, a, c);
@@ -611,19 +614,21 @@ void RegisterWorkspaceTools(sdk::Registrar& registrar, const ToolContext& env) {
     spec.description =
         "Call first: workspace holder and task, live agents, file claims, open questions, "
         "handoffs for you, the focus document, recent activity.";
-    spec.input_schema = schema::Object({{"agent_id", AgentIdProp()}});
-    spec.output_schema = schema::Output({{"workspace", {{"type", Json::array({"object", "null"})}}},
-                                         {"agents", schema::ArrayOf({{"type", "object"}})},
-                                         {"active_file_claims", schema::Type("integer")},
-                                         {"my_file_claims", schema::ArrayOf({{"type", "object"}})},
-                                         {"my_file_claim_count", schema::Type("integer")},
-                                         {"focus_truncated", schema::Bool()},
-                                         {"open_questions", schema::ArrayOf({{"type", "object"}})},
-                                         {"handoffs", schema::ArrayOf({{"type", "object"}})},
-                                         {"focus", schema::Type("string")},
-                                         {"recent", schema::ArrayOf({{"type", "object"}})}},
-                                        {"workspace", "agents", "active_file_claims",
-                                         "open_questions", "handoffs", "focus", "recent"});
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = schema::Object({{"agent_id", AgentIdProp()}});
+      t.output_schema = schema::Output(
+          {{"workspace", {{"type", Json::array({"object", "null"})}}},
+           {"agents", schema::ArrayOf({{"type", "object"}})},
+           {"active_file_claims", schema::Type("integer")},
+           {"my_file_claims", schema::ArrayOf({{"type", "object"}})},
+           {"my_file_claim_count", schema::Type("integer")},
+           {"focus_truncated", schema::Bool()},
+           {"open_questions", schema::ArrayOf({{"type", "object"}})},
+           {"handoffs", schema::ArrayOf({{"type", "object"}})},
+           {"focus", schema::Type("string")},
+           {"recent", schema::ArrayOf({{"type", "object"}})}},
+          {"workspace", "agents", "active_file_claims", "open_questions", "handoffs", "focus", "recent"});
+    };
     spec.annotations.read_only = true;
     spec.annotations.idempotent = true;
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
@@ -637,20 +642,22 @@ void RegisterWorkspaceTools(sdk::Registrar& registrar, const ToolContext& env) {
     spec.description =
         "End of session or handover: saves task, focus, your activity and open items as a "
         "session summary; release:true also releases your workspace and file claims.";
-    spec.input_schema = schema::Object({
-        {"reason", schema::String(kMaxReasonBytes)},
-        {"release", schema::Bool("")},
-        {"agent_id", AgentIdProp()},
-    });
-    spec.output_schema = schema::Output(
-        {{"dump_id", schema::Type("string")},
-         {"session_id", schema::Type("string")},
-         {"summary", schema::Type("string")},
-         {"episodic", {{"enum", {"written", "disabled"}}}},
-         {"released", schema::Output({{"workspace", schema::Bool()},
-                                      {"file_claims", schema::ArrayOf(schema::Type("string"))}},
-                                     {"workspace", "file_claims"})}},
-        {"dump_id", "session_id", "summary", "episodic", "released"});
+    spec.schemas = [=](sdk::ToolSpec& t) {
+      t.input_schema = schema::Object({
+          {"reason", schema::String(kMaxReasonBytes)},
+          {"release", schema::Bool("")},
+          {"agent_id", AgentIdProp()},
+      });
+      t.output_schema = schema::Output(
+          {{"dump_id", schema::Type("string")},
+           {"session_id", schema::Type("string")},
+           {"summary", schema::Type("string")},
+           {"episodic", {{"enum", {"written", "disabled"}}}},
+           {"released",
+            schema::Output({{"workspace", schema::Bool()}, {"file_claims", schema::ArrayOf(schema::Type("string"))}},
+                           {"workspace", "file_claims"})}},
+          {"dump_id", "session_id", "summary", "episodic", "released"});
+    };
     registrar.AddTool(std::move(spec), [&env](const Json& a, const sdk::CallContext& c) {
       return WorkspaceDump(env, a, c);
     });

@@ -45,6 +45,15 @@ struct ToolSpec {
   Json output_schema = nullptr;
   ToolAnnotations annotations;
   ToolProfile profile = ToolProfile::kCore;
+  /// Optional: sets input_schema and output_schema when the host first needs them (a
+  /// tools/list, the tool's first call) instead of at registration. A server needs every
+  /// tool's schemas at start anyway; a one-shot process (`kioku call`, `kioku context`, each
+  /// hook) makes one call, and building the ~70 bundled tools' schemas was ~7.5 M
+  /// instructions, ~3 ms of a cold call. The host runs it once, on whichever thread first
+  /// needs the schemas, while the plugin is alive: capture by value, or what the plugin
+  /// owns. An exception from it fails the start (or, in a one-shot process, the call) with
+  /// a message naming the tool.
+  std::function<void(ToolSpec&)> schemas;
 };
 
 /// Where Caller::agent_id came from, most trusted first (ARCHITECTURE.md "Identity and
