@@ -57,6 +57,7 @@ const json& HostSchema() {
               "max_retries": {"type": "integer", "minimum": 0, "maximum": 10},
               "backoff_ms": {"type": "integer", "minimum": 0, "maximum": 60000},
               "batch_size": {"type": "integer", "minimum": 1, "maximum": 2048},
+              "query_timeout_ms": {"type": "integer", "minimum": 50, "maximum": 600000},
               "breaker_failures": {"type": "integer", "minimum": 1, "maximum": 1000},
               "breaker_cooldown_ms": {"type": "integer", "minimum": 0, "maximum": 86400000}
             },
@@ -263,6 +264,7 @@ Config ParseConfigDoc(json doc, const std::string& source, const std::vector<std
       ReadProviderConfig(*e, c);
       c.dimensions = e->value("dimensions", c.dimensions);
       c.batch_size = e->value("batch_size", c.batch_size);
+      c.query_timeout_ms = e->value("query_timeout_ms", c.query_timeout_ms);
     }
     if (auto e = pv->find("chat"); e != pv->end() && e->is_object()) {
       ChatConfig& c = config.chat;

@@ -56,6 +56,9 @@ struct ProviderConfig {
 struct EmbeddingConfig : ProviderConfig {
   int dimensions = 0;       ///< Sent as "dimensions" when > 0; every vector must have it.
   int batch_size = 64;      ///< Texts per request.
+  /// Read timeout of a search query's embedding (Embedder::EmbedQuery: one attempt, a caller
+  /// waiting); at most timeout_ms.
+  int query_timeout_ms = 3000;
 };
 
 /// `providers.chat`: an OpenAI-compatible chat-completions endpoint (providers/openai_chat.hpp).

@@ -149,7 +149,7 @@ VectorQuery LayerVectors::Query(SQLite::Database& db, const std::string& text, s
     if (out.status != "off") out.note = "text-only: " + why;
     return out;
   }
-  const EmbedResult r = embedder_->Embed({text});
+  const EmbedResult r = embedder_->EmbedQuery(text);
   if (!r.ok() || r.vectors.size() != 1) {
     out.status = "degraded";
     out.note = "degraded (text search only): " + (r.ok() ? std::string("no vector returned") : r.error);

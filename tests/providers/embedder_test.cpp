@@ -126,6 +126,25 @@ TEST_F(EmbedderTest, ReadTimeoutIsReported) {
   server.SetDelayMs(0);
 }
 
+// A recall waits for its query's vector: one attempt within query_timeout_ms, then text
+// search, instead of timeout_ms times (1 + max_retries).
+TEST_F(EmbedderTest, AQueryMakesOneAttemptWithinTheQueryTimeout) {
+  config.timeout_ms = 2000;
+  config.query_timeout_ms = 100;
+  server.SetDelayMs(400);
+  auto e = Make();
+  const auto q = e->EmbedQuery("which package manager");
+  EXPECT_NE(q.error.find("timed out after 100 ms"), std::string::npos) << q.error;
+  EXPECT_EQ(server.Requests(), 1);
+  EXPECT_TRUE(e->Embed({"a document"}).ok());  // documents keep the full timeout
+  server.SetDelayMs(0);
+  server.FailNext(1, Mode::kHttp500);
+  EXPECT_FALSE(e->EmbedQuery("x").ok());  // not retried
+  const auto ok = e->EmbedQuery("x");
+  ASSERT_TRUE(ok.ok()) << ok.error;
+  EXPECT_EQ(ok.vectors.front(), FakeOpenAiServer::VectorFor("x", 16));
+}
+
 TEST_F(EmbedderTest, ConnectionRefusedIsReported) {
   config.url = "http://127.0.0.1:1";
   config.max_retries = 0;
@@ -287,6 +306,12 @@ TEST(ProviderConfig, EmbeddingSectionIsValidated) {
   EXPECT_EQ(c.embedding.url, "http://127.0.0.1:11434");
   EXPECT_EQ(c.embedding.dimensions, 384);
   EXPECT_EQ(c.embedding.api_key_env, "MY_KEY");
+  EXPECT_EQ(c.embedding.query_timeout_ms, 3000);
+  EXPECT_EQ(ParseConfig(base + "providers: {embedding: {url: 'http://x', model: m, query_timeout_ms: 800}}\n", "test", {})
+                .embedding.query_timeout_ms,
+            800);
+  EXPECT_THROW(ParseConfig(base + "providers: {embedding: {url: 'http://x', model: m, query_timeout_ms: 0}}\n", "test", {}),
+               std::runtime_error);
   EXPECT_THROW(ParseConfig(base + "providers: {embedding: {url: 'http://x'}}\n", "test", {}), std::runtime_error);
   EXPECT_THROW(ParseConfig(base + "providers: {embedding: {url: 'http://x', model: m, key: k}}\n", "test", {}),
                std::runtime_error);

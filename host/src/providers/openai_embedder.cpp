@@ -39,6 +39,14 @@ class OpenAiEmbedder final : public sdk::Embedder {
   sdk::EmbedderHealth Health() const override { return breaker_.Health(); }
 
   sdk::EmbedResult Embed(const std::vector<std::string>& texts) override {
+    return EmbedWith(texts, /*query=*/false);
+  }
+
+  sdk::EmbedResult EmbedQuery(const std::string& text) override { return EmbedWith({text}, /*query=*/true); }
+
+ private:
+  // `query`: a caller waits (EmbedQuery): one attempt, the query read timeout.
+  sdk::EmbedResult EmbedWith(const std::vector<std::string>& texts, bool query) {
     sdk::EmbedResult out;
     if (texts.empty()) return out;
     const CircuitBreaker::Admission admission = breaker_.Admit();
@@ -47,14 +55,15 @@ class OpenAiEmbedder final : public sdk::Embedder {
       out.error = Prefix() + *admission.refusal;
       return out;
     }
-    const int retries = admission.trial ? 0 : config_.max_retries;
+    const int retries = admission.trial || query ? 0 : config_.max_retries;
+    const int read_timeout_ms = query ? std::min(config_.query_timeout_ms, config_.timeout_ms) : config_.timeout_ms;
     const auto batch = static_cast<std::size_t>(std::max(1, config_.batch_size));
     for (std::size_t start = 0; start < texts.size(); start += batch) {
       const std::vector<std::string> part(texts.begin() + static_cast<std::ptrdiff_t>(start),
                                           texts.begin() + static_cast<std::ptrdiff_t>(std::min(texts.size(), start + batch)));
       std::string error;
       bool endpoint_failed = true;
-      auto vectors = CallWithRetries(part, retries, error, endpoint_failed);
+      auto vectors = CallWithRetries(part, retries, read_timeout_ms, error, endpoint_failed);
       if (!error.empty()) {
         if (endpoint_failed) breaker_.RecordFailure(error);
         out.vectors.clear();
@@ -67,13 +76,12 @@ class OpenAiEmbedder final : public sdk::Embedder {
     return out;
   }
 
- private:
   std::string Prefix() const { return "embedding endpoint " + endpoint_ + ": "; }
 
   // `endpoint_failed` false: the request could not be built (a missing key variable), which
   // says nothing about the endpoint and does not count against it.
   std::vector<std::vector<float>> CallWithRetries(const std::vector<std::string>& texts, int retries,
-                                                  std::string& error, bool& endpoint_failed) {
+                                                  int read_timeout_ms, std::string& error, bool& endpoint_failed) {
     json body{{"model", config_.model}, {"input", texts}, {"encoding_format", "float"}};
     if (config_.dimensions > 0) body["dimensions"] = config_.dimensions;
     auto req = MakeProviderRequest(config_, url_, target_, sdk::DumpJson(body), "providers.embedding", error);
@@ -81,6 +89,7 @@ class OpenAiEmbedder final : public sdk::Embedder {
       endpoint_failed = false;
       return {};
     }
+    req->read_timeout_ms = read_timeout_ms;
     PostOutcome res = PostWithRetries(*req, retries, config_.backoff_ms);
     if (!res.error.empty()) {
       error = res.error;

@@ -21,7 +21,8 @@
 /// manifest, ...) changes. 2: the manifest carries the settings schema, read before create;
 /// ToolSpec::profile; Caller identity fields; Registrar::AddContextProvider;
 /// HostServices::DeferWrite/Projects. 3: Registrar::AddExporter, HostServices::GetEmbedder
-/// (embedding.hpp). 4: HostServices::GetChatModel (chat.hpp). 5: ToolSpec::schemas.
+/// (embedding.hpp). 4: HostServices::GetChatModel (chat.hpp). 5: ToolSpec::schemas,
+/// Embedder::EmbedQuery.
 #define KIOKU_SDK_ABI 5u
 
 namespace kioku::sdk {

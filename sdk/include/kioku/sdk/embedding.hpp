@@ -60,6 +60,14 @@ class Embedder {
   /// endpoint or network faults: they come back as EmbedResult::error.
   virtual EmbedResult Embed(const std::vector<std::string>& texts) = 0;
 
+  /// Embeds a search query while a caller waits (recall): the host's client makes one
+  /// attempt, no retries, with its read timeout cut to `providers.embedding.
+  /// query_timeout_ms`, so a hung endpoint costs a recall seconds, not timeouts times
+  /// attempts (with the defaults 45 s, past the call's own deadline). A failure counts for
+  /// the circuit breaker like any other; the caller falls back to text search. Default:
+  /// Embed({text}).
+  virtual EmbedResult EmbedQuery(const std::string& text) { return Embed({text}); }
+
   /// Current health (no network traffic).
   virtual EmbedderHealth Health() const = 0;
 
