@@ -191,7 +191,11 @@ int Status(LayerVectors& vectors, SQLite::Database& db, const std::string& label
       << (c.failing ? " (" + std::to_string(c.failing) + " failing: " + c.last_error + ")" : "") << "\n";
   std::string status;
   const std::string why = vectors.Unusable(db, &status);
-  if (why.empty()) {
+  if (why.empty() && e != nullptr && e->Health().circuit_open) {
+    // Recall cannot embed its query until the circuit closes: text search only.
+    out << label << "recall: degraded (text search only while the endpoint's circuit is open; `kioku doctor "
+                    "--online` probes it and closes the circuit if it answers)\n";
+  } else if (why.empty()) {
     const auto [size, hnsw] = vectors.IndexState(db);
     out << label << "recall: hybrid (" << size << " vectors, " << (hnsw ? "HNSW" : "exact") << " search)\n";
   } else {

@@ -164,6 +164,10 @@ TEST_F(VectorsTest, EndpointDownLeavesWritesAndTextRecallWorkingAndSaysDegraded)
   const sdk::ToolResult again = Recall("production database");
   EXPECT_EQ(server.Requests(), requests);
   EXPECT_NE(again.text.find("circuit open"), std::string::npos) << again.text;
+  // `kioku embed --status` says what recall does now, not what the index could do.
+  const auto [code, status] = Embed({"--status"});
+  EXPECT_NE(status.find("recall: degraded (text search only while the endpoint's circuit is open"), std::string::npos)
+      << status;
 }
 
 TEST_F(VectorsTest, AnotherModelsVectorsAreNeverComparedUntilReEmbedded) {
