@@ -30,8 +30,9 @@ namespace {
 
 constexpr std::size_t kMaxToolNameLength = 48;
 constexpr int kMaxNestedCalls = 8;  // HostServices::CallTool depth per thread
-// RuntimeOptions::one_shot: the WAL a one-shot process leaves unchecked (ConnectionPool).
-constexpr std::uintmax_t kOneShotWalBytes = 1 << 20;
+// RuntimeOptions::one_shot: the WAL a one-shot process leaves unchecked (ConnectionPool),
+// the size every connection cuts the WAL back to when it restarts.
+constexpr std::uintmax_t kOneShotWalBytes = sdk::kWalSizeLimitBytes;
 
 // ^[a-z][a-z0-9_]*$ by hand: a std::regex costs more to build than the rest of a start-up.
 bool IsToolName(const std::string& name) {

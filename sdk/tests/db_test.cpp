@@ -52,6 +52,27 @@ TEST(OpenDatabase, SetsKiokuPragmas) {
   EXPECT_EQ(db.execAndGet("PRAGMA foreign_keys").getInt(), 1);
   EXPECT_EQ(db.execAndGet("PRAGMA synchronous").getInt(), 1);  // NORMAL
   EXPECT_EQ(db.execAndGet("PRAGMA busy_timeout").getInt(), 1234);
+  EXPECT_EQ(db.execAndGet("PRAGMA journal_size_limit").getInt64(), kWalSizeLimitBytes);
+}
+
+// A connection kept open (a running server) used to keep the WAL at its largest size for
+// good: SQLite reuses the file after a checkpoint but never shortens it unless told to.
+TEST(OpenDatabase, TheWalIsCutBackWhenItRestartsWhileAnotherConnectionStaysOpen) {
+  const auto wal_after_4_mib = [](bool limited) {
+    TempDir dir;
+    const std::string path = dir.File("k.db");
+    SQLite::Database server = OpenDatabase(path);
+    server.exec("CREATE TABLE t (v BLOB)");
+    SQLite::Database writer = OpenDatabase(path);
+    if (!limited) writer.exec("PRAGMA journal_size_limit=-1");
+    for (int i = 0; i < 100; ++i) writer.exec("INSERT INTO t VALUES (zeroblob(40000))");
+    writer.exec("PRAGMA wal_checkpoint(PASSIVE)");
+    writer.exec("INSERT INTO t VALUES (zeroblob(10))");  // restarts the WAL
+    EXPECT_EQ(server.execAndGet("SELECT count(*) FROM t").getInt(), 101);
+    return std::filesystem::file_size(path + "-wal");
+  };
+  EXPECT_LE(wal_after_4_mib(true), static_cast<std::uintmax_t>(kWalSizeLimitBytes));
+  EXPECT_GT(wal_after_4_mib(false), static_cast<std::uintmax_t>(kWalSizeLimitBytes));
 }
 
 TEST(OpenDatabase, CreatesFileOwnerOnly) {

@@ -4,6 +4,7 @@
 /// write transactions that survive several processes sharing one file, and id lookup by
 /// unique prefix.
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -12,8 +13,15 @@
 
 namespace kioku::sdk {
 
+/// The size a WAL file is cut back to when SQLite restarts it after a checkpoint
+/// (`journal_size_limit`). Without it the file keeps its largest size for as long as any
+/// connection stays open, so a running server kept one-shot processes, which skip the
+/// checkpoint only below this size, paying a full teardown (cli::EndOneShot).
+inline constexpr std::int64_t kWalSizeLimitBytes = 1 << 20;
+
 /// Opens (creating if needed) a connection with kioku's settings: WAL journal,
-/// synchronous=NORMAL, foreign_keys=ON, busy_timeout = `busy_timeout_ms`. Throws
+/// synchronous=NORMAL, foreign_keys=ON, journal_size_limit = kWalSizeLimitBytes,
+/// busy_timeout = `busy_timeout_ms`. Throws
 /// SQLite::Exception naming the path when the file cannot be opened. A file this call
 /// creates gets mode 0600. The connection is opened NOMUTEX: use it from one thread.
 SQLite::Database OpenDatabase(const std::string& path, int busy_timeout_ms = 5000);
