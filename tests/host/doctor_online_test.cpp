@@ -49,6 +49,36 @@ TEST(DoctorOnline, ReportsTheEndpointUpOrDown) {
   std::filesystem::remove_all(dir);
 }
 
+// The circuit every process on the home shares (providers/provider_call.hpp): doctor reports
+// it open, probes anyway with --online, and a good answer closes it for everyone.
+TEST(DoctorOnline, ReportsTheSharedCircuitAndAGoodProbeClosesIt) {
+  FakeOpenAiServer server{24};
+  const auto dir = std::filesystem::temp_directory_path() / ("kioku-doctor-circuit-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir / "home");
+  std::ofstream(dir / "kioku.yaml") << "home: " << (dir / "home").string() << "\nplugins: {enabled: []}\n"
+                                    << "providers: {embedding: {url: '" << server.Url() << "', model: fake}}\n";
+  const auto state = dir / "home" / "embedding.breaker";
+  std::ofstream(state) << server.Url() << " fake\n5 99999999999999\nconnect failed\n";
+  cli::GlobalOptions global;
+  global.config_path = (dir / "kioku.yaml").string();
+
+  std::ostringstream offline;
+  cli::Doctor(global, false, offline, false);
+  EXPECT_NE(offline.str().find("FAIL  embedding endpoint"), std::string::npos) << offline.str();
+  EXPECT_NE(offline.str().find("circuit open after 5 failures in a row (last: connect failed)"), std::string::npos)
+      << offline.str();
+  EXPECT_EQ(server.Requests(), 0);
+
+  std::ostringstream online;
+  cli::Doctor(global, false, online, true);
+  EXPECT_NE(online.str().find("(its open circuit is now closed)"), std::string::npos) << online.str();
+  EXPECT_EQ(server.Requests(), 1);
+  std::ostringstream after;
+  cli::Doctor(global, false, after, false);
+  EXPECT_NE(after.str().find("not contacted; use --online"), std::string::npos) << after.str();
+  std::filesystem::remove_all(dir);
+}
+
 // The chat endpoint gets one structured probe with --online; a model answering outside the
 // JSON shape is reported as such, an endpoint down as down.
 TEST(DoctorOnline, ChecksTheChatEndpoint) {

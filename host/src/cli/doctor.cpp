@@ -57,6 +57,23 @@ std::string OpenCircuitNote(const providers::CircuitBreaker& circuit) {
          " s more";
 }
 
+// A provider check without --online: passes unless the shared circuit is open.
+void AddOfflineCheck(Report& report, const std::string& name, const std::string& detail,
+                     const providers::CircuitBreaker& shared) {
+  const std::string open = OpenCircuitNote(shared);
+  report.Add(name, open.empty(),
+             detail + (open.empty() ? " (not contacted; use --online)"
+                                    : ": " + open + "; `kioku doctor --online` probes it and closes the circuit if "
+                                                    "it answers"));
+}
+
+// After a good probe: closes the shared circuit for every process; what to add to the detail.
+std::string CloseAfterGoodProbe(providers::CircuitBreaker& shared) {
+  const bool was_open = !OpenCircuitNote(shared).empty();
+  shared.RecordSuccess();
+  return was_open ? " (its open circuit is now closed)" : "";
+}
+
 bool TryExec(SQLite::Database& db, const char* sql, std::string& error) {
   try {
     db.exec(sql);
@@ -164,21 +181,15 @@ int Doctor(const GlobalOptions& global, bool as_json, std::ostream& out, bool on
       const std::string detail = ProviderDetail(embedder->Endpoint(), e);
       providers::CircuitBreaker shared = SharedCircuit(loaded, e, embedder->Endpoint(), "embedding");
       if (!online) {
-        const std::string open = OpenCircuitNote(shared);
-        report.Add("embedding endpoint", open.empty(),
-                   detail + (open.empty() ? " (not contacted; use --online)"
-                                          : ": " + open + "; `kioku doctor --online` probes it and closes the "
-                                                          "circuit if it answers"));
+        AddOfflineCheck(report, "embedding endpoint", detail, shared);
       } else {
         const auto t0 = std::chrono::steady_clock::now();
         const sdk::EmbedResult r = embedder->Embed({"kioku doctor embedding check"});
         const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
         if (r.ok()) {
-          const bool was_open = !OpenCircuitNote(shared).empty();
-          shared.RecordSuccess();
           report.Add("embedding endpoint", true, detail + ", " + std::to_string(r.vectors.front().size()) +
                                                      " dimensions, answered in " + std::to_string(ms) + " ms" +
-                                                     (was_open ? " (its open circuit is now closed)" : ""));
+                                                     CloseAfterGoodProbe(shared));
         } else {
           report.Add("embedding endpoint", false, r.error + " — writes and text recall still work (degraded: no vector search)");
         }
@@ -196,11 +207,7 @@ int Doctor(const GlobalOptions& global, bool as_json, std::ostream& out, bool on
       const std::string detail = ProviderDetail(chat->Endpoint(), c);
       providers::CircuitBreaker shared = SharedCircuit(loaded, c, chat->Endpoint(), "chat");
       if (!online) {
-        const std::string open = OpenCircuitNote(shared);
-        report.Add("chat endpoint", open.empty(),
-                   detail + (open.empty() ? " (not contacted; use --online)"
-                                          : ": " + open + "; `kioku doctor --online` probes it and closes the "
-                                                          "circuit if it answers"));
+        AddOfflineCheck(report, "chat endpoint", detail, shared);
       } else {
         sdk::ChatRequest probe;
         probe.messages = {{"user", "Reply with the JSON object {\"ok\": true} and nothing else."}};
@@ -210,10 +217,8 @@ int Doctor(const GlobalOptions& global, bool as_json, std::ostream& out, bool on
         const sdk::ChatResult r = chat->Complete(probe);
         const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
         if (r.ok()) {
-          const bool was_open = !OpenCircuitNote(shared).empty();
-          shared.RecordSuccess();
           report.Add("chat endpoint", true, detail + ", structured answer in " + std::to_string(ms) + " ms" +
-                                                (was_open ? " (its open circuit is now closed)" : ""));
+                                                CloseAfterGoodProbe(shared));
         } else if (r.kind == sdk::ChatError::kInvalidAnswer) {
           report.Add("chat endpoint", false, r.error + " — the model answers but not in the asked JSON shape; try "
                                                      "providers.chat.response_format or another model");
