@@ -1,12 +1,22 @@
 #include "kioku/sdk/match_key.hpp"
 
-#include <algorithm>
+#include <dlfcn.h>
 
-#include <unicode/normalizer2.h>
+#include <algorithm>
+#include <vector>
+
 #include <unicode/uchar.h>
-#include <unicode/unistr.h>
+#include <unicode/unorm2.h>
+#include <unicode/ustring.h>
+#include <unicode/utf16.h>
+#include <unicode/uvernum.h>
 
 #include "kioku/sdk/text.hpp"
+
+// The versioned name ICU exports a C function under ("unorm2_normalize_72"): its headers
+// rename every entry point to the version they belong to (uvernum.h U_ICU_ENTRY_POINT_RENAME).
+#define KIOKU_ICU_SYMBOL_STR(x) #x
+#define KIOKU_ICU_SYMBOL(x) KIOKU_ICU_SYMBOL_STR(x)
 
 namespace kioku::sdk {
 namespace {
@@ -41,36 +51,108 @@ std::string AsciiMatchKey(std::string_view text) {
   return out;
 }
 
+// ICU's common library, opened the first time a key needs it (non-ASCII text): linked, it
+// was loaded into every process that loads a plugin using the SDK, ~1.2 ms of each one-shot
+// hook or `kioku call` (dlopen of libicuuc and its 30 MB data library), for text that is
+// almost always ASCII. Through its C API, whose entry points are plain versioned symbols.
+struct Icu {
+  decltype(&unorm2_normalize) normalize = nullptr;
+  decltype(&u_strFromUTF8) from_utf8 = nullptr;
+  decltype(&u_strToUTF8) to_utf8 = nullptr;
+  decltype(&u_isUWhiteSpace) is_white_space = nullptr;
+  const UNormalizer2* nfkc_cf = nullptr;
+};
+
+template <typename F>
+bool Resolve(void* library, F& function, const char* name) {
+  function = reinterpret_cast<F>(::dlsym(library, name));
+  return function != nullptr;
+}
+
+const Icu* LoadIcu() {
+  static const Icu* const icu = []() -> const Icu* {
+    // Never closed: the normalizer instance lives in the library until the process ends.
+    void* library = ::dlopen(UnicodeLibraryName(), RTLD_NOW | RTLD_LOCAL);
+    if (library == nullptr) return nullptr;
+    static Icu loaded;
+    decltype(&unorm2_getNFKCCasefoldInstance) instance = nullptr;
+    if (!Resolve(library, instance, KIOKU_ICU_SYMBOL(unorm2_getNFKCCasefoldInstance)) ||
+        !Resolve(library, loaded.normalize, KIOKU_ICU_SYMBOL(unorm2_normalize)) ||
+        !Resolve(library, loaded.from_utf8, KIOKU_ICU_SYMBOL(u_strFromUTF8)) ||
+        !Resolve(library, loaded.to_utf8, KIOKU_ICU_SYMBOL(u_strToUTF8)) ||
+        !Resolve(library, loaded.is_white_space, KIOKU_ICU_SYMBOL(u_isUWhiteSpace))) {
+      return nullptr;
+    }
+    UErrorCode status = U_ZERO_ERROR;
+    loaded.nfkc_cf = instance(&status);
+    if (U_FAILURE(status) || loaded.nfkc_cf == nullptr) return nullptr;
+    return &loaded;
+  }();
+  return icu;
+}
+
+// NFKC_Casefold of valid UTF-8, as UTF-16 in `out`; false on an ICU error.
+bool Fold(const Icu& icu, std::string_view utf8, std::vector<UChar>& out) {
+  UErrorCode status = U_ZERO_ERROR;
+  std::vector<UChar> source(utf8.size() + 1);  // UTF-16 units never outnumber UTF-8 bytes
+  int32_t source_length = 0;
+  icu.from_utf8(source.data(), static_cast<int32_t>(source.size()), &source_length, utf8.data(),
+                static_cast<int32_t>(utf8.size()), &status);
+  if (U_FAILURE(status)) return false;
+  // NFKC expands some code points many times over (U+FDFA: 18 units): ask again at the
+  // length ICU reports.
+  out.resize(static_cast<std::size_t>(source_length) * 2 + 16);
+  int32_t length = icu.normalize(icu.nfkc_cf, source.data(), source_length, out.data(),
+                                 static_cast<int32_t>(out.size()), &status);
+  if (status == U_BUFFER_OVERFLOW_ERROR) {
+    status = U_ZERO_ERROR;
+    out.resize(static_cast<std::size_t>(length));
+    length = icu.normalize(icu.nfkc_cf, source.data(), source_length, out.data(), length, &status);
+  }
+  if (U_FAILURE(status)) return false;
+  out.resize(static_cast<std::size_t>(length));
+  return true;
+}
+
 }  // namespace
+
+const char* UnicodeLibraryName() { return "libicuuc.so." U_ICU_VERSION_SHORT; }
+
+bool UnicodeMatchKeysAvailable() { return LoadIcu() != nullptr; }
 
 std::string MatchKey(std::string_view text) {
   if (std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
     return AsciiMatchKey(text);
   }
   const std::string clean = IsValidUtf8(text) ? std::string(text) : SanitizeUtf8(text);
-  UErrorCode status = U_ZERO_ERROR;
-  const icu::Normalizer2* nfkc_cf = icu::Normalizer2::getNFKCCasefoldInstance(status);
-  if (U_FAILURE(status) || nfkc_cf == nullptr) return AsciiLowerFallback(clean);
-  const icu::UnicodeString source = icu::UnicodeString::fromUTF8(clean);
-  const icu::UnicodeString folded = nfkc_cf->normalize(source, status);
-  if (U_FAILURE(status)) return AsciiLowerFallback(clean);
+  const Icu* icu = LoadIcu();
+  std::vector<UChar> folded;
+  if (icu == nullptr || !Fold(*icu, clean, folded)) return AsciiLowerFallback(clean);
 
   // Collapse Unicode white space runs to one ASCII space; trim both ends.
-  icu::UnicodeString collapsed;
+  std::vector<UChar> collapsed;
+  collapsed.reserve(folded.size());
   bool pending_space = false;
-  for (int32_t i = 0; i < folded.length();) {
-    const UChar32 cp = folded.char32At(i);
-    i += U16_LENGTH(cp);
-    if (u_isUWhiteSpace(cp)) {
-      pending_space = !collapsed.isEmpty();
+  const auto length = static_cast<int32_t>(folded.size());
+  for (int32_t i = 0; i < length;) {
+    const int32_t start = i;
+    UChar32 cp = 0;
+    U16_NEXT(folded.data(), i, length, cp);
+    if (icu->is_white_space(cp)) {
+      pending_space = !collapsed.empty();
       continue;
     }
-    if (pending_space) collapsed.append(static_cast<UChar>(u' '));
+    if (pending_space) collapsed.push_back(u' ');
     pending_space = false;
-    collapsed.append(cp);
+    collapsed.insert(collapsed.end(), folded.begin() + start, folded.begin() + i);
   }
-  std::string out;
-  collapsed.toUTF8String(out);
+  UErrorCode status = U_ZERO_ERROR;
+  std::string out(collapsed.size() * 3, '\0');  // a UTF-16 unit is at most 3 UTF-8 bytes
+  int32_t out_length = 0;
+  icu->to_utf8(out.data(), static_cast<int32_t>(out.size()), &out_length, collapsed.data(),
+               static_cast<int32_t>(collapsed.size()), &status);
+  if (U_FAILURE(status)) return AsciiLowerFallback(clean);
+  out.resize(static_cast<std::size_t>(out_length));
   return out;
 }
 

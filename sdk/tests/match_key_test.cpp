@@ -34,4 +34,21 @@ TEST(MatchKey, AsciiPathAgreesWithIcuForEveryAsciiCharacter) {
   EXPECT_EQ(MatchKey("  Src/Auth\t\n Session.TS \r"), "src/auth session.ts");
 }
 
+// ICU is opened on first use; a key that NFKC expands beyond the first output buffer (U+FDFA
+// is 18 UTF-16 units, holding three spaces) is asked for again at the reported length.
+TEST(MatchKey, LoadsIcuAndFoldsExpansionsLongerThanTheFirstBuffer) {
+  EXPECT_TRUE(UnicodeMatchKeysAvailable());
+  EXPECT_EQ(std::string(UnicodeLibraryName()).rfind("libicuuc.so.", 0), 0u);
+  const std::string one =
+      "\u0635\u0644\u0649 \u0627\u0644\u0644\u0647 \u0639\u0644\u064A\u0647 \u0648\u0633\u0644\u0645";
+  EXPECT_EQ(MatchKey("\uFDFA"), one);
+  std::string many, expected;
+  for (int i = 0; i < 40; ++i) {
+    many += "\uFDFA";
+    expected += one;
+  }
+  EXPECT_EQ(MatchKey(many), expected);
+  EXPECT_EQ(MatchKey("\u00A0\uFDFA\u3000"), one);
+}
+
 }  // namespace kioku::sdk

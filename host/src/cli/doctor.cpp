@@ -9,6 +9,7 @@
 #include "config.hpp"
 #include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/db.hpp"
+#include "kioku/sdk/match_key.hpp"
 #include "migrations.hpp"
 #include "plugin_loader.hpp"
 #include "providers/http_client.hpp"
@@ -145,6 +146,12 @@ int Doctor(const GlobalOptions& global, bool as_json, std::ostream& out, bool on
   err.clear();
   report.Add("fts5 trigram", TryExec(mem, "CREATE VIRTUAL TABLE t USING fts5(x, tokenize='trigram')", err),
              err.empty() ? "trigram tokenizer available" : err);
+  const std::string icu = sdk::UnicodeLibraryName();
+  report.Add("unicode keys", sdk::UnicodeMatchKeysAvailable(),
+             sdk::UnicodeMatchKeysAvailable()
+                 ? icu + " loaded: non-ASCII names, subjects and tags match by NFKC case folding"
+                 : "cannot load " + icu + " (Debian package libicu" + icu.substr(icu.rfind('.') + 1) +
+                       "): non-ASCII names, subjects and tags match by ASCII case only");
 
   if (!loaded.config.source.empty()) {
     const auto home = ResolveHome(loaded.config.home.string());

@@ -15,9 +15,13 @@
 /// So "Taro\u00A0", "Ｔａｒｏ" and "taro" share one key. Deterministic for a given ICU
 /// version (Unicode updates may, rarely, change a key: re-key stored rows on upgrade).
 ///
+/// ASCII text never touches ICU. Other text loads ICU's common library (libicuuc, the major
+/// version the SDK was built with) the first time it is needed, through its C API.
+///
 /// Thread-safety: safe from any thread (ICU's normalizer instance is immutable and shared).
-/// Errors: never throws for any input; on an ICU failure the input with ASCII letters
-/// lower-cased is returned (so keys stay usable).
+/// Errors: never throws for any input; when ICU fails or cannot be loaded, non-ASCII input
+/// comes back with only its ASCII letters lower-cased (so keys stay usable);
+/// UnicodeMatchKeysAvailable() says which (`kioku doctor` reports it).
 
 #include <string>
 #include <string_view>
@@ -26,5 +30,11 @@ namespace kioku::sdk {
 
 /// The matching key of `text` (see the file comment). Output is valid UTF-8.
 std::string MatchKey(std::string_view text);
+
+/// True when ICU could be loaded, so non-ASCII keys are NFKC case-folded; loads it if needed.
+bool UnicodeMatchKeysAvailable();
+
+/// The ICU library MatchKey opens ("libicuuc.so.72"), for messages.
+const char* UnicodeLibraryName();
 
 }  // namespace kioku::sdk
