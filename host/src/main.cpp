@@ -1,4 +1,5 @@
 // kioku entry point: keep the real stdout for the protocol, send everything else to stderr.
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 
@@ -12,6 +13,11 @@ int main(int argc, char** argv) {
   // of a batch memory_remember's instructions (callgrind), for figures kioku never reads.
   // Only settable before SQLite initializes.
   sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+  // A reader that goes away (`kioku call … | head -1`, an agent that stops reading a hook)
+  // makes the next write fail with EPIPE instead of killing the process: a one-shot command
+  // still commits its deferred writes (recall counters, the call's outcome) after its output,
+  // and a server notices the closed pipe and stops cleanly.
+  std::signal(SIGPIPE, SIG_IGN);
   const int proto_out = ::dup(STDOUT_FILENO);
   ::dup2(STDERR_FILENO, STDOUT_FILENO);
   kioku::host::cli::AllowExitWithoutTeardown();

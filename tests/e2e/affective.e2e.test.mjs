@@ -7,6 +7,7 @@
 // same database, and a bad envelope still exits 0.
 
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { after, before, describe, test } from 'node:test';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -139,5 +140,35 @@ describe('affective layer with the SDK client over stdio', () => {
     assert.equal(bash.failure, 1);
     assert.equal(bash.agent_id, 'claude-code-e2e');
     assert.ok(Math.abs(bash.latency_p50_ms - 4200) / 4200 < 0.0906);
+  });
+
+  test('a one-shot kioku call whose reader is gone still records its outcome', async () => {
+    // The pipe's read end is closed before kioku writes its result: the write fails (it used
+    // to kill the process with SIGPIPE before the outcome, a deferred write, was committed).
+    const agent = 'e2e-reader-gone';
+    const exited = await withTimeout(
+      new Promise((resolve, reject) => {
+        const child = spawn(KIOKU_BIN, ['--config', sandbox.config, '--plugin-dir', FIXTURE_PLUGIN_DIR, 'call', 'echo_say',
+          JSON.stringify({ text: 'reader gone' })], { env: sandbox.env({ KIOKU_AGENT_ID: agent }), stdio: ['ignore', 'pipe', 'pipe'] });
+        child.stdout.destroy();
+        let stderr = '';
+        child.stderr.on('data', (d) => (stderr += d));
+        child.on('error', reject);
+        child.on('close', (code, signal) => resolve({ code, signal, stderr }));
+      }),
+      'kioku call with its stdout closed',
+    );
+    assert.equal(exited.signal, null, exited.stderr);
+    assert.equal(exited.code, 0, exited.stderr);
+    const q = await client.callTool({ name: 'feedback_query', arguments: { tool_prefix: 'echo_say', group_by: 'agent' } });
+    const row = q.structuredContent.tools.find((r) => r.agent_id === agent);
+    assert.ok(row, JSON.stringify(q.structuredContent));
+    assert.equal(row.success, 1);
+  });
+
+  test('kioku call without a tool name is a usage error (exit 2)', async () => {
+    const r = await runCli(sandbox, ['call']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /tool is required/);
   });
 });

@@ -214,7 +214,9 @@ int Run(int argc, char** argv, int proto_out_fd) {
     try {
       app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
-      return app.exit(e, out, std::cerr);
+      // --help and --version end parsing as "errors" with code 0; every other parse error is
+      // a usage error, exit 2 as for the commands' own (CLI11's codes run from 100 up).
+      return app.exit(e, out, std::cerr) == 0 ? 0 : 2;
     }
     serve_options.http = http->count() > 0;
 

@@ -30,7 +30,6 @@ int InstallTerminationPipe() {
   sigemptyset(&sa.sa_mask);
   ::sigaction(SIGTERM, &sa, nullptr);
   ::sigaction(SIGINT, &sa, nullptr);
-  ::signal(SIGPIPE, SIG_IGN);
   return fds[0];
 }
 
