@@ -6,6 +6,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli/commands.hpp"
 #include "cli/init.hpp"
 #include "cli/json_edit.hpp"
 #include "cli/marked_block.hpp"
@@ -21,6 +22,7 @@ using nlohmann::json;
 using nlohmann::ordered_json;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using testing::ScopedEnv;
 using testing::TempDir;
 
 std::string Read(const fs::path& p) {
@@ -400,6 +402,42 @@ TEST_F(InitTest, NoHooksAndConfigPassedOn) {
   EXPECT_FALSE(fs::exists(P("CLAUDE.md")));
   EXPECT_EQ(Json(P(".mcp.json"))["mcpServers"]["kioku"]["args"], json::array({"serve", "--config", "/etc/kioku/team.yaml"}));
   EXPECT_THAT(PrintSnippet(o), HasSubstr("\"mcpServers\": {\n    \"kioku\": {\n      \"command\": \"/opt/kioku/bin/kioku\""));
+}
+
+// A home and config the shell names by variable reach the agent's kioku: the MCP entry's env
+// and args, and every hook command. Relative paths are made absolute (the agent starts
+// kioku in its own working directory).
+TEST_F(InitTest, HomeAndConfigFromTheEnvironmentArePassedOn) {
+  const fs::path cwd = fs::current_path();
+  fs::create_directories(dir_.path() / "shell");
+  fs::current_path(dir_.path() / "shell");
+  ScopedEnv home("KIOKU_HOME", "team-home");
+  ScopedEnv config("KIOKU_CONFIG", "team.yaml");
+  std::ostringstream out;
+  const int code = Init(GlobalOptions{}, Options("claude-code"), /*install=*/true, /*print=*/false, out);
+  fs::current_path(cwd);
+  ASSERT_EQ(code, 0) << out.str();
+  const std::string abs_home = (dir_.path() / "shell" / "team-home").string();
+  const std::string abs_config = (dir_.path() / "shell" / "team.yaml").string();
+  const json entry = Json(P(".mcp.json"))["mcpServers"]["kioku"];
+  EXPECT_EQ(entry["env"]["KIOKU_HOME"], abs_home);
+  EXPECT_EQ(entry["args"], json::array({"serve", "--config", abs_config}));
+  const json hooks = Json(P(".claude/settings.json"))["hooks"];
+  for (const char* event : {"SessionStart", "UserPromptSubmit", "PostToolUse", "Stop"}) {
+    const std::string command = hooks[event][0]["hooks"][0]["command"];
+    EXPECT_THAT(command, HasSubstr("KIOKU_HOME='" + abs_home + "' '/opt/kioku/bin/kioku' --config '" + abs_config + "'"))
+        << event;
+  }
+  // Without the variables nothing of them is written.
+  ScopedEnv no_home("KIOKU_HOME", std::nullopt);
+  ScopedEnv no_config("KIOKU_CONFIG", std::nullopt);
+  auto plain = Options("claude-code");
+  plain.project_dir = dir_.path() / "plain";
+  fs::create_directories(plain.project_dir);
+  ASSERT_EQ(Init(GlobalOptions{}, plain, true, false, out), 0);
+  const json bare = Json(plain.project_dir / ".mcp.json")["mcpServers"]["kioku"];
+  EXPECT_FALSE(bare["env"].contains("KIOKU_HOME"));
+  EXPECT_EQ(bare["args"], json::array({"serve"}));
 }
 
 }  // namespace

@@ -26,7 +26,8 @@ struct InitOptions {
   std::filesystem::path project_dir;  ///< default: current directory
   std::filesystem::path home;         ///< default: $HOME
   std::filesystem::path kioku_path;   ///< default: this executable (/proc/self/exe)
-  std::string config_path;            ///< --config given to init: passed on to serve and hooks
+  std::string config_path;            ///< --config (or $KIOKU_CONFIG) at init: passed on to serve and hooks
+  std::string data_home;              ///< $KIOKU_HOME at init (absolute): passed on to serve and hooks
 };
 
 /// The supported client names, in the order `--help` lists them.

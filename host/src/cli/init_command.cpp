@@ -3,6 +3,7 @@
 
 #include "cli/commands.hpp"
 #include "cli/init.hpp"
+#include "config.hpp"
 
 namespace kioku::host::cli {
 
@@ -19,7 +20,15 @@ int Init(const GlobalOptions& global, InitOptions options, bool install, bool pr
     options.home = home;
   }
   if (options.kioku_path.empty()) options.kioku_path = fs::read_symlink("/proc/self/exe", ec);
-  if (!global.config_path.empty()) options.config_path = fs::absolute(global.config_path, ec).lexically_normal().string();
+  // The agent starts kioku with its own environment, not this shell's: a home or config
+  // this shell names by variable is written into what init installs, or the agent's kioku
+  // would use ~/.kioku and the embedded config.
+  std::string config = global.config_path;
+  if (const char* env = std::getenv("KIOKU_CONFIG"); config.empty() && env != nullptr) config = env;
+  if (!config.empty()) options.config_path = fs::absolute(config, ec).lexically_normal().string();
+  if (const char* env = std::getenv("KIOKU_HOME"); env != nullptr && *env != '\0') {
+    options.data_home = fs::absolute(ResolveHome(""), ec).lexically_normal().string();
+  }
   if (print) {
     out << PrintSnippet(options);
     return 0;

@@ -16,7 +16,9 @@ std::string ShellQuote(const std::string& s) {
 }
 
 std::string HookCommand(const InitOptions& o, const std::string& agent, const std::string& args) {
-  std::string cmd = "KIOKU_AGENT_ID=" + ShellQuote(agent) + " " + ShellQuote(o.kioku_path.string());
+  std::string cmd = "KIOKU_AGENT_ID=" + ShellQuote(agent) + " ";
+  if (!o.data_home.empty()) cmd += "KIOKU_HOME=" + ShellQuote(o.data_home) + " ";
+  cmd += ShellQuote(o.kioku_path.string());
   if (!o.config_path.empty()) cmd += " --config " + ShellQuote(o.config_path);
   // `|| true`: a failing hook must never block or warn the client (Claude Code blocks on 2).
   return cmd + " " + args + " || true " + kHookMarker;
@@ -59,7 +61,9 @@ nlohmann::ordered_json ServerEntry(const InitOptions& o, bool with_type) {
   }
   entry["args"] = args;
   const std::string client = o.client.empty() ? "mcp-client" : o.client;
-  entry["env"] = {{"KIOKU_AGENT_ID", client}, {kInitMarkerEnv, client}};
+  entry["env"] = {{"KIOKU_AGENT_ID", client}};
+  if (!o.data_home.empty()) entry["env"]["KIOKU_HOME"] = o.data_home;
+  entry["env"][kInitMarkerEnv] = client;
   return entry;
 }
 
