@@ -213,7 +213,8 @@ TEST_F(InitTest, ClaudeCodeProjectRoundTripKeepsEveryOtherByte) {
   EXPECT_EQ(server["env"]["KIOKU_AGENT_ID"], "claude-code");
   EXPECT_EQ(Json(P(".mcp.json"))["mcpServers"]["github"]["command"], "gh-mcp");
   json hooks = Json(P(".claude/settings.json"))["hooks"];
-  for (const char* event : {"SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "SessionEnd", "PostToolUse"}) {
+  for (const char* event :
+       {"SessionStart", "UserPromptSubmit", "Stop", "PreCompact", "SessionEnd", "PostToolUse", "PostToolUseFailure"}) {
     ASSERT_TRUE(hooks.contains(event)) << event;
     EXPECT_THAT(hooks[event].back()["hooks"][0]["command"].get<std::string>(), HasSubstr("|| true # kioku init"));
   }
@@ -222,6 +223,7 @@ TEST_F(InitTest, ClaudeCodeProjectRoundTripKeepsEveryOtherByte) {
   EXPECT_THAT(hooks["Stop"][0]["hooks"][0]["command"].get<std::string>(), HasSubstr("' hook capture ||"));
   EXPECT_EQ(hooks["PostToolUse"][0]["matcher"], "Write");  // the user's hook stays first
   EXPECT_THAT(hooks["PostToolUse"][1]["hooks"][0]["command"].get<std::string>(), HasSubstr("hook post-tool-use"));
+  EXPECT_THAT(hooks["PostToolUseFailure"][0]["hooks"][0]["command"].get<std::string>(), HasSubstr("hook post-tool-use"));
   EXPECT_THAT(Read(P("CLAUDE.md")), HasSubstr("memory_recall"));
 
   ASSERT_EQ(Run(o, true), 0);  // idempotent
@@ -327,6 +329,7 @@ TEST_F(InitTest, CodexUserConfigTomlAndHooks) {
   EXPECT_TRUE(hooks.contains("SessionStart"));
   EXPECT_TRUE(hooks.contains("Stop"));
   EXPECT_FALSE(hooks.contains("SessionEnd"));  // Codex has no such event
+  EXPECT_FALSE(hooks.contains("PostToolUseFailure"));
   EXPECT_TRUE(fs::exists(H(".codex/AGENTS.md")));
   ASSERT_EQ(Run(o, true), 0);
   EXPECT_THAT(out_.str(), HasSubstr("~/.codex/config.toml: up to date"));

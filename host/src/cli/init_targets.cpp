@@ -26,7 +26,10 @@ std::string HookCommand(const InitOptions& o, const std::string& agent, const st
 
 // Claude Code hook events and the kioku command each runs (commands agreed with the context
 // and capture hooks: `kioku context --hook-stdin`, `kioku hook capture`).
-std::vector<HookSpec> ClaudeHooks(const InitOptions& o, const std::string& agent, bool session_end) {
+// `claude_code`: also the events Codex does not have (SessionEnd, PostToolUseFailure; Claude
+// Code fires PostToolUse only after a tool succeeded, so without the failure hook every
+// outcome recorded would be a success).
+std::vector<HookSpec> ClaudeHooks(const InitOptions& o, const std::string& agent, bool claude_code) {
   std::vector<HookSpec> hooks = {
       {"SessionStart", HookCommand(o, agent, "context --hook-stdin"), 10},
       {"UserPromptSubmit", HookCommand(o, agent, "context --hook-stdin"), 10},
@@ -34,7 +37,10 @@ std::vector<HookSpec> ClaudeHooks(const InitOptions& o, const std::string& agent
       {"PreCompact", HookCommand(o, agent, "hook capture"), 30},
       {"Stop", HookCommand(o, agent, "hook capture"), 30},
   };
-  if (session_end) hooks.push_back({"SessionEnd", HookCommand(o, agent, "hook capture"), 30});
+  if (claude_code) {
+    hooks.push_back({"PostToolUseFailure", HookCommand(o, agent, "hook post-tool-use"), 10});
+    hooks.push_back({"SessionEnd", HookCommand(o, agent, "hook capture"), 30});
+  }
   return hooks;
 }
 
