@@ -59,6 +59,9 @@ void EmbedWorker::Loop() {
       host_.Log().Warn(std::string("embed worker: ") + e.what());
       pass.idle = true;
     }
+    if (auto line = report_.After(pass, host_.GetClock().NowMs(), vectors_.Store().Tables().items)) {
+      host_.Log().Log(line->level, line->text);
+    }
     std::unique_lock lock(mu_);
     if (stop_) return;
     // Busy while there is work that succeeds; otherwise wait for new rows or backoff.
@@ -67,6 +70,23 @@ void EmbedWorker::Loop() {
       if (stop_) return;
     }
   }
+}
+
+std::optional<EmbedFailureReport::Line> EmbedFailureReport::After(const EmbedPass& pass, std::int64_t now_ms,
+                                                                   const std::string& items) {
+  if (pass.error.empty()) {
+    if (!failing_ || pass.stored == 0) return std::nullopt;
+    failing_ = false;
+    return Line{LogLevel::kInfo,
+                "embeddings: the endpoint works again (" + items + " embedded: " + std::to_string(pass.stored) + ")"};
+  }
+  if (failing_ && now_ms - warned_at_ < kRepeatMs) return std::nullopt;
+  failing_ = true;
+  warned_at_ = now_ms;
+  return Line{LogLevel::kWarn, "embeddings: " + items + " not embedded (" + std::to_string(pass.failed) +
+                                   " in this batch): " + pass.error +
+                                   "; recall falls back to text search; retried in the background "
+                                   "(kioku embed --status, kioku doctor --online)"};
 }
 
 void EmbedWorker::EnsureQueueing(SQLite::Database& db) {

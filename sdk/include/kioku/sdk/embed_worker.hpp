@@ -11,6 +11,8 @@
 /// untouched. The thread starts `start_delay_ms` after Start, runs passes while they make
 /// progress, waits `poll_ms` when idle or after a failure, and Stop joins it (waiting at
 /// most for the request in flight). A database error in a pass is logged; the next retries.
+/// Failing requests are logged as EmbedFailureReport decides (a warning when embedding
+/// starts failing, a note when it works again).
 
 #include <atomic>
 #include <condition_variable>
@@ -18,6 +20,7 @@
 #include <functional>
 #include <iosfwd>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -36,6 +39,28 @@ struct EmbedPass {
   int folded = 0;     ///< Rows the layer's hook folded into another (semantic dedup).
   bool idle = false;  ///< Nothing was due.
   std::string error;  ///< The request's error, when it failed.
+};
+
+/// What a layer's background worker logs about its passes, so a server whose endpoint fails
+/// (a wrong key, a dead host) says so instead of falling back to text search in silence:
+/// a warning when a pass fails after passes that worked (or at the first), again each
+/// `kRepeatMs` (1 h) while it keeps failing (not per pass: an open circuit's error counts
+/// down its seconds), and a note when a pass stores vectors again. Deciding only; the
+/// worker logs.
+class EmbedFailureReport {
+ public:
+  static constexpr std::int64_t kRepeatMs = 3'600'000;
+  struct Line {
+    LogLevel level;
+    std::string text;
+  };
+  /// The line to log after `pass` at `now_ms` (host clock), if any; `items` names the
+  /// layer's rows ("memories").
+  std::optional<Line> After(const EmbedPass& pass, std::int64_t now_ms, const std::string& items);
+
+ private:
+  bool failing_ = false;  ///< the last pass with a request failed
+  std::int64_t warned_at_ = 0;
 };
 
 /// Called inside the write transaction right after a row's FIRST vector (not a re-embed)
@@ -71,6 +96,7 @@ class EmbedWorker {
   std::condition_variable cv_;
   bool stop_ = false;
   std::atomic<bool> queueing_{false};
+  EmbedFailureReport report_;  ///< used by the worker thread only
   std::thread thread_;
 };
 
