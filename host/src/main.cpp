@@ -1,8 +1,10 @@
 // kioku entry point: keep the real stdout for the protocol, send everything else to stderr.
+#include <cerrno>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 
+#include <fcntl.h>
 #include <sqlite3.h>
 #include <unistd.h>
 
@@ -16,8 +18,13 @@ int main(int argc, char** argv) {
   // A reader that goes away (`kioku call … | head -1`, an agent that stops reading a hook)
   // makes the next write fail with EPIPE instead of killing the process: a one-shot command
   // still commits its deferred writes (recall counters, the call's outcome) after its output,
-  // and a server notices the closed pipe and stops cleanly.
+  // and a stdio server notices the closed pipe and stops (transport/stdio_server.cpp).
   std::signal(SIGPIPE, SIG_IGN);
+  // A parent may start kioku with a standard descriptor closed (`2>&-`): the dup below would
+  // take its number, and every log line meant for stderr would land in the protocol stream.
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
+    if (::fcntl(fd, F_GETFD) == -1 && errno == EBADF) ::open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+  }
   const int proto_out = ::dup(STDOUT_FILENO);
   ::dup2(STDERR_FILENO, STDOUT_FILENO);
   kioku::host::cli::AllowExitWithoutTeardown();

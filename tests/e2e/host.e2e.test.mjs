@@ -4,6 +4,7 @@
 // schema rejection → unknown tool → invalid UTF-8 output → still serving; agent identity.
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -329,6 +330,38 @@ describe('cancellation over raw stdio', () => {
 
   test('a cancellation written together with the request still wins', async () => {
     assert.deepEqual(await cancelScenario({ early: true }), [], 'a cancelled request gets no response');
+  });
+});
+
+describe('stdio with a standard descriptor closed or a reader gone', () => {
+  test('with stderr closed (2>&-) the protocol stream carries only JSON-RPC', async () => {
+    const sandbox = makeSandbox();
+    try {
+      const init = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'e2e', version: '1' } } });
+      const out = execFileSync('sh', ['-c', 'exec "$0" "$@" 2>&-', KIOKU_BIN, ...serveArgs(sandbox)], {
+        env: sandbox.env(), input: `${init}\n`, encoding: 'utf8', timeout: 30_000,
+      });
+      const lines = out.split('\n').filter((l) => l !== '');
+      assert.equal(lines.length, 1, out);
+      assert.equal(JSON.parse(lines[0]).id, 1);
+    } finally {
+      sandbox.cleanup();
+    }
+  });
+
+  test('kioku serve ends when its client stops reading, though stdin stays open', async () => {
+    const sandbox = makeSandbox();
+    const server = new RawStdioServer(sandbox);
+    try {
+      await server.initializeLegacy();
+      server.child.stdout.destroy();
+      const status = await withTimeout(server.exited, 'kioku serve to exit after its stdout reader closed');
+      assert.deepEqual(status, { code: 0, signal: null });
+    } finally {
+      server.kill();
+      sandbox.cleanup();
+    }
   });
 });
 

@@ -329,5 +329,22 @@ TEST_F(StdioTest, WakeFdEndsTheLoop) {
   for (int fd : {in[0], in[1], out[0], out[1], wake[0], wake[1]}) ::close(fd);
 }
 
+// A client that stops reading is gone even while it keeps stdin open: the loop ends (the
+// write end of a pipe whose reader closed polls as POLLERR), nothing written needed.
+TEST_F(StdioTest, ReaderClosingStdoutEndsTheLoop) {
+  int in[2], out[2];
+  ASSERT_EQ(::pipe2(in, O_CLOEXEC), 0);
+  ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
+  StdioOptions o;
+  o.in_fd = in[0];
+  o.out_fd = out[1];
+  std::thread server([&] { RunStdio(*dispatcher_, session_, o); });
+  WriteAll(in[1], Line(Req(1, "ping")));
+  EXPECT_EQ(json::parse(ReadLine(out[0]))["id"], 1);
+  ::close(out[0]);
+  server.join();  // returns although stdin was never closed
+  for (int fd : {in[0], in[1], out[1]}) ::close(fd);
+}
+
 }  // namespace
 }  // namespace kioku::host

@@ -105,12 +105,7 @@ std::string PluginCommandsFooter(const GlobalOptions& global) {
   }
 }
 
-}  // namespace
-
-int Run(int argc, char** argv, int proto_out_fd) {
-  // Command output goes to the real stdout, which main moved away from fd 1.
-  __gnu_cxx::stdio_filebuf<char> out_buf(::dup(proto_out_fd), std::ios::out);
-  std::ostream out(&out_buf);
+int RunCommand(int argc, char** argv, int proto_out_fd, std::ostream& out) {
   GlobalOptions global;
   try {
     // Pre-scan for global options so plugin commands can be routed before parsing.
@@ -241,6 +236,22 @@ int Run(int argc, char** argv, int proto_out_fd) {
     std::cerr << "kioku: " << e.what() << "\n";
     return 1;
   }
+}
+
+}  // namespace
+
+int Run(int argc, char** argv, int proto_out_fd) {
+  // Command output goes to the real stdout, which main moved away from fd 1.
+  __gnu_cxx::stdio_filebuf<char> out_buf(::dup(proto_out_fd), std::ios::out);
+  std::ostream out(&out_buf);
+  const int code = RunCommand(argc, argv, proto_out_fd, out);
+  // SIGPIPE is ignored (main), so output lost to a reader that went away, or to a full
+  // disk, shows only here: the exit code says so, as a write error does for other tools.
+  if (!out.flush()) {
+    std::cerr << "kioku: the output could not be written (its reader went away, or the disk is full)\n";
+    return code == 0 ? 1 : code;
+  }
+  return code;
 }
 
 }  // namespace kioku::host::cli

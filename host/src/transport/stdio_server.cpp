@@ -75,14 +75,17 @@ void RunStdio(mcp::Dispatcher& dispatcher, mcp::Session& session, const StdioOpt
   };
   char chunk[65536];
   for (;;) {
-    pollfd fds[2] = {{options.in_fd, POLLIN, 0}, {options.wake_fd, POLLIN, 0}};
-    int n = ::poll(fds, options.wake_fd >= 0 ? 2 : 1, -1);
+    // stdout is watched too (no events asked: errors are always reported): a pipe whose
+    // reader closed reports POLLERR, and a client that stopped reading is gone even while
+    // it keeps stdin open.
+    pollfd fds[3] = {{options.in_fd, POLLIN, 0}, {options.out_fd, 0, 0}, {options.wake_fd, POLLIN, 0}};
+    int n = ::poll(fds, options.wake_fd >= 0 ? 3 : 2, -1);
     if (n < 0) {
       if (errno == EINTR) continue;
       break;
     }
-    if (options.wake_fd >= 0 && (fds[1].revents & POLLIN)) {
-      dispatcher.CancelAll();  // SIGTERM: running calls stop at their next check
+    if ((options.wake_fd >= 0 && (fds[2].revents & POLLIN)) || (fds[1].revents & (POLLERR | POLLHUP | POLLNVAL))) {
+      dispatcher.CancelAll();  // SIGTERM or no reader: running calls stop at their next check
       break;
     }
     if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;

@@ -23,8 +23,10 @@ struct StdioOptions {
   int workers = 4;
 };
 
-/// Serves one client until EOF on stdin or a byte on wake_fd, then waits for in-flight
-/// calls to finish and returns. A final line without a newline is still handled.
+/// Serves one client until EOF on stdin, an error on out_fd (a pipe whose reader closed) or
+/// a byte on wake_fd, then waits for in-flight calls to finish and returns (after an error
+/// on out_fd or a wake byte, the calls are cancelled first). A final line without a newline
+/// is still handled.
 void RunStdio(mcp::Dispatcher& dispatcher, mcp::Session& session, const StdioOptions& options);
 
 }  // namespace kioku::host
