@@ -10,6 +10,7 @@
 
 #include "data/data_export.hpp"
 #include "data/export_tool.hpp"
+#include "data/private_file.hpp"
 #include "mcp/dispatcher.hpp"
 #include "test_runtime.hpp"
 
@@ -154,3 +155,43 @@ TEST_F(ExportTool, RefusedToATokenLimitedToSomeProjects) {
 
 }  // namespace
 }  // namespace kioku
+
+// `kioku export -o PATH` writes through WritePrivateFile: a temporary file renamed over
+// PATH. Only a regular file is replaced; a link, FIFO or device (as root: `-o /dev/full`)
+// is refused before anything is written, and the thing at PATH stays as it was.
+namespace kioku::host {
+namespace {
+
+TEST(WritePrivateFile, ReplacesOnlyARegularFile) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("kioku-private-" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  WritePrivateFile(dir / "out.json", "one");
+  WritePrivateFile(dir / "out.json", "two");  // a regular file is replaced
+  std::ifstream in(dir / "out.json");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(in), {}), "two");
+  EXPECT_EQ(fs::status(dir / "out.json").permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+
+  fs::create_symlink(dir / "out.json", dir / "link");
+  ASSERT_EQ(::mkfifo((dir / "fifo").c_str(), 0600), 0);
+  fs::create_directory(dir / "folder");
+  for (const auto& [name, kind] : std::vector<std::pair<std::string, std::string>>{
+           {"link", "a symbolic link"}, {"fifo", "a FIFO"}, {"folder", "a directory"}}) {
+    try {
+      WritePrivateFile(dir / name, "three");
+      ADD_FAILURE() << name << " was replaced";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("it is " + kind), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(dir / "link")));
+  EXPECT_TRUE(fs::is_fifo(fs::status(dir / "fifo")));
+  std::ifstream again(dir / "out.json");
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(again), {}), "two");  // the link's target untouched
+  EXPECT_EQ(std::distance(fs::directory_iterator(dir), fs::directory_iterator()), 4);  // no temporary left
+  fs::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace kioku::host

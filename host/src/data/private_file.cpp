@@ -70,6 +70,19 @@ void MakePrivateDir(const fs::path& dir) {
 }
 
 void WritePrivateFile(const fs::path& path, const std::string& text) {
+  // The rename below replaces whatever has the name: a link (not what it points to), a
+  // FIFO, or, as root, a device node (`-o /dev/full` became a regular file). Only a
+  // regular file is replaced.
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode)) {
+    const char* kind = S_ISLNK(st.st_mode)   ? "a symbolic link"
+                       : S_ISDIR(st.st_mode) ? "a directory"
+                       : S_ISFIFO(st.st_mode) ? "a FIFO"
+                       : S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) ? "a device"
+                                                                    : "not a regular file";
+    throw std::runtime_error("cannot write " + path.string() + ": it is " + kind +
+                             "; kioku replaces only a regular file (name a new file, or write to stdout)");
+  }
   const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
   const fs::path tmp = TempBeside(dir, path.filename().string());
   ::unlink(tmp.c_str());  // ours, from a process with this pid that died mid-write

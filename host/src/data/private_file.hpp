@@ -18,8 +18,9 @@ std::string FileStamp(std::int64_t ms);
 void MakePrivateDir(const std::filesystem::path& dir);
 
 /// Writes `text` to a temporary 0600 file beside `path`, fsyncs it and renames it to
-/// `path`, replacing a file there. Throws std::runtime_error naming the path (the
-/// temporary file is removed).
+/// `path`, replacing a regular file there. Throws std::runtime_error naming the path (the
+/// temporary file is removed), and before writing anything when `path` is a symbolic
+/// link, a directory, a FIFO, a device or a socket.
 void WritePrivateFile(const std::filesystem::path& path, const std::string& text);
 
 /// Like WritePrivateFile, but never replaces a file: the name is `<stem><ext>` in `dir`,
