@@ -417,6 +417,10 @@ TEST_F(InitTest, HomeAndConfigFromTheEnvironmentArePassedOn) {
   ScopedEnv home("KIOKU_HOME", "team-home");
   ScopedEnv config("KIOKU_CONFIG", "team.yaml");
   std::ostringstream out;
+  // A config that is not there is refused: the agent's server could never start with it.
+  EXPECT_EQ(Init(GlobalOptions{}, Options("claude-code"), true, false, out), 2);
+  EXPECT_FALSE(fs::exists(P(".mcp.json")));
+  Write(dir_.path() / "shell" / "team.yaml", "plugins: {}\n");
   const int code = Init(GlobalOptions{}, Options("claude-code"), /*install=*/true, /*print=*/false, out);
   fs::current_path(cwd);
   ASSERT_EQ(code, 0) << out.str();

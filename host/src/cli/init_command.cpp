@@ -25,7 +25,17 @@ int Init(const GlobalOptions& global, InitOptions options, bool install, bool pr
   // would use ~/.kioku and the embedded config.
   std::string config = global.config_path;
   if (const char* env = std::getenv("KIOKU_CONFIG"); config.empty() && env != nullptr) config = env;
-  if (!config.empty()) options.config_path = fs::absolute(config, ec).lexically_normal().string();
+  if (!config.empty()) {
+    options.config_path = fs::absolute(config, ec).lexically_normal().string();
+    // Written into the agent's config, a missing file would stop its server at every start
+    // and fail every hook quietly (they end in `|| true`).
+    if (!fs::is_regular_file(options.config_path, ec) && !print) {
+      std::cerr << "kioku: the config " << options.config_path << " (from "
+                << (global.config_path.empty() ? "KIOKU_CONFIG" : "--config")
+                << ") is not a file; the agent's kioku could not start with it. Name an existing file.\n";
+      return 2;
+    }
+  }
   if (const char* env = std::getenv("KIOKU_HOME"); env != nullptr && *env != '\0') {
     options.data_home = fs::absolute(ResolveHome(""), ec).lexically_normal().string();
   }
