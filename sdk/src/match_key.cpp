@@ -3,6 +3,8 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <unicode/uchar.h>
@@ -56,6 +58,7 @@ std::string AsciiMatchKey(std::string_view text) {
 // hook or `kioku call` (dlopen of libicuuc and its 30 MB data library), for text that is
 // almost always ASCII. Through its C API, whose entry points are plain versioned symbols.
 struct Icu {
+  std::string problem;  ///< why ICU cannot be used; "" when it loaded
   decltype(&unorm2_normalize) normalize = nullptr;
   decltype(&u_strFromUTF8) from_utf8 = nullptr;
   decltype(&u_strToUTF8) to_utf8 = nullptr;
@@ -69,24 +72,31 @@ bool Resolve(void* library, F& function, const char* name) {
   return function != nullptr;
 }
 
-const Icu* LoadIcu() {
-  static const Icu* const icu = []() -> const Icu* {
+const Icu& LoadIcu() {
+  static const Icu icu = [] {
+    Icu loaded;
     // Never closed: the normalizer instance lives in the library until the process ends.
     void* library = ::dlopen(UnicodeLibraryName(), RTLD_NOW | RTLD_LOCAL);
-    if (library == nullptr) return nullptr;
-    static Icu loaded;
+    if (library == nullptr) {
+      const char* why = ::dlerror();
+      loaded.problem = why != nullptr ? why : std::string("cannot load ") + UnicodeLibraryName();
+      return loaded;
+    }
     decltype(&unorm2_getNFKCCasefoldInstance) instance = nullptr;
     if (!Resolve(library, instance, KIOKU_ICU_SYMBOL(unorm2_getNFKCCasefoldInstance)) ||
         !Resolve(library, loaded.normalize, KIOKU_ICU_SYMBOL(unorm2_normalize)) ||
         !Resolve(library, loaded.from_utf8, KIOKU_ICU_SYMBOL(u_strFromUTF8)) ||
         !Resolve(library, loaded.to_utf8, KIOKU_ICU_SYMBOL(u_strToUTF8)) ||
         !Resolve(library, loaded.is_white_space, KIOKU_ICU_SYMBOL(u_isUWhiteSpace))) {
-      return nullptr;
+      loaded.problem = std::string(UnicodeLibraryName()) + " lacks the functions of ICU " U_ICU_VERSION;
+      return loaded;
     }
     UErrorCode status = U_ZERO_ERROR;
     loaded.nfkc_cf = instance(&status);
-    if (U_FAILURE(status) || loaded.nfkc_cf == nullptr) return nullptr;
-    return &loaded;
+    if (U_FAILURE(status) || loaded.nfkc_cf == nullptr) {
+      loaded.problem = "ICU's NFKC_Casefold data cannot be loaded (UErrorCode " + std::to_string(status) + ")";
+    }
+    return loaded;
   }();
   return icu;
 }
@@ -118,16 +128,22 @@ bool Fold(const Icu& icu, std::string_view utf8, std::vector<UChar>& out) {
 
 const char* UnicodeLibraryName() { return "libicuuc.so." U_ICU_VERSION_SHORT; }
 
-bool UnicodeMatchKeysAvailable() { return LoadIcu() != nullptr; }
+std::string UnicodeMatchKeysProblem() { return LoadIcu().problem; }
 
 std::string MatchKey(std::string_view text) {
   if (std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
     return AsciiMatchKey(text);
   }
   const std::string clean = IsValidUtf8(text) ? std::string(text) : SanitizeUtf8(text);
-  const Icu* icu = LoadIcu();
+  const Icu& icu = LoadIcu();
+  if (!icu.problem.empty()) {
+    // A key made without ICU would not match the keys stored with it: the text's memory,
+    // tag or entity would split from its equals for good. Refused instead, nothing written.
+    throw std::runtime_error("matching non-ASCII text needs ICU, which cannot be used: " + icu.problem +
+                             " (Debian package libicu" U_ICU_VERSION_SHORT "; `kioku doctor` checks it)");
+  }
   std::vector<UChar> folded;
-  if (icu == nullptr || !Fold(*icu, clean, folded)) return AsciiLowerFallback(clean);
+  if (!Fold(icu, clean, folded)) return AsciiLowerFallback(clean);
 
   // Collapse Unicode white space runs to one ASCII space; trim both ends.
   std::vector<UChar> collapsed;
@@ -138,7 +154,7 @@ std::string MatchKey(std::string_view text) {
     const int32_t start = i;
     UChar32 cp = 0;
     U16_NEXT(folded.data(), i, length, cp);
-    if (icu->is_white_space(cp)) {
+    if (icu.is_white_space(cp)) {
       pending_space = !collapsed.empty();
       continue;
     }
@@ -149,7 +165,7 @@ std::string MatchKey(std::string_view text) {
   UErrorCode status = U_ZERO_ERROR;
   std::string out(collapsed.size() * 3, '\0');  // a UTF-16 unit is at most 3 UTF-8 bytes
   int32_t out_length = 0;
-  icu->to_utf8(out.data(), static_cast<int32_t>(out.size()), &out_length, collapsed.data(),
+  icu.to_utf8(out.data(), static_cast<int32_t>(out.size()), &out_length, collapsed.data(),
                static_cast<int32_t>(collapsed.size()), &status);
   if (U_FAILURE(status)) return AsciiLowerFallback(clean);
   out.resize(static_cast<std::size_t>(out_length));

@@ -15,7 +15,8 @@
 // Nothing sleeps: every wait is a request/response with the SDK, under a safety timeout.
 
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 
@@ -161,6 +162,36 @@ describe('semantic layer through kioku serve', () => {
       assert.equal(e.memory.text, 'The engine is written in C++20.');
     },
   );
+});
+
+describe('semantic layer without a loadable ICU', () => {
+  // ICU is opened on the first non-ASCII key. A key made without it would never match the
+  // keys stored with it, so such a write is refused, nothing stored; ASCII text works, and
+  // once ICU loads the full-width form finds the memory the ASCII one wrote.
+  test('non-ASCII writes fail clearly, ASCII ones work, doctor says why', () => {
+    const sandbox = makeSandbox({ enabled: ['semantic'], profile: 'full' });
+    try {
+      const broken = path.join(sandbox.dir, 'broken-icu');
+      mkdirSync(broken);
+      writeFileSync(path.join(broken, 'libicuuc.so.72'), '');
+      const run = (args, env = {}) =>
+        spawnSync(KIOKU_BIN, ['--config', sandbox.config, ...args], { env: sandbox.env(env), encoding: 'utf8', cwd: sandbox.dir });
+      const noIcu = { LD_LIBRARY_PATH: broken };
+      const wide = JSON.stringify({ memories: [{ text: '\uFF34\uFF41\uFF52\uFF4F owns billing', kind: 'fact' }] });
+      const refused = run(['call', 'memory_remember', wide], noIcu);
+      assert.equal(refused.status, 1, refused.stdout + refused.stderr);
+      assert.match(refused.stdout + refused.stderr, /non-ASCII text needs ICU[^]*file too short[^]*libicu72/);
+      const plain = run(['call', 'memory_remember', JSON.stringify({ memories: [{ text: 'Taro owns billing', kind: 'fact' }] })], noIcu);
+      assert.equal(plain.status, 0, plain.stderr);
+      const doctor = run(['doctor'], noIcu);
+      assert.match(doctor.stdout, /FAIL {2}unicode keys: .*file too short/);
+      const again = run(['call', 'memory_remember', wide]);
+      assert.equal(again.status, 0, again.stderr);
+      assert.match(again.stdout, /^reaffirmed /);
+    } finally {
+      sandbox.cleanup();
+    }
+  });
 });
 
 describe('episodic layer through kioku serve', () => {

@@ -146,12 +146,11 @@ int Doctor(const GlobalOptions& global, bool as_json, std::ostream& out, bool on
   err.clear();
   report.Add("fts5 trigram", TryExec(mem, "CREATE VIRTUAL TABLE t USING fts5(x, tokenize='trigram')", err),
              err.empty() ? "trigram tokenizer available" : err);
-  const std::string icu = sdk::UnicodeLibraryName();
-  report.Add("unicode keys", sdk::UnicodeMatchKeysAvailable(),
-             sdk::UnicodeMatchKeysAvailable()
-                 ? icu + " loaded: non-ASCII names, subjects and tags match by NFKC case folding"
-                 : "cannot load " + icu + " (Debian package libicu" + icu.substr(icu.rfind('.') + 1) +
-                       "): non-ASCII names, subjects and tags match by ASCII case only");
+  const std::string icu_problem = sdk::UnicodeMatchKeysProblem();
+  report.Add("unicode keys", icu_problem.empty(),
+             icu_problem.empty()
+                 ? std::string(sdk::UnicodeLibraryName()) + " loaded: non-ASCII names, subjects and tags match by NFKC case folding"
+                 : icu_problem + ": writes and searches with non-ASCII names, subjects or tags fail until ICU loads");
 
   if (!loaded.config.source.empty()) {
     const auto home = ResolveHome(loaded.config.home.string());

@@ -19,9 +19,11 @@
 /// version the SDK was built with) the first time it is needed, through its C API.
 ///
 /// Thread-safety: safe from any thread (ICU's normalizer instance is immutable and shared).
-/// Errors: never throws for any input; when ICU fails or cannot be loaded, non-ASCII input
-/// comes back with only its ASCII letters lower-cased (so keys stay usable);
-/// UnicodeMatchKeysAvailable() says which (`kioku doctor` reports it).
+/// Errors: for non-ASCII text when ICU cannot be loaded, std::runtime_error naming why and
+/// the package (a key made without ICU would never match the keys stored with it, so the
+/// write or search fails instead; UnicodeMatchKeysProblem() tells in advance, `kioku doctor`
+/// reports it). ASCII text never throws; should a loaded ICU fail on some input, that input
+/// comes back with only its ASCII letters lower-cased.
 
 #include <string>
 #include <string_view>
@@ -31,8 +33,9 @@ namespace kioku::sdk {
 /// The matching key of `text` (see the file comment). Output is valid UTF-8.
 std::string MatchKey(std::string_view text);
 
-/// True when ICU could be loaded, so non-ASCII keys are NFKC case-folded; loads it if needed.
-bool UnicodeMatchKeysAvailable();
+/// "" when ICU can be used for non-ASCII keys (loading it if needed), else why not (the
+/// loader's message).
+std::string UnicodeMatchKeysProblem();
 
 /// The ICU library MatchKey opens ("libicuuc.so.72"), for messages.
 const char* UnicodeLibraryName();
