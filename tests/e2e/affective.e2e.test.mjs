@@ -159,7 +159,8 @@ describe('affective layer with the SDK client over stdio', () => {
       'kioku call with its stdout closed',
     );
     assert.equal(exited.signal, null, exited.stderr);
-    assert.equal(exited.code, 0, exited.stderr);
+    assert.equal(exited.code, 1, exited.stderr);  // the output was lost, and the exit says so
+    assert.match(exited.stderr, /the output could not be written/);
     const q = await client.callTool({ name: 'feedback_query', arguments: { tool_prefix: 'echo_say', group_by: 'agent' } });
     const row = q.structuredContent.tools.find((r) => r.agent_id === agent);
     assert.ok(row, JSON.stringify(q.structuredContent));
