@@ -341,7 +341,9 @@ std::pair<std::string, std::string> ReadConfigText(const std::string& cli_path) 
 
 std::filesystem::path ResolveHome(const std::string& config_home) {
   auto expand = [](std::string p) -> std::filesystem::path {
-    if (!p.empty() && p[0] == '~') {
+    // "~" and "~/…" only, as a shell expands them; "~bob/x" is another user's home, which
+    // the shell resolves before kioku sees it, so here it stays a literal (relative) name.
+    if (p == "~" || p.rfind("~/", 0) == 0) {
       const char* home = std::getenv("HOME");
       p = std::string(home ? home : "/tmp") + p.substr(1);
     }

@@ -164,6 +164,28 @@ describe('semantic layer through kioku serve', () => {
   );
 });
 
+describe('plugin command groups', () => {
+  test('a group named without its subcommand lists them and exits 2', () => {
+    const sandbox = makeSandbox({ enabled: ['episodic'] });
+    try {
+      const run = (args) => spawnSync(KIOKU_BIN, ['--config', sandbox.config, ...args], { env: sandbox.env(), encoding: 'utf8' });
+      for (const args of [['summaries'], ['summaries', 'bogus']]) {
+        const r = run(args);
+        assert.equal(r.status, 2, r.stderr);
+        assert.match(r.stderr, /kioku summaries: (name a subcommand|unknown subcommand 'bogus'):\n {2}summaries refine /);
+      }
+      const help = run(['summaries', '--help']);
+      assert.equal(help.status, 0, help.stderr);
+      assert.match(help.stdout, /Subcommands of `kioku summaries`:\n {2}summaries refine /);
+      const unknown = run(['nosuch']);
+      assert.equal(unknown.status, 2);
+      assert.match(unknown.stderr, /unknown command 'nosuch'/);
+    } finally {
+      sandbox.cleanup();
+    }
+  });
+});
+
 describe('semantic layer without a loadable ICU', () => {
   // ICU is opened on the first non-ASCII key. A key made without it would never match the
   // keys stored with it, so such a write is refused, nothing stored; ASCII text works, and

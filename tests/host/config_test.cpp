@@ -223,6 +223,8 @@ TEST(ConfigTest, ResolveHomePrecedence) {
     ScopedEnv kioku_home("KIOKU_HOME", std::nullopt);
     EXPECT_EQ(ResolveHome("/from/config"), std::filesystem::path("/from/config"));
     EXPECT_EQ(ResolveHome("~/mem"), std::filesystem::path("/home/tester/mem"));
+    EXPECT_EQ(ResolveHome("~"), std::filesystem::path("/home/tester"));
+    EXPECT_EQ(ResolveHome("~bob/mem"), std::filesystem::path("~bob/mem"));  // was /home/testerbob/mem
     EXPECT_EQ(ResolveHome(""), std::filesystem::path("/home/tester/.kioku"));
   }
   {

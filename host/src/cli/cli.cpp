@@ -58,12 +58,12 @@ int RunPluginCommand(const GlobalOptions& global, const std::string& name, std::
       return code;
     }
   }
-  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-    std::string group;
-    for (const auto& command : commands) {
-      if (command.name.rfind(name + " ", 0) == 0) group += "  " + command.name + "  " + command.summary + "\n";
-    }
-    if (!group.empty()) out << "Subcommands of `kioku " << name << "`:\n" << group << "\n";
+  std::string group;  // the two-word commands under `name`
+  for (const auto& command : commands) {
+    if (command.name.rfind(name + " ", 0) == 0) group += "  " + command.name + "  " + command.summary + "\n";
+  }
+  if (!args.empty() && (args[0] == "--help" || args[0] == "-h") && !group.empty()) {
+    out << "Subcommands of `kioku " << name << "`:\n" << group << "\n";
   }
   // A shared name (sdk::kEmbedCommandName) runs every plugin's command in turn; the help of
   // the first stands for them all.
@@ -81,10 +81,12 @@ int RunPluginCommand(const GlobalOptions& global, const std::string& name, std::
     EndOneShot(loaded);
     return code;
   }
-  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
-    for (const auto& command : commands) {
-      if (command.name.rfind(name + " ", 0) == 0) return 0;  // the group listing above
-    }
+  if (!group.empty()) {
+    if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) return 0;  // the listing above
+    std::cerr << "kioku " << name << ": "
+              << (args.empty() ? "name a subcommand" : "unknown subcommand '" + args[0] + "'") << ":\n"
+              << group;
+    return 2;
   }
   std::cerr << "kioku: unknown command '" << name << "'; run `kioku --help` for the list\n";
   return 2;
