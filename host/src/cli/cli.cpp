@@ -176,7 +176,7 @@ int RunCommand(int argc, char** argv, int proto_out_fd, std::ostream& out) {
         sub->add_flag("--print", init_print, "Print a generic MCP JSON snippet instead of editing files");
       }
     };
-    auto* init = app.add_subcommand("init", "Wire kioku into an agent: MCP entry, hooks, AGENTS.md block");
+    auto* init = app.add_subcommand("init", "Wire kioku into an agent: MCP entry, hooks, instructions block (CLAUDE.md, AGENTS.md or GEMINI.md)");
     add_init_options(init, true);
     auto* uninstall = app.add_subcommand("uninstall", "Remove exactly what `kioku init` wrote for a client");
     add_init_options(uninstall, false);

@@ -159,7 +159,9 @@ int Doctor(const GlobalOptions& global, bool as_json, std::ostream& out, bool on
     const bool home_exists = std::filesystem::is_directory(home, ec);
     const std::string home_mode = Mode(home);
     report.Add("data directory", !home_exists || home_mode == "0700",
-               home.string() + (home_exists ? " mode " + home_mode + " (want 0700)" : " (created on first start)"));
+               home.string() + (home_exists ? " mode " + home_mode +
+                                                   (home_mode == "0700" ? "" : " (want 0700; kioku tightens it at its next start)")
+                                             : " (created on first start)"));
     if (std::filesystem::exists(db_path, ec)) {
       const std::string db_mode = Mode(db_path);
       report.Add("database permissions", db_mode == "0600", db_path.string() + " mode " + db_mode + " (want 0600)");
