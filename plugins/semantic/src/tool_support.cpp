@@ -118,9 +118,16 @@ std::vector<std::string> ParseTags(const Json& tags) {
   std::set<std::string> seen;
   if (!tags.is_array()) return out;
   for (const Json& t : tags) {
-    const std::string tag = NormalizeTag(t.get<std::string>());
+    const std::string sent = t.get<std::string>();
+    const std::string tag = NormalizeTag(sent);
     if (tag.empty()) throw sdk::ToolError("tags must not be empty strings");
-    if (tag.size() > 64) throw sdk::ToolError("tag '" + sdk::TruncateUtf8(tag, 40) + "' is longer than 64 characters");
+    // Characters, as the schema counts them (a CJK character is 3 bytes); the key can be
+    // longer than what was sent where NFKC expands a character (U+FDFA is 18).
+    if (sdk::Utf8Length(tag) > 64) {
+      throw sdk::ToolError("tag '" + sdk::TruncateUtf8(sent, 40) + "' is longer than 64 characters" +
+                           (sdk::Utf8Length(sent) <= 64 ? " once normalized (NFKC expands some characters)" : "") +
+                           "; send a shorter tag");
+    }
     if (seen.insert(tag).second) out.push_back(tag);
   }
   return out;

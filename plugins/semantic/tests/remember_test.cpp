@@ -157,6 +157,23 @@ TEST_F(SemanticTest, BatchItemsAreCheckedLikeSingleMemories) {
   EXPECT_EQ(Snapshot(), before);
 }
 
+// Tag length is in characters, as the schema counts them: 30 CJK characters (90 bytes) are
+// a tag; 10 × U+FDFA (10 characters, 180 once NFKC expands them) are not, and the message
+// quotes what was sent.
+TEST_F(SemanticTest, TagLengthIsCountedInCharacters) {
+  std::string cjk;
+  for (int i = 0; i < 30; ++i) cjk += "\u79FB";
+  Json ok = Ok("memory_remember", {{"text", "The schema move is planned"}, {"kind", "fact"}, {"tags", {cjk}}});
+  EXPECT_EQ(ok["results"][0]["action"], "remembered");
+  std::string wide;
+  for (int i = 0; i < 10; ++i) wide += "\uFDFA";
+  const std::string before = Snapshot();
+  const std::string msg = Err("memory_remember", {{"text", "Another fact"}, {"kind", "fact"}, {"tags", {wide}}});
+  EXPECT_NE(msg.find("tag '\uFDFA"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("longer than 64 characters once normalized"), std::string::npos) << msg;
+  EXPECT_EQ(Snapshot(), before);
+}
+
 TEST_F(SemanticTest, RefusesSecretsAndSaysWhy) {
   const std::string before = Snapshot();
   std::string msg = Err("memory_remember",
