@@ -66,6 +66,8 @@ void DeferredWrites::FlushHere() {
   }
   if (batch.empty()) return;
   if (WriteBatch(batch)) return;
+  log_.Warn("deferred writes: database still locked after retries; keeping " + std::to_string(batch.size()) +
+            " writes for later");
   std::lock_guard lock(mutex_);
   pending_.insert(pending_.begin(), std::make_move_iterator(batch.begin()), std::make_move_iterator(batch.end()));
   oldest_ms_ = clock_.NowMs();
@@ -108,6 +110,14 @@ void DeferredWrites::Loop() {
       oldest_ms_.reset();
       lock.unlock();
       const bool locked_out = !WriteBatch(batch);
+      if (locked_out) {
+        // At shutdown there is no later (a one-shot process exits next): say what is lost.
+        log_.Warn(stopping_ ? "deferred writes: the database stayed locked through every retry at shutdown; dropped " +
+                                  std::to_string(batch.size()) +
+                                  " (usage counters and call outcomes, never a memory)"
+                            : "deferred writes: database still locked after retries; keeping " +
+                                  std::to_string(batch.size()) + " writes for later");
+      }
       if (!locked_out || stopping_) batch.clear();  // destroy the writes outside the lock
       lock.lock();
       ++batches_;
@@ -159,11 +169,7 @@ bool DeferredWrites::WriteBatch(std::vector<DeferredWrite>& batch) {
     });
     return true;
   } catch (const SQLite::Exception& e) {
-    if (sdk::IsBusyError(e)) {
-      log_.Warn("deferred writes: database still locked after retries; keeping " + std::to_string(batch.size()) +
-                " writes for later");
-      return false;
-    }
+    if (sdk::IsBusyError(e)) return false;  // the caller keeps or drops the batch, and says which
     log_.Warn("deferred writes: dropped a batch of " + std::to_string(batch.size()) + " (" + e.what() + ")");
   } catch (const std::exception& e) {
     log_.Warn("deferred writes: dropped a batch of " + std::to_string(batch.size()) + " (" + e.what() + ")");

@@ -67,7 +67,8 @@ class DeferredWrites {
  private:
   bool DueLocked() const;
   void Loop();
-  /// False when the database stayed locked (the batch is kept); true when written or dropped.
+  /// False when the database stayed locked (the caller keeps or drops the batch and logs
+  /// which); true when written, or dropped for another error (logged here).
   bool WriteBatch(std::vector<DeferredWrite>& batch);
 
   ConnectionPool& pool_;

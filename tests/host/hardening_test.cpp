@@ -403,6 +403,31 @@ TEST_F(DeferredWritesTest, FlushHereWritesOnTheCallingThreadAndKeepsWhatALockHel
   EXPECT_EQ(Rows(), 2);
 }
 
+// A lock held through every retry at shutdown: there is no later (a one-shot process exits
+// next), so the batch is dropped and the log says so, not that it is kept.
+TEST_F(DeferredWritesTest, ALockHeldThroughShutdownDropsTheBatchAndSaysSo) {
+  struct Lines : sdk::Logger {
+    void Log(sdk::LogLevel, std::string_view m) override {
+      std::lock_guard lock(mutex);
+      text += std::string(m) + "\n";
+    }
+    std::mutex mutex;
+    std::string text;
+  } lines;
+  pool_ = std::make_unique<ConnectionPool>(dir_.path() / "kioku.db", 20);
+  DeferredWriteOptions o;
+  o.max_age_ms = 3'600'000;
+  DeferredWrites writes(*pool_, clock_, lines, o);
+  writes.Add(Insert(1));
+  {
+    WriteLockHolder lock(dir_.path() / "kioku.db");
+    writes.Stop();
+  }
+  EXPECT_EQ(Rows(), 0);
+  EXPECT_THAT(lines.text, HasSubstr("at shutdown; dropped 1 (usage counters and call outcomes, never a memory)"));
+  EXPECT_THAT(lines.text, Not(HasSubstr("for later")));
+}
+
 TEST_F(DeferredWritesTest, StopWritesWhatIsQueuedAndLaterWritesRunInline) {
   DeferredWrites writes(*pool_, clock_, *log_, {});
   writes.Add(Insert(1));
