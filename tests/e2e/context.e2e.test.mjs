@@ -8,6 +8,7 @@
 //   Claude Code hook JSON, and prints nothing for an irrelevant prompt.
 
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 
@@ -102,6 +103,27 @@ describe('context block through the SDK client', () => {
 
     const plain = await run(sandbox, ['context', '--budget', '500'], '', sandbox.dir);
     assert.match(plain.stdout, /^kioku memory for this project/);
+
+    // A hook whose reader is gone still exits 0 (hooks fail open); `kioku call` says 1.
+    const readerGone = (args, input) =>
+      withTimeout(
+        new Promise((resolve, reject) => {
+          const child = spawn(KIOKU_BIN, ['--config', sandbox.config, ...args], {
+            env: keepEnv(sandbox.env({ KIOKU_AGENT_ID: 'e2e-hook' })), cwd: '/', stdio: ['pipe', 'pipe', 'pipe'] });
+          child.stdout.destroy();
+          let stderr = '';
+          child.stderr.on('data', (d) => (stderr += d));
+          child.on('error', reject);
+          child.on('close', (code, signal) => resolve({ code, signal, stderr }));
+          child.stdin.end(input);
+        }),
+        `kioku ${args.join(' ')} with its stdout closed`,
+      );
+    const hook = await readerGone(['context', '--hook-stdin'], envelope('SessionStart'));
+    assert.deepEqual([hook.code, hook.signal], [0, null], hook.stderr);
+    const call = await readerGone(['call', 'memory_recall', '{"query":"pnpm"}'], '');
+    assert.deepEqual([call.code, call.signal], [1, null], call.stderr);
+    assert.match(call.stderr, /the output could not be written/);
   });
 });
 

@@ -248,10 +248,14 @@ int Run(int argc, char** argv, int proto_out_fd) {
   std::ostream out(&out_buf);
   const int code = RunCommand(argc, argv, proto_out_fd, out);
   // SIGPIPE is ignored (main), so output lost to a reader that went away, or to a full
-  // disk, shows only here: the exit code says so, as a write error does for other tools.
+  // disk, shows only here: the exit code says so, as a write error does for other tools;
+  // except for the hook commands, which exit 0 whatever happens (`context`, `hook …`).
   if (!out.flush()) {
     std::cerr << "kioku: the output could not be written (its reader went away, or the disk is full)\n";
-    return code == 0 ? 1 : code;
+    const int cmd = CommandIndex(argc, argv);
+    const std::string word = cmd > 0 ? argv[cmd] : "";
+    const bool fails_open = word == "context" || word == "hook";
+    return code == 0 && !fails_open ? 1 : code;
   }
   return code;
 }
