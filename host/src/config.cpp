@@ -341,11 +341,13 @@ std::pair<std::string, std::string> ReadConfigText(const std::string& cli_path) 
 
 std::filesystem::path ResolveHome(const std::string& config_home) {
   auto expand = [](std::string p) -> std::filesystem::path {
-    // "~" and "~/…" only, as a shell expands them; "~bob/x" is another user's home, which
-    // the shell resolves before kioku sees it, so here it stays a literal (relative) name.
+    // "~" and "~/…" only. "~bob/x" (another user's home, which a shell resolves before
+    // kioku sees it) would otherwise become a folder named "~bob" in the working directory.
     if (p == "~" || p.rfind("~/", 0) == 0) {
       const char* home = std::getenv("HOME");
       p = std::string(home ? home : "/tmp") + p.substr(1);
+    } else if (!p.empty() && p[0] == '~') {
+      throw std::runtime_error("home '" + p + "': kioku expands only ~ and ~/ (as $HOME); give the folder as an absolute path");
     }
     return std::filesystem::path(p).lexically_normal();
   };

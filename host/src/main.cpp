@@ -1,6 +1,7 @@
 // kioku entry point: keep the real stdout for the protocol, send everything else to stderr.
 #include <cerrno>
 #include <csignal>
+#include <initializer_list>
 #include <cstdio>
 #include <cstdlib>
 
@@ -20,10 +21,17 @@ int main(int argc, char** argv) {
   // still commits its deferred writes (recall counters, the call's outcome) after its output,
   // and a stdio server notices the closed pipe and stops (transport/stdio_server.cpp).
   std::signal(SIGPIPE, SIG_IGN);
-  // A parent may start kioku with a standard descriptor closed (`2>&-`): the dup below would
-  // take its number, and every log line meant for stderr would land in the protocol stream.
-  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; ++fd) {
-    if (::fcntl(fd, F_GETFD) == -1 && errno == EBADF) ::open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+  // A parent may start kioku with stdin or stderr closed (`2>&-`): the dup below would take
+  // the free number, and every log line meant for stderr would land in the protocol stream.
+  // Both are pointed at /dev/null. A closed stdout stays closed: the output cannot be
+  // written, and the exit code says so (cli::Run).
+  for (const int fd : {STDIN_FILENO, STDERR_FILENO}) {
+    if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF) continue;
+    const int null_fd = ::open("/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY);
+    if (null_fd >= 0 && null_fd != fd) {
+      ::dup2(null_fd, fd);
+      ::close(null_fd);
+    }
   }
   const int proto_out = ::dup(STDOUT_FILENO);
   ::dup2(STDERR_FILENO, STDOUT_FILENO);

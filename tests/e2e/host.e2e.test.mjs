@@ -4,7 +4,7 @@
 // schema rejection → unknown tool → invalid UTF-8 output → still serving; agent identity.
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -345,6 +345,11 @@ describe('stdio with a standard descriptor closed or a reader gone', () => {
       const lines = out.split('\n').filter((l) => l !== '');
       assert.equal(lines.length, 1, out);
       assert.equal(JSON.parse(lines[0]).id, 1);
+      // stdout closed (>&-): the result cannot be written, and the exit code says so.
+      const closed = spawnSync('sh', ['-c', 'exec "$0" "$@" >&-', KIOKU_BIN, '--config', sandbox.config,
+        '--plugin-dir', FIXTURE_PLUGIN_DIR, 'call', 'echo_say', '{"text":"hi"}'], { env: sandbox.env(), encoding: 'utf8' });
+      assert.equal(closed.status, 1, closed.stderr);
+      assert.match(closed.stderr, /the output could not be written/);
     } finally {
       sandbox.cleanup();
     }

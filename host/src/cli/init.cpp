@@ -226,13 +226,6 @@ int RunInit(const InitOptions& options, bool install, std::ostream& out, std::os
       if (remove_file) {
         fs::remove(p.edit->path);
         out << p.label << ": removed kioku (file deleted: nothing else was in it)\n";
-        // The client's folder init made for it (`.claude/`, `.codex/`), once empty, goes too:
-        // only a dot-folder holding the file, never the project or home folder above it.
-        std::error_code ec;
-        const fs::path dir = p.edit->path.parent_path();
-        const bool client_folder = dir.filename().string().rfind('.', 0) == 0 &&
-                                   !fs::equivalent(dir, options.project_dir, ec) && !fs::equivalent(dir, options.home, ec);
-        if (client_folder && fs::is_empty(dir, ec)) fs::remove(dir, ec);
       } else {
         WriteFile(p.edit->path, p.outcome.after);
         out << p.label << ": " << (install ? (p.existed ? "updated" : "created") : "removed kioku") << "\n";
