@@ -322,11 +322,14 @@ Config ParseConfigDoc(json doc, const std::string& source, const std::vector<std
   return config;
 }
 
+std::string ConfigPath(const std::string& cli_path) {
+  if (!cli_path.empty()) return cli_path;
+  const char* env = std::getenv("KIOKU_CONFIG");
+  return env != nullptr ? env : "";
+}
+
 std::pair<std::string, std::string> ReadConfigText(const std::string& cli_path) {
-  std::string path = cli_path;
-  if (path.empty()) {
-    if (const char* env = std::getenv("KIOKU_CONFIG"); env && *env) path = env;
-  }
+  const std::string path = ConfigPath(cli_path);
   if (path.empty()) return {EmbeddedDefaultConfig(), "(embedded default)"};
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {

@@ -119,7 +119,11 @@ Config ParseConfig(const std::string& yaml_text, const std::string& source,
 Config ParseConfigDoc(nlohmann::json doc, const std::string& source, const std::vector<std::string>& known_plugins,
                       bool embedded_default = false);
 
-/// Chooses the config text: `--config` path, else KIOKU_CONFIG, else the embedded default.
+/// The config file a process uses: `cli_path` (`--config`), else a non-empty KIOKU_CONFIG,
+/// else "" (the embedded default).
+std::string ConfigPath(const std::string& cli_path);
+
+/// Chooses the config text: ConfigPath(cli_path), else the embedded default.
 /// Returns {text, source}. Throws when the named file cannot be read.
 std::pair<std::string, std::string> ReadConfigText(const std::string& cli_path);
 

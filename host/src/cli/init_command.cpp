@@ -23,9 +23,7 @@ int Init(const GlobalOptions& global, InitOptions options, bool install, bool pr
   // The agent starts kioku with its own environment, not this shell's: a home or config
   // this shell names by variable is written into what init installs, or the agent's kioku
   // would use ~/.kioku and the embedded config.
-  std::string config = global.config_path;
-  if (const char* env = std::getenv("KIOKU_CONFIG"); config.empty() && env != nullptr) config = env;
-  if (!config.empty()) {
+  if (const std::string config = ConfigPath(global.config_path); !config.empty()) {
     options.config_path = fs::absolute(config, ec).lexically_normal().string();
     // Written into the agent's config, a missing file would stop its server at every start
     // and fail every hook quietly (they end in `|| true`).
