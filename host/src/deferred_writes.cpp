@@ -66,8 +66,7 @@ void DeferredWrites::FlushHere() {
   }
   if (batch.empty()) return;
   if (WriteBatch(batch)) return;
-  log_.Warn("deferred writes: database still locked after retries; keeping " + std::to_string(batch.size()) +
-            " writes for later");
+  ReportLockedOut(batch.size(), /*dropped=*/false);
   std::lock_guard lock(mutex_);
   pending_.insert(pending_.begin(), std::make_move_iterator(batch.begin()), std::make_move_iterator(batch.end()));
   oldest_ms_ = clock_.NowMs();
@@ -110,14 +109,8 @@ void DeferredWrites::Loop() {
       oldest_ms_.reset();
       lock.unlock();
       const bool locked_out = !WriteBatch(batch);
-      if (locked_out) {
-        // At shutdown there is no later (a one-shot process exits next): say what is lost.
-        log_.Warn(stopping_ ? "deferred writes: the database stayed locked through every retry at shutdown; dropped " +
-                                  std::to_string(batch.size()) +
-                                  " (usage counters and call outcomes, never a memory)"
-                            : "deferred writes: database still locked after retries; keeping " +
-                                  std::to_string(batch.size()) + " writes for later");
-      }
+      // At shutdown there is no later (a one-shot process exits next): the batch is dropped.
+      if (locked_out) ReportLockedOut(batch.size(), /*dropped=*/stopping_);
       if (!locked_out || stopping_) batch.clear();  // destroy the writes outside the lock
       lock.lock();
       ++batches_;
@@ -141,6 +134,13 @@ void DeferredWrites::Loop() {
     }
     done_.notify_all();
   }
+}
+
+void DeferredWrites::ReportLockedOut(std::size_t writes, bool dropped) {
+  log_.Warn(dropped ? "deferred writes: the database stayed locked through every retry at shutdown; dropped " +
+                          std::to_string(writes) + " (usage counters and call outcomes, never a memory)"
+                    : "deferred writes: database still locked after retries; keeping " + std::to_string(writes) +
+                          " writes for later");
 }
 
 bool DeferredWrites::WriteBatch(std::vector<DeferredWrite>& batch) {

@@ -67,9 +67,11 @@ class DeferredWrites {
  private:
   bool DueLocked() const;
   void Loop();
-  /// False when the database stayed locked (the caller keeps or drops the batch and logs
-  /// which); true when written, or dropped for another error (logged here).
+  /// False when the database stayed locked (the caller keeps or drops the batch and says
+  /// which through ReportLockedOut); true when written, or dropped for another error (logged here).
   bool WriteBatch(std::vector<DeferredWrite>& batch);
+  /// Logs a batch of `writes` the lock held back: kept for the next try, or `dropped`.
+  void ReportLockedOut(std::size_t writes, bool dropped);
 
   ConnectionPool& pool_;
   const sdk::Clock& clock_;

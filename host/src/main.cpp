@@ -1,9 +1,9 @@
 // kioku entry point: keep the real stdout for the protocol, send everything else to stderr.
 #include <cerrno>
 #include <csignal>
-#include <initializer_list>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
 
 #include <fcntl.h>
 #include <sqlite3.h>

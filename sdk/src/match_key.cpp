@@ -166,7 +166,7 @@ std::string MatchKey(std::string_view text) {
   std::string out(collapsed.size() * 3, '\0');  // a UTF-16 unit is at most 3 UTF-8 bytes
   int32_t out_length = 0;
   icu.to_utf8(out.data(), static_cast<int32_t>(out.size()), &out_length, collapsed.data(),
-               static_cast<int32_t>(collapsed.size()), &status);
+              static_cast<int32_t>(collapsed.size()), &status);
   if (U_FAILURE(status)) return AsciiLowerFallback(clean);
   out.resize(static_cast<std::size_t>(out_length));
   return out;
