@@ -87,40 +87,36 @@ std::string SqlWhere::AndSql() const {
   return out;
 }
 
-CachedStatement::CachedStatement(StatementCache* cache, const void* connection, std::string sql,
-                                 std::unique_ptr<SQLite::Statement> stmt)
-    : cache_(cache), connection_(connection), sql_(std::move(sql)), stmt_(std::move(stmt)) {}
+CachedStatement::CachedStatement(StatementCache* cache, const void* connection, StatementShelf::node_type node)
+    : cache_(cache), connection_(connection), node_(std::move(node)) {}
 
 CachedStatement::CachedStatement(CachedStatement&& other) noexcept
-    : cache_(std::exchange(other.cache_, nullptr)),
-      connection_(other.connection_),
-      sql_(std::move(other.sql_)),
-      stmt_(std::move(other.stmt_)) {}
+    : cache_(std::exchange(other.cache_, nullptr)), connection_(other.connection_), node_(std::move(other.node_)) {}
 
 CachedStatement::~CachedStatement() {
-  if (cache_ == nullptr || !stmt_) return;
+  if (cache_ == nullptr || node_.empty()) return;
   try {
-    stmt_->reset();
-    stmt_->clearBindings();
+    node_.mapped()->reset();
+    node_.mapped()->clearBindings();
   } catch (...) {
-    return;  // a statement that cannot be reset is not worth keeping; unique_ptr frees it
+    return;  // a statement that cannot be reset is not worth keeping; the node frees it
   }
-  cache_->Return(connection_, std::move(sql_), std::move(stmt_));
+  cache_->Return(connection_, std::move(node_));
 }
 
+// A lease moves the shelf's node (SQL text and statement) out and back in: no allocation
+// and no copy of the text per use, only for a statement prepared anew.
 CachedStatement StatementCache::Get(SQLite::Database& db, const std::string& sql) {
   const void* connection = db.getHandle();
   {
     std::lock_guard<std::mutex> lock(mutex_);
-    Idle& idle = idle_[connection];
-    if (auto it = idle.find(sql); it != idle.end()) {
-      std::unique_ptr<SQLite::Statement> stmt = std::move(it->second);
-      idle.erase(it);
-      return CachedStatement(this, connection, sql, std::move(stmt));
-    }
+    StatementShelf& idle = idle_[connection];
+    if (auto it = idle.find(sql); it != idle.end()) return CachedStatement(this, connection, idle.extract(it));
   }
   // Prepared outside the lock: it touches only this thread's connection.
-  return CachedStatement(this, connection, sql, std::make_unique<SQLite::Statement>(db, sql));
+  StatementShelf fresh;
+  return CachedStatement(this, connection,
+                         fresh.extract(fresh.emplace(sql, std::make_unique<SQLite::Statement>(db, sql))));
 }
 
 std::size_t StatementCache::IdleCount(SQLite::Database& db) {
@@ -129,12 +125,11 @@ std::size_t StatementCache::IdleCount(SQLite::Database& db) {
   return it == idle_.end() ? 0 : it->second.size();
 }
 
-void StatementCache::Return(const void* connection, std::string sql,
-                            std::unique_ptr<SQLite::Statement> stmt) {
+void StatementCache::Return(const void* connection, StatementShelf::node_type node) {
   std::lock_guard<std::mutex> lock(mutex_);
-  Idle& idle = idle_[connection];
-  if (idle.size() >= max_idle_) return;  // stmt freed on return; the idle set stays bounded
-  idle.emplace(std::move(sql), std::move(stmt));
+  StatementShelf& idle = idle_[connection];
+  if (idle.size() >= max_idle_) return;  // the node (and statement) freed on return; the shelf stays bounded
+  idle.insert(std::move(node));
 }
 
 }  // namespace kioku::sdk

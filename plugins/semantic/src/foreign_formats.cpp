@@ -190,7 +190,7 @@ sdk::ForeignImportResult ImportMemoryGraph(const Env& env, const sdk::ForeignImp
   auto known = KnownTexts(env, scope);
   const Author author{request.agent_id, ""};
   const std::int64_t now = env.clock.NowMs();
-  std::vector<std::string> written;
+  std::vector<std::int64_t> written;  // seqs, for rival detection
   // Relations name the file's own entities first (an entity of another type extracted
   // from an observation's text may share the name).
   std::unordered_map<std::string, Entity> defined;
@@ -230,8 +230,8 @@ sdk::ForeignImportResult ImportMemoryGraph(const Env& env, const sdk::ForeignImp
         }
         const WriteResult w = writer.Remember(d, author);
         known.emplace(key, KnownMemory{w.id, w.status});
-        if (std::optional<Memory> m = LoadMemoryById(env.db, w.id)) LinkMemoryEntity(env, m->seq, ent.seq);
-        written.push_back(w.id);
+        LinkMemoryEntity(env, w.seq, ent.seq);
+        written.push_back(w.seq);
         ++memories.inserted;
       }
     }
@@ -253,8 +253,8 @@ sdk::ForeignImportResult ImportMemoryGraph(const Env& env, const sdk::ForeignImp
     writer.Finish();  // rival detection reads the text index
     int contested = 0;
     RivalScan scan;
-    for (const std::string& id : written) {
-      if (!DetectRivals(env, id, author, &scan).empty()) ++contested;
+    for (const std::int64_t seq : written) {
+      if (!DetectRivals(env, seq, author, &scan).empty()) ++contested;
     }
     if (contested > 0) {
       result.notes.push_back(std::to_string(contested) + " imported memories may contradict others: contested, "

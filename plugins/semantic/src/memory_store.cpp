@@ -199,6 +199,7 @@ WriteResult MemoryWriter::Remember(const MemoryDraft& d, const Author& author) {
   WriteResult result;
 
   if (std::optional<Memory> same = FindSame(d, hash)) {
+    result.seq = same->seq;
     result.id = same->id;
     if (d.suggest) {
       result.action = "known";
@@ -273,6 +274,7 @@ WriteResult MemoryWriter::Remember(const MemoryDraft& d, const Author& author) {
   LinkEntities(m.seq, m.text);
   ResolveSubject(m, author, false, result.replaced, result.conflicts);
 
+  result.seq = m.seq;
   result.id = m.id;
   result.status = m.status;
   result.action = result.replaced.empty() ? "remembered" : "superseded";

@@ -46,6 +46,7 @@ struct Author {
 /// nothing written). `conflicts`: live memories with another value for the subject that
 /// this one did not replace (a pinned rival, or any rival of a pending suggestion).
 struct WriteResult {
+  std::int64_t seq = 0;  ///< the memory written or reaffirmed
   std::string id;
   std::string action;
   std::string status;

@@ -197,44 +197,41 @@ void AddHistory(const Env& env, const std::string& memory_id, const std::string&
   q.exec();
 }
 
-std::vector<RivalNote> DetectRivals(const Env& env, const std::string& memory_id, const Author& author,
-                                    RivalScan* scan_memo) {
+std::vector<RivalNote> DetectRivals(const Env& env, std::int64_t seq, const Author& author, RivalScan* scan_memo) {
   RivalScan local;
   RivalScan& memo = scan_memo != nullptr ? *scan_memo : local;
-  std::optional<Memory> m = LoadRivalSide(env, memory_id);
-  if (!m || m->status == "superseded" || m->status == "pinned") return {};
-  const TopicProfile& mine = ProfileOf(env, memo, *m);
-  std::vector<Memory*> candidates = RivalCandidates(env, memo, *m, RivalSearchTerms(mine));
+  Memory* found_m = RivalSide(env, memo, seq);
+  if (found_m == nullptr || found_m->status == "superseded" || found_m->status == "pinned") return {};
+  Memory& m = *found_m;  // the scan's copy: a later memory of the batch sees its status
+  const TopicProfile& mine = ProfileOf(env, memo, m);
+  std::vector<Memory*> candidates = RivalCandidates(env, memo, m, RivalSearchTerms(mine));
   std::vector<RivalNote> found;
   for (Memory* candidate : candidates) {
     Memory& r = *candidate;
     if (found.size() >= kMaxRivalsPerWrite) break;
-    if (!r.subject.empty() && !m->subject.empty()) continue;  // keyed: ResolveSubject decides
+    if (!r.subject.empty() && !m.subject.empty()) continue;  // keyed: ResolveSubject decides
     const PairVerdict v = ClassifyPair(ProfileOf(env, memo, r), mine);
     if (v.kind != PairKind::kRival) continue;
     {
       SQLite::Statement q(env.db,
                           "INSERT OR IGNORE INTO semantic_rivals(a_seq, b_seq, a_prior, b_prior, reason, detected_at) "
                           "VALUES (?,?,?,?,?,?)");
-      sdk::Bind(q, r.seq, m->seq, PriorOf(env, r), m->status == "contested" ? PriorOf(env, *m) : m->status,
+      sdk::Bind(q, r.seq, m.seq, PriorOf(env, r), m.status == "contested" ? PriorOf(env, m) : m.status,
                 v.reason, env.clock.NowMs());
       if (q.exec() == 0) continue;
     }
     found.push_back(NoteOf(r, v.reason));
-    if (m->status == "pending") continue;  // a suggestion waits in review; it changes nothing
+    if (m.status == "pending") continue;  // a suggestion waits in review; it changes nothing
     if (r.status == "active") {
       SetStatus(env, r.seq, "contested");
       r.status = "contested";  // the batch's memo sees it too
-      AddHistory(env, r.id, "contested", author.agent_id, "may be replaced by " + m->id + " (" + v.reason + ")");
+      AddHistory(env, r.id, "contested", author.agent_id, "may be replaced by " + m.id + " (" + v.reason + ")");
     }
-    if (m->status != "contested") {
-      SetStatus(env, m->seq, "contested");
-      m->status = "contested";
-      if (auto cached = memo.memories.find(m->seq); cached != memo.memories.end() && cached->second) {
-        cached->second->status = "contested";
-      }
+    if (m.status != "contested") {
+      SetStatus(env, m.seq, "contested");
+      m.status = "contested";
     }
-    AddHistory(env, m->id, "contested", author.agent_id, "may replace " + r.id + " (" + v.reason + ")");
+    AddHistory(env, m.id, "contested", author.agent_id, "may replace " + r.id + " (" + v.reason + ")");
   }
   return found;
 }

@@ -24,7 +24,8 @@
 /// Nothing here is ever promoted automatically; only Promote changes a memory to active.
 ///
 /// Every function runs inside the caller's transaction (reads) or write transaction
-/// (DetectRivals, Promote, Reject, Undo, MarkUsed). Memories are loaded by id.
+/// (DetectRivals, Promote, Reject, Undo, MarkUsed). Memories are loaded by id (DetectRivals: by
+/// seq).
 
 #include <cstdint>
 #include <map>
@@ -51,16 +52,16 @@ struct RivalNote {
   std::string reason;
 };
 
-/// After a new memory was written (its row exists and FTS is indexed: call after
-/// MemoryWriter::Finish): finds older live memories of the same kind and scope that rivals.hpp
-/// calls rivals (candidates from the FTS index, at most 25: see RivalCandidates in
-/// review_store.cpp), records each pair and marks
+/// After memory `seq` was written (its row exists and FTS is indexed: call after
+/// MemoryWriter::Finish; WriteResult::seq): finds older live memories of the same kind and
+/// scope that rivals.hpp calls rivals (candidates from the FTS index, at most 25: see
+/// rival_candidates.hpp RivalCandidates), records each pair and marks
 /// both contested — except a pinned side, which stays pinned, and a pending newcomer,
 /// which stays pending (its rivals are listed in review). Pairs already keyed by the same
 /// subject are left to ResolveSubject. Returns the rivals found (empty = none).
 /// `scan`, when given, is shared by the DetectRivals calls of one write (after one Finish):
 /// rival_candidates.hpp RivalScan.
-std::vector<RivalNote> DetectRivals(const Env& env, const std::string& memory_id, const Author& author,
+std::vector<RivalNote> DetectRivals(const Env& env, std::int64_t seq, const Author& author,
                                     RivalScan* scan = nullptr);
 
 /// Open rival pairs of one memory (the other side's id, preview and reason).

@@ -75,6 +75,17 @@ const TokenRows& Postings(const Env& env, RivalScan& memo, const std::string& to
   return out;
 }
 
+// A token in more than half of the memories (and in more than kFewRows of them) proposes
+// nothing: its Robertson–Spärck Jones idf, log((N − df + 0.5) / (df + 0.5)), is below zero,
+// so sharing it says nothing about the topic (Robertson & Zaragoza, "The Probabilistic
+// Relevance Framework: BM25 and Beyond", 2009, §3.1). Below kFewRows every token counts, as
+// two or three memories on one topic share all their words. `rows`: max(seq), at least the
+// number of memories.
+constexpr std::size_t kFewRows = 64;
+bool Uninformative(std::size_t df, std::int64_t rows) {
+  return df > kFewRows && 2 * static_cast<std::int64_t>(df) > rows;
+}
+
 // The columns rival detection reads (kind, scope and status filter candidates; text,
 // subject and value make the profile; id and status go into pairs and history), beginning
 // as kMemoryColumns does (ReadMemoryHead).
@@ -91,9 +102,10 @@ Memory ReadRivalSide(SQLite::Statement& q) {
   return m;
 }
 
-// The row of `seq` (nullopt when there is none), once per scan.
-Memory* Loaded(const Env& env, RivalScan& memo, std::int64_t seq) {
-  auto [it, fresh] = memo.memories.try_emplace(seq);
+}  // namespace
+
+Memory* RivalSide(const Env& env, RivalScan& scan, std::int64_t seq) {
+  auto [it, fresh] = scan.memories.try_emplace(seq);
   if (fresh) {
     sdk::CachedStatement q =
         env.Stmt(std::string("SELECT ") + kRivalColumns + " FROM semantic_memories m WHERE m.seq = ?");
@@ -101,15 +113,6 @@ Memory* Loaded(const Env& env, RivalScan& memo, std::int64_t seq) {
     if (q->executeStep()) it->second = ReadRivalSide(*q);
   }
   return it->second ? &*it->second : nullptr;
-}
-
-}  // namespace
-
-std::optional<Memory> LoadRivalSide(const Env& env, const std::string& id) {
-  sdk::CachedStatement q = env.Stmt(std::string("SELECT ") + kRivalColumns + " FROM semantic_memories m WHERE m.id = ?");
-  sdk::Bind(*q, id);
-  if (!q->executeStep()) return std::nullopt;
-  return ReadRivalSide(*q);
 }
 
 const TopicProfile& ProfileOf(const Env& env, RivalScan& scan, const Memory& m) {
@@ -138,7 +141,9 @@ std::vector<Memory*> RivalCandidates(const Env& env, RivalScan& memo, const Memo
     for (const std::string& token : IndexTokens(word)) {
       if (!seen.insert(token).second) continue;
       const TokenRows& posting = Postings(env, memo, token, always);
-      if (posting.rows.empty() || (posting.common && !always)) continue;
+      if (posting.rows.empty() || (!always && (posting.common || Uninformative(posting.rows.size(), memo.rows)))) {
+        continue;
+      }
       const double idf = std::log1p(static_cast<double>(memo.rows) / static_cast<double>(posting.rows.size()));
       // Older only: a batch pairs as one call at a time would.
       const auto end = std::lower_bound(posting.rows.begin(), posting.rows.end(), m.seq);
@@ -171,7 +176,7 @@ std::vector<Memory*> RivalCandidates(const Env& env, RivalScan& memo, const Memo
   const std::int64_t now = env.clock.NowMs();
   std::vector<Memory*> out;
   for (std::size_t i = 0; i < read && out.size() < kMaxCandidates; ++i) {
-    Memory* r = Loaded(env, memo, ranked[i].second);
+    Memory* r = RivalSide(env, memo, ranked[i].second);
     if (r == nullptr || r->kind != m.kind || r->scope.kind != m.scope.kind ||
         r->scope.project_id != m.scope.project_id || r->scope.path != m.scope.path) {
       continue;

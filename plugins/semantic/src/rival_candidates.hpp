@@ -37,11 +37,13 @@ struct RivalScan {
   std::unordered_map<std::int64_t, std::shared_ptr<const TopicProfile>> profiles;  ///< seq → its profile
 };
 
-/// The memory with `id`, with the columns rival detection reads (seq, id, kind, text,
-/// subject, value, status, scope, expires_at); nullopt when there is none.
-std::optional<Memory> LoadRivalSide(const Env& env, const std::string& id);
+/// Memory `seq` with the columns rival detection reads (seq, id, kind, text, subject,
+/// value, status, scope, expires_at), read once per scan; null when there is none. The
+/// pointer stays valid while `scan` lives, and a status set through it is what later
+/// DetectRivals calls of the scan see.
+Memory* RivalSide(const Env& env, RivalScan& scan, std::int64_t seq);
 
-/// The topic profile of `m` (loaded by LoadRivalSide or RivalCandidates): from the scan,
+/// The topic profile of `m` (loaded by RivalSide or RivalCandidates): from the scan,
 /// from Env::rivals when its text, subject and value are unchanged, else built and kept in
 /// both.
 const TopicProfile& ProfileOf(const Env& env, RivalScan& scan, const Memory& m);
@@ -51,10 +53,11 @@ const TopicProfile& ProfileOf(const Env& env, RivalScan& scan, const Memory& m);
 /// `terms`. Bounded work, as recall's FtsList: a token in more than scan_limit memories says
 /// little about the topic, so only the category words ("pnpm" names a rival however common
 /// it is; their newest scan_limit + 1 rows) and the rarer tokens propose candidates; a
-/// memory whose tokens are all common has none. Each candidate scores the sum over shared
-/// tokens of log(1 + rows / df) — BM25's idf without the length and frequency terms — ties
-/// newest first; at most 4 × kMaxCandidates rows are read. The pointers stay
-/// valid while `scan` lives.
+/// memory whose tokens are all common has none. Nor does a word token in more than half of
+/// the memories (once it is in more than 64): its Robertson–Spärck Jones idf is below zero.
+/// Each candidate scores the sum over shared tokens of log(1 + rows / df) — BM25's idf
+/// without the length and frequency terms — ties newest first; at most 4 × kMaxCandidates
+/// rows are read. The pointers stay valid while `scan` lives.
 inline constexpr std::size_t kMaxCandidates = 25;
 std::vector<Memory*> RivalCandidates(const Env& env, RivalScan& scan, const Memory& m, const RivalTerms& terms);
 

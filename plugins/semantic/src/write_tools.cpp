@@ -180,7 +180,7 @@ sdk::ToolResult HandleWrite(ToolContext& ctx, const Json& args, const sdk::Calle
     for (WriteResult& r : results) {
       rivals.emplace_back();
       if (r.action != "remembered" && r.action != "superseded") continue;
-      rivals.back() = DetectRivals(env, r.id, author, &scan);
+      rivals.back() = DetectRivals(env, r.seq, author, &scan);
       if (!rivals.back().empty() && !suggest) r.status = "contested";
     }
   });

@@ -170,6 +170,22 @@ TEST_F(RivalWriteTest, RivalsInsideOneBatch) {
   EXPECT_EQ(Count("semantic_memory_history", "memory_id = '" + jest + "' AND action = 'contested'"), 1);
 }
 
+// A word in most memories of a store ("gateway" in all 80 routes below) proposes no
+// candidates (its idf is below zero, rival_candidates.hpp), yet a change of value still finds
+// its rival through the words the two share with few others.
+TEST_F(RivalWriteTest, AWordInMostMemoriesLeavesRealRivalsFound) {
+  Json items = Json::array();
+  for (int n = 1; n <= 80; ++n) {
+    const std::string id = std::to_string(n);
+    items.push_back({{"text", "The gateway route /r" + id + " goes to service svc" + id}, {"kind", "fact"}});
+  }
+  Ok("memory_remember", {{"memories", items}});
+  const std::string a = Remember("The gateway timeout is 30 seconds");
+  const Json b = Ok("memory_remember", {{"text", "The gateway timeout is 45 seconds"}, {"kind", "fact"}});
+  EXPECT_EQ(b["results"][0]["rivals"], Json::array({a})) << b.dump();
+  EXPECT_EQ(Count("semantic_memories", "status = 'contested'"), 2);
+}
+
 // Token rows kept across writes (rival_cache.hpp) are extended by the rows written since:
 // each of B's tokens was looked up before A existed (and kept through an older seq), so A
 // is found only if the later rows are read too.

@@ -80,6 +80,9 @@ std::string Placeholders(std::size_t n);
 
 class StatementCache;
 
+/// Idle prepared statements of one connection, keyed by their SQL text.
+using StatementShelf = std::unordered_multimap<std::string, std::unique_ptr<SQLite::Statement>>;
+
 /// A statement leased from a StatementCache: the caller owns it exclusively until the
 /// lease is destroyed, which resets it, clears its bindings and returns it to the cache.
 /// Move-only. Use it on the thread whose connection it belongs to.
@@ -91,17 +94,15 @@ class CachedStatement {
   CachedStatement& operator=(const CachedStatement&) = delete;
   ~CachedStatement();
 
-  SQLite::Statement& operator*() const { return *stmt_; }
-  SQLite::Statement* operator->() const { return stmt_.get(); }
+  SQLite::Statement& operator*() const { return *node_.mapped(); }
+  SQLite::Statement* operator->() const { return node_.mapped().get(); }
 
  private:
   friend class StatementCache;
-  CachedStatement(StatementCache* cache, const void* connection, std::string sql,
-                  std::unique_ptr<SQLite::Statement> stmt);
+  CachedStatement(StatementCache* cache, const void* connection, StatementShelf::node_type node);
   StatementCache* cache_;
   const void* connection_;
-  std::string sql_;
-  std::unique_ptr<SQLite::Statement> stmt_;
+  StatementShelf::node_type node_;  ///< SQL text and statement, taken off the shelf whole (no copy)
 };
 
 /// Prepared statements reused across calls, keyed by (connection, SQL text). Preparing a
@@ -140,12 +141,11 @@ class StatementCache {
 
  private:
   friend class CachedStatement;
-  void Return(const void* connection, std::string sql, std::unique_ptr<SQLite::Statement> stmt);
+  void Return(const void* connection, StatementShelf::node_type node);
 
-  using Idle = std::unordered_multimap<std::string, std::unique_ptr<SQLite::Statement>>;
   std::size_t max_idle_;
   std::mutex mutex_;
-  std::unordered_map<const void*, Idle> idle_;
+  std::unordered_map<const void*, StatementShelf> idle_;
 };
 
 // ---- template definitions ---------------------------------------------------------------
