@@ -750,5 +750,22 @@ TEST_F(SemanticTest, TheWordIndexStaysMergedAcrossManyWrites) {
   EXPECT_EQ(found[0], ids[17]);
 }
 
+// The substring and entity-name indexes keep FTS5's own merging, told to let eight segments
+// gather on a level before merging them (automerge 8, schema.cpp): fewer rewrites as the
+// store grows, a bounded number of segments, and a substring search that still finds.
+TEST_F(SemanticTest, TheSubstringIndexesMergeEveryEightSegments) {
+  for (const char* t : {"semantic_fts_trigram", "semantic_entities_fts"}) {
+    SQLite::Statement q(rt_->Db(), std::string("SELECT v FROM ") + t + "_config WHERE k = 'automerge'");
+    ASSERT_TRUE(q.executeStep()) << t;
+    EXPECT_EQ(q.getColumn(0).getInt(), 8) << t;
+  }
+  std::vector<std::string> ids;
+  for (int n = 0; n < 40; ++n) ids.push_back(Remember("cache note " + std::to_string(n) + " for src/api/handler" + std::to_string(n) + ".ts"));
+  EXPECT_LE(Count("(SELECT DISTINCT segid FROM semantic_fts_trigram_idx)"), 16);
+  const std::vector<std::string> found = RecallIds({{"query", "andler31.t"}});
+  ASSERT_FALSE(found.empty());
+  EXPECT_EQ(found[0], ids[31]);
+}
+
 }  // namespace
 }  // namespace kioku::semantic::testing
