@@ -750,11 +750,11 @@ TEST_F(SemanticTest, TheWordIndexStaysMergedAcrossManyWrites) {
   EXPECT_EQ(found[0], ids[17]);
 }
 
-// The substring and entity-name indexes keep FTS5's own merging, told to let eight segments
-// gather on a level before merging them (automerge 8, schema.cpp): fewer rewrites as the
-// store grows, a bounded number of segments, and a substring search that still finds.
-TEST_F(SemanticTest, TheSubstringIndexesMergeEveryEightSegments) {
-  for (const char* t : {"semantic_fts_trigram", "semantic_entities_fts"}) {
+// FTS5 lets eight segments gather on a level of each index before merging them (automerge
+// 8, schema.cpp): fewer rewrites as the store grows, a bounded number of segments, and a
+// substring search that still finds.
+TEST_F(SemanticTest, TheTextIndexesMergeEveryEightSegments) {
+  for (const char* t : {"semantic_fts", "semantic_fts_trigram", "semantic_entities_fts"}) {
     SQLite::Statement q(rt_->Db(), std::string("SELECT v FROM ") + t + "_config WHERE k = 'automerge'");
     ASSERT_TRUE(q.executeStep()) << t;
     EXPECT_EQ(q.getColumn(0).getInt(), 8) << t;
