@@ -117,6 +117,7 @@ SQLite::Database OpenDatabase(const std::string& path, int busy_timeout_ms) {
     db.exec("PRAGMA synchronous=NORMAL");
     db.exec("PRAGMA foreign_keys=ON");
     db.exec("PRAGMA journal_size_limit=" + std::to_string(kWalSizeLimitBytes));
+    db.exec("PRAGMA wal_autocheckpoint=" + std::to_string(kWalAutocheckpointPages));
     // Statement journals (the pages a statement inside a transaction changes, kept so the
     // statement alone can roll back) in memory: on disk they were two write syscalls per
     // page, two thirds of all writes of a batch memory_remember (pager.c openSubJournal

@@ -53,6 +53,28 @@ TEST(OpenDatabase, SetsKiokuPragmas) {
   EXPECT_EQ(db.execAndGet("PRAGMA synchronous").getInt(), 1);  // NORMAL
   EXPECT_EQ(db.execAndGet("PRAGMA busy_timeout").getInt(), 1234);
   EXPECT_EQ(db.execAndGet("PRAGMA journal_size_limit").getInt64(), kWalSizeLimitBytes);
+  EXPECT_EQ(db.execAndGet("PRAGMA wal_autocheckpoint").getInt(), kWalAutocheckpointPages);
+}
+
+// Commits checkpoint only past kWalAutocheckpointPages: 8 MiB of writes (2,000 pages, past
+// SQLite's default 1,000) stay in the WAL, and the commit that crosses the bound moves them
+// into the database and restarts the WAL, which journal_size_limit then cuts back.
+TEST(OpenDatabase, CommitsCheckpointOnlyPastTheAutocheckpointBound) {
+  TempDir dir;
+  const std::string path = dir.File("k.db");
+  SQLite::Database reader = OpenDatabase(path);  // keeps the WAL from being removed
+  SQLite::Database db = OpenDatabase(path);
+  db.exec("CREATE TABLE t (v BLOB)");
+  const auto wal_pages = [&] { return std::filesystem::file_size(path + "-wal") / 4096; };
+  for (int i = 0; i < 200; ++i) db.exec("INSERT INTO t VALUES (zeroblob(40000))");
+  EXPECT_GT(wal_pages(), 1000u);
+  const auto db_pages = [&] { return std::filesystem::file_size(path) / 4096; };
+  EXPECT_LT(db_pages(), 100u);  // not checkpointed yet
+  for (int i = 0; i < 300 && wal_pages() > 1000u; ++i) db.exec("INSERT INTO t VALUES (zeroblob(40000))");
+  EXPECT_GT(db_pages(), 2000u);  // checkpointed
+  db.exec("INSERT INTO t VALUES (zeroblob(10))");
+  EXPECT_LE(std::filesystem::file_size(path + "-wal"), static_cast<std::uintmax_t>(kWalSizeLimitBytes) + 8 * 4096);
+  EXPECT_GT(reader.execAndGet("SELECT count(*) FROM t").getInt(), 200);
 }
 
 // A connection kept open (a running server) used to keep the WAL at its largest size for
