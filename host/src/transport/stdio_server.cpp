@@ -1,13 +1,14 @@
 #include "transport/stdio_server.hpp"
 
 #include <cerrno>
+#include <functional>
 #include <mutex>
+#include <optional>
 #include <poll.h>
 #include <string>
 #include <unistd.h>
 
-#include <boost/asio/post.hpp>
-#include <boost/asio/thread_pool.hpp>
+#include "transport/worker_pool.hpp"
 
 namespace kioku::host {
 namespace {
@@ -44,7 +45,7 @@ void RunStdio(mcp::Dispatcher& dispatcher, mcp::Session& session, const StdioOpt
   LineWriter writer(options.out_fd);
   // Server→client requests (roots/list) go out on the same line writer.
   session.send = [&writer](const nlohmann::json& message) { writer.Send(sdk::DumpJson(message)); };
-  boost::asio::thread_pool pool(static_cast<std::size_t>(std::max(1, options.workers)));
+  PreferredWorkerPool pool(options.workers);  // calls of a client that waits for each answer share one connection
 
   auto handle_line = [&](std::string line) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -57,8 +58,10 @@ void RunStdio(mcp::Dispatcher& dispatcher, mcp::Session& session, const StdioOpt
     }
     nlohmann::json message = std::move(*parsed);
     if (mcp::Dispatcher::IsToolCall(message)) {
-      boost::asio::post(pool, [&dispatcher, &session, &writer, message = std::move(message)] {
-        if (auto r = dispatcher.Handle(message, session)) writer.Send(sdk::DumpJson(*r));
+      pool.Post([&dispatcher, &session, &writer, message = std::move(message)]() -> std::function<void()> {
+        std::optional<nlohmann::json> r = dispatcher.Handle(message, session);
+        if (!r) return {};
+        return [&writer, r = std::move(r)] { writer.Send(sdk::DumpJson(*r)); };
       });
     } else if (auto r = dispatcher.Handle(message, session)) {
       writer.Send(sdk::DumpJson(*r));
@@ -120,7 +123,7 @@ void RunStdio(mcp::Dispatcher& dispatcher, mcp::Session& session, const StdioOpt
     }
   }
   if (!oversized && !buffer.empty()) handle_line(std::move(buffer));
-  pool.join();
+  pool.Join();
   session.send = nullptr;
 }
 
