@@ -75,17 +75,6 @@ const TokenRows& Postings(const Env& env, RivalScan& memo, const std::string& to
   return out;
 }
 
-// A token in more than half of the memories (and in more than kFewRows of them) proposes
-// nothing: its Robertson–Spärck Jones idf, log((N − df + 0.5) / (df + 0.5)), is below zero,
-// so sharing it says nothing about the topic (Robertson & Zaragoza, "The Probabilistic
-// Relevance Framework: BM25 and Beyond", 2009, §3.1). Below kFewRows every token counts, as
-// two or three memories on one topic share all their words. `rows`: max(seq), at least the
-// number of memories.
-constexpr std::size_t kFewRows = 64;
-bool Uninformative(std::size_t df, std::int64_t rows) {
-  return df > kFewRows && 2 * static_cast<std::int64_t>(df) > rows;
-}
-
 // The columns rival detection reads (kind, scope and status filter candidates; text,
 // subject and value make the profile; id and status go into pairs and history), beginning
 // as kMemoryColumns does (ReadMemoryHead).
@@ -141,9 +130,7 @@ std::vector<Memory*> RivalCandidates(const Env& env, RivalScan& memo, const Memo
     for (const std::string& token : IndexTokens(word)) {
       if (!seen.insert(token).second) continue;
       const TokenRows& posting = Postings(env, memo, token, always);
-      if (posting.rows.empty() || (!always && (posting.common || Uninformative(posting.rows.size(), memo.rows)))) {
-        continue;
-      }
+      if (posting.rows.empty() || (posting.common && !always)) continue;
       const double idf = std::log1p(static_cast<double>(memo.rows) / static_cast<double>(posting.rows.size()));
       // Older only: a batch pairs as one call at a time would.
       const auto end = std::lower_bound(posting.rows.begin(), posting.rows.end(), m.seq);

@@ -53,9 +53,9 @@ const TopicProfile& ProfileOf(const Env& env, RivalScan& scan, const Memory& m);
 /// `terms`. Bounded work, as recall's FtsList: a token in more than scan_limit memories says
 /// little about the topic, so only the category words ("pnpm" names a rival however common
 /// it is; their newest scan_limit + 1 rows) and the rarer tokens propose candidates; a
-/// memory whose tokens are all common has none. Nor does a word token in more than half of
-/// the memories (once it is in more than 64): its Robertson–Spärck Jones idf is below zero.
-/// Each candidate scores the sum over shared tokens of log(1 + rows / df) — BM25's idf
+/// memory whose tokens are all common has none. (A bound relative to the store's size was
+/// tried and dropped: the count covers every project and kind, so a word common in one
+/// project hid rivals in another, and in a batch its own rows counted.) Each candidate scores the sum over shared tokens of log(1 + rows / df) — BM25's idf
 /// without the length and frequency terms — ties newest first; at most 4 × kMaxCandidates
 /// rows are read. The pointers stay valid while `scan` lives.
 inline constexpr std::size_t kMaxCandidates = 25;

@@ -170,20 +170,36 @@ TEST_F(RivalWriteTest, RivalsInsideOneBatch) {
   EXPECT_EQ(Count("semantic_memory_history", "memory_id = '" + jest + "' AND action = 'contested'"), 1);
 }
 
-// A word in most memories of a store ("gateway" in all 80 routes below) proposes no
-// candidates (its idf is below zero, rival_candidates.hpp), yet a change of value still finds
-// its rival through the words the two share with few others.
-TEST_F(RivalWriteTest, AWordInMostMemoriesLeavesRealRivalsFound) {
-  Json items = Json::array();
-  for (int n = 1; n <= 80; ++n) {
-    const std::string id = std::to_string(n);
-    items.push_back({{"text", "The gateway route /r" + id + " goes to service svc" + id}, {"kind", "fact"}});
-  }
-  Ok("memory_remember", {{"memories", items}});
-  const std::string a = Remember("The gateway timeout is 30 seconds");
-  const Json b = Ok("memory_remember", {{"text", "The gateway timeout is 45 seconds"}, {"kind", "fact"}});
+// Words in most memories of a store still propose candidates (up to recall.scan_limit):
+// a project's name and subject ("orion api service") are in nearly every memory about it,
+// and a change of version may share nothing else with what it replaces. The same holds for
+// a pair in another scope while one scope's memories fill the store, and for a pair inside
+// one batch of memories that mostly share those words.
+TEST_F(RivalWriteTest, WordsInMostMemoriesStillProposeRivals) {
+  const auto fillers = [](const std::string& scope, int from, int count) {
+    Json items = Json::array();
+    for (int n = from; n < from + count; ++n) {
+      const std::string id = std::to_string(n);
+      items.push_back({{"text", "The orion api service logs request latency for tenant t" + id + " in region r" + id},
+                       {"kind", "fact"}, {"scope", scope}});
+    }
+    return items;
+  };
+  Ok("memory_remember", {{"memories", fillers("project", 0, 100)}});
+  Ok("memory_remember", {{"memories", fillers("project", 100, 100)}});
+  const std::string a = Remember("The orion api service is at v1.2");
+  const Json b = Ok("memory_remember", {{"text", "The orion api service is at v1.3"}, {"kind", "fact"}});
   EXPECT_EQ(b["results"][0]["rivals"], Json::array({a})) << b.dump();
-  EXPECT_EQ(Count("semantic_memories", "status = 'contested'"), 2);
+
+  const std::string g = Remember("The orion api service is at v2.0", "fact", {{"scope", "global"}});
+  const Json h = Ok("memory_remember", {{"text", "The orion api service is at v2.1"}, {"kind", "fact"}, {"scope", "global"}});
+  EXPECT_EQ(h["results"][0]["rivals"], Json::array({g})) << h.dump();
+
+  Json batch = fillers("global", 200, 98);
+  batch.push_back({{"text", "The orion api service is at v3.0"}, {"kind", "decision"}, {"scope", "global"}});
+  batch.push_back({{"text", "The orion api service is at v3.1"}, {"kind", "decision"}, {"scope", "global"}});
+  const Json r = Ok("memory_remember", {{"memories", batch}});
+  EXPECT_EQ(r["results"][99]["rivals"], Json::array({r["results"][98]["id"]})) << r["results"][99].dump();
 }
 
 // Token rows kept across writes (rival_cache.hpp) are extended by the rows written since:
