@@ -47,6 +47,32 @@ TEST(PreferredWorkerPool, ACallPostedWhileTheFirstIsBusyRunsBesideIt) {
   pool.Join();
 }
 
+// A task posted while every worker was busy is taken by the first one to finish, not kept
+// for a worker that stays busy (a write waiting on another process's lock, say).
+TEST(PreferredWorkerPool, AQueuedTaskGoesToTheFirstWorkerThatFrees) {
+  PreferredWorkerPool pool(2);
+  std::promise<void> release_a, release_b, a_started, b_started;
+  std::shared_future<void> a_go = release_a.get_future().share(), b_go = release_b.get_future().share();
+  pool.Post([&, a_go]() -> std::function<void()> {
+    a_started.set_value();
+    a_go.wait();
+    return {};
+  });
+  a_started.get_future().wait();
+  pool.Post([&, b_go]() -> std::function<void()> {
+    b_started.set_value();
+    b_go.wait();
+    return {};
+  });
+  b_started.get_future().wait();
+  std::promise<void> c_done;
+  pool.Post([&]() -> std::function<void()> { return [&] { c_done.set_value(); }; });  // queued: both busy
+  release_a.set_value();
+  c_done.get_future().wait();  // while B still blocks
+  release_b.set_value();
+  pool.Join();
+}
+
 TEST(PreferredWorkerPool, OneWorkerQueuesEverything) {
   PreferredWorkerPool pool(1);
   std::mutex mu;

@@ -45,7 +45,7 @@ void RunStdio(mcp::Dispatcher& dispatcher, mcp::Session& session, const StdioOpt
   LineWriter writer(options.out_fd);
   // Server→client requests (roots/list) go out on the same line writer.
   session.send = [&writer](const nlohmann::json& message) { writer.Send(sdk::DumpJson(message)); };
-  PreferredWorkerPool pool(options.workers);  // calls of a client that waits for each answer share one connection
+  PreferredWorkerPool pool(options.workers);  // a client that waits for each answer keeps one connection
 
   auto handle_line = [&](std::string line) {
     if (!line.empty() && line.back() == '\r') line.pop_back();

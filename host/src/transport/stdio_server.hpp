@@ -20,8 +20,8 @@ struct StdioOptions {
   /// SIGTERM). -1 = none.
   int wake_fd = -1;
   std::size_t max_message_bytes = 16 * 1024 * 1024;  ///< Longer lines are answered -32600.
-  /// Tool calls running at once (worker_pool.hpp: the first worker takes each call while it
-  /// is idle, the others the calls that arrive while it is busy).
+  /// Tool calls running at once (worker_pool.hpp: each call goes to the lowest-numbered idle
+  /// worker, or waits for the first to free).
   int workers = 4;
 };
 

@@ -3,36 +3,69 @@
 #include <algorithm>
 #include <utility>
 
-#include <boost/asio/post.hpp>
-
 namespace kioku::host {
 
-PreferredWorkerPool::PreferredWorkerPool(int workers)
-    : workers_(std::max(1, workers)), first_(1), others_(static_cast<std::size_t>(std::max(1, workers_ - 1))) {}
+PreferredWorkerPool::PreferredWorkerPool(int workers) : workers_(static_cast<std::size_t>(std::max(1, workers))) {
+  threads_.reserve(workers_.size());
+  for (std::size_t i = 0; i < workers_.size(); ++i) threads_.emplace_back([this, i] { Run(i); });
+}
 
 PreferredWorkerPool::~PreferredWorkerPool() { Join(); }
 
 void PreferredWorkerPool::Post(Task task) {
-  if (workers_ == 1) {
-    boost::asio::post(first_, [task = std::move(task)] {
-      if (auto then = task()) then();
-    });
-  } else if (!first_busy_.exchange(true)) {
-    boost::asio::post(first_, [this, task = std::move(task)] {
-      std::function<void()> then = task();
-      first_busy_.store(false);
-      if (then) then();
-    });
-  } else {
-    boost::asio::post(others_, [task = std::move(task)] {
-      if (auto then = task()) then();
-    });
+  std::lock_guard lock(mutex_);
+  for (Worker& w : workers_) {
+    if (!w.idle) continue;
+    w.idle = false;
+    w.handed.push_back(std::move(task));
+    w.wake.notify_one();
+    return;
+  }
+  queued_.push_back(std::move(task));
+}
+
+void PreferredWorkerPool::Run(std::size_t index) {
+  Worker& self = workers_[index];
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    Task task;
+    if (!self.handed.empty()) {
+      task = std::move(self.handed.front());
+      self.handed.pop_front();
+    } else if (!queued_.empty()) {
+      task = std::move(queued_.front());
+      queued_.pop_front();
+    } else if (stopping_) {
+      return;
+    } else {
+      self.idle = true;
+      self.wake.wait(lock, [&] { return !self.handed.empty() || stopping_; });
+      continue;
+    }
+    self.idle = false;
+    lock.unlock();
+    std::function<void()> then = task();
+    lock.lock();
+    // Idle before the continuation runs (unless work is queued): the request a client sends
+    // once it has the answer is handed to this worker, not to another.
+    if (queued_.empty() && !stopping_) self.idle = true;
+    if (then) {
+      lock.unlock();
+      then();
+      lock.lock();
+    }
   }
 }
 
 void PreferredWorkerPool::Join() {
-  first_.join();
-  others_.join();
+  {
+    std::lock_guard lock(mutex_);
+    if (stopping_ && threads_.empty()) return;
+    stopping_ = true;
+    for (Worker& w : workers_) w.wake.notify_one();
+  }
+  for (std::thread& t : threads_) t.join();
+  threads_.clear();
 }
 
 }  // namespace kioku::host
