@@ -55,9 +55,10 @@ const TopicProfile& ProfileOf(const Env& env, RivalScan& scan, const Memory& m);
 /// it is; their newest scan_limit + 1 rows) and the rarer tokens propose candidates; a
 /// memory whose tokens are all common has none. (A bound relative to the store's size was
 /// tried and dropped: the count covers every project and kind, so a word common in one
-/// project hid rivals in another, and in a batch its own rows counted.) Each candidate scores the sum over shared tokens of log(1 + rows / df) — BM25's idf
-/// without the length and frequency terms — ties newest first; at most 4 × kMaxCandidates
-/// rows are read. The pointers stay valid while `scan` lives.
+/// project hid rivals in another, and in a batch its own rows counted.) Each candidate
+/// scores the sum over shared tokens of log(1 + rows / df) — BM25's idf without the length
+/// and frequency terms — ties newest first; at most 4 × kMaxCandidates rows are read. The
+/// pointers stay valid while `scan` lives.
 inline constexpr std::size_t kMaxCandidates = 25;
 std::vector<Memory*> RivalCandidates(const Env& env, RivalScan& scan, const Memory& m, const RivalTerms& terms);
 
