@@ -17,7 +17,7 @@ void PreferredWorkerPool::Post(Task task) {
   for (Worker& w : workers_) {
     if (!w.idle) continue;
     w.idle = false;
-    w.handed.push_back(std::move(task));
+    w.handed = std::move(task);
     w.wake.notify_one();
     return;
   }
@@ -29,9 +29,8 @@ void PreferredWorkerPool::Run(std::size_t index) {
   std::unique_lock lock(mutex_);
   for (;;) {
     Task task;
-    if (!self.handed.empty()) {
-      task = std::move(self.handed.front());
-      self.handed.pop_front();
+    if (self.handed) {
+      task = std::exchange(self.handed, nullptr);
     } else if (!queued_.empty()) {
       task = std::move(queued_.front());
       queued_.pop_front();
@@ -39,7 +38,7 @@ void PreferredWorkerPool::Run(std::size_t index) {
       return;
     } else {
       self.idle = true;
-      self.wake.wait(lock, [&] { return !self.handed.empty() || stopping_; });
+      self.wake.wait(lock, [&] { return self.handed || stopping_; });
       continue;
     }
     self.idle = false;

@@ -43,7 +43,7 @@ class PreferredWorkerPool {
  private:
   struct Worker {
     std::condition_variable wake;
-    std::deque<Task> handed;  // at most one: given by Post while this worker was idle
+    Task handed;  // given by Post while this worker was idle (empty = none)
     bool idle = true;  // from the start: a task posted before the thread waits is handed to it
   };
   void Run(std::size_t index);

@@ -24,8 +24,8 @@
 /// Nothing here is ever promoted automatically; only Promote changes a memory to active.
 ///
 /// Every function runs inside the caller's transaction (reads) or write transaction
-/// (DetectRivals, Promote, Reject, Undo, MarkUsed). Memories are loaded by id (DetectRivals: by
-/// seq).
+/// (DetectRivals, Promote, Reject, Undo, MarkUsed). Memories are loaded by id, except in
+/// DetectRivals (by seq).
 
 #include <cstdint>
 #include <map>
