@@ -8,6 +8,7 @@
 #include <future>
 #include <thread>
 
+#include "gate_plugin.hpp"
 #include "host_test_util.hpp"
 #include "json_schema.hpp"
 #include "kioku/sdk/events.hpp"
@@ -23,36 +24,12 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::StartsWith;
 using testing::FixtureModule;
+using testing::Gate;
+using testing::GatePlugin;
 using testing::TempDir;
 
 constexpr const char* kVersionKey = "io.modelcontextprotocol/protocolVersion";
 constexpr const char* kCapsKey = "io.modelcontextprotocol/clientCapabilities";
-
-// A tool that tells the test when it is running and then waits for cancellation, so the
-// cancel provably reaches a running handler (no sleeps, no timing).
-struct Gate {
-  std::promise<void> started;
-  std::atomic<bool> saw_cancel{false};
-};
-
-class GatePlugin final : public sdk::Plugin {
- public:
-  GatePlugin(sdk::HostServices&, Gate& gate) : gate_(gate) {}
-  void Register(sdk::Registrar& r) override {
-    sdk::ToolSpec wait;
-    wait.name = "gate_wait";
-    wait.description = "Signals that it started, then runs until cancelled.";
-    r.AddTool(wait, [this](const json&, const sdk::CallContext& ctx) {
-      gate_.started.set_value();
-      while (!ctx.Cancelled()) std::this_thread::yield();
-      gate_.saw_cancel = true;
-      return sdk::ToolResult::Ok("cancelled");
-    });
-  }
-
- private:
-  Gate& gate_;
-};
 
 class DispatcherTest : public ::testing::Test {
  protected:

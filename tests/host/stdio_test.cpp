@@ -9,6 +9,7 @@
 #include <map>
 #include <thread>
 
+#include "gate_plugin.hpp"
 #include "host_test_util.hpp"
 #include "kioku/sdk/text.hpp"
 #include "mcp/dispatcher.hpp"
@@ -20,7 +21,10 @@ namespace {
 
 using nlohmann::json;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::FixtureModule;
+using testing::Gate;
+using testing::GatePlugin;
 using testing::TempDir;
 
 void WriteAll(int fd, const std::string& data) {
@@ -67,6 +71,7 @@ class StdioTest : public ::testing::Test {
     o.clock = std::make_shared<sdk::ManualClock>();
     runtime_ = std::make_unique<Runtime>(o);
     runtime_->LoadPlugin("fixture", FixtureModule("fixture"));
+    runtime_->AddPlugin("gate", [this](sdk::HostServices& h) { return std::make_unique<GatePlugin>(h, gate_); });
     runtime_->Start();
     dispatcher_ = std::make_unique<mcp::Dispatcher>(*runtime_, mcp::DispatcherOptions{});
     session_.id = "stdio";
@@ -117,6 +122,7 @@ class StdioTest : public ::testing::Test {
   }
 
   TempDir dir_;
+  Gate gate_;
   std::unique_ptr<Runtime> runtime_;
   std::unique_ptr<mcp::Dispatcher> dispatcher_;
   mcp::Session session_;
@@ -131,7 +137,7 @@ TEST_F(StdioTest, SeveralRequestsEachAnswered) {
   ASSERT_EQ(lines.size(), 4u);
   auto by_id = ById(lines);
   EXPECT_EQ(by_id.find("1")->second["result"]["protocolVersion"], "2025-11-25");
-  EXPECT_EQ(by_id.find("2")->second["result"]["tools"].size(), 4u);
+  EXPECT_EQ(by_id.find("2")->second["result"]["tools"].size(), 5u);  // the fixture's four and gate_wait
   EXPECT_EQ(by_id.find("3")->second["result"]["structuredContent"]["echo"], "hi");
   EXPECT_EQ(by_id.find("\"four\"")->second["result"], json::object());
 }
@@ -327,6 +333,59 @@ TEST_F(StdioTest, WakeFdEndsTheLoop) {
   WriteAll(wake[1], "x");
   server.join();  // returns although stdin was never closed
   for (int fd : {in[0], in[1], out[0], out[1], wake[0], wake[1]}) ::close(fd);
+}
+
+// The SDKs' close() ends stdin, then sends SIGTERM, then SIGKILL. The stop after the end of
+// stdin still cancels the running call and keeps the queued one from starting; it was
+// ignored until every queued call had run (and the SIGKILL came first).
+TEST_F(StdioTest, WakeAfterEofCancelsTheRunningCallAndDropsTheQueued) {
+  int in[2], out[2], wake[2];
+  ASSERT_EQ(::pipe2(in, O_CLOEXEC), 0);
+  ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
+  ASSERT_EQ(::pipe2(wake, O_CLOEXEC), 0);
+  StdioOptions o;
+  o.in_fd = in[0];
+  o.out_fd = out[1];
+  o.wake_fd = wake[0];
+  o.workers = 1;  // the second call queues behind the first
+  auto started = gate_.started.get_future();
+  std::thread server([&] {
+    RunStdio(*dispatcher_, session_, o);
+    ::close(out[1]);
+  });
+  std::string output;
+  std::thread reader([&] { output = ReadAll(out[0]); });
+  WriteAll(in[1], Line(Req(1, "tools/call", {{"name", "gate_wait"}})) +
+                      Line(Req(2, "tools/call", {{"name", "echo_say"}, {"arguments", {{"text", "queued"}}}})));
+  ::close(in[1]);
+  started.wait();
+  WriteAll(wake[1], "x");
+  server.join();  // without the stop, gate_wait would run forever
+  reader.join();
+  EXPECT_TRUE(gate_.saw_cancel.load());
+  EXPECT_THAT(output, Not(HasSubstr("queued")));
+  for (int fd : {in[0], out[0], wake[0], wake[1]}) ::close(fd);
+}
+
+// A line cut off by a stop is a fragment, not a message: it gets no parse error (-32700).
+TEST_F(StdioTest, WakeDropsALineWithoutItsNewline) {
+  int in[2], out[2], wake[2];
+  ASSERT_EQ(::pipe2(in, O_CLOEXEC), 0);
+  ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
+  ASSERT_EQ(::pipe2(wake, O_CLOEXEC), 0);
+  StdioOptions o;
+  o.in_fd = in[0];
+  o.out_fd = out[1];
+  o.wake_fd = wake[0];
+  std::thread server([&] { RunStdio(*dispatcher_, session_, o); });
+  // One write (atomic on a pipe): once the ping is answered, the fragment has been read.
+  WriteAll(in[1], Line(Req(1, "ping")) + R"({"jsonrpc":"2.0","id":2,"meth)");
+  EXPECT_EQ(json::parse(ReadLine(out[0]))["id"], 1);
+  WriteAll(wake[1], "x");
+  server.join();
+  ::close(out[1]);
+  EXPECT_EQ(ReadAll(out[0]), "");
+  for (int fd : {in[0], in[1], out[0], wake[0], wake[1]}) ::close(fd);
 }
 
 // A client that stops reading is gone even while it keeps stdin open: the loop ends (the

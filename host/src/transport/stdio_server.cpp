@@ -1,11 +1,13 @@
 #include "transport/stdio_server.hpp"
 
 #include <cerrno>
+#include <fcntl.h>
 #include <functional>
 #include <mutex>
 #include <optional>
 #include <poll.h>
 #include <string>
+#include <thread>
 #include <unistd.h>
 
 #include "transport/worker_pool.hpp"
@@ -38,6 +40,44 @@ class LineWriter {
   int fd_;
   std::mutex mutex_;
 };
+
+// Whether `fds` (as the read loop polls them: stdout, then the wake fd when `wake`) say to
+// stop: a wake byte (SIGTERM), or stdout in error (a pipe whose reader closed: the client
+// is gone even while it keeps stdin open; no events are asked, errors are always reported).
+bool StopSeen(const pollfd& out, const pollfd& wake_fd, bool wake) {
+  return (wake && (wake_fd.revents & POLLIN)) || (out.revents & (POLLERR | POLLHUP | POLLNVAL));
+}
+
+// Joins `pool` after stdin ended: queued calls still run (a client may write its requests
+// and close stdin without waiting), but a stop (StopSeen) still cancels them, as in the read
+// loop: the SDKs' close() ends stdin, then sends SIGTERM, then SIGKILL, and a server that
+// ignored the SIGTERM was killed in the middle of its queue.
+void JoinWatchingForStop(PreferredWorkerPool& pool, mcp::Dispatcher& dispatcher, const StdioOptions& options) {
+  int joined[2];
+  if (::pipe2(joined, O_CLOEXEC) != 0) {
+    pool.Join();
+    return;
+  }
+  std::thread joiner([&] {
+    pool.Join();
+    const char done = 1;
+    while (::write(joined[1], &done, 1) < 0 && errno == EINTR) {
+    }
+  });
+  for (bool watching = true;;) {
+    pollfd fds[3] = {{joined[0], POLLIN, 0}, {options.out_fd, 0, 0}, {options.wake_fd, POLLIN, 0}};
+    const nfds_t n = !watching ? 1 : options.wake_fd >= 0 ? 3 : 2;
+    if (::poll(fds, n, -1) < 0 && errno != EINTR) break;  // the join below still waits
+    if (fds[0].revents & POLLIN) break;
+    if (watching && StopSeen(fds[1], fds[2], n == 3)) {
+      dispatcher.CancelAll();
+      watching = false;  // the wake byte stays readable: poll only for the join from here on
+    }
+  }
+  joiner.join();
+  ::close(joined[0]);
+  ::close(joined[1]);
+}
 
 }  // namespace
 
@@ -77,18 +117,17 @@ void RunStdio(mcp::Dispatcher& dispatcher, mcp::Session& session, const StdioOpt
             " bytes; it was discarded")));
   };
   char chunk[65536];
+  bool stopped = false;  // by StopSeen, not by the end of stdin
   for (;;) {
-    // stdout is watched too (no events asked: errors are always reported): a pipe whose
-    // reader closed reports POLLERR, and a client that stopped reading is gone even while
-    // it keeps stdin open.
     pollfd fds[3] = {{options.in_fd, POLLIN, 0}, {options.out_fd, 0, 0}, {options.wake_fd, POLLIN, 0}};
     int n = ::poll(fds, options.wake_fd >= 0 ? 3 : 2, -1);
     if (n < 0) {
       if (errno == EINTR) continue;
       break;
     }
-    if ((options.wake_fd >= 0 && (fds[2].revents & POLLIN)) || (fds[1].revents & (POLLERR | POLLHUP | POLLNVAL))) {
-      dispatcher.CancelAll();  // SIGTERM or no reader: running calls stop at their next check
+    if (StopSeen(fds[1], fds[2], options.wake_fd >= 0)) {
+      dispatcher.CancelAll();  // running calls stop at their next check, queued ones do not start
+      stopped = true;
       break;
     }
     if (!(fds[0].revents & (POLLIN | POLLHUP | POLLERR))) continue;
@@ -122,8 +161,12 @@ void RunStdio(mcp::Dispatcher& dispatcher, mcp::Session& session, const StdioOpt
       buffer.append(chunk + start, rest);
     }
   }
-  if (!oversized && !buffer.empty()) handle_line(std::move(buffer));
-  pool.Join();
+  if (stopped) {
+    pool.Join();  // a line cut off by the stop is a fragment, not a message: not answered
+  } else {
+    if (!oversized && !buffer.empty()) handle_line(std::move(buffer));
+    JoinWatchingForStop(pool, dispatcher, options);
+  }
   session.send = nullptr;
 }
 

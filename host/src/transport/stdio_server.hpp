@@ -26,9 +26,10 @@ struct StdioOptions {
 };
 
 /// Serves one client until EOF on stdin, an error on out_fd (a pipe whose reader closed) or
-/// a byte on wake_fd, then waits for in-flight calls to finish and returns (after an error
-/// on out_fd or a wake byte, the calls are cancelled first). A final line without a newline
-/// is still handled.
+/// a byte on wake_fd (a stop), then waits for the calls read so far and returns. After a
+/// stop, running calls are cancelled, queued ones never start and a line cut off without
+/// its newline is dropped. After EOF, a final line without a newline is still handled and
+/// every call read still runs, unless a stop comes while they do: then as above.
 void RunStdio(mcp::Dispatcher& dispatcher, mcp::Session& session, const StdioOptions& options);
 
 }  // namespace kioku::host
