@@ -13,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { kiokuServer, referenceServer } from './servers.mjs';
 import { runOne } from './run_one.mjs';
 import { printReport } from './report.mjs';
+import { aggregate, trialOrder } from './trials.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repo = path.resolve(here, '../..');
@@ -23,6 +24,8 @@ const HELP = `node bench.mjs [options]
   --kioku PATH        kioku binary (default $KIOKU_BIN, else <repo>/build/ci/bin/kioku)
   --plugin-dir DIR    plugin directory (default <kioku>/../../lib/kioku/plugins when it exists)
   --kioku-config F    kioku.yaml for serve and call (default: the embedded default config)
+  --trials N          runs of each size, the servers alternating which goes first; figures are
+                      medians over the trials and each trial's ratios are listed (default 1)
   --rounds N          timed rounds of the 50 queries (default 3)
   --warmup N          untimed queries before the rounds (default 5)
   --cold-runs N       cold \`kioku call memory_recall\` runs per size; the median is shown (default 7)
@@ -39,6 +42,7 @@ function options() {
       kioku: { type: 'string', default: process.env.KIOKU_BIN || path.join(repo, 'build/ci/bin/kioku') },
       'plugin-dir': { type: 'string' },
       'kioku-config': { type: 'string' },
+      trials: { type: 'string', default: '1' },
       rounds: { type: 'string', default: '3' },
       warmup: { type: 'string', default: '5' },
       'cold-runs': { type: 'string', default: '7' },
@@ -77,6 +81,7 @@ function options() {
     config: values['kioku-config'] && path.resolve(values['kioku-config']),
     json: values.json,
     keep: values.keep,
+    trials: int('trials', 1),
     run: {
       rounds: int('rounds', 1),
       warmup: int('warmup', 0),
@@ -108,23 +113,26 @@ async function main() {
   process.stderr.write(`load average ${machine.loadBefore.map((l) => l.toFixed(2)).join(' ')}; ${machine.cpus} CPUs\n`);
   const results = [];
   for (const size of opt.sizes) {
-    for (const name of opt.servers) {
-      const dir = mkdtempSync(path.join(os.tmpdir(), `kioku-bench-${name}-${size}-`));
-      const load = os.loadavg()[0];
-      try {
-        const r = await runOne(servers[name], size, dir, opt.run);
-        results.push({ ...r, load1: load });
-      } catch (e) {
-        process.stderr.write(`${e.stack || e}\n`);
-        results.push({ ...e.partial, server: name, size, error: String(e.message || e).slice(0, 300), load1: load });
-      } finally {
-        if (opt.keep) process.stderr.write(`kept ${dir}\n`);
-        else rmSync(dir, { recursive: true, force: true });
+    for (let trial = 0; trial < opt.trials; ++trial) {
+      for (const name of trialOrder(opt.servers, trial)) {
+        const dir = mkdtempSync(path.join(os.tmpdir(), `kioku-bench-${name}-${size}-`));
+        const load = os.loadavg()[0];
+        try {
+          const r = await runOne(servers[name], size, dir, opt.run);
+          results.push({ ...r, trial, load1: load });
+        } catch (e) {
+          process.stderr.write(`${e.stack || e}\n`);
+          results.push({ ...e.partial, server: name, size, trial, error: String(e.message || e).slice(0, 300), load1: load });
+        } finally {
+          if (opt.keep) process.stderr.write(`kept ${dir}\n`);
+          else rmSync(dir, { recursive: true, force: true });
+        }
       }
     }
   }
   machine.loadAfter = os.loadavg();
-  printReport(results, opt.sizes, machine);
+  machine.trials = opt.trials;
+  printReport(aggregate(results), opt.sizes, machine, results);
   if (opt.json) writeFileSync(opt.json, JSON.stringify({ machine, results }, null, 2) + '\n');
   if (results.some((r) => r.error)) process.exitCode = 1;
 }

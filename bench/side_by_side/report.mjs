@@ -1,6 +1,8 @@
 // Prints the side-by-side figures as Markdown: the issue-15 table, the ratios, and the
 // extras (cold one-shot recall, bytes per item, hit@1, search p95, batch latency drift).
 
+import { trialRatios } from './trials.mjs';
+
 const fmt = (v, digits) => (Number.isFinite(v) ? v.toFixed(digits) : '—');
 const int = (v) => (Number.isFinite(v) ? Math.round(v).toLocaleString('en-US') : '—');
 /** Three significant figures, thousands separated. */
@@ -28,7 +30,11 @@ function ratio(k, r, key, higherIsBetter) {
   return `${(higherIsBetter ? a / b : b / a).toFixed(2)}×`;
 }
 
-export function printReport(results, sizes, machine) {
+/**
+ * `results`: one per server and size (trials.mjs aggregate: medians over the trials);
+ * `runs`: every trial's result, for the per-trial ratios when machine.trials > 1.
+ */
+export function printReport(results, sizes, machine, runs = results) {
   const find = (server, size) => results.find((x) => x.server === server && x.size === size);
   const lines = [];
   const p = (s = '') => lines.push(s);
@@ -54,6 +60,17 @@ export function printReport(results, sizes, machine) {
     const r = find('ref', size);
     p(`| ${int(size)} | ${ratio(k, r, 'connectMs', false)} | ${ratio(k, r, 'writesPerS', true)} | ` +
       `${ratio(k, r, 'searchP50Ms', false)} | ${ratio(k, r, 'peakRssMb', false)} |`);
+  }
+  if (machine.trials > 1) {
+    p();
+    p(`Figures above are medians over ${machine.trials} trials (servers alternating which goes first). Each trial's ratios:`);
+    p();
+    p('| items | writes/s ratio per trial | search p50 ratio per trial |');
+    p('|---|---|---|');
+    const list = (v) => (v.length ? v.map((x) => `${x.toFixed(2)}×`).join(', ') : '—');
+    for (const size of sizes) {
+      p(`| ${int(size)} | ${list(trialRatios(runs, size, 'writesPerS', true))} | ${list(trialRatios(runs, size, 'searchP50Ms', false))} |`);
+    }
   }
   p();
   p('| items | cold `kioku call memory_recall` ms (median) | bytes per item (kioku db / ref file) | hit@1, found (kioku / ref) | search p95 ms (kioku / ref) | write batch ms, first → last tenth (kioku / ref) | load (1 min) |');
