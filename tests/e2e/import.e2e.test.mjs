@@ -4,7 +4,7 @@
 // graph; a secret refuses the file naming the line, and nothing is stored.
 
 import assert from 'node:assert/strict';
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
@@ -62,6 +62,22 @@ describe('kioku import --from (foreign formats)', () => {
     assert.equal(r.code, 0, r.stderr);
     const list = await cli(sandbox, ['call', 'memory_list', JSON.stringify({ status: ['pending'], scope: 'global' })]);
     assert.match(list.stdout, /Answer in British English/);
+  });
+
+  test('usage errors exit 2 and open nothing: an unknown format, a bad review bucket, a bad listen address', async () => {
+    const backups = () => (existsSync(path.join(sandbox.home, 'backups')) ? readdirSync(path.join(sandbox.home, 'backups')).length : 0);
+    const before = backups();
+    const format = await cli(sandbox, ['import', '--from', 'bogus', path.join(FIXTURES, 'CLAUDE.md')]);
+    assert.equal(format.code, 2, format.stderr);
+    assert.match(format.stderr, /unknown import format 'bogus'; send one of auto, kioku, claude-md/);
+    const bucket = await cli(sandbox, ['review', '--bucket', 'nope']);
+    assert.equal(bucket.code, 2, bucket.stderr);
+    assert.match(bucket.stderr, /--bucket is one of pending, contested, contradicted, stale \(got 'nope'\)/);
+    // Checked before the database is opened: no start-up snapshot of an existing store.
+    const listen = await cli(sandbox, ['serve', '--http', 'x']);
+    assert.equal(listen.code, 2, listen.stderr);
+    assert.match(listen.stderr, /kioku serve: http listen address 'x' is not ADDR:PORT/);
+    assert.equal(backups(), before);
   });
 
   test('a secret refuses the file, naming line and rule, and stores nothing', async () => {

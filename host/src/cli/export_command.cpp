@@ -64,6 +64,9 @@ int Import(const GlobalOptions& global, const std::string& file, const std::stri
       out << "nothing new: everything in the file was already there\n";
     }
     return 0;
+  } catch (const UnknownImportFormat& e) {
+    std::cerr << "kioku import: " << e.what() << "; nothing was changed\n";
+    return 2;  // a usage error, as CLI11 reports those of the options it checks itself
   } catch (const std::exception& e) {
     std::cerr << "kioku import: " << e.what() << "; nothing was changed\n";
     return 1;

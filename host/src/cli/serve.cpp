@@ -1,4 +1,5 @@
 #include <csignal>
+#include <iostream>
 #include <thread>
 #include <fcntl.h>
 #include <unistd.h>
@@ -6,6 +7,7 @@
 #include "cli/commands.hpp"
 #include "kioku/sdk/ids.hpp"
 #include "logging.hpp"
+#include "transport/http_server.hpp"
 #include "transport/stdio_server.hpp"
 
 namespace kioku::host::cli {
@@ -37,9 +39,19 @@ int InstallTerminationPipe() {
 
 int Serve(const GlobalOptions& global, const ServeOptions& serve, int proto_out_fd) {
   // A database this start creates has nothing to keep yet: only an existing one is snapshot.
+  const Loaded configured = LoadConfig(global);
+  if (serve.http) {
+    // A wrong address is a usage error found before anything is opened or snapshot.
+    HttpServerOptions probe;
+    try {
+      ParseListenAddress(serve.listen.empty() ? configured.config.http.listen : serve.listen, probe);
+    } catch (const std::exception& e) {
+      std::cerr << "kioku serve: " << e.what() << "\n";
+      return 2;
+    }
+  }
   std::error_code ec;
-  const bool had_database =
-      std::filesystem::exists(ResolveHome(LoadConfig(global).config.home.string()) / "kioku.db", ec);
+  const bool had_database = std::filesystem::exists(ResolveHome(configured.config.home.string()) / "kioku.db", ec);
   auto loaded = LoadRuntime(global);
   // The daily snapshot (VACUUM INTO, then integrity_check of the copy: ~2 s at 100,000
   // memories) runs beside the server instead of before it, so a client's initialize is not

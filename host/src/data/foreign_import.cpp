@@ -55,7 +55,7 @@ ForeignImportReport ImportFile(Runtime& runtime, const std::string& file, const 
   const sdk::ForeignFormat* foreign = nullptr;
   if (format != "auto" && format != "kioku") {
     foreign = FindFormat(runtime, format);
-    if (!foreign) throw std::runtime_error("unknown import format '" + format + "'; send one of " + JoinFormats(runtime));
+    if (!foreign) throw UnknownImportFormat("unknown import format '" + format + "'; send one of " + JoinFormats(runtime));
   }
   const std::string text = ReadText(file);
   if (text.find_first_not_of(" \t\r\n", text.starts_with("\xEF\xBB\xBF") ? 3 : 0) == std::string::npos) {

@@ -6,6 +6,7 @@
 /// claude-md, agents-md, mcp-memory and token-goat). "auto" picks by content.
 
 #include <map>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -30,8 +31,15 @@ struct ImportTarget {
 /// Largest file read (bytes).
 inline constexpr std::size_t kMaxImportBytes = 32u << 20;
 
-/// Imports `file` read as `format` ("auto" = by content). Throws std::runtime_error saying
-/// what is wrong with the file (naming the line for foreign formats); then nothing was written.
+/// Thrown by ImportFile for a `format` that is not one of ImportFormats (a usage error).
+class UnknownImportFormat : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// Imports `file` read as `format` ("auto" = by content). Throws UnknownImportFormat for a
+/// format not offered here, else std::runtime_error saying what is wrong with the file
+/// (naming the line for foreign formats); then nothing was written.
 ForeignImportReport ImportFile(Runtime& runtime, const std::string& file, const std::string& format,
                                const ImportTarget& target = {});
 

@@ -1,4 +1,5 @@
 // memory_review, memory_used, memory_maintain, memory_consolidate and `kioku review`.
+#include <algorithm>
 #include <filesystem>
 #include <ostream>
 #include <string_view>
@@ -305,6 +306,10 @@ int RunReviewCommand(ToolContext& ctx, const std::vector<std::string>& args, std
       call["id"] = args[++i];
     } else if (a == "--bucket" && has_value) {
       call["bucket"] = args[++i];
+      if (std::find(kBuckets.begin(), kBuckets.end(), args[i]) == kBuckets.end()) {
+        err << "kioku review: --bucket is one of pending, contested, contradicted, stale (got '" << args[i] << "')\n";
+        return 2;
+      }
     } else if (a == "--limit" && has_value) {
       try {
         call["limit"] = std::stoi(args[++i]);
