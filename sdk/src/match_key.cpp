@@ -14,6 +14,7 @@
 #include <unicode/uvernum.h>
 
 #include "kioku/sdk/text.hpp"
+#include "kioku/sdk/tool.hpp"
 
 // The versioned name ICU exports a C function under ("unorm2_normalize_72"): its headers
 // rename every entry point to the version they belong to (uvernum.h U_ICU_ENTRY_POINT_RENAME).
@@ -138,8 +139,9 @@ std::string MatchKey(std::string_view text) {
   const Icu& icu = LoadIcu();
   if (!icu.problem.empty()) {
     // A key made without ICU would not match the keys stored with it: the text's memory,
-    // tag or entity would split from its equals for good. Refused instead, nothing written.
-    throw std::runtime_error("matching non-ASCII text needs ICU, which cannot be used: " + icu.problem +
+    // tag or entity would split from its equals for good. Refused instead, nothing written:
+    // a ToolError, since the message says what is wrong and how to fix it (not a bug here).
+    throw ToolError("matching non-ASCII text needs ICU, which cannot be used: " + icu.problem +
                              " (Debian package libicu" U_ICU_VERSION_SHORT "; `kioku doctor` checks it)");
   }
   std::vector<UChar> folded;
