@@ -203,10 +203,6 @@ std::vector<fs::path> ListTranscripts(const fs::path& dir, std::size_t max_files
 std::string BuildTranscriptSummary(SQLite::Database& db, const std::string& session_id) {
   auto s = LoadSession(db, session_id);
   if (!s) return {};
-  std::string out = s->title.empty() ? "Session" : s->title;
-  out += " (" + s->source + " session";
-  if (!s->branch.empty()) out += " on branch " + s->branch;
-  out += ")";
   auto entries = [&](const char* type, int limit, bool newest) {
     std::vector<std::string> v;
     SQLite::Statement q(db, std::string("SELECT entry FROM episodic_log WHERE session_id = ? AND "
@@ -231,7 +227,17 @@ std::string BuildTranscriptSummary(SQLite::Database& db, const std::string& sess
   };
   const std::int64_t n_requests = count("request");
   std::vector<std::string> first = entries("request", 4, false);
-  if (!first.empty()) out += "\nAsked: " + sdk::TruncateUtf8(first.front(), 300);
+  // A transcript that names no title gets its first request's first 120 bytes as one: then
+  // "Asked:" would say it again ("<title> (…) Asked: <title>…"), in the context block a
+  // SessionStart hook injects too. The session's first line (session_recall) keeps it whole.
+  const std::string_view stem = std::string_view(s->title).substr(
+      0, s->title.ends_with("…") ? s->title.size() - std::string_view("…").size() : s->title.size());
+  const bool title_is_first = !first.empty() && !stem.empty() && first.front().starts_with(stem);
+  std::string out = s->title.empty() ? "Session" : s->title;
+  out += " (" + s->source + " session";
+  if (!s->branch.empty()) out += " on branch " + s->branch;
+  out += ")";
+  if (!first.empty() && !title_is_first) out += "\nAsked: " + sdk::TruncateUtf8(first.front(), 300);
   auto decisions = entries("decision", 40, false);
   if (!decisions.empty()) {
     out += "\nDecisions:";

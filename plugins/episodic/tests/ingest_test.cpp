@@ -231,6 +231,17 @@ TEST_F(IngestTest, CodexRollout) {
   EXPECT_EQ(Scalar("SELECT calls FROM episodic_tool_stats WHERE tool = 'apply_patch'"), 2);
   ASSERT_EQ(Captured::Suggest().size(), 1u);
   EXPECT_EQ(Captured::Suggest()[0]["kind"], "preference");
+
+  // The rollout names no title, so the title is the first request cut short: the summary
+  // opens with it once, not again after "Asked:".
+  const auto firsts = Column("SELECT entry FROM episodic_log WHERE type = 'request' ORDER BY seq LIMIT 1");
+  ASSERT_EQ(firsts.size(), 1u);
+  const std::string& first = *firsts.begin();
+  ASSERT_TRUE(first.starts_with(s->title.substr(0, 20))) << s->title;
+  const std::string summary = BuildTranscriptSummary(rt_.Db(), s->id);
+  EXPECT_TRUE(summary.starts_with(s->title + " (codex session")) << summary;
+  EXPECT_EQ(summary.find(first.substr(0, 30), 1), std::string::npos) << summary;
+  EXPECT_EQ(summary.find("Asked:"), std::string::npos) << summary;
 }
 
 TEST_F(IngestTest, GenericJsonl) {
