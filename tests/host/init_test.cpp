@@ -447,5 +447,40 @@ TEST_F(InitTest, HomeAndConfigFromTheEnvironmentArePassedOn) {
   EXPECT_EQ(bare["args"], json::array({"serve"}));
 }
 
+// Running init again from a shell without KIOKU_HOME (to update kioku's path or hooks)
+// keeps the home and config the first run wrote, and says so: the agent's memories stay
+// where they are. Naming a home again replaces it.
+TEST_F(InitTest, RerunWithoutHomeOrConfigKeepsTheEarlierOnes) {
+  for (const std::string client : {"claude-code", "codex"}) {
+    auto first = Options(client);
+    first.data_home = "/srv/kioku-home";
+    first.config_path = "/etc/kioku/team.yaml";
+    ASSERT_EQ(Run(first, true), 0) << err_.str();
+    auto again = Options(client);
+    again.kioku_path = "/usr/local/bin/kioku";
+    ASSERT_EQ(Run(again, true), 0) << err_.str();
+    EXPECT_THAT(out_.str(), HasSubstr("kept KIOKU_HOME=/srv/kioku-home from the entry kioku init wrote before")) << client;
+    EXPECT_THAT(out_.str(), HasSubstr("kept --config /etc/kioku/team.yaml")) << client;
+    const fs::path hooks_file = client == "codex" ? H(".codex/hooks.json") : P(".claude/settings.json");
+    const std::string stop = Json(hooks_file)["hooks"]["Stop"][0]["hooks"][0]["command"];
+    EXPECT_THAT(stop, HasSubstr("KIOKU_HOME='/srv/kioku-home' '/usr/local/bin/kioku' --config '/etc/kioku/team.yaml'"))
+        << client;
+    if (client == "claude-code") {
+      const json entry = Json(P(".mcp.json"))["mcpServers"]["kioku"];
+      EXPECT_EQ(entry["env"]["KIOKU_HOME"], "/srv/kioku-home");
+      EXPECT_EQ(entry["args"], json::array({"serve", "--config", "/etc/kioku/team.yaml"}));
+    } else {
+      EXPECT_THAT(Read(H(".codex/config.toml")), HasSubstr("KIOKU_HOME = '/srv/kioku-home'"));
+    }
+    auto moved = Options(client);
+    moved.data_home = "/srv/other-home";
+    ASSERT_EQ(Run(moved, true), 0) << err_.str();
+    EXPECT_THAT(out_.str(), Not(HasSubstr("kept KIOKU_HOME")));
+    EXPECT_THAT(out_.str(), HasSubstr("kept --config"));
+    const std::string now = Json(hooks_file)["hooks"]["Stop"][0]["hooks"][0]["command"];
+    EXPECT_THAT(now, HasSubstr("KIOKU_HOME='/srv/other-home'"));
+  }
+}
+
 }  // namespace
 }  // namespace kioku::host::cli

@@ -165,10 +165,53 @@ bool LeftEmpty(EditKind kind, const std::string& text) {
 
 }  // namespace
 
-int RunInit(const InitOptions& options, bool install, std::ostream& out, std::ostream& err) {
+// The home and config an earlier `kioku init` wrote into the client's MCP entry, kept when
+// this run names none (no KIOKU_HOME, no --config or KIOKU_CONFIG): running init again to
+// update kioku's path or hooks must not point the agent at ~/.kioku, where its memories are
+// not. Said on `out`. A file that cannot be read or parsed is left to the edits to report.
+void KeepEarlierHomeAndConfig(InitOptions& o, const std::vector<FileEdit>& edits, std::ostream& out) {
+  for (const FileEdit& e : edits) {
+    if (e.kind != EditKind::kMcpJson && e.kind != EditKind::kMcpToml) continue;
+    const std::string label = Label(e.path, o);
+    std::optional<json> entry;
+    try {
+      bool exists = false;
+      const std::string text = ReadIfExists(e.path, exists);
+      if (!exists) return;
+      std::vector<std::string> path = e.container;
+      path.push_back(kServerName);
+      entry = e.kind == EditKind::kMcpJson ? JsonText(text, label).Get(path) : TomlText(text, label).Get(path);
+    } catch (const std::exception&) {
+      return;
+    }
+    if (!Ours(entry)) return;
+    const json& env = (*entry)["env"];
+    if (o.data_home.empty() && env.contains("KIOKU_HOME") && env["KIOKU_HOME"].is_string()) {
+      o.data_home = env["KIOKU_HOME"].get<std::string>();
+      out << label << ": kept KIOKU_HOME=" << o.data_home
+          << " from the entry kioku init wrote before (run with KIOKU_HOME set to change it)\n";
+    }
+    const json* args = entry->contains("args") && (*entry)["args"].is_array() ? &(*entry)["args"] : nullptr;
+    for (std::size_t i = 0; o.config_path.empty() && args != nullptr && i + 1 < args->size(); ++i) {
+      if ((*args)[i] == "--config" && (*args)[i + 1].is_string()) {
+        o.config_path = (*args)[i + 1].get<std::string>();
+        out << label << ": kept --config " << o.config_path
+            << " from the entry kioku init wrote before (run with --config or KIOKU_CONFIG to change it)\n";
+      }
+    }
+    return;
+  }
+}
+
+int RunInit(const InitOptions& requested, bool install, std::ostream& out, std::ostream& err) {
+  InitOptions options = requested;
   std::vector<FileEdit> edits;
   try {
     edits = PlanInit(options);
+    if (install && (options.data_home.empty() || options.config_path.empty())) {
+      KeepEarlierHomeAndConfig(options, edits, out);
+      edits = PlanInit(options);
+    }
   } catch (const std::invalid_argument& e) {
     err << "kioku: " << e.what() << "\n";
     return 2;
