@@ -67,7 +67,10 @@ void EndOneShot(Loaded& loaded) {
 bool OneShotKept() { return kept_for_exit != nullptr; }
 
 Loaded LoadRuntime(const GlobalOptions& options, StartMode mode, bool one_shot) {
-  Loaded loaded = LoadConfig(options);
+  return StartRuntime(LoadConfig(options), mode, one_shot);
+}
+
+Loaded StartRuntime(Loaded loaded, StartMode mode, bool one_shot) {
   const auto& config = loaded.config;
   RuntimeOptions ro;
   ro.data_dir = ResolveHome(config.home.string());

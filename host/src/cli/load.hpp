@@ -35,6 +35,9 @@ Loaded LoadConfig(const GlobalOptions& options);
 /// StartMode::kDescribe (`kioku --help`) plugins only register: no migrations, no Start().
 /// `one_shot`: the process makes one call and exits (RuntimeOptions::one_shot).
 Loaded LoadRuntime(const GlobalOptions& options, StartMode mode = StartMode::kServe, bool one_shot = false);
+/// LoadRuntime for a config LoadConfig already read (a config file is parsed once: yaml-cpp
+/// takes ~12 M instructions for the default config's 15 KB).
+Loaded StartRuntime(Loaded configured, StartMode mode = StartMode::kServe, bool one_shot = false);
 
 /// Ends the runtime of a one-shot command that has written its output: Runtime::StopForExit
 /// (deferred writes written, plugins stopped), then, when AllowExitWithoutTeardown (cli.hpp)

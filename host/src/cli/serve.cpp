@@ -38,8 +38,7 @@ int InstallTerminationPipe() {
 }  // namespace
 
 int Serve(const GlobalOptions& global, const ServeOptions& serve, int proto_out_fd) {
-  // A database this start creates has nothing to keep yet: only an existing one is snapshot.
-  const Loaded configured = LoadConfig(global);
+  Loaded configured = LoadConfig(global);
   if (serve.http) {
     // A wrong address is a usage error found before anything is opened or snapshot.
     HttpServerOptions probe;
@@ -50,9 +49,10 @@ int Serve(const GlobalOptions& global, const ServeOptions& serve, int proto_out_
       return 2;
     }
   }
+  // A database this start creates has nothing to keep yet: only an existing one is snapshot.
   std::error_code ec;
   const bool had_database = std::filesystem::exists(ResolveHome(configured.config.home.string()) / "kioku.db", ec);
-  auto loaded = LoadRuntime(global);
+  auto loaded = StartRuntime(std::move(configured));
   // The daily snapshot (VACUUM INTO, then integrity_check of the copy: ~2 s at 100,000
   // memories) runs beside the server instead of before it, so a client's initialize is not
   // held up: VACUUM INTO reads in one read transaction, which WAL lets the server's writes
