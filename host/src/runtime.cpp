@@ -30,6 +30,11 @@ namespace {
 
 constexpr std::size_t kMaxToolNameLength = 48;
 constexpr int kMaxNestedCalls = 8;  // HostServices::CallTool depth per thread
+// HostServices::CallTool frames on this thread: a call a plugin makes (workspace_status
+// asking plan_status, ingest filing memory_suggest) is not the agent's choice of tool, so it
+// publishes no tool.called (the affective layer would rank it, the working layer count it
+// as the agent's sign of life).
+thread_local int plugin_calls = 0;
 // RuntimeOptions::one_shot: the WAL a one-shot process leaves unchecked (ConnectionPool),
 // the size every connection cuts the WAL back to when it restarts.
 constexpr std::uintmax_t kOneShotWalBytes = sdk::kWalSizeLimitBytes;
@@ -199,14 +204,13 @@ class ServicesImpl final : public sdk::HostServices {
     }
     // Plugin-to-plugin calls run on the caller's thread; a cycle (A calls B calls A ...)
     // would otherwise recurse until the stack overflows.
-    thread_local int depth = 0;
-    if (depth >= kMaxNestedCalls) {
+    if (plugin_calls >= kMaxNestedCalls) {
       return sdk::ToolResult::Error("tool '" + std::string(name) + "' not called: tool calls nested deeper than " +
                                     std::to_string(kMaxNestedCalls) + " levels (a plugin calls itself in a cycle)");
     }
-    ++depth;
+    ++plugin_calls;
     struct Unwind {
-      ~Unwind() { --depth; }
+      ~Unwind() { --plugin_calls; }
     } unwind;
     return runtime_.Call(name, args, caller).result;
   }
@@ -514,7 +518,7 @@ CallOutcome Runtime::Call(std::string_view name, const nlohmann::json& args, con
       if (sdk::IsBusyError(e)) {
         // A write that waited past its busy budget: the transaction rolled back whole.
         out.result = sdk::ToolResult::Error(
-            "database busy: another process held the write lock longer than " +
+            "database busy: another write (of this process or another) held the write lock longer than " +
             std::to_string(impl_->options.busy_timeout_ms) + " ms; nothing was changed, retry");
       } else {
         impl_->log->Error("tool '" + entry.tool.spec.name + "' failed: " + e.what());
@@ -542,6 +546,7 @@ CallOutcome Runtime::Call(std::string_view name, const nlohmann::json& args, con
   out.latency_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   if (call_frame.Outermost()) ReturnConnectionClean(impl_->pool->ForThisThread(), *impl_->log, entry.tool.spec.name);
 
+  if (plugin_calls > 0) return out;  // a plugin's call, not the agent's (see plugin_calls)
   sdk::ToolCallEvent event;
   event.tool = entry.tool.spec.name;
   event.plugin = entry.tool.plugin;

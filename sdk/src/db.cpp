@@ -3,9 +3,13 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <map>
+#include <memory>
+#include <mutex>
 #include <random>
 #include <thread>
 #include <vector>
@@ -24,6 +28,29 @@ namespace {
 constexpr std::size_t kMinPrefixChars = 4;
 constexpr int kMaxListedMatches = 5;
 
+// The writer lock of a database file in this process (see WithWriteTransaction), and how
+// many writers wait for it.
+struct Writer {
+  std::timed_mutex lock;
+  std::atomic<int> waiting{0};
+};
+
+// The Writer of database file `file`: one per file the process writes, kept until it exits.
+Writer& WriterOf(const std::string& file) {
+  static std::mutex guard;
+  static std::map<std::string, std::unique_ptr<Writer>> writers;
+  std::lock_guard lock(guard);
+  std::unique_ptr<Writer>& w = writers[file];
+  if (!w) w = std::make_unique<Writer>();
+  return *w;
+}
+
+// `db`'s main file, or "" for an in-memory or temporary database.
+std::string FileOf(SQLite::Database& db) {
+  const char* file = sqlite3_db_filename(db.getHandle(), "main");
+  return file == nullptr ? std::string() : std::string(file);
+}
+
 void RollbackQuietly(SQLite::Database& db) {
   if (!InTransaction(db)) return;  // SQLite may already have rolled back (e.g. on SQLITE_FULL)
   try {
@@ -33,9 +60,12 @@ void RollbackQuietly(SQLite::Database& db) {
   }
 }
 
+// The longest sleep before retry `attempt` + 1: 1, 2, 4, ... 50 ms.
+int BackOffCapMs(int attempt) { return std::min(50, 1 << std::min(attempt - 1, 6)); }
+
 void BackOff(int attempt) {
   thread_local std::mt19937 rng{std::random_device{}()};
-  const int cap_ms = std::min(50, 1 << std::min(attempt - 1, 6));  // 1, 2, 4, ... 50 ms
+  const int cap_ms = BackOffCapMs(attempt);
   // "Full jitter" (AWS Architecture Blog, "Exponential Backoff and Jitter"): spread
   // contending processes so they do not retry in lockstep.
   std::uniform_int_distribution<int> dist(cap_ms * 500, cap_ms * 1000);
@@ -86,6 +116,29 @@ std::vector<std::string> MatchPrefix(SQLite::Database& db, const std::string& ta
   return out;
 }
 
+// Takes the writer lock of `db`'s file for this process; none for an in-memory or temporary
+// database. Waits at most the connection's busy timeout, or, without one (0, or a busy
+// handler of the caller's), as long as the retries of `max_attempts` would sleep. Throws
+// SQLite's busy error (SQLITE_BUSY) when the wait runs out, as a lock held elsewhere does.
+std::unique_lock<std::timed_mutex> LockWriter(SQLite::Database& db, int max_attempts) {
+  const std::string file = FileOf(db);
+  if (file.empty()) return {};
+  Writer& writer = WriterOf(file);
+  std::unique_lock lock(writer.lock, std::try_to_lock);
+  if (lock.owns_lock()) return lock;
+  int wait_ms = db.execAndGet("PRAGMA busy_timeout").getInt();
+  if (wait_ms <= 0) {
+    for (int attempt = 1; attempt < max_attempts; ++attempt) wait_ms += BackOffCapMs(attempt);
+  }
+  ++writer.waiting;
+  const bool got = lock.try_lock_for(std::chrono::milliseconds(wait_ms));
+  --writer.waiting;
+  if (!got) {
+    throw SQLite::Exception("database is locked (another write of this process held it)", SQLITE_BUSY);
+  }
+  return lock;
+}
+
 }  // namespace
 
 bool IsBusyError(const SQLite::Exception& e) {
@@ -132,6 +185,11 @@ SQLite::Database OpenDatabase(const std::string& path, int busy_timeout_ms) {
   }
 }
 
+int WritersWaiting(SQLite::Database& db) {
+  const std::string file = FileOf(db);
+  return file.empty() ? 0 : WriterOf(file).waiting.load();
+}
+
 void WithWriteTransaction(SQLite::Database& db, const std::function<void()>& body,
                           int max_attempts) {
   if (InTransaction(db)) {
@@ -140,6 +198,7 @@ void WithWriteTransaction(SQLite::Database& db, const std::function<void()>& bod
     body();
     return;
   }
+  const std::unique_lock<std::timed_mutex> writer = LockWriter(db, max_attempts);
   const auto start = std::chrono::steady_clock::now();
   for (int attempt = 1;; ++attempt) {
     try {

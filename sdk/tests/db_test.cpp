@@ -6,11 +6,13 @@
 #include <atomic>
 #include <condition_variable>
 #include <filesystem>
+#include <future>
 #include <mutex>
 #include <random>
 #include <stdexcept>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 #include <SQLiteCpp/SQLiteCpp.h>
 #include <gmock/gmock.h>
@@ -262,6 +264,62 @@ TEST_F(WriteTransactionTest, ALockHeldPastTheBusyTimeoutIsWaitedForOnce) {
   }
   db_->exec("ROLLBACK");
   EXPECT_EQ(begins, 1);
+  EXPECT_EQ(calls, 0);
+}
+
+// Writers of one process take turns on a mutex, not in SQLite's busy handler (which sleeps
+// 1 … 100 ms between tries, so a waiting writer started late and could be starved past the
+// busy timeout by its siblings): the second writer begins only after the first committed.
+TEST_F(WriteTransactionTest, WritersOfOneProcessTakeTurnsBeforeTheyBegin) {
+  SQLite::Database other = OpenDatabase(dir_.File("k.db"), 60'000);
+  struct Log {
+    std::mutex mu;
+    std::vector<std::string> lines;
+  } log;
+  const auto trace = [](unsigned, void* arg, void*, void* sql) -> int {
+    auto* l = static_cast<Log*>(arg);
+    const std::string_view text(static_cast<const char*>(sql));
+    if (text == "BEGIN IMMEDIATE" || text == "COMMIT") {
+      std::lock_guard lock(l->mu);
+      l->lines.emplace_back(text);
+    }
+    return 0;
+  };
+  sqlite3_trace_v2(db_->getHandle(), SQLITE_TRACE_STMT, trace, &log);
+  sqlite3_trace_v2(other.getHandle(), SQLITE_TRACE_STMT, trace, &log);
+  std::promise<void> second_starts;
+  std::thread second;
+  WithWriteTransaction(*db_, [&] {
+    db_->exec("INSERT INTO t VALUES (1)");
+    second = std::thread([&] {
+      second_starts.set_value();
+      WithWriteTransaction(other, [&] { other.exec("INSERT INTO t VALUES (2)"); });
+    });
+    second_starts.get_future().wait();
+    while (WritersWaiting(*db_) == 0) std::this_thread::yield();  // it waits while this one holds
+  });
+  second.join();
+  EXPECT_EQ(WritersWaiting(*db_), 0);
+  EXPECT_EQ(log.lines, (std::vector<std::string>{"BEGIN IMMEDIATE", "COMMIT", "BEGIN IMMEDIATE", "COMMIT"}));
+  EXPECT_EQ(db_->execAndGet("SELECT group_concat(v) FROM (SELECT v FROM t ORDER BY rowid)").getString(), "1,2");
+}
+
+// A writer of this process holding the lock past the other's busy timeout: the other gets
+// SQLite's busy error (as from a lock held elsewhere) and its body never runs.
+TEST_F(WriteTransactionTest, AWriterOfThisProcessHeldPastTheBusyTimeoutIsABusyError) {
+  SQLite::Database other = OpenDatabase(dir_.File("k.db"), 1);
+  int calls = 0;
+  WithWriteTransaction(*db_, [&] {
+    std::thread second([&] {
+      try {
+        WithWriteTransaction(other, [&] { ++calls; });
+        ADD_FAILURE() << "expected SQLITE_BUSY";
+      } catch (const SQLite::Exception& e) {
+        EXPECT_TRUE(IsBusyError(e)) << e.what();
+      }
+    });
+    second.join();  // held until the other gave up
+  });
   EXPECT_EQ(calls, 0);
 }
 

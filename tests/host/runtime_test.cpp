@@ -426,17 +426,18 @@ TEST_F(RuntimeTest, HostCallToolOfMissingToolIsErrorResult) {
   EXPECT_EQ(r.text, "tool 'memory_recall' is not available (its layer is not enabled)");
 }
 
-TEST_F(RuntimeTest, HostCallToolReachesOtherPluginWithCallerAndEvents) {
+// The inner call reaches the other plugin with the caller; only the client's call is a
+// tool.called event (the plugin's call was not the agent's choice of tool).
+TEST_F(RuntimeTest, HostCallToolReachesOtherPluginWithCallerAndNoEventOfItsOwn) {
   auto rt = Make(true);
   rt->Start();
   auto& events = Capture(*rt);
   auto r = rt->CallTool("note_relay", {{"tool", "ping_pong"}}, Agent());
   EXPECT_EQ(r.text, "pong for agent-7");
   EXPECT_EQ(r.structured["has_tool"], true);
-  ASSERT_EQ(events.size(), 2u);  // inner call finishes first
-  EXPECT_EQ(events[0].tool, "ping_pong");
-  EXPECT_EQ(events[0].plugin, "ping");
-  EXPECT_EQ(events[1].tool, "note_relay");
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].tool, "note_relay");
+  EXPECT_EQ(events[0].agent_id, "agent-7");
 }
 
 TEST_F(RuntimeTest, HostCallToolValidatesArguments) {
@@ -721,11 +722,16 @@ TEST_F(RuntimeTest, CallCycleThroughHostIsCutOff) {
   Runtime rt(o);
   rt.AddPlugin("loop", [](sdk::HostServices& h) { return std::make_unique<LoopPlugin>(h); });
   rt.Start();
+  auto& events = Capture(rt);
   LoopPlugin::runs = 0;
   auto r = rt.CallTool("loop_call", json::object());
   EXPECT_TRUE(r.is_error);
   EXPECT_THAT(r.text, HasSubstr("tool calls nested deeper than 8 levels"));
   EXPECT_EQ(LoopPlugin::runs.load(), 9);
+  // Only the client's call is an event: the eight the plugin made are not the agent's.
+  ASSERT_EQ(events.size(), 1u);
+  EXPECT_EQ(events[0].tool, "loop_call");
+  EXPECT_EQ(events[0].outcome, "failure");
   // The depth unwinds: a second call gets just as far.
   LoopPlugin::runs = 0;
   rt.CallTool("loop_call", json::object());

@@ -16,7 +16,9 @@ struct Event {
   nlohmann::json payload;
 };
 
-/// Topic the host publishes after every `tools/call` (see ToolCallEvent).
+/// Topic the host publishes after every tool call a client makes (`tools/call` over MCP or
+/// HTTP, `kioku call`), not after the calls plugins make through HostServices::CallTool
+/// (see ToolCallEvent).
 inline constexpr const char* kToolCalledTopic = "tool.called";
 
 /// Payload of kToolCalledTopic.
