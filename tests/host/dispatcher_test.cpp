@@ -550,14 +550,19 @@ TEST_F(DispatcherTest, CancelledCallReturnsNoResponseAndHandlerSeesIt) {
   EXPECT_EQ(events_[0].outcome, "timeout");
 }
 
-TEST_F(DispatcherTest, CancelAllStopsRunningCalls) {
+// Shutdown stops a running call, which is still answered with what it returned: a write
+// that ran to the end is stored, and a client still reading learns so instead of retrying it.
+TEST_F(DispatcherTest, CancelAllStopsRunningCallsWhichAreStillAnswered) {
   auto started = gate_.started.get_future();
   auto pending = std::async(std::launch::async, [&] {
     return dispatcher_->Handle(Request("tools/call", {{"name", "gate_wait"}}, 43), session_);
   });
   started.wait();
   dispatcher_->CancelAll();
-  EXPECT_EQ(pending.get(), std::nullopt);
+  const auto answer = pending.get();
+  ASSERT_TRUE(answer.has_value());
+  EXPECT_EQ((*answer)["id"], 43);
+  EXPECT_EQ((*answer)["result"]["content"][0]["text"], "cancelled");
   EXPECT_TRUE(gate_.saw_cancel.load());
 }
 

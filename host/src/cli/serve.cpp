@@ -22,7 +22,7 @@ extern "C" void OnTerminate(int) {
   }
 }
 
-// Self-pipe: SIGTERM/SIGINT write one byte that wakes the transport's poll loop.
+// Self-pipe: SIGTERM/SIGINT/SIGHUP write one byte that wakes the transport's poll loop.
 int InstallTerminationPipe() {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC | O_NONBLOCK) != 0) return -1;
@@ -32,6 +32,7 @@ int InstallTerminationPipe() {
   sigemptyset(&sa.sa_mask);
   ::sigaction(SIGTERM, &sa, nullptr);
   ::sigaction(SIGINT, &sa, nullptr);
+  ::sigaction(SIGHUP, &sa, nullptr);  // a closed terminal: the same clean stop
   return fds[0];
 }
 

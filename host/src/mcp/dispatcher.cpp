@@ -173,6 +173,7 @@ std::optional<json> Dispatcher::Handle(const json& message, Session& session) {
 
   const bool modern = IsModernRequest(params);
   std::shared_ptr<std::atomic<bool>> cancel;
+  bool started = false;  // a tools/call that ran (was not cancelled before it began)
   try {
     if (modern) CheckModernMeta(params);
     json result;
@@ -210,14 +211,19 @@ std::optional<json> Dispatcher::Handle(const json& message, Session& session) {
         if (shutting_down_.load()) slot->store(true);  // queued when shutdown began
         cancel = slot;
       }
-      if (!cancel->load()) result = CallTool(params, session, modern, cancel);
+      started = !cancel->load();
+      if (started) result = CallTool(params, session, modern, cancel);
     } else {
       throw RpcError{kMethodNotFound, "Method not found: " + method};
     }
     if (cancel) {
       std::lock_guard lock(inflight_mutex_);
       inflight_.erase(RequestKey(session, id));
-      if (cancel->load()) return std::nullopt;  // the client no longer wants an answer
+      // No answer when the client cancelled (it no longer wants one) or when the call was
+      // queued as the server began to stop (it never ran). A call that ran while the server
+      // stops is answered: what it wrote is kept, and a client still reading learns so
+      // instead of retrying a write that was stored.
+      if (cancel->load() && !(started && shutting_down_.load())) return std::nullopt;
     }
     if (modern) {
       if (!result.contains("resultType")) result["resultType"] = "complete";

@@ -152,7 +152,9 @@ class Dispatcher {
   static constexpr int kMaxDepth = 64;
 
   /// Shutdown: cancels every call at every stage — running (its handler sees Cancelled()),
-  /// queued for a worker, or handled later — and none of them is answered.
+  /// queued for a worker, or handled later. The queued and later ones never run and are not
+  /// answered; one that was running is answered with what it returns (a write that did not
+  /// check Cancelled() is stored, and its answer says so to a client still reading).
   void CancelAll();
 
   /// True when `message` is a `tools/call` request (transports run those on workers).

@@ -161,6 +161,15 @@ void RunStdio(mcp::Dispatcher& dispatcher, mcp::Session& session, const StdioOpt
       buffer.append(chunk + start, rest);
     }
   }
+  if (!stopped && options.wake_fd >= 0) {
+    // A stop sent just before stdin closed (SIGTERM, then the pipe shut) may not have been
+    // seen by the last poll, which returned for stdin's end alone.
+    pollfd wake{options.wake_fd, POLLIN, 0};
+    if (::poll(&wake, 1, 0) > 0 && (wake.revents & POLLIN)) {
+      dispatcher.CancelAll();
+      stopped = true;
+    }
+  }
   if (stopped) {
     pool.Join();  // a line cut off by the stop is a fragment, not a message: not answered
   } else {
