@@ -1,10 +1,43 @@
 #include "kioku/sdk/caller.hpp"
 
+#include <cstdlib>
+#include <filesystem>
+#include <stdexcept>
+
 namespace kioku::sdk {
 
 bool CallerKnown(const Caller& caller) {
   if (caller.agent_id.empty() || caller.agent_id == "unknown") return false;
   return true;
+}
+
+void UseCommandLineProject(Caller& caller, const std::string& dir_or_key, const ProjectOptions& projects) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path folder;
+  if (dir_or_key.empty()) {
+    const char* root = std::getenv("KIOKU_PROJECT_ROOT");
+    folder = (root != nullptr && *root != '\0') ? fs::path(ExpandHome(root)) : fs::current_path(ec);
+  } else {
+    folder = ExpandHome(dir_or_key);
+    if (!fs::is_directory(folder, ec)) {
+      const char c = dir_or_key.front();
+      if (c == '.' || c == '~') {
+        throw std::invalid_argument("--project '" + dir_or_key + "' is no folder here (" +
+                                    fs::absolute(folder, ec).lexically_normal().string() +
+                                    "); send an existing folder or a project key as memory_list shows it");
+      }
+      caller.project_id = CanonicalProjectKey(dir_or_key, projects);
+      caller.project_root.clear();
+      caller.working_dir.clear();
+      return;
+    }
+  }
+  folder = fs::absolute(folder, ec).lexically_normal();
+  const ProjectInfo info = ResolveProject(folder, projects);
+  caller.project_root = info.root;
+  caller.project_id = info.id;
+  caller.working_dir = folder.string();
 }
 
 std::string_view AgentSourceName(AgentSource source) {

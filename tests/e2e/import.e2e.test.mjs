@@ -4,7 +4,8 @@
 // graph; a secret refuses the file naming the line, and nothing is stored.
 
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, test } from 'node:test';
@@ -43,6 +44,20 @@ describe('kioku import --from (foreign formats)', () => {
     const again = await cli(sandbox, ['import', '--from', 'claude-md', path.join(FIXTURES, 'CLAUDE.md')]);
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /memories 0 new, 7 already there;/);
+
+    // `kioku review` confirms them from another folder too: --project, or KIOKU_PROJECT_ROOT.
+    const elsewhere = mkdtempSync(path.join(os.tmpdir(), 'kioku-e2e-elsewhere-'));
+    try {
+      const here = await runCli(sandbox, ['review'], { cwd: elsewhere });
+      assert.match(here.stdout, /review: 0 pending/, here.stdout + here.stderr);
+      const named = await runCli(sandbox, ['review', '--project', sandbox.dir], { cwd: elsewhere });
+      assert.equal(named.code, 0, named.stderr);
+      assert.match(named.stdout, /review: 6 pending/);
+      const rooted = await runCli(sandbox, ['review'], { cwd: elsewhere, env: sandbox.env({ KIOKU_PROJECT_ROOT: sandbox.dir }) });
+      assert.match(rooted.stdout, /review: 6 pending/, rooted.stdout + rooted.stderr);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
     assert.match(again.stdout, /nothing new/);
   });
 

@@ -15,6 +15,7 @@
 #include "providers/openai_chat.hpp"
 #include "providers/openai_embedder.hpp"
 #include "providers/provider_call.hpp"
+#include "kioku/sdk/caller.hpp"
 #include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/ids.hpp"
 
@@ -122,15 +123,7 @@ sdk::Caller LocalCaller(const std::string& default_agent, const sdk::ProjectOpti
   const char* agent = std::getenv("KIOKU_AGENT_ID");
   caller.agent_id = (agent && *agent) ? agent : default_agent;
   if (!caller.agent_id.empty()) caller.agent_source = sdk::AgentSource::kConfig;
-  const char* root = std::getenv("KIOKU_PROJECT_ROOT");
-  std::error_code ec;
-  std::filesystem::path folder = (root && *root) ? std::filesystem::path(sdk::ExpandHome(root))
-                                                 : std::filesystem::current_path(ec);
-  folder = std::filesystem::absolute(folder, ec).lexically_normal();
-  const sdk::ProjectInfo info = sdk::ResolveProject(folder, projects);
-  caller.project_root = info.root;
-  caller.project_id = info.id;
-  caller.working_dir = folder.string();
+  sdk::UseCommandLineProject(caller, "", projects);
   return caller;
 }
 
@@ -138,24 +131,7 @@ void UseProject(sdk::Caller& caller, const std::string& dir_or_key, const sdk::P
   if (dir_or_key.empty()) {
     throw std::invalid_argument("--project is empty: send a folder or a project key such as github.com/acme/webapp");
   }
-  std::error_code ec;
-  const std::filesystem::path folder =
-      std::filesystem::absolute(sdk::ExpandHome(dir_or_key), ec).lexically_normal();
-  if (!ec && std::filesystem::is_directory(folder, ec)) {
-    const sdk::ProjectInfo info = sdk::ResolveProject(folder, projects);
-    caller.project_root = info.root;
-    caller.project_id = info.id;
-    caller.working_dir = folder.string();
-    return;
-  }
-  const char c = dir_or_key.front();
-  if (c == '.' || c == '~') {
-    throw std::invalid_argument("--project '" + dir_or_key + "' is no folder here (" + folder.string() +
-                                "); send an existing folder or a project key as memory_list shows it");
-  }
-  caller.project_id = sdk::CanonicalProjectKey(dir_or_key, projects);
-  caller.project_root.clear();
-  caller.working_dir.clear();
+  sdk::UseCommandLineProject(caller, dir_or_key, projects);
 }
 
 std::string NewInstanceId() {

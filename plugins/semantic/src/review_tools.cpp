@@ -1,15 +1,16 @@
 // memory_review, memory_used, memory_maintain, memory_consolidate and `kioku review`.
 #include <algorithm>
-#include <filesystem>
+#include <optional>
 #include <ostream>
+#include <stdexcept>
 #include <string_view>
 
 #include "consolidate.hpp"
 #include "consolidate_model.hpp"
 #include "decay.hpp"
 #include "kioku/sdk/args.hpp"
+#include "kioku/sdk/caller.hpp"
 #include "kioku/sdk/db.hpp"
-#include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/result_page.hpp"
 #include "kioku/sdk/schema.hpp"
 #include "model_tools.hpp"
@@ -286,16 +287,19 @@ sdk::ToolResult HandleConsolidate(ToolContext& ctx, const Json& args, const sdk:
 
 constexpr const char* kReviewUsage =
     "kioku review [--bucket pending|contested|contradicted|stale] [--limit N]\n"
-    "             [--promote ID | --reject ID | --undo ID] [--json]\n"
+    "             [--promote ID | --reject ID | --undo ID] [--project DIR|KEY] [--json]\n"
     "  Lists what waits for a person in the current project (and global memories):\n"
     "  pending suggestions, contested rivals, anchor-contradicted and stale memories,\n"
     "  with counts per bucket. --promote confirms one (superseding its rivals), --reject\n"
-    "  supersedes it (reinstating the survivor), --undo reverses a rejection.\n"
+    "  supersedes it (reinstating the survivor), --undo reverses a rejection. The project is\n"
+    "  --project (a folder, or a project key as memory_list shows it), else\n"
+    "  $KIOKU_PROJECT_ROOT, else this folder's, as for `kioku call`.\n"
     "  Nothing is promoted automatically.";
 
 int RunReviewCommand(ToolContext& ctx, const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
   Json call = Json::object();
   bool json = false;
+  std::optional<std::string> project;
   for (std::size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     const bool has_value = i + 1 < args.size();
@@ -308,6 +312,12 @@ int RunReviewCommand(ToolContext& ctx, const std::vector<std::string>& args, std
       call["bucket"] = args[++i];
       if (std::find(kBuckets.begin(), kBuckets.end(), args[i]) == kBuckets.end()) {
         err << "kioku review: --bucket is one of pending, contested, contradicted, stale (got '" << args[i] << "')\n";
+        return 2;
+      }
+    } else if (a == "--project" && has_value) {
+      project = args[++i];
+      if (project->empty()) {
+        err << "kioku review: --project is empty: send a folder or a project key such as github.com/acme/webapp\n";
         return 2;
       }
     } else if (a == "--limit" && has_value) {
@@ -328,11 +338,12 @@ int RunReviewCommand(ToolContext& ctx, const std::vector<std::string>& args, std
   sdk::Caller caller;
   caller.agent_id = "kioku-review";
   caller.agent_source = sdk::AgentSource::kConfig;
-  std::error_code ec;
-  const sdk::ProjectInfo here = sdk::ResolveProject(std::filesystem::current_path(ec), ctx.host.Projects());
-  caller.project_root = here.root;
-  caller.project_id = here.id;
-  caller.working_dir = std::filesystem::current_path(ec).string();
+  try {
+    sdk::UseCommandLineProject(caller, project.value_or(""), ctx.host.Projects());
+  } catch (const std::invalid_argument& e) {
+    err << "kioku review: " << e.what() << "\n";
+    return 2;
+  }
   const sdk::ToolResult r = ctx.host.CallTool("memory_review", call, caller);
   if (r.is_error) {
     err << "kioku review: " << r.text << "\n";
