@@ -318,91 +318,97 @@ TEST_F(StdioTest, InvalidUtf8ToolOutputIsValidOnTheWire) {
   EXPECT_THAT(lines[0], HasSubstr("bad \xef\xbf\xbd"));
 }
 
+// stdin, stdout and wake pipes for RunStdio; the ends still open are closed at the end.
+struct Pipes {
+  int in[2] = {-1, -1};
+  int out[2] = {-1, -1};
+  int wake[2] = {-1, -1};
+  Pipes() {
+    for (int* p : {in, out, wake}) EXPECT_EQ(::pipe2(p, O_CLOEXEC), 0);
+  }
+  ~Pipes() {
+    for (int* p : {in, out, wake}) {
+      for (int i : {0, 1}) {
+        if (p[i] >= 0) ::close(p[i]);
+      }
+    }
+  }
+  StdioOptions Options(bool wake_fd = true) const {
+    StdioOptions o;
+    o.in_fd = in[0];
+    o.out_fd = out[1];
+    o.wake_fd = wake_fd ? wake[0] : -1;
+    return o;
+  }
+  static void Close(int& fd) {
+    ::close(fd);
+    fd = -1;
+  }
+};
+
 TEST_F(StdioTest, WakeFdEndsTheLoop) {
-  int in[2], out[2], wake[2];
-  ASSERT_EQ(::pipe2(in, O_CLOEXEC), 0);
-  ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
-  ASSERT_EQ(::pipe2(wake, O_CLOEXEC), 0);
-  StdioOptions o;
-  o.in_fd = in[0];
-  o.out_fd = out[1];
-  o.wake_fd = wake[0];
+  Pipes p;
+  const StdioOptions o = p.Options();
   std::thread server([&] { RunStdio(*dispatcher_, session_, o); });
-  WriteAll(in[1], Line(Req(1, "ping")));
-  EXPECT_EQ(json::parse(ReadLine(out[0]))["id"], 1);  // serving while stdin stays open
-  WriteAll(wake[1], "x");
+  WriteAll(p.in[1], Line(Req(1, "ping")));
+  EXPECT_EQ(json::parse(ReadLine(p.out[0]))["id"], 1);  // serving while stdin stays open
+  WriteAll(p.wake[1], "x");
   server.join();  // returns although stdin was never closed
-  for (int fd : {in[0], in[1], out[0], out[1], wake[0], wake[1]}) ::close(fd);
 }
 
 // The SDKs' close() ends stdin, then sends SIGTERM, then SIGKILL. The stop after the end of
-// stdin still cancels the running call and keeps the queued one from starting; it was
-// ignored until every queued call had run (and the SIGKILL came first).
+// stdin still stops the running call and keeps the queued one from starting; it was ignored
+// until every queued call had run (and the SIGKILL came first). The running call is
+// answered with what it returned.
 TEST_F(StdioTest, WakeAfterEofCancelsTheRunningCallAndDropsTheQueued) {
-  int in[2], out[2], wake[2];
-  ASSERT_EQ(::pipe2(in, O_CLOEXEC), 0);
-  ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
-  ASSERT_EQ(::pipe2(wake, O_CLOEXEC), 0);
-  StdioOptions o;
-  o.in_fd = in[0];
-  o.out_fd = out[1];
-  o.wake_fd = wake[0];
+  Pipes p;
+  StdioOptions o = p.Options();
   o.workers = 1;  // the second call queues behind the first
   auto started = gate_.started.get_future();
   std::thread server([&] {
     RunStdio(*dispatcher_, session_, o);
-    ::close(out[1]);
+    Pipes::Close(p.out[1]);
   });
   std::string output;
-  std::thread reader([&] { output = ReadAll(out[0]); });
-  WriteAll(in[1], Line(Req(1, "tools/call", {{"name", "gate_wait"}})) +
-                      Line(Req(2, "tools/call", {{"name", "echo_say"}, {"arguments", {{"text", "queued"}}}})));
-  ::close(in[1]);
+  std::thread reader([&] { output = ReadAll(p.out[0]); });
+  WriteAll(p.in[1], Line(Req(1, "tools/call", {{"name", "gate_wait"}})) +
+                        Line(Req(2, "tools/call", {{"name", "echo_say"}, {"arguments", {{"text", "queued"}}}})));
+  Pipes::Close(p.in[1]);
   started.wait();
-  WriteAll(wake[1], "x");
+  WriteAll(p.wake[1], "x");
   server.join();  // without the stop, gate_wait would run forever
   reader.join();
   EXPECT_TRUE(gate_.saw_cancel.load());
   EXPECT_THAT(output, Not(HasSubstr("queued")));
-  for (int fd : {in[0], out[0], wake[0], wake[1]}) ::close(fd);
+  const auto by_id = ById(Lines(output));
+  ASSERT_EQ(by_id.size(), 1u) << output;
+  EXPECT_EQ(by_id.find("1")->second["result"]["content"][0]["text"], "cancelled");
 }
 
 // A line cut off by a stop is a fragment, not a message: it gets no parse error (-32700).
 TEST_F(StdioTest, WakeDropsALineWithoutItsNewline) {
-  int in[2], out[2], wake[2];
-  ASSERT_EQ(::pipe2(in, O_CLOEXEC), 0);
-  ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
-  ASSERT_EQ(::pipe2(wake, O_CLOEXEC), 0);
-  StdioOptions o;
-  o.in_fd = in[0];
-  o.out_fd = out[1];
-  o.wake_fd = wake[0];
+  Pipes p;
+  const StdioOptions o = p.Options();
   std::thread server([&] { RunStdio(*dispatcher_, session_, o); });
   // One write (atomic on a pipe): once the ping is answered, the fragment has been read.
-  WriteAll(in[1], Line(Req(1, "ping")) + R"({"jsonrpc":"2.0","id":2,"meth)");
-  EXPECT_EQ(json::parse(ReadLine(out[0]))["id"], 1);
-  WriteAll(wake[1], "x");
+  WriteAll(p.in[1], Line(Req(1, "ping")) + R"({"jsonrpc":"2.0","id":2,"meth)");
+  EXPECT_EQ(json::parse(ReadLine(p.out[0]))["id"], 1);
+  WriteAll(p.wake[1], "x");
   server.join();
-  ::close(out[1]);
-  EXPECT_EQ(ReadAll(out[0]), "");
-  for (int fd : {in[0], in[1], out[0], wake[0], wake[1]}) ::close(fd);
+  Pipes::Close(p.out[1]);
+  EXPECT_EQ(ReadAll(p.out[0]), "");
 }
 
 // A client that stops reading is gone even while it keeps stdin open: the loop ends (the
 // write end of a pipe whose reader closed polls as POLLERR), nothing written needed.
 TEST_F(StdioTest, ReaderClosingStdoutEndsTheLoop) {
-  int in[2], out[2];
-  ASSERT_EQ(::pipe2(in, O_CLOEXEC), 0);
-  ASSERT_EQ(::pipe2(out, O_CLOEXEC), 0);
-  StdioOptions o;
-  o.in_fd = in[0];
-  o.out_fd = out[1];
+  Pipes p;
+  const StdioOptions o = p.Options(/*wake_fd=*/false);
   std::thread server([&] { RunStdio(*dispatcher_, session_, o); });
-  WriteAll(in[1], Line(Req(1, "ping")));
-  EXPECT_EQ(json::parse(ReadLine(out[0]))["id"], 1);
-  ::close(out[0]);
+  WriteAll(p.in[1], Line(Req(1, "ping")));
+  EXPECT_EQ(json::parse(ReadLine(p.out[0]))["id"], 1);
+  Pipes::Close(p.out[0]);
   server.join();  // returns although stdin was never closed
-  for (int fd : {in[0], in[1], out[1]}) ::close(fd);
 }
 
 }  // namespace
