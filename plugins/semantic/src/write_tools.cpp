@@ -218,7 +218,8 @@ MemoryDraft ParseDraft(const Json& item, const sdk::Caller& caller, const Settin
     MemoryDraft d;
     d.suggest = suggest;
     if (!item.contains("text") || !item.contains("kind")) {
-      throw sdk::ToolError("each memory needs text and kind");
+      throw sdk::ToolError(std::string("each memory needs text and kind; this one has no ") +
+                           (item.contains("text") ? "kind (one of " + KindList() + ")" : "text"));
     }
     d.text = sdk::SanitizeUtf8(Trim(item.at("text").get<std::string>()));
     if (d.text.empty()) {

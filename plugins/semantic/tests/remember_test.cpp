@@ -152,6 +152,10 @@ TEST_F(SemanticTest, BatchItemsAreCheckedLikeSingleMemories) {
             std::string::npos);
   EXPECT_NE(err({{"text", 5}, {"kind", "fact"}}).find("memories[1].text: expected string, got number"), std::string::npos);
   EXPECT_NE(err({{"text", "x"}, {"kind", "fact"}, {"colour", "red"}}).find("unknown field 'colour'"), std::string::npos);
+  // The missing field is named, and for kind what to send.
+  EXPECT_NE(err({{"text", "x"}}).find("memories[1]: each memory needs text and kind; this one has no kind (one of fact, "),
+            std::string::npos);
+  EXPECT_NE(err({{"kind", "fact"}}).find("this one has no text"), std::string::npos);
   EXPECT_NE(err({{"text", "x"}, {"kind", "fact"}, {"tags", Json::array({std::string(65, 't')})}}).find("memories[1].tags[]"),
             std::string::npos);
   EXPECT_EQ(Snapshot(), before);
