@@ -28,7 +28,7 @@ namespace {
 constexpr std::size_t kMinPrefixChars = 4;
 constexpr int kMaxListedMatches = 5;
 
-// The writer lock of a database file in this process (see WithWriteTransaction), and how
+// The writer lock of a database file in this module (see WithWriteTransaction), and how
 // many writers wait for it.
 struct Writer {
   std::timed_mutex lock;
@@ -116,7 +116,7 @@ std::vector<std::string> MatchPrefix(SQLite::Database& db, const std::string& ta
   return out;
 }
 
-// Takes the writer lock of `db`'s file for this process; none for an in-memory or temporary
+// Takes the writer lock of `db`'s file for this module; none for an in-memory or temporary
 // database. Waits at most the connection's busy timeout, or, without one (0, or a busy
 // handler of the caller's), as long as the retries of `max_attempts` would sleep. Throws
 // SQLite's busy error (SQLITE_BUSY) when the wait runs out, as a lock held elsewhere does.
@@ -134,7 +134,7 @@ std::unique_lock<std::timed_mutex> LockWriter(SQLite::Database& db, int max_atte
   const bool got = lock.try_lock_for(std::chrono::milliseconds(wait_ms));
   --writer.waiting;
   if (!got) {
-    throw SQLite::Exception("database is locked (another write of this process held it)", SQLITE_BUSY);
+    throw SQLite::Exception("database is locked (another write of this module held it)", SQLITE_BUSY);
   }
   return lock;
 }

@@ -142,8 +142,16 @@ std::string Describe(const WriteResult& r, const MemoryDraft& d, const std::vect
   return line;
 }
 
-sdk::ToolResult HandleWrite(ToolContext& ctx, const Json& args, const sdk::Caller& caller,
-                            bool suggest) {
+// Between two memories of a batch: a call cancelled meanwhile (the client's
+// notifications/cancelled, or the server stopping) throws, and the batch's transaction rolls
+// back whole, so a write that is not answered is not stored either, and a stop waits for at
+// most one memory, not a batch of 100.
+void StopIfCancelled(const sdk::CallContext& call) {
+  if (call.Cancelled()) throw sdk::ToolError("cancelled before the write finished; nothing in it was stored");
+}
+
+sdk::ToolResult HandleWrite(ToolContext& ctx, const Json& args, const sdk::CallContext& call, bool suggest) {
+  const sdk::Caller& caller = call.caller;
   Env env = ctx.MakeEnv();
   const std::int64_t now = env.clock.NowMs();
   const bool batch = args.contains("memories");
@@ -175,9 +183,13 @@ sdk::ToolResult HandleWrite(ToolContext& ctx, const Json& args, const sdk::Calle
     const Author author = AuthorOf(caller);
     RivalScan scan;  // word counts and candidate profiles, once per batch
     scan.committed = MaxMemorySeq(env);
-    for (const MemoryDraft& d : drafts) results.push_back(writer.Remember(d, author));
+    for (const MemoryDraft& d : drafts) {
+      StopIfCancelled(call);
+      results.push_back(writer.Remember(d, author));
+    }
     writer.Finish();  // rival candidates come from the text index
     for (WriteResult& r : results) {
+      StopIfCancelled(call);
       rivals.emplace_back();
       if (r.action != "remembered" && r.action != "superseded") continue;
       rivals.back() = DetectRivals(env, r.seq, author, &scan);
@@ -281,7 +293,7 @@ void RegisterWriteTools(sdk::Registrar& registrar, ToolContext& ctx) {
   remember.annotations.destructive = false;
   remember.annotations.idempotent = false;
   registrar.AddTool(remember, [&ctx](const Json& args, const sdk::CallContext& call) {
-    return HandleWrite(ctx, args, call.caller, false);
+    return HandleWrite(ctx, args, call, false);
   });
 
   sdk::ToolSpec suggest;
@@ -297,7 +309,7 @@ void RegisterWriteTools(sdk::Registrar& registrar, ToolContext& ctx) {
     t.output_schema = WriteOutputSchema();
   };
   registrar.AddTool(suggest, [&ctx](const Json& args, const sdk::CallContext& call) {
-    return HandleWrite(ctx, args, call.caller, true);
+    return HandleWrite(ctx, args, call, true);
   });
 }
 

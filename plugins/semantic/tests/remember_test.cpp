@@ -1,6 +1,8 @@
 // memory_remember / memory_suggest: reaffirm, supersession, scope, batches, secrets and
 // bad input (each refused with a clear message and no change to stored data).
 
+#include <atomic>
+
 #include "semantic_test_util.hpp"
 
 namespace kioku::semantic::testing {
@@ -158,6 +160,21 @@ TEST_F(SemanticTest, BatchItemsAreCheckedLikeSingleMemories) {
   EXPECT_NE(err({{"kind", "fact"}}).find("this one has no text"), std::string::npos);
   EXPECT_NE(err({{"text", "x"}, {"kind", "fact"}, {"tags", Json::array({std::string(65, 't')})}}).find("memories[1].tags[]"),
             std::string::npos);
+  EXPECT_EQ(Snapshot(), before);
+}
+
+// A write cancelled while it runs (the client's notifications/cancelled, or the server
+// stopping) rolls back whole: a call that gets no answer stores nothing.
+TEST_F(SemanticTest, ACancelledWriteStoresNothing) {
+  const std::string before = Snapshot();
+  const std::atomic<bool> cancelled{true};
+  const Json batch = {{{"text", "one"}, {"kind", "fact"}}, {{"text", "two"}, {"kind", "fact"}}};
+  const auto out = rt_->runtime->Call("memory_remember", {{"memories", batch}},
+                                      kioku::testing::TestRuntime::DefaultCaller(), &cancelled);
+  EXPECT_TRUE(out.result.is_error);
+  EXPECT_NE(out.result.text.find("cancelled before the write finished; nothing in it was stored"), std::string::npos)
+      << out.result.text;
+  EXPECT_EQ(out.outcome, "timeout");
   EXPECT_EQ(Snapshot(), before);
 }
 

@@ -55,19 +55,20 @@ bool IsBusyError(const SQLite::Exception& e);
 /// attempt that waited out a lock held elsewhere is not repeated: the call waits about one
 /// busy timeout, not max_attempts of them). Any other exception rolls back and propagates. `body` must therefore keep its
 /// side effects inside the database, or be safe to repeat.
-/// Within one process, writers of one database file take turns on a mutex first (waiting at
-/// most the connection's busy timeout, then SQLITE_BUSY as from SQLite): SQLite's busy
-/// handler sleeps between tries (1, 2, 5 … 100 ms; sqlite3.c sqliteDefaultBusyCallback), so
-/// a waiting writer started late, and four workers writing large batches starved one past
-/// the busy timeout ("database busy" on 2 of 40 piped calls). Other processes still meet at
-/// SQLite's lock.
+/// Within one module (the host, or one plugin: each links its own copy of this SDK), writers
+/// of one database file take turns on a mutex first (waiting at most the connection's busy
+/// timeout, then SQLITE_BUSY as from SQLite): SQLite's busy handler sleeps between tries
+/// (1, 2, 5 … 100 ms; sqlite3.c sqliteDefaultBusyCallback), so a waiting writer started
+/// late, and four workers writing large batches with one tool starved one past the busy
+/// timeout ("database busy" on 2 of 40 piped calls). Writers of other modules and other
+/// processes still meet at SQLite's lock.
 /// Do not nest: when `db` is already inside a transaction (e.g. a Migration's `apply`),
 /// `body` simply runs in that transaction — no BEGIN/COMMIT, no retry; whoever opened the
 /// outer transaction owns commit, rollback and retry.
 void WithWriteTransaction(SQLite::Database& db, const std::function<void()>& body,
                           int max_attempts = 12);
 
-/// How many writers of this process wait for the write lock of `db`'s file in
+/// How many writers of this module wait for the write lock of `db`'s file in
 /// WithWriteTransaction right now (0 for an in-memory database). For diagnostics and tests.
 int WritersWaiting(SQLite::Database& db);
 
