@@ -4,6 +4,10 @@
 
 namespace kioku::sdk {
 
+std::string Plural(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
 using detail::DecodeUtf8;
 
 bool IsValidUtf8(std::string_view text) {

@@ -5,6 +5,12 @@
 namespace kioku::sdk {
 namespace {
 
+TEST(Plural, OneIsSingularEverythingElsePlural) {
+  EXPECT_EQ(Plural(1, "line", "lines"), "1 line");
+  EXPECT_EQ(Plural(0, "line", "lines"), "0 lines");
+  EXPECT_EQ(Plural(12, "memory", "memories"), "12 memories");
+}
+
 TEST(IsValidUtf8, AcceptsWellFormedText) {
   EXPECT_TRUE(IsValidUtf8(""));
   EXPECT_TRUE(IsValidUtf8("plain ascii"));

@@ -194,13 +194,13 @@ void AddIngestTool(sdk::Registrar& reg, ToolContext& env) {
     if (const std::string r = sdk::DescribeRedactions(t.redacted); !r.empty()) {
       notes.push_back("secrets " + r + " before storing");
     }
-    std::string text = "Ingested " + std::to_string(files.size()) + " file" +
-                       (files.size() == 1 ? "" : "s") + ": " + std::to_string(t.sessions.size()) +
-                       " sessions, " + std::to_string(t.messages) + " messages, " +
-                       std::to_string(t.outcomes) + " tool outcomes, " +
-                       std::to_string(t.statements) + " durable statements (" +
-                       std::to_string(t.suggested) + " new memory suggestions), " +
-                       std::to_string(t.skipped) + " lines skipped";
+    std::string text = "Ingested " + sdk::Plural(files.size(), "file", "files") + ": " +
+                       sdk::Plural(t.sessions.size(), "session", "sessions") + ", " +
+                       sdk::Plural(t.messages, "message", "messages") + ", " +
+                       sdk::Plural(t.outcomes, "tool outcome", "tool outcomes") + ", " +
+                       sdk::Plural(t.statements, "durable statement", "durable statements") + " (" +
+                       sdk::Plural(t.suggested, "new memory suggestion", "new memory suggestions") + "), " +
+                       sdk::Plural(t.skipped, "line", "lines") + " skipped";
     for (const auto& l : lines) text += "\n- " + l;
     for (const auto& n : notes) text += "\nNote: " + n;
     return sdk::ToolResult::Ok(text, {{"sessions", t.sessions.size()},
@@ -295,9 +295,11 @@ int RunIngestCommand(ToolContext& env, const std::vector<std::string>& args, std
       }
     }
     const DeliveryReport d = ingester.Deliver();
-    out << "total: " << t.sessions.size() << " sessions, " << t.messages << " messages, "
-        << t.outcomes << " tool outcomes, " << t.suggested << " memory suggestions, " << t.skipped
-        << " lines skipped\n";
+    out << "total: " << sdk::Plural(t.sessions.size(), "session", "sessions") << ", "
+        << sdk::Plural(t.messages, "message", "messages") << ", "
+        << sdk::Plural(t.outcomes, "tool outcome", "tool outcomes") << ", "
+        << sdk::Plural(t.suggested, "memory suggestion", "memory suggestions") << ", "
+        << sdk::Plural(t.skipped, "line", "lines") << " skipped\n";
     if (const std::string r = sdk::DescribeRedactions(t.redacted); !r.empty()) {
       out << "note: secrets " << r << " before storing\n";
     }

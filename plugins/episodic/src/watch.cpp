@@ -1,8 +1,9 @@
 #include "watch.hpp"
 
 #include <set>
-
 #include <thread>
+
+#include "kioku/sdk/text.hpp"
 
 namespace kioku::episodic {
 
@@ -11,13 +12,12 @@ namespace fs = std::filesystem;
 std::string DescribeReport(const FileReport& r) {
   if (!r.error.empty()) return r.path + ": error: " + r.error;
   if (r.unchanged) return r.path + ": nothing new";
-  std::string s = r.path + " [" + r.format + "]: " + std::to_string(r.sessions.size()) +
-                  " session" + (r.sessions.size() == 1 ? "" : "s") + ", " +
-                  std::to_string(r.messages) + " messages, " + std::to_string(r.tool_outcomes) +
-                  " tool calls (" + std::to_string(r.failed_tools) + " failed), " +
-                  std::to_string(r.statements) + " durable statements (" +
-                  std::to_string(r.suggested) + " suggested), " +
-                  std::to_string(r.skipped_lines) + " lines skipped";
+  std::string s = r.path + " [" + r.format + "]: " + sdk::Plural(r.sessions.size(), "session", "sessions") + ", " +
+                  sdk::Plural(r.messages, "message", "messages") + ", " +
+                  sdk::Plural(r.tool_outcomes, "tool call", "tool calls") + " (" + std::to_string(r.failed_tools) +
+                  " failed), " + sdk::Plural(r.statements, "durable statement", "durable statements") + " (" +
+                  std::to_string(r.suggested) + " suggested), " + sdk::Plural(r.skipped_lines, "line", "lines") +
+                  " skipped";
   if (r.oversize_lines > 0) s += " (" + std::to_string(r.oversize_lines) + " oversize)";
   if (r.duplicates > 0) s += ", " + std::to_string(r.duplicates) + " duplicate lines";
   if (r.bad_timestamps > 0) s += ", " + std::to_string(r.bad_timestamps) + " bad timestamps";

@@ -138,8 +138,4 @@ std::string Preview(std::string_view text, std::size_t max_bytes) {
   return sdk::TruncateUtf8(flat, max_bytes);
 }
 
-std::string Plural(std::size_t n, const char* one, const char* many) {
-  return std::to_string(n) + " " + (n == 1 ? one : many);
-}
-
 }  // namespace kioku::semantic

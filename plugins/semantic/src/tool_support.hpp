@@ -16,6 +16,7 @@
 #include "kioku/sdk/host.hpp"
 #include "kioku/sdk/plugin.hpp"
 #include "kioku/sdk/schema.hpp"
+#include "kioku/sdk/text.hpp"
 #include "memory.hpp"
 #include "memory_store.hpp"
 #include "recall.hpp"
@@ -73,7 +74,6 @@ std::vector<std::string> ParseTags(const Json& tags);
 /// Compact one-line preview.
 std::string Preview(std::string_view text, std::size_t max_bytes = 100);
 
-/// "1 memory" / "3 memories".
-std::string Plural(std::size_t n, const char* one, const char* many);
+using sdk::Plural;  // "1 memory" / "3 memories"
 
 }  // namespace kioku::semantic

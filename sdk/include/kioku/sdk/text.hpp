@@ -19,6 +19,9 @@ std::string SanitizeUtf8(std::string_view text);
 /// Length in Unicode code points (invalid bytes count as one each).
 std::size_t Utf8Length(std::string_view text);
 
+/// "1 memory" / "3 memories": `n`, a space, then `one` when n is 1, else `many`.
+std::string Plural(std::size_t n, const char* one, const char* many);
+
 /// At most `max_bytes` bytes of `text`, cut at a code point boundary; appends `ellipsis`
 /// (counted within max_bytes) when something was cut. An ellipsis longer than `max_bytes`
 /// is omitted. Invalid bytes count as single-byte units.
