@@ -142,7 +142,7 @@ std::string MatchKey(std::string_view text) {
     // tag or entity would split from its equals for good. Refused instead, nothing written:
     // a ToolError, since the message says what is wrong and how to fix it (not a bug here).
     throw ToolError("matching non-ASCII text needs ICU, which cannot be used: " + icu.problem +
-                             " (Debian package libicu" U_ICU_VERSION_SHORT "; `kioku doctor` checks it)");
+                    " (Debian package libicu" U_ICU_VERSION_SHORT "; `kioku doctor` checks it)");
   }
   std::vector<UChar> folded;
   if (!Fold(icu, clean, folded)) return AsciiLowerFallback(clean);

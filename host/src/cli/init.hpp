@@ -35,8 +35,8 @@ const std::vector<std::string>& InitClients();
 
 /// Installs (`install`) or removes kioku for `options.client`. Prints one line per file and
 /// a diff per changed file with `dry_run`. An install that names no home or config keeps
-/// those of the MCP entry an earlier init wrote (and says so). Returns 0, 1 on a conflict or an unreadable
-/// file (nothing written then), 2 on a usage error.
+/// those of the MCP entry an earlier init wrote (and says so). Returns 0, 1 on a conflict or
+/// an unreadable file (nothing written then), 2 on a usage error.
 int RunInit(const InitOptions& options, bool install, std::ostream& out, std::ostream& err);
 
 /// The generic MCP JSON snippet (`kioku init --print`): {"mcpServers": {"kioku": ...}}.

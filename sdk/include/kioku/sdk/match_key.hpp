@@ -22,8 +22,8 @@
 /// Errors: for non-ASCII text when ICU cannot be loaded, sdk::ToolError (a
 /// std::runtime_error) naming why and the package (a key made without ICU would never match
 /// the keys stored with it, so the write or search fails instead; UnicodeMatchKeysProblem()
-/// tells in advance, `kioku doctor` reports it). ASCII text never throws; should a loaded ICU fail on some input, that input
-/// comes back with only its ASCII letters lower-cased.
+/// tells in advance, `kioku doctor` reports it). ASCII text never throws; should a loaded
+/// ICU fail on some input, that input comes back with only its ASCII letters lower-cased.
 
 #include <string>
 #include <string_view>
