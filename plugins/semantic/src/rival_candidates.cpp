@@ -121,45 +121,68 @@ std::vector<Memory*> RivalCandidates(const Env& env, RivalScan& memo, const Memo
     memo.rows = std::max<std::int64_t>(1, MaxMemorySeq(env));
     if (env.rivals != nullptr) env.rivals->postings.Sync(TextEpoch(env.db));
   }
-  // (seq, idf) for every posting of a proposing token, ascending by seq and, within a seq,
-  // in proposal order (each token's rows merged in as it proposes), so each sum adds its
-  // tokens in the order the scores always did.
-  std::vector<std::pair<std::int64_t, double>> hits, merged;
+  // Each proposing token's older rows (ascending) with its idf, in proposal order.
+  struct Proposal {
+    std::vector<std::int64_t>::const_iterator begin, end;
+    double idf;
+  };
+  std::vector<Proposal> proposals;
+  std::size_t postings = 0;
+  std::int64_t low = m.seq, high = 0;
   std::set<std::string> seen;
   const auto propose = [&](const std::string& word, bool always) {
     for (const std::string& token : IndexTokens(word)) {
       if (!seen.insert(token).second) continue;
       const TokenRows& posting = Postings(env, memo, token, always);
       if (posting.rows.empty() || (posting.common && !always)) continue;
-      const double idf = std::log1p(static_cast<double>(memo.rows) / static_cast<double>(posting.rows.size()));
       // Older only: a batch pairs as one call at a time would.
       const auto end = std::lower_bound(posting.rows.begin(), posting.rows.end(), m.seq);
-      merged.clear();
-      merged.reserve(hits.size() + static_cast<std::size_t>(end - posting.rows.begin()));
-      auto h = hits.begin();
-      for (auto r = posting.rows.begin(); r != end; ++r) {
-        for (; h != hits.end() && h->first <= *r; ++h) merged.push_back(*h);
-        merged.emplace_back(*r, idf);
-      }
-      merged.insert(merged.end(), h, hits.end());
-      hits.swap(merged);
+      if (end == posting.rows.begin()) continue;
+      const double idf = std::log1p(static_cast<double>(memo.rows) / static_cast<double>(posting.rows.size()));
+      proposals.push_back({posting.rows.begin(), end, idf});
+      postings += static_cast<std::size_t>(end - posting.rows.begin());
+      low = std::min(low, posting.rows.front());
+      high = std::max(high, *(end - 1));
     }
   };
   for (const std::string& t : terms.category) propose(t, true);
   for (const std::string& t : terms.words) propose(t, false);
-  std::vector<std::pair<double, std::int64_t>> ranked;  // (summed idf, seq)
-  for (const auto& [seq, idf] : hits) {
-    if (!ranked.empty() && ranked.back().second == seq) {
-      ranked.back().first += idf;
-    } else {
-      ranked.emplace_back(idf, seq);
+  // (summed idf, seq) per proposed row, each sum added in proposal order. Rows close together
+  // (a young store, or tokens of one era) add into a dense array over [low, high]; rows spread
+  // thin are sorted by seq, stably, so equal seqs keep proposal order.
+  if (proposals.empty()) return {};
+  std::vector<std::pair<double, std::int64_t>> ranked;
+  const auto span = static_cast<std::size_t>(high - low + 1);
+  if (span <= 8 * postings) {
+    std::vector<double> score(span, 0.0);
+    for (const Proposal& p : proposals) {
+      for (auto r = p.begin; r != p.end; ++r) score[static_cast<std::size_t>(*r - low)] += p.idf;
+    }
+    for (std::size_t i = 0; i < span; ++i) {
+      if (score[i] > 0) ranked.emplace_back(score[i], low + static_cast<std::int64_t>(i));
+    }
+  } else {
+    std::vector<std::pair<std::int64_t, double>> hits;  // (seq, idf)
+    hits.reserve(postings);
+    for (const Proposal& p : proposals) {
+      for (auto r = p.begin; r != p.end; ++r) hits.emplace_back(*r, p.idf);
+    }
+    std::stable_sort(hits.begin(), hits.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+    for (const auto& [seq, idf] : hits) {
+      if (!ranked.empty() && ranked.back().second == seq) {
+        ranked.back().first += idf;
+      } else {
+        ranked.emplace_back(idf, seq);
+      }
     }
   }
   const auto better = [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first > b.first : a.second > b.second;
   };
   const std::size_t read = std::min(ranked.size(), 4 * kMaxCandidates);
-  std::partial_sort(ranked.begin(), ranked.begin() + static_cast<std::ptrdiff_t>(read), ranked.end(), better);
+  const auto top = ranked.begin() + static_cast<std::ptrdiff_t>(read);
+  std::nth_element(ranked.begin(), top, ranked.end(), better);
+  std::sort(ranked.begin(), top, better);
   const std::int64_t now = env.clock.NowMs();
   std::vector<Memory*> out;
   for (std::size_t i = 0; i < read && out.size() < kMaxCandidates; ++i) {
