@@ -41,9 +41,47 @@ std::size_t PostingsCache::Size() {
   return tokens_.size();
 }
 
-std::int64_t TextEpoch(SQLite::Database& db) {
-  SQLite::Statement q(db, "SELECT epoch FROM semantic_text_epoch WHERE id = 1");
-  return q.executeStep() ? q.getColumn(0).getInt64() : 0;
+RowEpochs ReadRowEpochs(SQLite::Database& db) {
+  SQLite::Statement q(db,
+                      "SELECT (SELECT epoch FROM semantic_text_epoch WHERE id = 1), "
+                      "(SELECT epoch FROM semantic_row_epoch WHERE id = 1)");
+  q.executeStep();
+  return {q.getColumn(0).isNull() ? 0 : q.getColumn(0).getInt64(),
+          q.getColumn(1).isNull() ? 0 : q.getColumn(1).getInt64()};
+}
+
+std::optional<Memory> SideCache::Find(std::int64_t seq, const RowEpochs& at) {
+  std::lock_guard lock(mu_);
+  if (epochs_ != at) return std::nullopt;
+  for (auto* generation : {&newer_, &older_}) {
+    const auto it = generation->find(seq);
+    if (it != generation->end()) return it->second;
+  }
+  return std::nullopt;
+}
+
+void SideCache::Publish(const RowEpochs& at, const std::vector<const Memory*>& rows) {
+  std::lock_guard lock(mu_);
+  if (epochs_ != at) ClearLocked();
+  epochs_ = at;
+  for (const Memory* m : rows) {
+    if (newer_.size() >= half_) {
+      older_ = std::move(newer_);
+      newer_.clear();
+    }
+    older_.erase(m->seq);
+    newer_.insert_or_assign(m->seq, *m);
+  }
+}
+
+void SideCache::ClearLocked() {
+  newer_.clear();
+  older_.clear();
+}
+
+std::size_t SideCache::Size() {
+  std::lock_guard lock(mu_);
+  return newer_.size() + older_.size();
 }
 
 std::shared_ptr<const TopicProfile> ProfileCache::Find(std::int64_t seq, std::uint64_t content) {

@@ -1,15 +1,17 @@
 #pragma once
 /// @file rival_cache.hpp
 /// What rival detection (rival_candidates.hpp) keeps across writes in one process: the
-/// word index's rows of single tokens, and the topic profiles of memories. Both would
-/// otherwise be read or built again in every write: at 10,000 memories the token rows were
-/// a fifth of a batch write's instructions, and the candidates' profiles a tenth.
+/// word index's rows of single tokens, the candidates' rows and the topic profiles of
+/// memories. All would otherwise be read or built again in every write: at 10,000 memories
+/// the token rows were a fifth of a batch write's instructions, and the candidates' profiles
+/// a tenth; at 1,000, the candidates' rows were read four times each (once per batch).
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -17,6 +19,7 @@
 
 #include <SQLiteCpp/Database.h>
 
+#include "memory.hpp"
 #include "rivals.hpp"
 
 namespace kioku::semantic {
@@ -46,7 +49,7 @@ class PostingsCache {
   explicit PostingsCache(std::size_t max_rows = 1 << 18, std::size_t max_tokens = 1 << 14)
       : max_rows_(max_rows), max_tokens_(max_tokens) {}
 
-  /// Takes the store's text epoch now (TextEpoch); drops everything when it moved.
+  /// Takes the store's text epoch now (ReadRowEpochs); drops everything when it moved.
   void Sync(std::int64_t epoch);
   /// What is kept for `token` (an empty entry with through 0 when nothing is).
   Entry Find(const std::string& token);
@@ -61,9 +64,6 @@ class PostingsCache {
   std::int64_t epoch_ = -1;
   std::unordered_map<std::string, Entry> tokens_;
 };
-
-/// The store's text epoch (0 before the first change), read on `db`.
-std::int64_t TextEpoch(SQLite::Database& db);
 
 /// Topic profiles (rivals.hpp) of memories, keyed by seq and by a hash of the text, subject
 /// and value they were built from (ContentHash), so an edited memory is never judged by its
@@ -92,9 +92,45 @@ class ProfileCache {
 /// FNV-1a (64 bit) over text, subject and value, each followed by a 0 byte.
 std::uint64_t ContentHash(std::string_view text, std::string_view subject, std::string_view value);
 
+/// The two counters that say whether a memory's row, as rival detection reads it, may have
+/// changed: the text epoch (above) and the row epoch (schema.cpp semantic_row_epoch: updates
+/// of id, kind, status, scope, project_id, path or expires_at). Inserts at the top move
+/// neither. 0 before the first change.
+struct RowEpochs {
+  std::int64_t text = 0;
+  std::int64_t row = 0;
+  bool operator==(const RowEpochs&) const = default;
+};
+RowEpochs ReadRowEpochs(SQLite::Database& db);
+
+/// Committed memories' rows as rival detection reads them (rival_candidates.hpp RivalSide),
+/// kept across writes. A write publishes the rows its scan read, with the epochs it read in
+/// its transaction just before committing, and only after the commit, so a rolled-back
+/// write keeps nothing. A later write finds them only while the epochs it read in its own
+/// transaction are those (a change by any process, its own included, moves one). Bounded to
+/// about `max_rows` in two generations, as ProfileCache. Thread-safe (one mutex).
+class SideCache {
+ public:
+  explicit SideCache(std::size_t max_rows = 4096) : half_(std::max<std::size_t>(1, max_rows / 2)) {}
+
+  /// The row kept for memory `seq` when the cache holds rows read at `at`.
+  std::optional<Memory> Find(std::int64_t seq, const RowEpochs& at);
+  /// Keeps `rows`, read at `at`; what was kept at other epochs is dropped.
+  void Publish(const RowEpochs& at, const std::vector<const Memory*>& rows);
+  std::size_t Size();
+
+ private:
+  void ClearLocked();
+  std::mutex mu_;
+  std::size_t half_;
+  std::optional<RowEpochs> epochs_;
+  std::unordered_map<std::int64_t, Memory> newer_, older_;
+};
+
 /// One process's rival caches (ToolContext holds it; Env::rivals points to it).
 struct RivalCache {
   PostingsCache postings;
+  SideCache sides;
   ProfileCache profiles;
 };
 

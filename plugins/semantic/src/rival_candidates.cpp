@@ -91,11 +91,32 @@ Memory ReadRivalSide(SQLite::Statement& q) {
   return m;
 }
 
+// Reads what the scan is measured against, once: the newest seq and the epochs.
+void BeginScan(const Env& env, RivalScan& scan) {
+  if (scan.rows != 0) return;
+  scan.rows = std::max<std::int64_t>(1, MaxMemorySeq(env));
+  scan.epochs = ReadRowEpochs(env.db);
+  if (env.rivals != nullptr) env.rivals->postings.Sync(scan.epochs.text);
+}
+
 }  // namespace
 
+void SealScan(const Env& env, RivalScan& scan) { scan.sealed = ReadRowEpochs(env.db); }
+
+void KeepScan(const Env& env, const RivalScan& scan) {
+  if (env.rivals == nullptr || !scan.sealed) return;
+  std::vector<const Memory*> rows;
+  for (const auto& [seq, m] : scan.memories) {
+    if (m && seq <= scan.committed) rows.push_back(&*m);
+  }
+  env.rivals->sides.Publish(*scan.sealed, rows);
+}
+
 Memory* RivalSide(const Env& env, RivalScan& scan, std::int64_t seq) {
+  BeginScan(env, scan);
   auto [it, fresh] = scan.memories.try_emplace(seq);
-  if (fresh) {
+  if (fresh && env.rivals != nullptr && seq <= scan.committed) it->second = env.rivals->sides.Find(seq, scan.epochs);
+  if (fresh && !it->second) {
     sdk::CachedStatement q =
         env.Stmt(std::string("SELECT ") + kRivalColumns + " FROM semantic_memories m WHERE m.seq = ?");
     sdk::Bind(*q, seq);
@@ -117,10 +138,7 @@ const TopicProfile& ProfileOf(const Env& env, RivalScan& scan, const Memory& m) 
 }
 
 std::vector<Memory*> RivalCandidates(const Env& env, RivalScan& memo, const Memory& m, const RivalTerms& terms) {
-  if (memo.rows == 0) {
-    memo.rows = std::max<std::int64_t>(1, MaxMemorySeq(env));
-    if (env.rivals != nullptr) env.rivals->postings.Sync(TextEpoch(env.db));
-  }
+  BeginScan(env, memo);
   // Each proposing token's older rows (ascending) with its idf, in proposal order.
   struct Proposal {
     std::vector<std::int64_t>::const_iterator begin, end;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "memory.hpp"
+#include "rival_cache.hpp"
 #include "rivals.hpp"
 
 namespace kioku::semantic {
@@ -32,15 +33,24 @@ struct TokenRows {
 struct RivalScan {
   std::int64_t committed = 0;
   std::int64_t rows = 0;  ///< max(seq) of semantic_memories, 0 = not read yet
+  RowEpochs epochs;       ///< read with `rows`: what Env::rivals->sides must hold to be used
+  std::optional<RowEpochs> sealed;  ///< SealScan: the epochs at the end of the write
   std::unordered_map<std::string, TokenRows> postings;                        ///< ±token → its rows
   std::unordered_map<std::int64_t, std::optional<Memory>> memories;           ///< seq → row (statuses kept current)
   std::unordered_map<std::int64_t, std::shared_ptr<const TopicProfile>> profiles;  ///< seq → its profile
 };
 
+/// Call last in the write's transaction: the epochs the scan's rows are current at.
+void SealScan(const Env& env, RivalScan& scan);
+/// Call after the write committed: keeps the scan's rows of committed memories (seq <=
+/// committed) in Env::rivals for later writes (rival_cache.hpp SideCache). Nothing when
+/// the scan was not sealed.
+void KeepScan(const Env& env, const RivalScan& scan);
+
 /// Memory `seq` with the columns rival detection reads (seq, id, kind, text, subject,
-/// value, status, scope, expires_at), read once per scan; null when there is none. The
-/// pointer stays valid while `scan` lives, and a status set through it is what later
-/// DetectRivals calls of the scan see.
+/// value, status, scope, expires_at), read once per scan (or found in Env::rivals, for a
+/// committed memory); null when there is none. The pointer stays valid while `scan` lives,
+/// and a status set through it is what later DetectRivals calls of the scan see.
 Memory* RivalSide(const Env& env, RivalScan& scan, std::int64_t seq);
 
 /// The topic profile of `m` (loaded by RivalSide or RivalCandidates): from the scan,

@@ -426,6 +426,26 @@ INSERT INTO semantic_fts_trigram(semantic_fts_trigram, rank) VALUES ('automerge'
 INSERT INTO semantic_entities_fts(semantic_entities_fts, rank) VALUES ('automerge', 8);
 )SQL";
 
+// A counter of changes to the rest of what rival detection reads of a memory (its id,
+// kind, status, scope, project, path and expiry; the text epoch covers text, subject and
+// value, deletes and inserts below the newest). The candidates' rows a process keeps across
+// writes (rival_cache.hpp SideCache) are valid while both counters stand still. Recall
+// counters and other columns do not move it.
+constexpr const char* kRowEpochSql = R"SQL(
+CREATE TABLE semantic_row_epoch (
+  id    INTEGER PRIMARY KEY CHECK (id = 1),
+  epoch INTEGER NOT NULL
+);
+CREATE TRIGGER semantic_row_epoch_update
+  AFTER UPDATE OF id, kind, status, scope, project_id, path, expires_at ON semantic_memories
+  WHEN new.id IS NOT old.id OR new.kind IS NOT old.kind OR new.status IS NOT old.status
+    OR new.scope IS NOT old.scope OR new.project_id IS NOT old.project_id OR new.path IS NOT old.path
+    OR new.expires_at IS NOT old.expires_at BEGIN
+  INSERT OR REPLACE INTO semantic_row_epoch(id, epoch)
+    VALUES (1, coalesce((SELECT epoch FROM semantic_row_epoch WHERE id = 1), 0) + 1);
+END;
+)SQL";
+
 }  // namespace
 
 std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
@@ -464,6 +484,9 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
   out.push_back({static_cast<int>(out.size()) + 1,
                  "word, substring and entity-name indexes merged less eagerly by FTS5 (automerge 8)",
                  kLazierFtsMergesSql, nullptr});
+  out.push_back({static_cast<int>(out.size()) + 1,
+                 "row epoch: a counter of changes to a memory's id, kind, status, scope, project, path or expiry",
+                 kRowEpochSql, nullptr});
   return out;
 }
 

@@ -177,11 +177,12 @@ sdk::ToolResult HandleWrite(ToolContext& ctx, const Json& args, const sdk::CallC
   MaybeScheduleMaintenance(ctx);
   std::vector<WriteResult> results;
   std::vector<std::vector<RivalNote>> rivals;
+  RivalScan scan;  // word counts, candidates' rows and profiles, once per batch
   WithMemoryWriter(env, [&](MemoryWriter& writer) {
     results.clear();
     rivals.clear();
     const Author author = AuthorOf(caller);
-    RivalScan scan;  // word counts and candidate profiles, once per batch
+    scan = RivalScan{};
     scan.committed = MaxMemorySeq(env);
     for (const MemoryDraft& d : drafts) {
       StopIfCancelled(call);
@@ -195,7 +196,9 @@ sdk::ToolResult HandleWrite(ToolContext& ctx, const Json& args, const sdk::CallC
       rivals.back() = DetectRivals(env, r.seq, author, &scan);
       if (!rivals.back().empty() && !suggest) r.status = "contested";
     }
+    SealScan(env, scan);
   });
+  KeepScan(env, scan);
 
   Json out = Json::array();
   std::string text;

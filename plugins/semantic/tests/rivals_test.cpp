@@ -294,6 +294,58 @@ TEST_F(RivalWriteTest, KeptRowsFollowEditsAndPurgesFromAnyConnection) {
   EXPECT_EQ(r["results"][0]["rivals"], Json::array({reused})) << r.dump();
 }
 
+// A process keeps the candidates' rows across writes (SideCache). A change made by another
+// connection between two writes, to what decides whether a row is a candidate (kind,
+// status), must reach the next write: the row epoch moves and the kept rows go.
+TEST_F(RivalWriteTest, KeptCandidateRowsFollowKindAndStatusChangesFromAnyConnection) {
+  const std::string jest = Remember("Tests run with jest");
+  Remember("Tests run in CI on every push");  // reads jest's row as a candidate, and keeps it
+  rt_->Db().exec("UPDATE semantic_memories SET kind = 'decision' WHERE id = '" + jest + "'");
+  Json r = Ok("memory_remember", {{"text", "Tests run with vitest"}, {"kind", "fact"}});
+  EXPECT_FALSE(r["results"][0].contains("rivals")) << r.dump();
+
+  const std::string mocha = Remember("Specs run with mocha", "lesson");
+  Remember("Specs run in CI on every push", "lesson");
+  rt_->Db().exec("UPDATE semantic_memories SET status = 'superseded' WHERE id = '" + mocha + "'");
+  r = Ok("memory_remember", {{"text", "Specs run with jasmine"}, {"kind", "lesson"}});
+  EXPECT_FALSE(r["results"][0].contains("rivals")) << r.dump();
+
+  // The same steps with nothing changed in between pair them.
+  const std::string ava = Remember("Suites run with ava", "observation");
+  Remember("Suites run in CI on every push", "observation");
+  r = Ok("memory_remember", {{"text", "Suites run with pytest"}, {"kind", "observation"}});
+  EXPECT_EQ(r["results"][0]["rivals"], Json::array({ava})) << r.dump();
+}
+
+TEST(SideCache, FindsRowsOnlyAtTheEpochsTheyWereReadAt) {
+  SideCache cache(/*max_rows=*/4);
+  Memory a, b, c;
+  a.seq = 1;
+  a.status = "active";
+  b.seq = 2;
+  c.seq = 3;
+  cache.Publish({0, 0}, {&a, &b});
+  ASSERT_TRUE(cache.Find(1, {0, 0}).has_value());
+  EXPECT_EQ(cache.Find(1, {0, 0})->status, "active");
+  EXPECT_FALSE(cache.Find(1, {0, 1}).has_value());  // a status changed somewhere since
+  EXPECT_FALSE(cache.Find(1, {1, 0}).has_value());  // a text changed somewhere since
+  cache.Publish({0, 1}, {&c});                      // rows read at newer epochs replace them
+  EXPECT_EQ(cache.Size(), 1u);
+  EXPECT_TRUE(cache.Find(3, {0, 1}).has_value());
+  EXPECT_FALSE(cache.Find(1, {0, 1}).has_value());
+}
+
+TEST(SideCache, KeepsTheRecentRowsWithinItsBound) {
+  SideCache cache(/*max_rows=*/4);
+  std::vector<Memory> rows(6);
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i].seq = static_cast<std::int64_t>(i + 1);
+  for (const Memory& m : rows) cache.Publish({0, 0}, {&m});
+  EXPECT_LE(cache.Size(), 4u);
+  EXPECT_TRUE(cache.Find(6, {0, 0}).has_value());
+  EXPECT_TRUE(cache.Find(5, {0, 0}).has_value());
+  EXPECT_FALSE(cache.Find(1, {0, 0}).has_value());
+}
+
 TEST(PostingsCache, StaysWithinItsBounds) {
   PostingsCache cache(/*max_rows=*/4, /*max_tokens=*/3);
   cache.Put("a", {{1, 2, 3}, 3, false});
