@@ -11,14 +11,18 @@ bool CallerKnown(const Caller& caller) {
   return true;
 }
 
-void UseCommandLineProject(Caller& caller, const std::string& dir_or_key, const ProjectOptions& projects) {
+void UseCommandLineProject(Caller& caller, const std::optional<std::string>& given,
+                           const ProjectOptions& projects) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path folder;
-  if (dir_or_key.empty()) {
+  if (!given) {
     const char* root = std::getenv("KIOKU_PROJECT_ROOT");
     folder = (root != nullptr && *root != '\0') ? fs::path(ExpandHome(root)) : fs::current_path(ec);
+  } else if (given->empty()) {
+    throw std::invalid_argument("--project is empty: send a folder or a project key such as github.com/acme/webapp");
   } else {
+    const std::string& dir_or_key = *given;
     folder = ExpandHome(dir_or_key);
     if (!fs::is_directory(folder, ec)) {
       const char c = dir_or_key.front();

@@ -1,6 +1,9 @@
 // sdk::ResolveAgentId — the one order of trust for who calls (token, then the client
-// configuration, then the call's own argument) — and instance holders.
+// configuration, then the call's own argument) — instance holders, and the project a
+// command-line process acts in.
 #include <gtest/gtest.h>
+
+#include <stdexcept>
 
 #include "kioku/sdk/caller.hpp"
 
@@ -70,6 +73,27 @@ TEST(InstanceHolderTest, WindowsOfOneAgentDiffer) {
   EXPECT_EQ(InstanceHolder("claude-main", As("claude-main", AgentSource::kConfig)), "claude-main");
   EXPECT_EQ(HolderAgent("claude-main#1a2b3c4d"), "claude-main");
   EXPECT_EQ(HolderAgent("claude-main"), "claude-main");
+}
+
+TEST(UseCommandLineProjectTest, AbsentMeansThisFolderButEmptyIsRefused) {
+  Caller absent;
+  UseCommandLineProject(absent, std::nullopt, ProjectOptions{});
+  EXPECT_FALSE(absent.project_id.empty());
+  EXPECT_FALSE(absent.working_dir.empty());
+
+  Caller empty;
+  try {
+    UseCommandLineProject(empty, std::string(), ProjectOptions{});
+    FAIL() << "an empty --project was taken";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "--project is empty: send a folder or a project key such as github.com/acme/webapp");
+  }
+  EXPECT_TRUE(empty.project_id.empty());
+
+  Caller key;
+  UseCommandLineProject(key, std::string("github.com/acme/webapp"), ProjectOptions{});
+  EXPECT_EQ(key.project_id, "github.com/acme/webapp");
+  EXPECT_TRUE(key.project_root.empty());
 }
 
 }  // namespace

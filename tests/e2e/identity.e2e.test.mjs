@@ -138,6 +138,13 @@ describe('projects: transcripts, subfolders and plain folders', () => {
     const typo = await cli(sandbox, ['call', 'memory_list', '{}', '--project', './no-such-folder'], { cwd: elsewhere });
     assert.equal(typo.code, 2);
     assert.match(typo.stderr, /--project '\.\/no-such-folder' is no folder here/);
+    // An empty --project (an unset shell variable) is refused by every command, not read as
+    // "this folder".
+    for (const args of [['call', 'memory_list', '{}', '--project', ''], ['review', '--project', '']]) {
+      const empty = await cli(sandbox, args, { cwd: elsewhere });
+      assert.equal(empty.code, 2, `${args.join(' ')}: ${empty.stderr}`);
+      assert.match(empty.stderr, /--project is empty: send a folder or a project key/);
+    }
   });
 
   test('ingested transcripts land in the project a server started in a subfolder sees', async () => {

@@ -146,7 +146,8 @@ int RunCommand(int argc, char** argv, int proto_out_fd, std::ostream& out) {
     auto* tools = app.add_subcommand("tools", "List the tools clients see, with one-line descriptions");
     tools->add_flag("--all", tools_all, "Also list tools outside server.tools (marked [unlisted])");
 
-    std::string tool, arguments, call_project;
+    std::string tool, arguments;
+    std::optional<std::string> call_project;
     auto* call = app.add_subcommand("call", "Call a tool in-process and print the result (exit 1 on isError)");
     call->add_option("tool", tool, "Tool name")->required();
     call->add_option("arguments", arguments, "Arguments as a JSON object, or - to read them from stdin");
@@ -187,7 +188,8 @@ int RunCommand(int argc, char** argv, int proto_out_fd, std::ostream& out) {
         ->check(CLI::IsMember({"json", "md"}));
     exp->add_option("-o,--output", export_output, "File to write (mode 0600); default stdout");
 
-    std::string import_file, import_format = "auto", import_project;
+    std::string import_file, import_format = "auto";
+    std::optional<std::string> import_project;
     auto* imp = app.add_subcommand("import", "Import a kioku export, CLAUDE.md/AGENTS.md, memory.jsonl or a "
                                              "token-goat-mem export: one transaction, nothing twice");
     imp->add_option("file", import_file, "The file to import")->required();
@@ -225,7 +227,7 @@ int RunCommand(int argc, char** argv, int proto_out_fd, std::ostream& out) {
       return Init(global, init_options, init->parsed(), init_print, out);
     }
     if (exp->parsed()) return Export(global, export_format, export_output, out);
-    if (imp->parsed()) return Import(global, import_file, import_format, import_global ? "-" : import_project, out);
+    if (imp->parsed()) return Import(global, import_file, import_format, import_global ? std::optional<std::string>("-") : import_project, out);
     if (backup->parsed()) return Backup(global, backup_action, backup_file, out);
     if (app.got_subcommand("version")) {
       out << "kioku " << KIOKU_VERSION << " (SDK ABI " << KIOKU_SDK_ABI << ", " << KIOKU_BUILD_FINGERPRINT << ")\n";

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <istream>
 #include <stop_token>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,10 +24,10 @@ int Serve(const GlobalOptions& global, const ServeOptions& serve, int proto_out_
 int ServeHttp(Loaded& loaded, mcp::Dispatcher& dispatcher, const std::string& listen, int wake_fd);
 /// One line per listed tool; `all` adds the unlisted ones, marked.
 int Tools(const GlobalOptions& global, bool all, std::ostream& out);
-/// `arguments` is JSON text, "-" for stdin, or empty for {}. `project`: "" = the working
-/// directory's project, else a folder or project key (UseProject, load.hpp).
+/// `arguments` is JSON text, "-" for stdin, or empty for {}. `project`: the --project
+/// value, if given (sdk::UseCommandLineProject: a folder or project key; empty is refused).
 int Call(const GlobalOptions& global, const std::string& tool, const std::string& arguments,
-         const std::string& project, std::ostream& out);
+         const std::optional<std::string>& project, std::ostream& out);
 /// `kioku context` (context.cpp): never fails — errors go to `err`, the result is 0.
 int Context(const GlobalOptions& global, const std::vector<std::string>& args, std::istream& in,
             std::ostream& out, std::ostream& err);
@@ -39,10 +40,10 @@ int Export(const GlobalOptions& global, const std::string& format, const std::st
 /// The export text of a started runtime ("json" or "md").
 std::string RenderExport(Runtime& runtime, const std::string& format);
 /// `kioku import [--from FORMAT] FILE` (export_command.cpp): all or nothing; exit 1 with the
-/// reason. `project`: "" = the working directory's project, "-" = none (global memories),
-/// else a folder or key (UseProject).
+/// reason. `project`: absent = the working directory's project, "-" = none (global
+/// memories), else a folder or key (sdk::UseCommandLineProject; empty is refused).
 int Import(const GlobalOptions& global, const std::string& file, const std::string& format,
-           const std::string& project, std::ostream& out);
+           const std::optional<std::string>& project, std::ostream& out);
 /// `kioku backup snapshot | list | restore FILE` (backup_command.cpp).
 int Backup(const GlobalOptions& global, const std::string& action, const std::string& file, std::ostream& out);
 /// The automatic snapshot at serve start (config backup.auto_after_hours); logs, never

@@ -12,6 +12,7 @@
 
 #include "cli/commands.hpp"
 #include "context/context_block.hpp"
+#include "kioku/sdk/caller.hpp"
 #include "kioku/sdk/project_identity.hpp"
 #include "kioku/sdk/text.hpp"
 
@@ -44,7 +45,7 @@ constexpr const char* kUsage =
 struct Args {
   std::string query;
   std::optional<std::size_t> budget;
-  std::string project;
+  std::optional<std::string> project;  ///< --project, if given
   std::string agent;
   std::string format;
   bool hook_stdin = false;
@@ -139,16 +140,19 @@ int Context(const GlobalOptions& global, const std::vector<std::string>& args, s
         return 0;
       }
     }
-    std::string root = a.project;
-    if (root.empty()) root = Env("KIOKU_PROJECT_ROOT");
-    if (root.empty() && a.hook_stdin) root = Env("CLAUDE_PROJECT_DIR");
-    if (root.empty() && a.hook_stdin) root = envelope.cwd;
+    std::optional<std::string> root = a.project;
+    const auto fallback = [&root](const std::string& value) {
+      if (!root && !value.empty()) root = value;
+    };
+    fallback(Env("KIOKU_PROJECT_ROOT"));
+    if (a.hook_stdin) fallback(Env("CLAUDE_PROJECT_DIR"));
+    if (a.hook_stdin) fallback(envelope.cwd);
 
     Loaded loaded = LoadRuntime(global, StartMode::kServe, /*one_shot=*/true);
     // KIOKU_AGENT_ID, else unknown; the project exactly as the server names its folder.
     sdk::Caller caller = LocalCaller("", loaded.config.projects);
     if (!a.agent.empty()) caller.agent_id = a.agent;
-    if (!root.empty()) UseProject(caller, root, loaded.config.projects);
+    if (root) sdk::UseCommandLineProject(caller, root, loaded.config.projects);
     caller.session_id = envelope.session_id;
 
     ContextOptions options;

@@ -6,6 +6,7 @@
 #include "data/data_export.hpp"
 #include "data/foreign_import.hpp"
 #include "data/private_file.hpp"
+#include "kioku/sdk/caller.hpp"
 
 #ifndef KIOKU_VERSION
 #define KIOKU_VERSION "0.0.0"
@@ -30,15 +31,15 @@ int Export(const GlobalOptions& global, const std::string& format, const std::st
 }
 
 int Import(const GlobalOptions& global, const std::string& file, const std::string& format,
-           const std::string& project, std::ostream& out) {
+           const std::optional<std::string>& project, std::ostream& out) {
   auto loaded = LoadRuntime(global);
   try {
     sdk::Caller caller = LocalCaller("cli", loaded.config.projects);
     if (project == "-") {
       caller.project_id.clear();
       caller.project_root.clear();
-    } else if (!project.empty()) {
-      UseProject(caller, project, loaded.config.projects);
+    } else if (project) {
+      sdk::UseCommandLineProject(caller, project, loaded.config.projects);
     }
     ImportTarget target;
     target.agent_id = caller.agent_id;

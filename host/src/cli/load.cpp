@@ -123,15 +123,8 @@ sdk::Caller LocalCaller(const std::string& default_agent, const sdk::ProjectOpti
   const char* agent = std::getenv("KIOKU_AGENT_ID");
   caller.agent_id = (agent && *agent) ? agent : default_agent;
   if (!caller.agent_id.empty()) caller.agent_source = sdk::AgentSource::kConfig;
-  sdk::UseCommandLineProject(caller, "", projects);
+  sdk::UseCommandLineProject(caller, std::nullopt, projects);
   return caller;
-}
-
-void UseProject(sdk::Caller& caller, const std::string& dir_or_key, const sdk::ProjectOptions& projects) {
-  if (dir_or_key.empty()) {
-    throw std::invalid_argument("--project is empty: send a folder or a project key such as github.com/acme/webapp");
-  }
-  sdk::UseCommandLineProject(caller, dir_or_key, projects);
 }
 
 std::string NewInstanceId() {

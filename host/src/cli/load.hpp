@@ -52,15 +52,6 @@ void EndOneShot(Loaded& loaded);
 /// sdk::ResolveProject with the config's `identity:` settings.
 sdk::Caller LocalCaller(const std::string& default_agent, const sdk::ProjectOptions& projects);
 
-/// Points `caller` at the project `dir_or_key` names (`--project` of `kioku call` and
-/// `kioku context`): a folder that exists ("~" expanded, relative to the working directory)
-/// resolves exactly as a server started there would (sdk::ResolveProject); anything else
-/// is a project key as tools show it ("github.com/acme/webapp", or the absolute path of a
-/// plain folder), made current with sdk::CanonicalProjectKey, and then the caller has no
-/// project root. Throws std::invalid_argument naming the value when it is empty or a
-/// relative/"~" path to no folder (a typo, not a key).
-void UseProject(sdk::Caller& caller, const std::string& dir_or_key, const sdk::ProjectOptions& projects);
-
 /// A fresh connection instance id: 8 hex digits from std::random_device (Caller::instance_id).
 std::string NewInstanceId();
 

@@ -2,6 +2,7 @@
 #include <iterator>
 
 #include "cli/commands.hpp"
+#include "kioku/sdk/caller.hpp"
 #include "kioku/sdk/ids.hpp"
 
 namespace kioku::host::cli {
@@ -17,7 +18,7 @@ int Tools(const GlobalOptions& global, bool all, std::ostream& out) {
 }
 
 int Call(const GlobalOptions& global, const std::string& tool, const std::string& arguments,
-         const std::string& project, std::ostream& out) {
+         const std::optional<std::string>& project, std::ostream& out) {
   std::string text = arguments;
   if (text == "-") text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
   nlohmann::json args = nlohmann::json::object();
@@ -36,9 +37,9 @@ int Call(const GlobalOptions& global, const std::string& tool, const std::string
   }
   auto loaded = LoadRuntime(global, StartMode::kServe, /*one_shot=*/true);
   auto caller = LocalCaller("cli", loaded.config.projects);
-  if (!project.empty()) {
+  if (project) {
     try {
-      UseProject(caller, project, loaded.config.projects);
+      sdk::UseCommandLineProject(caller, project, loaded.config.projects);
     } catch (const std::invalid_argument& e) {
       std::cerr << "kioku call: " << e.what() << "\n";
       return 2;

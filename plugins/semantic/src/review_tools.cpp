@@ -316,10 +316,6 @@ int RunReviewCommand(ToolContext& ctx, const std::vector<std::string>& args, std
       }
     } else if (a == "--project" && has_value) {
       project = args[++i];
-      if (project->empty()) {
-        err << "kioku review: --project is empty: send a folder or a project key such as github.com/acme/webapp\n";
-        return 2;
-      }
     } else if (a == "--limit" && has_value) {
       try {
         call["limit"] = std::stoi(args[++i]);
@@ -339,7 +335,7 @@ int RunReviewCommand(ToolContext& ctx, const std::vector<std::string>& args, std
   caller.agent_id = "kioku-review";
   caller.agent_source = sdk::AgentSource::kConfig;
   try {
-    sdk::UseCommandLineProject(caller, project.value_or(""), ctx.host.Projects());
+    sdk::UseCommandLineProject(caller, project, ctx.host.Projects());
   } catch (const std::invalid_argument& e) {
     err << "kioku review: " << e.what() << "\n";
     return 2;

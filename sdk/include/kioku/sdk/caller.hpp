@@ -5,6 +5,7 @@
 /// KIOKU_AGENT_ID, MCP clientInfo), the call's own `agent_id` argument last. An argument
 /// never overrides an authenticated caller.
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -55,13 +56,15 @@ std::string InstanceHolder(std::string_view agent_id, const Caller& caller);
 std::string_view HolderAgent(std::string_view holder);
 
 /// The project a process started from the command line acts in (`kioku call`, `kioku
-/// review`, the hooks): `dir_or_key` when not empty — an existing folder, resolved as a
-/// server started there would (ResolveProject), else a project key as memory_list shows it
-/// (CanonicalProjectKey) — else $KIOKU_PROJECT_ROOT, else the working directory. Sets
-/// caller.project_root, project_id and working_dir (root and directory empty for a key).
-/// Throws std::invalid_argument for a `dir_or_key` starting with '.' or '~' that is no
-/// folder here (a mistyped path, not a key), naming it and what to send.
-void UseCommandLineProject(Caller& caller, const std::string& dir_or_key, const ProjectOptions& projects);
+/// review`, the hooks): `dir_or_key` when given (a --project flag) — an existing folder,
+/// resolved as a server started there would (ResolveProject), else a project key as
+/// memory_list shows it (CanonicalProjectKey) — else $KIOKU_PROJECT_ROOT, else the working
+/// directory. Sets caller.project_root, project_id and working_dir (root and directory
+/// empty for a key). Throws std::invalid_argument, naming what to send, for a `dir_or_key`
+/// given empty (an unset shell variable, not "this folder") and for one starting with '.'
+/// or '~' that is no folder here (a mistyped path, not a key).
+void UseCommandLineProject(Caller& caller, const std::optional<std::string>& dir_or_key,
+                           const ProjectOptions& projects);
 
 /// Human name of a source for messages: "an HTTP token", "KIOKU_AGENT_ID / configuration",
 /// "MCP clientInfo", "nothing".
