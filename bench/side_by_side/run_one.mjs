@@ -135,6 +135,7 @@ export async function runOne(server, size, dir, opts) {
   if (server.coldCall && opts.coldRuns > 0) {
     const qs = queries(size);
     const coldMs = [];
+    const floorMs = [];
     let coldHits = 0;
     for (let i = 0; i < opts.coldRuns; ++i) {
       checkBudget('cold calls');
@@ -142,10 +143,13 @@ export async function runOne(server, size, dir, opts) {
       const r = server.coldCall(dir, q.query, q.expect);
       coldMs.push(r.ms);
       if (r.hit) ++coldHits;
+      floorMs.push(server.spawnFloor(dir));
     }
     out.coldCallP50Ms = median(coldMs);
+    out.spawnFloorP50Ms = median(floorMs);
     out.coldCallHits = `${coldHits}/${opts.coldRuns}`;
-    progress(`${tag} cold kioku call memory_recall median ${out.coldCallP50Ms.toFixed(1)} ms`);
+    progress(`${tag} cold kioku call memory_recall median ${out.coldCallP50Ms.toFixed(1)} ms ` +
+      `(spawning /bin/true: ${out.spawnFloorP50Ms.toFixed(1)} ms)`);
   }
   return out;
 }

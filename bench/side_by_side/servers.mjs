@@ -86,6 +86,13 @@ export function kiokuServer({ bin, pluginDir, config }) {
       }
       return { ms, hit: r.stdout.includes(expect.text) };
     },
+    /** What spawning any process costs here, measured as coldCall measures: `/bin/true`'s wall ms. */
+    spawnFloor(dir) {
+      const start = process.hrtime.bigint();
+      const r = spawnSync('/bin/true', [], { env: env(dir), cwd: dir, encoding: 'utf8', timeout: 60_000 });
+      if (r.status !== 0) throw new Error(`/bin/true exited ${r.status ?? r.signal}`);
+      return Number(process.hrtime.bigint() - start) / 1e6;
+    },
   };
 }
 
