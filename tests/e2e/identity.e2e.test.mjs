@@ -135,12 +135,18 @@ describe('projects: transcripts, subfolders and plain folders', () => {
     }
     const context = await cli(sandbox, ['context', '--project', REMOTE_ID], { cwd: elsewhere });
     assert.match(context.stdout, /deploys through staging/, context.stdout + context.stderr);
+    // --name=value too, in the commands that parse their own arguments.
+    const joined = await cli(sandbox, ['context', `--project=${REMOTE_ID}`], { cwd: elsewhere });
+    assert.match(joined.stdout, /deploys through staging/, joined.stdout + joined.stderr);
+    const review = await cli(sandbox, ['review', `--project=${REMOTE_ID}`], { cwd: elsewhere });
+    assert.equal(review.code, 0, review.stderr);
     const typo = await cli(sandbox, ['call', 'memory_list', '{}', '--project', './no-such-folder'], { cwd: elsewhere });
     assert.equal(typo.code, 2);
     assert.match(typo.stderr, /--project '\.\/no-such-folder' is no folder here/);
     // An empty --project (an unset shell variable) is refused by every command, not read as
     // "this folder".
-    for (const args of [['call', 'memory_list', '{}', '--project', ''], ['review', '--project', '']]) {
+    for (const args of [['call', 'memory_list', '{}', '--project', ''], ['review', '--project', ''],
+      ['import', '--project', '', path.join(elsewhere, 'CLAUDE.md')]]) {
       const empty = await cli(sandbox, args, { cwd: elsewhere });
       assert.equal(empty.code, 2, `${args.join(' ')}: ${empty.stderr}`);
       assert.match(empty.stderr, /--project is empty: send a folder or a project key/);

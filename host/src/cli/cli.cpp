@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cctype>
 #include <cstdio>
 #include <iostream>
 #include <set>
@@ -38,8 +39,31 @@ int CommandIndex(int argc, char** argv) {
   return -1;
 }
 
+// `--name=value` as two arguments, `--name` and `value` (GNU and CLI11 accept both forms; the
+// commands that parse their own arguments, plugin commands and `kioku context`, then take
+// both too). Nothing after a bare `--` is split.
+std::vector<std::string> SplitLongOptions(std::vector<std::string> args) {
+  std::vector<std::string> out;
+  bool options = true;
+  for (std::string& a : args) {
+    if (a == "--") options = false;
+    const std::size_t eq = a.find('=');
+    const bool named = options && a.size() > 2 && a.starts_with("--") && eq != std::string::npos && eq > 2 &&
+                       std::all_of(a.begin() + 2, a.begin() + static_cast<std::ptrdiff_t>(eq),
+                                   [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-'; });
+    if (named) {
+      out.push_back(a.substr(0, eq));
+      out.push_back(a.substr(eq + 1));
+    } else {
+      out.push_back(std::move(a));
+    }
+  }
+  return out;
+}
+
 int RunPluginCommand(const GlobalOptions& global, const std::string& name, std::vector<std::string> args,
                      std::ostream& out) {
+  args = SplitLongOptions(std::move(args));
   // One-shot start-up (RuntimeOptions::one_shot): hooks run as a process per agent event,
   // and no command needs every tool's schemas compiled before it runs.
   auto loaded = LoadRuntime(global, StartMode::kServe, /*one_shot=*/true);
@@ -119,8 +143,7 @@ int RunCommand(int argc, char** argv, int proto_out_fd, std::ostream& out) {
     int cmd = CommandIndex(argc, argv);
     // `context` parses its own arguments so that even a bad one fails open (exit 0).
     if (cmd > 0 && std::string(argv[cmd]) == "context") {
-      std::vector<std::string> args(argv + cmd + 1, argv + argc);
-      return Context(global, args, std::cin, out, std::cerr);
+      return Context(global, SplitLongOptions({argv + cmd + 1, argv + argc}), std::cin, out, std::cerr);
     }
     if (cmd > 0 && !kBuiltins.count(argv[cmd])) {
       std::vector<std::string> args(argv + cmd + 1, argv + argc);

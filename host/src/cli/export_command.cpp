@@ -39,7 +39,12 @@ int Import(const GlobalOptions& global, const std::string& file, const std::stri
       caller.project_id.clear();
       caller.project_root.clear();
     } else if (project) {
-      sdk::UseCommandLineProject(caller, project, loaded.config.projects);
+      try {
+        sdk::UseCommandLineProject(caller, project, loaded.config.projects);
+      } catch (const std::invalid_argument& e) {
+        std::cerr << "kioku import: " << e.what() << "; nothing was changed\n";
+        return 2;  // a usage error, as in kioku call and review
+      }
     }
     ImportTarget target;
     target.agent_id = caller.agent_id;

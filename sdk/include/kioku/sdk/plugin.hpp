@@ -41,7 +41,8 @@ struct Migration {
 };
 
 /// A CLI subcommand a plugin contributes to `kioku` (e.g. `kioku ingest`, `kioku hook`).
-/// `run` receives the arguments after the command name and returns the process exit code.
+/// `run` receives the arguments after the command name, `--name=value` split into `--name`
+/// and `value` (before a bare `--`), and returns the process exit code.
 /// A name of two words ("hook capture") adds a subcommand to a group that several plugins
 /// share: `kioku hook capture ...` runs it with the arguments after "capture"; the host
 /// prefers the two-word name over a one-word one ("hook"), which gets the other words.
