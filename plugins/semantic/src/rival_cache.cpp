@@ -31,6 +31,11 @@ void PostingsCache::Put(const std::string& token, Entry entry) {
   tokens_[token] = std::move(entry);
 }
 
+void PostingsCache::Clear() {
+  std::lock_guard lock(mu_);
+  ClearLocked();
+}
+
 void PostingsCache::ClearLocked() {
   tokens_.clear();
   held_rows_ = 0;
@@ -74,6 +79,11 @@ void SideCache::Publish(const RowEpochs& at, const std::vector<const Memory*>& r
   }
 }
 
+void SideCache::Clear() {
+  std::lock_guard lock(mu_);
+  ClearLocked();
+}
+
 void SideCache::ClearLocked() {
   newer_.clear();
   older_.clear();
@@ -82,6 +92,15 @@ void SideCache::ClearLocked() {
 std::size_t SideCache::Size() {
   std::lock_guard lock(mu_);
   return newer_.size() + older_.size();
+}
+
+void RivalCache::DropIfShrunk(std::int64_t rows) {
+  std::lock_guard lock(mu_);
+  if (rows < high_) {
+    postings.Clear();
+    sides.Clear();
+  }
+  high_ = rows;
 }
 
 std::shared_ptr<const TopicProfile> ProfileCache::Find(std::int64_t seq, std::uint64_t content) {

@@ -54,6 +54,7 @@ class PostingsCache {
   /// What is kept for `token` (an empty entry with through 0 when nothing is).
   Entry Find(const std::string& token);
   void Put(const std::string& token, Entry entry);
+  void Clear();
   std::size_t Size();
 
  private:
@@ -117,6 +118,7 @@ class SideCache {
   std::optional<Memory> Find(std::int64_t seq, const RowEpochs& at);
   /// Keeps `rows`, read at `at`; what was kept at other epochs is dropped.
   void Publish(const RowEpochs& at, const std::vector<const Memory*>& rows);
+  void Clear();
   std::size_t Size();
 
  private:
@@ -132,6 +134,17 @@ struct RivalCache {
   PostingsCache postings;
   SideCache sides;
   ProfileCache profiles;
+
+  /// Drops the kept rows when the store's newest seq (`rows`, read in a write's
+  /// transaction) is below the newest one seen before: rows went without a delete, as when
+  /// kioku.db was replaced or restored with sqlite3 under a running process (kioku backup
+  /// restore refuses to), and a seq may now name another memory. The epochs miss that: no
+  /// trigger fired. Thread-safe.
+  void DropIfShrunk(std::int64_t rows);
+
+ private:
+  std::mutex mu_;
+  std::int64_t high_ = 0;
 };
 
 }  // namespace kioku::semantic

@@ -96,7 +96,10 @@ void BeginScan(const Env& env, RivalScan& scan) {
   if (scan.rows != 0) return;
   scan.rows = std::max<std::int64_t>(1, MaxMemorySeq(env));
   scan.epochs = ReadRowEpochs(env.db);
-  if (env.rivals != nullptr) env.rivals->postings.Sync(scan.epochs.text);
+  if (env.rivals != nullptr) {
+    env.rivals->DropIfShrunk(scan.rows);
+    env.rivals->postings.Sync(scan.epochs.text);
+  }
 }
 
 }  // namespace

@@ -1,7 +1,11 @@
 // Rival detection without a subject: the labelled pair set (precision/recall) and the
 // write path (pairs contested, said in the answer, listed in review).
+#include <cstdio>
 #include <fstream>
 #include <iostream>
+
+#include <SQLiteCpp/Backup.h>
+#include <unistd.h>
 
 #include "normalize.hpp"
 #include "rival_cache.hpp"
@@ -315,6 +319,42 @@ TEST_F(RivalWriteTest, KeptCandidateRowsFollowKindAndStatusChangesFromAnyConnect
   Remember("Suites run in CI on every push", "observation");
   r = Ok("memory_remember", {{"text", "Suites run with pytest"}, {"kind", "observation"}});
   EXPECT_EQ(r["results"][0]["rivals"], Json::array({ava})) << r.dump();
+}
+
+// Rows that vanish without a delete (kioku.db restored with sqlite3 under a running
+// process: no trigger moves the epochs) must not be taken for the memories that reuse their
+// seqs afterwards.
+TEST_F(RivalWriteTest, KeptRowsGoWhenTheStoreIsRestoredUnderTheProcess) {
+  Remember("The linter is eslint");
+  const std::string snapshot = ::testing::TempDir() + "kioku-restore-" + std::to_string(::getpid()) + ".db";
+  std::remove(snapshot.c_str());
+  rt_->Db().exec("VACUUM INTO '" + snapshot + "'");
+  Remember("Tests run with jest");               // seq 2
+  Remember("Tests run with vitest", "decision");  // reads seq 2 as a candidate, and keeps it
+  {
+    SQLite::Database from(snapshot);
+    SQLite::Backup restore(rt_->Db(), from);
+    restore.executeStep();
+  }
+  Remember("Tests run with jest", "decision");  // seq 2 again: another memory
+  const Json r = Ok("memory_remember", {{"text", "Tests run with mocha"}, {"kind", "fact"}});
+  EXPECT_FALSE(r["results"][0].contains("rivals")) << r.dump();
+  std::remove(snapshot.c_str());
+}
+
+TEST(RivalCache, DropsTheKeptRowsWhenTheNewestSeqGoesBack) {
+  RivalCache cache;
+  Memory m;
+  m.seq = 3;
+  cache.DropIfShrunk(3);
+  cache.sides.Publish({0, 0}, {&m});
+  cache.postings.Put("jest", {{1, 3}, 3, false});
+  cache.DropIfShrunk(4);  // grew: kept
+  EXPECT_EQ(cache.sides.Size(), 1u);
+  EXPECT_EQ(cache.postings.Size(), 1u);
+  cache.DropIfShrunk(2);  // seq 3 and 4 are gone, and no delete said so
+  EXPECT_EQ(cache.sides.Size(), 0u);
+  EXPECT_EQ(cache.postings.Size(), 0u);
 }
 
 TEST(SideCache, FindsRowsOnlyAtTheEpochsTheyWereReadAt) {
