@@ -195,6 +195,8 @@ class ClaudeParser final : public TranscriptParser {
       }
     }
     text = Trimmed(transcript::StripHarnessBlocks(text));
+    // An image alone keeps its placeholder: it is still a prompt.
+    if (std::string words = Trimmed(transcript::StripImagePlaceholders(text)); !words.empty()) text = std::move(words);
     if (text.empty() || IsMarker(text)) return true;
     // The same words at the same instant are a carried-over copy, whatever its uuid.
     if (SeenElsewhere("human:" + std::to_string(at) + ":" +

@@ -118,6 +118,26 @@ std::string StripHarnessBlocks(std::string_view text) {
   return out;
 }
 
+std::string StripImagePlaceholders(std::string_view text) {
+  static constexpr std::string_view kOpen = "[Image #";
+  std::string out;
+  std::size_t from = 0;
+  for (std::size_t pos; (pos = text.find(kOpen, from)) != std::string_view::npos;) {
+    std::size_t end = pos + kOpen.size();
+    while (end < text.size() && text[end] >= '0' && text[end] <= '9') ++end;
+    if (end == pos + kOpen.size() || end >= text.size() || text[end] != ']') {
+      out.append(text.substr(from, end - from));  // not a placeholder: kept as written
+      from = end;
+      continue;
+    }
+    out.append(text.substr(from, pos - from));
+    from = end + 1;
+    if (from < text.size() && text[from] == ' ') ++from;
+  }
+  out.append(text.substr(from));
+  return out;
+}
+
 std::vector<std::string> PatchPaths(std::string_view patch) {
   std::vector<std::string> out;
   for (std::string_view marker : {std::string_view("*** Update File: "),

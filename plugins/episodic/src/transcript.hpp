@@ -123,6 +123,10 @@ std::string ContentText(const nlohmann::json& content);
 std::string Brief(std::string_view text, std::size_t max_bytes);
 /// Removes <system-reminder>, <ide_selection>, <ide_opened_file> blocks.
 std::string StripHarnessBlocks(std::string_view text);
+/// Removes Claude Code's image placeholders from a prompt ("[Image #1]"; the image itself is
+/// a separate block, the placeholder says nothing without it), and the space after each, so
+/// a title or summary starts with the human's words.
+std::string StripImagePlaceholders(std::string_view text);
 /// Paths named by an apply_patch body (*** Update/Add/Delete File: <path>).
 std::vector<std::string> PatchPaths(std::string_view patch);
 /// Files a shell script reads with cat/nl/head/tail/sed/less/bat.

@@ -9,6 +9,7 @@
 #include "privacy.hpp"
 #include "store.hpp"
 #include "test_util.hpp"
+#include "transcript.hpp"
 #include "watch.hpp"
 
 namespace kioku::episodic::testing {
@@ -620,6 +621,33 @@ std::string ClaudeTurn(const std::string& sid, const std::string& tag, int t,
                     {{"role", "user"},
                      {"content", json::array({{{"type", "tool_result"}, {"tool_use_id", call},
                                                {"content", "ok"}}})}});
+}
+
+TEST(Transcript, ImagePlaceholdersLeaveThePromptsWords) {
+  EXPECT_EQ(transcript::StripImagePlaceholders("[Image #1] Two people got the same plot"), "Two people got the same plot");
+  EXPECT_EQ(transcript::StripImagePlaceholders("before [Image #2] and [Image #12]after"), "before and after");
+  EXPECT_EQ(transcript::StripImagePlaceholders("see [Image #] and [Image #3x] and [Image #4"),
+            "see [Image #] and [Image #3x] and [Image #4");
+}
+
+// The title and the request a session is summarized by start with the human's words, not
+// Claude Code's "[Image #1]"; a prompt that is only an image stays a prompt.
+TEST_F(IngestTest, ImagePlaceholdersAreNotPartOfTitlesOrRequests) {
+  const json image = {{"type", "image"}, {"source", {{"type", "base64"}, {"media_type", "image/png"}, {"data", "iVBORw0KGgo="}}}};
+  const std::string lines =
+      ClaudeLine("sess-img", "i-1", 0,
+                 {{"role", "user"},
+                  {"content", json::array({image, {{"type", "text"}, {"text", "[Image #1] Two people got the same plot"}}})}}) +
+      ClaudeLine("sess-img", "i-2", 10,
+                 {{"role", "user"}, {"content", json::array({image, {{"type", "text"}, {"text", "[Image #2]"}}})}});
+  fs::create_directories(root_ / "claude");
+  std::ofstream(root_ / "claude" / "sess-img.jsonl", std::ios::binary) << lines;
+  IngestOk(root_ / "claude" / "sess-img.jsonl");
+  auto s = LoadSession(rt_.Db(), "sess-img");
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->title, "Two people got the same plot");
+  EXPECT_EQ(Count("episodic_log", "type = 'request' AND entry = 'Two people got the same plot'"), 1);
+  EXPECT_EQ(Count("episodic_log", "type = 'request' AND entry = '[Image #2]'"), 1);
 }
 
 class ResumedSessionTest : public IngestTest {
