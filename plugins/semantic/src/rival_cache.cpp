@@ -58,40 +58,25 @@ RowEpochs ReadRowEpochs(SQLite::Database& db) {
 std::optional<Memory> SideCache::Find(std::int64_t seq, const RowEpochs& at) {
   std::lock_guard lock(mu_);
   if (epochs_ != at) return std::nullopt;
-  for (auto* generation : {&newer_, &older_}) {
-    const auto it = generation->find(seq);
-    if (it != generation->end()) return it->second;
-  }
-  return std::nullopt;
+  const Memory* kept = rows_.Find(seq, [](const Memory&) { return true; });
+  return kept != nullptr ? std::optional<Memory>(*kept) : std::nullopt;
 }
 
 void SideCache::Publish(const RowEpochs& at, const std::vector<const Memory*>& rows) {
   std::lock_guard lock(mu_);
-  if (epochs_ != at) ClearLocked();
+  if (epochs_ != at) rows_.Clear();
   epochs_ = at;
-  for (const Memory* m : rows) {
-    if (newer_.size() >= half_) {
-      older_ = std::move(newer_);
-      newer_.clear();
-    }
-    older_.erase(m->seq);
-    newer_.insert_or_assign(m->seq, *m);
-  }
+  for (const Memory* m : rows) rows_.Put(m->seq, *m);
 }
 
 void SideCache::Clear() {
   std::lock_guard lock(mu_);
-  ClearLocked();
-}
-
-void SideCache::ClearLocked() {
-  newer_.clear();
-  older_.clear();
+  rows_.Clear();
 }
 
 std::size_t SideCache::Size() {
   std::lock_guard lock(mu_);
-  return newer_.size() + older_.size();
+  return rows_.Size();
 }
 
 void RivalCache::DropIfShrunk(std::int64_t rows) {
@@ -105,31 +90,23 @@ void RivalCache::DropIfShrunk(std::int64_t rows) {
 
 std::shared_ptr<const TopicProfile> ProfileCache::Find(std::int64_t seq, std::uint64_t content) {
   std::lock_guard lock(mu_);
-  for (auto* generation : {&newer_, &older_}) {
-    const auto it = generation->find(seq);
-    if (it != generation->end() && it->second.content == content) return it->second.profile;
-  }
-  return nullptr;
+  const Kept* kept = kept_.Find(seq, [content](const Kept& k) { return k.content == content; });
+  return kept != nullptr ? kept->profile : nullptr;
 }
 
 void ProfileCache::Put(std::int64_t seq, std::uint64_t content, std::shared_ptr<const TopicProfile> profile) {
   std::lock_guard lock(mu_);
-  if (newer_.size() >= half_) {
-    older_ = std::move(newer_);
-    newer_.clear();
-  }
-  newer_[seq] = Kept{content, std::move(profile)};
+  kept_.Put(seq, Kept{content, std::move(profile)});
 }
 
 void ProfileCache::Clear() {
   std::lock_guard lock(mu_);
-  newer_.clear();
-  older_.clear();
+  kept_.Clear();
 }
 
 std::size_t ProfileCache::Size() {
   std::lock_guard lock(mu_);
-  return newer_.size() + older_.size();
+  return kept_.Size();
 }
 
 std::uint64_t ContentHash(std::string_view text, std::string_view subject, std::string_view value) {

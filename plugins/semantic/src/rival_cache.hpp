@@ -66,13 +66,49 @@ class PostingsCache {
   std::unordered_map<std::string, Entry> tokens_;
 };
 
+/// Values by memory seq, bounded to about `max_values` in two generations: a value goes to
+/// the newer one, which becomes the older (the older dropped) once it holds half, so what
+/// was kept recently stays. Not thread-safe: the caches below hold one under their mutex.
+template <typename V>
+class SeqGenerations {
+ public:
+  explicit SeqGenerations(std::size_t max_values) : half_(std::max<std::size_t>(1, max_values / 2)) {}
+
+  /// The value kept for `seq` that `accept(value)` takes, the newer generation first; null
+  /// when none is.
+  template <typename Accept>
+  const V* Find(std::int64_t seq, Accept accept) const {
+    for (const auto* generation : {&newer_, &older_}) {
+      const auto it = generation->find(seq);
+      if (it != generation->end() && accept(it->second)) return &it->second;
+    }
+    return nullptr;
+  }
+  void Put(std::int64_t seq, V value) {
+    if (newer_.size() >= half_) {
+      older_ = std::move(newer_);
+      newer_.clear();
+    }
+    newer_.insert_or_assign(seq, std::move(value));
+  }
+  void Clear() {
+    newer_.clear();
+    older_.clear();
+  }
+  std::size_t Size() const { return newer_.size() + older_.size(); }
+
+ private:
+  std::size_t half_;
+  std::unordered_map<std::int64_t, V> newer_, older_;
+};
+
 /// Topic profiles (rivals.hpp) of memories, keyed by seq and by a hash of the text, subject
 /// and value they were built from (ContentHash), so an edited memory is never judged by its
-/// old words. Bounded to about `max_profiles`: two generations, the older dropped when the
-/// newer fills half, so the profiles found recently stay. Thread-safe (one mutex).
+/// old words. Bounded to about `max_profiles` (SeqGenerations), so the profiles found
+/// recently stay. Thread-safe (one mutex).
 class ProfileCache {
  public:
-  explicit ProfileCache(std::size_t max_profiles = 4096) : half_(std::max<std::size_t>(1, max_profiles / 2)) {}
+  explicit ProfileCache(std::size_t max_profiles = 4096) : kept_(max_profiles) {}
 
   /// The profile kept for memory `seq` with content hash `content`, or null.
   std::shared_ptr<const TopicProfile> Find(std::int64_t seq, std::uint64_t content);
@@ -86,8 +122,7 @@ class ProfileCache {
     std::shared_ptr<const TopicProfile> profile;
   };
   std::mutex mu_;
-  std::size_t half_;
-  std::unordered_map<std::int64_t, Kept> newer_, older_;
+  SeqGenerations<Kept> kept_;
 };
 
 /// FNV-1a (64 bit) over text, subject and value, each followed by a 0 byte.
@@ -109,10 +144,10 @@ RowEpochs ReadRowEpochs(SQLite::Database& db);
 /// its transaction just before committing, and only after the commit, so a rolled-back
 /// write keeps nothing. A later write finds them only while the epochs it read in its own
 /// transaction are those (a change by any process, its own included, moves one). Bounded to
-/// about `max_rows` in two generations, as ProfileCache. Thread-safe (one mutex).
+/// about `max_rows` (SeqGenerations). Thread-safe (one mutex).
 class SideCache {
  public:
-  explicit SideCache(std::size_t max_rows = 4096) : half_(std::max<std::size_t>(1, max_rows / 2)) {}
+  explicit SideCache(std::size_t max_rows = 4096) : rows_(max_rows) {}
 
   /// The row kept for memory `seq` when the cache holds rows read at `at`.
   std::optional<Memory> Find(std::int64_t seq, const RowEpochs& at);
@@ -122,11 +157,9 @@ class SideCache {
   std::size_t Size();
 
  private:
-  void ClearLocked();
   std::mutex mu_;
-  std::size_t half_;
   std::optional<RowEpochs> epochs_;
-  std::unordered_map<std::int64_t, Memory> newer_, older_;
+  SeqGenerations<Memory> rows_;
 };
 
 /// One process's rival caches (ToolContext holds it; Env::rivals points to it).
