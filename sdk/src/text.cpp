@@ -62,6 +62,33 @@ std::string TruncateUtf8(std::string_view text, std::size_t max_bytes,
   return out;
 }
 
+std::string TruncateAtBoundary(std::string_view text, std::size_t max_bytes, std::string_view ellipsis) {
+  if (text.size() <= max_bytes) return std::string(text);
+  const std::size_t floor = max_bytes / 2;
+  // A sentence end needs no ellipsis, so it may close the whole budget; its follower is read
+  // from `text` (the space past the cut).
+  const std::string whole = TruncateUtf8(text, max_bytes, "");
+  const std::string_view full_stops[] = {"\u3002", "\uFF01", "\uFF1F"};
+  for (std::size_t end = whole.size(); end > floor; --end) {
+    const char c = whole[end - 1];
+    if ((c == '.' || c == '!' || c == '?') && text[end] == ' ') return whole.substr(0, end);
+    for (std::string_view stop : full_stops) {
+      if (end >= stop.size() && std::string_view(whole).substr(end - stop.size(), stop.size()) == stop) {
+        return whole.substr(0, end);
+      }
+    }
+  }
+  // Else the longest prefix that leaves room for the ellipsis, cut at a word when that keeps
+  // half the budget.
+  if (ellipsis.size() > max_bytes) ellipsis = {};
+  std::string head = TruncateUtf8(text, max_bytes - ellipsis.size(), "");
+  if (const std::size_t space = head.find_last_of(' '); space != std::string::npos && space >= floor) {
+    head.resize(space);
+    while (!head.empty() && head.back() == ' ') head.pop_back();
+  }
+  return head + std::string(ellipsis);
+}
+
 std::size_t EstimateTokens(std::string_view text) { return (text.size() + 3) / 4; }
 
 std::string CollapseWhitespace(std::string_view text) {

@@ -74,6 +74,35 @@ TEST(TruncateUtf8, NeverSplitsACodePoint) {
   }
 }
 
+TEST(TruncateAtBoundary, ReturnsTextThatFitsUnchanged) {
+  EXPECT_EQ(TruncateAtBoundary("Fixed the bug. Then more.", 25), "Fixed the bug. Then more.");
+}
+
+TEST(TruncateAtBoundary, EndsAfterTheLastSentenceThatKeepsHalfTheBudget) {
+  const std::string text = "Moved auth to JWT. Tests pass on CI. Next: rotate the signing keys weekly";
+  EXPECT_EQ(TruncateAtBoundary(text, 50), "Moved auth to JWT. Tests pass on CI.");
+  // The only sentence end is before half of the budget: cut at a word instead.
+  EXPECT_EQ(TruncateAtBoundary("Done. Then we rotated the signing keys", 30), "Done. Then we rotated the…");
+  // A sentence end needs a space after it: "v1.2" is not one.
+  EXPECT_EQ(TruncateAtBoundary("Upgraded to v1.2 and then rebuilt everything", 24), "Upgraded to v1.2 and…");
+  // A sentence that ends exactly at the budget is kept whole.
+  EXPECT_EQ(TruncateAtBoundary("One two. Three four five", 8), "One two.");
+}
+
+TEST(TruncateAtBoundary, KnowsCjkFullStops) {
+  // 。 and each kanji are 3 bytes.
+  EXPECT_EQ(TruncateAtBoundary("東京タワー。大阪城へ行く", 24), "東京タワー。");
+}
+
+TEST(TruncateAtBoundary, FallsBackToACodePointCut) {
+  EXPECT_EQ(TruncateAtBoundary("abcdefghijklmnopqrstuvwxyz", 10), "abcdefg…");
+  for (std::size_t n = 0; n < 24; ++n) {
+    const std::string cut = TruncateAtBoundary("東京 タワー。 😀 hello there", n);
+    EXPECT_TRUE(IsValidUtf8(cut)) << n;
+    EXPECT_LE(cut.size(), n) << n;
+  }
+}
+
 TEST(TruncateUtf8, OmitsEllipsisThatDoesNotFit) {
   EXPECT_EQ(TruncateUtf8("hello", 2), "he");
   EXPECT_EQ(TruncateUtf8("hello", 0), "");

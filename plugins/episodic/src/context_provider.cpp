@@ -40,7 +40,7 @@ sdk::ContextContribution ProvideContext(const ToolContext& env, const sdk::Conte
   while (q.executeStep()) {
     std::string text = q.getColumn(3).isNull() ? std::string() : q.getColumn(3).getString();
     if (sdk::CollapseWhitespace(text).empty()) text = q.getColumn(2).getString();
-    text = sdk::TruncateUtf8(sdk::CollapseWhitespace(text), kSummaryBytes);
+    text = sdk::TruncateAtBoundary(sdk::CollapseWhitespace(text), kSummaryBytes);
     if (text.empty()) continue;
     const std::string agent = q.getColumn(0).getString();
     out.items.push_back({"summary", "last session",

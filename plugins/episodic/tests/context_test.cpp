@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "context/context_block.hpp"
+#include "kioku/sdk/text.hpp"
 #include "test_util.hpp"
 
 namespace kioku::episodic::testing {
@@ -138,6 +139,24 @@ TEST_F(CaptureHookTest, LastSessionSummaryReachesTheContextBlock) {
   host::ContextOptions options;
   const std::string block = host::BuildContext(*rt_.runtime, caller, options).text;
   EXPECT_NE(block.find("[summary|last session]"), std::string::npos) << block;
+  {
+    // A summary longer than the line's budget ends at a sentence or a word, not inside one.
+    SQLite::Statement q(rt_.Db(), "SELECT summary FROM episodic_summaries WHERE status = 'active'");
+    ASSERT_TRUE(q.executeStep());
+    const std::string summary = sdk::CollapseWhitespace(q.getColumn(0).getString());
+    ASSERT_GT(summary.size(), 300u) << "the sample's summary must be long enough to be cut";
+    const std::size_t from = block.find(": ", block.find("[summary|last session]")) + 2;
+    const std::size_t to = block.find(" (session_recall for more)", from);
+    ASSERT_NE(to, std::string::npos) << block;
+    std::string shown = block.substr(from, to - from);
+    const bool ellipsis = shown.size() >= 3 && shown.compare(shown.size() - 3, 3, "…") == 0;
+    if (ellipsis) shown.resize(shown.size() - 3);
+    ASSERT_EQ(summary.compare(0, shown.size(), shown), 0) << shown;
+    // The sample's summary has a sentence end past half of the 300-byte budget
+    // ("…banker's rounding everywhere."), so the line stops there, with no ellipsis.
+    EXPECT_FALSE(ellipsis) << shown;
+    EXPECT_EQ(shown.back(), '.') << shown;
+  }
 
   caller.session_id = "11111111-aaaa-4bbb-8ccc-000000000001";
   EXPECT_EQ(host::BuildContext(*rt_.runtime, caller, options).text, "") << "the caller's own session is not 'last'";

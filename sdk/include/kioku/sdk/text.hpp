@@ -28,6 +28,15 @@ std::string Plural(std::size_t n, const char* one, const char* many);
 std::string TruncateUtf8(std::string_view text, std::size_t max_bytes,
                          std::string_view ellipsis = "…");
 
+/// At most `max_bytes` bytes of `text` for a reader: when it must be cut, it ends after
+/// the last sentence (".", "!", "?" followed by a space, or "。", "！", "？") that keeps at
+/// least half of the budget, with nothing appended; else at the last space that keeps at
+/// least half, followed by `ellipsis` (spaces before it dropped); else as TruncateUtf8 cuts
+/// it. A text that fits is returned unchanged. Used where prose reaches a model under a
+/// byte budget (the episodic SessionStart summary), so it does not stop mid-word.
+std::string TruncateAtBoundary(std::string_view text, std::size_t max_bytes,
+                               std::string_view ellipsis = "…");
+
 /// Estimated LLM tokens: ceil(bytes / 4), the common rule of thumb for English and code
 /// (OpenAI tokenizer guidance); CJK-heavy text is undercounted, so budgets stay approximate.
 std::size_t EstimateTokens(std::string_view text);
