@@ -154,6 +154,8 @@ void KiokuSubstrings(const Fts5ExtensionApi* api, Fts5Context* fts, sqlite3_cont
   sqlite3_result_int64(ctx, mask);
 }
 
+}  // namespace
+
 fts5_api* Fts5Api(sqlite3* db) {
   fts5_api* api = nullptr;
   sqlite3_stmt* stmt = nullptr;
@@ -164,8 +166,6 @@ fts5_api* Fts5Api(sqlite3* db) {
   sqlite3_finalize(stmt);
   return api;
 }
-
-}  // namespace
 
 bool RegisterFtsRank(sqlite3* db) {
   fts5_api* api = Fts5Api(db);

@@ -115,6 +115,7 @@ describe('context block through the SDK client', () => {
           child.stderr.on('data', (d) => (stderr += d));
           child.on('error', reject);
           child.on('close', (code, signal) => resolve({ code, signal, stderr }));
+          child.stdin.on('error', (e) => e.code !== 'EPIPE' && reject(e));  // `call` never reads stdin
           child.stdin.end(input);
         }),
         `kioku ${args.join(' ')} with its stdout closed`,

@@ -119,6 +119,9 @@ export function runCli(sandbox, args, { env = sandbox.env(), cwd = sandbox.dir, 
       child.stderr.on('data', (d) => (stderr += d));
       child.on('error', reject);
       child.on('close', (code) => resolve({ code, stdout, stderr }));
+      // A command that exits before reading stdin (a usage error) closes the pipe first:
+      // EPIPE then says nothing about kioku, and the exit code and stderr still do.
+      child.stdin.on('error', (e) => e.code !== 'EPIPE' && reject(e));
       child.stdin.end(input);
     }),
     `kioku ${args.join(' ')}`,

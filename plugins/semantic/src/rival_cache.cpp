@@ -84,6 +84,7 @@ void RivalCache::DropIfShrunk(std::int64_t rows) {
   if (rows < high_) {
     postings.Clear();
     sides.Clear();
+    terms.Clear();
   }
   high_ = rows;
 }

@@ -7,6 +7,7 @@
 /// a tenth; at 1,000, the candidates' rows were read four times each (once per batch).
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -21,6 +22,7 @@
 
 #include "memory.hpp"
 #include "rivals.hpp"
+#include "term_filter.hpp"
 
 namespace kioku::semantic {
 
@@ -167,6 +169,10 @@ struct RivalCache {
   PostingsCache postings;
   SideCache sides;
   ProfileCache profiles;
+  TermFilter terms;
+  /// Memories this process's writes added (rival_candidates.cpp KeepScan): the filter is
+  /// built once they are a set share of the store (rival_candidates.cpp kFilterShare).
+  std::atomic<std::int64_t> written{0};
 
   /// Drops the kept rows when the store's newest seq (`rows`, read in a write's
   /// transaction) is below the newest one seen before: rows went without a delete, as when

@@ -12,6 +12,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "index_terms.hpp"
 #include "memory.hpp"
 #include "rival_cache.hpp"
 #include "rivals.hpp"
@@ -32,19 +33,27 @@ struct TokenRows {
 /// (rows the write added could still roll back); 0 = keep nothing.
 struct RivalScan {
   std::int64_t committed = 0;
+  /// The write read `committed` before adding its rows, so its own rows are exactly those
+  /// above it (memory_remember sets it): what the TermFilter path needs.
+  bool own_rows_above_committed = false;
   std::int64_t rows = 0;  ///< max(seq) of semantic_memories, 0 = not read yet
   RowEpochs epochs;       ///< read with `rows`: what Env::rivals->sides must hold to be used
   std::optional<RowEpochs> sealed;  ///< SealScan: the epochs at the end of the write
   std::unordered_map<std::string, TokenRows> postings;                        ///< ±token → its rows
   std::unordered_map<std::int64_t, std::optional<Memory>> memories;           ///< seq → row (statuses kept current)
   std::unordered_map<std::int64_t, std::shared_ptr<const TopicProfile>> profiles;  ///< seq → its profile
+  /// Set when Env::rivals->terms covers `committed` (TermFilter): then a token whose term no
+  /// committed row holds is answered from `own_terms` without a query.
+  std::shared_ptr<IndexTokenizer> tokenizer;
+  std::unordered_map<std::string, std::vector<std::int64_t>> own_terms;  ///< term → this write's rows holding it, ascending
 };
 
 /// Call last in the write's transaction: the epochs the scan's rows are current at.
 void SealScan(const Env& env, RivalScan& scan);
 /// Call after the write committed: keeps the scan's rows of committed memories (seq <=
-/// committed) in Env::rivals for later writes (rival_cache.hpp SideCache). Nothing when
-/// the scan was not sealed.
+/// committed) in Env::rivals for later writes (rival_cache.hpp SideCache), and the terms
+/// of the write's own rows in its TermFilter when the scan used it. Nothing when the scan
+/// was not sealed.
 void KeepScan(const Env& env, const RivalScan& scan);
 
 /// Memory `seq` with the columns rival detection reads (seq, id, kind, text, subject,

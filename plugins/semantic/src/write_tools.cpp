@@ -184,6 +184,7 @@ sdk::ToolResult HandleWrite(ToolContext& ctx, const Json& args, const sdk::CallC
     const Author author = AuthorOf(caller);
     scan = RivalScan{};
     scan.committed = MaxMemorySeq(env);
+    scan.own_rows_above_committed = true;
     for (const MemoryDraft& d : drafts) {
       StopIfCancelled(call);
       results.push_back(writer.Remember(d, author));

@@ -46,6 +46,10 @@ namespace kioku::sdk {
 /// The most phrases kioku_phrases reports: the bits of a non-negative int64.
 inline constexpr int kMaxMaskedPhrases = 63;
 
+/// The connection's FTS5 API (https://sqlite.org/fts5.html §7.1, `SELECT fts5(?1)`): to
+/// register functions or reach a tokenizer (xFindTokenizer). Null when it has no FTS5.
+fts5_api* Fts5Api(sqlite3* db);
+
 /// Registers kioku_bm25, kioku_phrases and kioku_substrings on one connection (sdk::OpenDatabase does it for every connection
 /// it opens). Returns false when the connection has no FTS5. Safe to call more than once.
 bool RegisterFtsRank(sqlite3* db);
