@@ -111,7 +111,13 @@ constexpr std::int64_t kFilterShare = 8;
 void UseTermFilter(const Env& env, RivalScan& scan) {
   TermFilter& filter = env.rivals->terms;
   filter.Sync(scan.epochs.text);
-  if (!filter.Covers(scan.committed)) {
+  std::string committed_id;  // of the newest memory before this write ("" in an empty store)
+  {
+    sdk::CachedStatement q = env.Stmt("SELECT id FROM semantic_memories WHERE seq = ?");
+    sdk::Bind(*q, scan.committed);
+    if (q->executeStep()) committed_id = q->getColumn(0).getString();
+  }
+  if (!filter.Covers(scan.committed, committed_id)) {
     if (scan.rows > kFilterShare * (env.rivals->written.load() + scan.rows - scan.committed)) return;
     env.db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.semantic_fts_terms USING fts5vocab(main, semantic_fts, row)");
     std::vector<std::uint64_t> hashes;
@@ -122,16 +128,17 @@ void UseTermFilter(const Env& env, RivalScan& scan) {
                                                          static_cast<std::size_t>(term.getBytes()))));
     }
     // The vocabulary holds this write's terms too (Finish indexed its rows): a superset.
-    filter.Reset(std::move(hashes), scan.committed);
+    filter.Reset(std::move(hashes), scan.committed, committed_id);
   }
   scan.tokenizer = std::make_shared<IndexTokenizer>(env.db.getHandle());
   // The columns MemoryWriter::Finish indexes.
   sdk::CachedStatement q =
-      env.Stmt("SELECT seq, text, subject, value, tags FROM semantic_memories WHERE seq > ? ORDER BY seq");
+      env.Stmt("SELECT seq, text, subject, value, tags, id FROM semantic_memories WHERE seq > ? ORDER BY seq");
   sdk::Bind(*q, scan.committed);
   std::vector<std::string> terms;
   while (q->executeStep()) {
     const std::int64_t seq = q->getColumn(0).getInt64();
+    scan.newest_id = q->getColumn(5).getString();
     terms.clear();
     for (int c = 1; c <= 4; ++c) scan.tokenizer->Terms(q->getColumn(c).getString(), terms);
     for (std::string& t : terms) {
@@ -164,7 +171,7 @@ void KeepScan(const Env& env, const RivalScan& scan) {
     std::vector<std::uint64_t> hashes;
     hashes.reserve(scan.own_terms.size());
     for (const auto& [term, rows] : scan.own_terms) hashes.push_back(TermFilter::Hash(term));
-    env.rivals->terms.Extend(scan.committed, scan.rows, std::move(hashes));
+    env.rivals->terms.Extend(scan.committed, scan.rows, scan.newest_id, std::move(hashes));
   }
   std::vector<const Memory*> rows;
   for (const auto& [seq, m] : scan.memories) {

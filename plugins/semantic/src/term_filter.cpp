@@ -22,9 +22,9 @@ void TermFilter::Sync(std::int64_t text_epoch) {
   epoch_ = text_epoch;
 }
 
-bool TermFilter::Covers(std::int64_t newest) {
+bool TermFilter::Covers(std::int64_t newest, std::string_view newest_id) {
   std::lock_guard lock(mu_);
-  return through_ == newest;
+  return through_ == newest && through_id_ == newest_id;
 }
 
 bool TermFilter::Lacks(std::uint64_t hash, std::int64_t newest) {
@@ -33,15 +33,16 @@ bool TermFilter::Lacks(std::uint64_t hash, std::int64_t newest) {
          !std::binary_search(recent_.begin(), recent_.end(), hash);
 }
 
-void TermFilter::Reset(std::vector<std::uint64_t> hashes, std::int64_t through) {
+void TermFilter::Reset(std::vector<std::uint64_t> hashes, std::int64_t through, std::string through_id) {
   SortUnique(hashes);
   std::lock_guard lock(mu_);
   sorted_ = std::move(hashes);
   recent_.clear();
   through_ = through;
+  through_id_ = std::move(through_id);
 }
 
-void TermFilter::Extend(std::int64_t from, std::int64_t to, std::vector<std::uint64_t> hashes) {
+void TermFilter::Extend(std::int64_t from, std::int64_t to, std::string to_id, std::vector<std::uint64_t> hashes) {
   SortUnique(hashes);
   std::lock_guard lock(mu_);
   if (through_ != from || to < from) {
@@ -60,6 +61,7 @@ void TermFilter::Extend(std::int64_t from, std::int64_t to, std::vector<std::uin
     recent_.clear();
   }
   through_ = to;
+  through_id_ = std::move(to_id);
 }
 
 void TermFilter::Clear() {
@@ -77,6 +79,7 @@ void TermFilter::ClearLocked() {
   sorted_.shrink_to_fit();
   recent_.clear();
   through_.reset();
+  through_id_.clear();
 }
 
 }  // namespace kioku::semantic

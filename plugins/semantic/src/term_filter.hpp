@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -22,8 +23,9 @@ namespace kioku::semantic {
 /// hash collision costs the lookup it would have made), a missing term is not: so rows
 /// added any other way (another process, another tool of this one) leave a gap between
 /// `through` and the store's newest seq, and the filter is not used until it is built
-/// again; a moved text epoch (a delete, an edit of text, subject, value or tags, an insert
-/// below the newest) drops it. Thread-safe (one mutex).
+/// again; so does a store restored under the process (Covers); a moved text epoch (a
+/// delete, an edit of text, subject, value or tags, an insert below the newest) drops it.
+/// Thread-safe (one mutex).
 class TermFilter {
  public:
   /// The hash Lacks, Reset and Extend take for a term (std::hash: stable within a process,
@@ -32,16 +34,20 @@ class TermFilter {
 
   /// Drops everything when the store's text epoch moved since the last call.
   void Sync(std::int64_t text_epoch);
-  /// Whether it holds the terms of the rows up to exactly `newest` and no further.
-  bool Covers(std::int64_t newest);
+  /// Whether it holds the terms of the rows up to exactly `newest` and no further, and the
+  /// memory at `newest` has the id it had when it was added (`newest_id`): a store restored
+  /// or replaced under the process (no trigger fires, the epochs stand still) may hold
+  /// other rows up to the same seq, and the memory's random id tells.
+  bool Covers(std::int64_t newest, std::string_view newest_id);
   /// True only when it covers exactly `newest` (Covers) and no row up to there holds the
   /// term with this hash; whatever changed meanwhile (another write's Extend, a Clear)
   /// makes it false, so a caller that skips a lookup on true is never wrong.
   bool Lacks(std::uint64_t hash, std::int64_t newest);
-  /// Holds `hashes`: the terms of every row up to `through`.
-  void Reset(std::vector<std::uint64_t> hashes, std::int64_t through);
-  /// Adds the terms of rows (from, to] when it covers `from`; else drops everything.
-  void Extend(std::int64_t from, std::int64_t to, std::vector<std::uint64_t> hashes);
+  /// Holds `hashes`: the terms of every row up to `through`, whose memory has id `through_id`.
+  void Reset(std::vector<std::uint64_t> hashes, std::int64_t through, std::string through_id);
+  /// Adds the terms of rows (from, to] (the memory at `to` has id `to_id`) when it ends at
+  /// `from`; else drops everything.
+  void Extend(std::int64_t from, std::int64_t to, std::string to_id, std::vector<std::uint64_t> hashes);
   void Clear();
   /// Distinct hashes held.
   std::size_t Size();
@@ -51,6 +57,7 @@ class TermFilter {
   std::mutex mu_;
   std::int64_t epoch_ = -1;
   std::optional<std::int64_t> through_;
+  std::string through_id_;
   // Both sorted and unique; `recent_` (a write's terms) is merged into `sorted_` once it
   // holds an eighth as many, so adding n terms costs O(n log n) in all.
   std::vector<std::uint64_t> sorted_, recent_;

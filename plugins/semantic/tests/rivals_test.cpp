@@ -15,6 +15,7 @@
 namespace kioku::semantic {
 namespace {
 
+using testing::Rivals;
 using testing::SemanticTest;
 using Json = nlohmann::json;
 
@@ -91,7 +92,7 @@ TEST_F(RivalWriteTest, IssueExampleEndsContestedNotTwoConfirmed) {
   EXPECT_NE(r.text.find("give subject/value"), std::string::npos) << r.text;
   const Json& res = r.structured["results"][0];
   EXPECT_EQ(res["status"], "contested");
-  EXPECT_EQ(res["rivals"], Json::array({bun}));
+  EXPECT_EQ(Rivals(res), Json::array({bun}));
   const std::string yarn = res["id"];
 
   const Json recall = Ok("memory_recall", {{"query", "which package manager: yarn, bun or pnpm?"}});
@@ -136,7 +137,7 @@ TEST_F(RivalWriteTest, PinnedRivalStaysPinnedAndSuggestionChangesNothing) {
   const std::string db = Remember("Production data lives in PostgreSQL", "fact");
   const Json s = Ok("memory_suggest", {{"text", "The production database is MySQL"}, {"kind", "fact"}});
   EXPECT_EQ(s["results"][0]["status"], "pending");
-  EXPECT_EQ(s["results"][0]["rivals"], Json::array({db}));
+  EXPECT_EQ(Rivals(s.at("results").at(0)), Json::array({db}));
   EXPECT_EQ(Count("semantic_memories", "id = '" + db + "' AND status = 'active'"), 1);
 }
 
@@ -167,8 +168,8 @@ TEST_F(RivalWriteTest, RivalsInsideOneBatch) {
   ASSERT_EQ(r["results"].size(), 63u);
   for (int i = 0; i < 60; ++i) EXPECT_FALSE(r["results"][i].contains("rivals")) << r["results"][i].dump();
   const std::string jest = r["results"][60]["id"];
-  EXPECT_EQ(r["results"][61]["rivals"], Json::array({jest}));
-  EXPECT_EQ(r["results"][62]["rivals"].size(), 2u) << r.dump();
+  EXPECT_EQ(Rivals(r.at("results").at(61)), Json::array({jest}));
+  EXPECT_EQ(Rivals(r.at("results").at(62)).size(), 2u) << r.dump();
   EXPECT_EQ(Count("semantic_memories", "status = 'contested'"), 3);
   EXPECT_EQ(Count("semantic_rivals", "resolved_at IS NULL"), 3);
   EXPECT_EQ(Count("semantic_memory_history", "memory_id = '" + jest + "' AND action = 'contested'"), 1);
@@ -193,17 +194,17 @@ TEST_F(RivalWriteTest, WordsInMostMemoriesStillProposeRivals) {
   Ok("memory_remember", {{"memories", fillers("project", 100, 100)}});
   const std::string a = Remember("The orion api service is at v1.2");
   const Json b = Ok("memory_remember", {{"text", "The orion api service is at v1.3"}, {"kind", "fact"}});
-  EXPECT_EQ(b["results"][0]["rivals"], Json::array({a})) << b.dump();
+  EXPECT_EQ(Rivals(b.at("results").at(0)), Json::array({a})) << b.dump();
 
   const std::string g = Remember("The orion api service is at v2.0", "fact", {{"scope", "global"}});
   const Json h = Ok("memory_remember", {{"text", "The orion api service is at v2.1"}, {"kind", "fact"}, {"scope", "global"}});
-  EXPECT_EQ(h["results"][0]["rivals"], Json::array({g})) << h.dump();
+  EXPECT_EQ(Rivals(h.at("results").at(0)), Json::array({g})) << h.dump();
 
   Json batch = fillers("global", 200, 98);
   batch.push_back({{"text", "The orion api service is at v3.0"}, {"kind", "decision"}, {"scope", "global"}});
   batch.push_back({{"text", "The orion api service is at v3.1"}, {"kind", "decision"}, {"scope", "global"}});
   const Json r = Ok("memory_remember", {{"memories", batch}});
-  EXPECT_EQ(r["results"][99]["rivals"], Json::array({r["results"][98]["id"]})) << r["results"][99].dump();
+  EXPECT_EQ(Rivals(r.at("results").at(99)), Json::array({r["results"][98]["id"]})) << r["results"][99].dump();
 }
 
 // Token rows kept across writes (rival_cache.hpp) are extended by the rows written since:
@@ -214,7 +215,7 @@ TEST_F(RivalWriteTest, RowsKeptFromEarlierWritesAreExtendedByLaterOnes) {
   Remember("Staging deploy checklist is in the docs folder");
   const std::string a = Remember("The staging deploy timeout is 30 seconds");
   const Json b = Ok("memory_remember", {{"text", "The staging deploy timeout is 45 seconds"}, {"kind", "fact"}});
-  EXPECT_EQ(b["results"][0]["rivals"], Json::array({a})) << b.dump();
+  EXPECT_EQ(Rivals(b.at("results").at(0)), Json::array({a})) << b.dump();
 }
 
 // A profile is kept by content: a memory whose text another connection changed is judged
@@ -227,7 +228,7 @@ TEST_F(RivalWriteTest, AKeptProfileIsNotUsedForChangedText) {
   const Json b = Ok("memory_remember", {{"text", "The staging deploy timeout is 45 seconds now"}, {"kind", "fact"}});
   EXPECT_FALSE(b["results"][0].contains("rivals")) << b.dump();
   const Json c = Ok("memory_remember", {{"text", "The staging deploy timeout is 60 seconds"}, {"kind", "fact"}});
-  EXPECT_EQ(c["results"][0]["rivals"].size(), 2u) << c.dump();
+  EXPECT_EQ(Rivals(c.at("results").at(0)).size(), 2u) << c.dump();
 }
 
 // A purged rival leaves no trace in what is kept: the next write finds no pair with it.
@@ -256,7 +257,7 @@ TEST_F(RivalWriteTest, SentencesAboutDifferentFilesAreNotRivals) {
   const Json r = Ok("memory_remember", {{"memories", items}});
   const std::size_t n = r["results"].size();
   for (std::size_t i = 0; i + 1 < n; ++i) EXPECT_FALSE(r["results"][i].contains("rivals")) << r["results"][i].dump();
-  EXPECT_EQ(r["results"][n - 1]["rivals"], Json::array({r["results"][n - 2]["id"]})) << r.dump();
+  EXPECT_EQ(Rivals(r.at("results").at(n - 1)), Json::array({r["results"][n - 2]["id"]})) << r.dump();
 }
 
 TEST(PostingsCache, KeepsRowsWhileTheTextEpochStandsStill) {
@@ -279,13 +280,13 @@ TEST_F(RivalWriteTest, KeptRowsFollowEditsAndPurgesFromAnyConnection) {
   const std::string x2 = Remember("Coverage reports upload to codecov after merge");
   rt_->Db().exec("UPDATE semantic_memories SET text = 'Coverage reports are uploaded after merge' WHERE id = '" + x1 + "'");
   Json r = Ok("memory_remember", {{"text", "Coverage reports are never uploaded after merge"}, {"kind", "fact"}});
-  EXPECT_EQ(r["results"][0]["rivals"].size(), 2u) << r.dump();
+  EXPECT_EQ(Rivals(r.at("results").at(0)).size(), 2u) << r.dump();
 
   const std::string y1 = Remember("Nightly", "observation");
   Remember("Coverage upload on merge is daily", "observation");
   Ok("memory_edit", {{"id", y1}, {"subject", "coverage upload merge"}});
   r = Ok("memory_remember", {{"text", "Coverage upload on merge never happens"}, {"kind", "observation"}});
-  EXPECT_EQ(r["results"][0]["rivals"].size(), 2u) << r.dump();
+  EXPECT_EQ(Rivals(r.at("results").at(0)).size(), 2u) << r.dump();
 
   Remember("Docs live in the wiki", "lesson");
   const std::string w2 = Remember("Lint runs on every commit hook", "lesson");
@@ -295,7 +296,7 @@ TEST_F(RivalWriteTest, KeptRowsFollowEditsAndPurgesFromAnyConnection) {
   const std::string reused = Remember("Coverage reports are uploaded after merge", "lesson");
   Remember("Release notes are written by hand", "lesson");
   r = Ok("memory_remember", {{"text", "Coverage reports are never uploaded after merge"}, {"kind", "lesson"}});
-  EXPECT_EQ(r["results"][0]["rivals"], Json::array({reused})) << r.dump();
+  EXPECT_EQ(Rivals(r.at("results").at(0)), Json::array({reused})) << r.dump();
 }
 
 // A process keeps the candidates' rows across writes (SideCache). A change made by another
@@ -318,7 +319,7 @@ TEST_F(RivalWriteTest, KeptCandidateRowsFollowKindAndStatusChangesFromAnyConnect
   const std::string ava = Remember("Suites run with ava", "observation");
   Remember("Suites run in CI on every push", "observation");
   r = Ok("memory_remember", {{"text", "Suites run with pytest"}, {"kind", "observation"}});
-  EXPECT_EQ(r["results"][0]["rivals"], Json::array({ava})) << r.dump();
+  EXPECT_EQ(Rivals(r.at("results").at(0)), Json::array({ava})) << r.dump();
 }
 
 // Rows that vanish without a delete (kioku.db restored with sqlite3 under a running

@@ -16,6 +16,11 @@ namespace kioku::semantic::testing {
 
 using Json = nlohmann::json;
 
+/// The ids a memory_remember result says the memory may replace ([] when it names none).
+/// Read with value(): operator[] of a const json on a missing key is undefined behaviour,
+/// which let `r["results"][0]["rivals"].size()` pass with no rivals at all.
+inline Json Rivals(const Json& result) { return result.value("rivals", Json::array()); }
+
 class SemanticTest : public ::testing::Test {
  protected:
   void SetUp() override { Start(Json::object()); }
