@@ -106,10 +106,14 @@ bool Blank(const std::string& line) {
   return line.find_first_not_of(" \t\r\n") == std::string::npos;
 }
 
+// `text` as it is stored: valid UTF-8, one line, secrets redacted, the home folder as ~;
+// only its first 4 × max_bytes bytes are read.
+std::string Scrubbed(std::string_view text, std::size_t max_bytes) {
+  return ScrubHome(sdk::RedactSecrets(sdk::CollapseWhitespace(sdk::SanitizeUtf8(text.substr(0, max_bytes * 4)))));
+}
+
 std::string Clean(std::string_view text, std::size_t max_bytes) {
-  return sdk::TruncateUtf8(ScrubHome(sdk::RedactSecrets(sdk::CollapseWhitespace(
-                               sdk::SanitizeUtf8(text.substr(0, max_bytes * 4))))),
-                           max_bytes);
+  return sdk::TruncateUtf8(Scrubbed(text, max_bytes), max_bytes);
 }
 
 // Drops queued (undelivered) memory_suggest rows of `project` whose subject is `subject`
@@ -223,13 +227,15 @@ std::string BuildTranscriptSummary(SQLite::Database& db, const std::string& sess
   // decided, which files changed, what broke; then the other requests.
   auto first_sentence = [](const std::string& text, std::size_t max) {
     const auto sentences = SplitSentences(text);
-    return sdk::TruncateUtf8(sentences.empty() ? text : sentences.front(), max);
+    return sdk::TruncateAtBoundary(sentences.empty() ? text : sentences.front(), max);
   };
   const std::int64_t n_requests = count("request");
   std::vector<std::string> first = entries("request", 4, false);
-  // A transcript that names no title gets its first request's first 120 bytes as one: then
-  // "Asked:" would say it again ("<title> (…) Asked: <title>…"), in the context block a
-  // SessionStart hook injects too. The session's first line (session_recall) keeps it whole.
+  // A transcript that names no title gets its first request's first 120 bytes as one (cut
+  // at a sentence or a word, sdk::TruncateAtBoundary): then "Asked:" would say it again
+  // ("<title> (…) Asked: <title>…"), in the context block a SessionStart hook injects too.
+  // The session's first line (session_recall) keeps it whole. Every prose line here is cut
+  // at a sentence or a word, so the summary never stops inside a word.
   const std::string_view stem = std::string_view(s->title).substr(
       0, s->title.ends_with("…") ? s->title.size() - std::string_view("…").size() : s->title.size());
   const bool title_is_first = !first.empty() && !stem.empty() && first.front().starts_with(stem);
@@ -237,11 +243,11 @@ std::string BuildTranscriptSummary(SQLite::Database& db, const std::string& sess
   out += " (" + s->source + " session";
   if (!s->branch.empty()) out += " on branch " + s->branch;
   out += ")";
-  if (!first.empty() && !title_is_first) out += "\nAsked: " + sdk::TruncateUtf8(first.front(), 300);
+  if (!first.empty() && !title_is_first) out += "\nAsked: " + sdk::TruncateAtBoundary(first.front(), 300);
   auto decisions = entries("decision", 40, false);
   if (!decisions.empty()) {
     out += "\nDecisions:";
-    for (auto& d : decisions) out += "\n- " + sdk::TruncateUtf8(d, 400);
+    for (auto& d : decisions) out += "\n- " + sdk::TruncateAtBoundary(d, 400);
   }
   for (const char* action : {"modified", "read"}) {
     SQLite::Statement q(db,
@@ -255,7 +261,7 @@ std::string BuildTranscriptSummary(SQLite::Database& db, const std::string& sess
   auto issues = entries("issue", 5, true);
   if (!issues.empty()) {
     out += "\nProblems hit:";
-    for (auto& i : issues) out += "\n- " + sdk::TruncateUtf8(i, 200);
+    for (auto& i : issues) out += "\n- " + sdk::TruncateAtBoundary(i, 200);
   }
   {
     SQLite::Statement q(db,
@@ -288,7 +294,7 @@ std::string BuildTranscriptSummary(SQLite::Database& db, const std::string& sess
   SQLite::Statement lm(db, "SELECT last_message FROM episodic_sessions WHERE id = ?");
   sdk::Bind(lm, session_id);
   if (lm.executeStep() && !lm.getColumn(0).getString().empty()) {
-    out += "\nLast message: " + sdk::TruncateUtf8(lm.getColumn(0).getString(), 300);
+    out += "\nLast message: " + sdk::TruncateAtBoundary(lm.getColumn(0).getString(), 300);
   }
   return out;
 }
@@ -421,7 +427,7 @@ FileReport Ingester::IngestFile(const fs::path& path, Format forced,
       AppendLog(db, e);
       SQLite::Statement title(db,
                               "UPDATE episodic_sessions SET title = ? WHERE id = ? AND title = ''");
-      sdk::Bind(title, Clean(h.text, 120), h.session_id);
+      sdk::Bind(title, sdk::TruncateAtBoundary(Scrubbed(h.text, 120), 120), h.session_id);
       title.exec();
       for (const auto& stmt : FindDurableStatements(h.text)) {
         // Redacted statements are logged but never filed as memories.

@@ -245,6 +245,43 @@ TEST_F(IngestTest, CodexRollout) {
   EXPECT_EQ(summary.find("Asked:"), std::string::npos) << summary;
 }
 
+// A session without a title is named by its first request, cut at a word; the summary's
+// lines are cut at a sentence or a word too, never inside one (sdk::TruncateAtBoundary).
+TEST_F(IngestTest, TitlesAndSummariesEndAtAWord) {
+  const fs::path dir = root_ / "long";
+  fs::create_directories(dir);
+  const std::string ask =
+      "I want a scripts/deploy-staging.sh that does what the production deploy does but against the "
+      "staging cluster, and it should refuse to run when the working tree is dirty or the branch is not main";
+  const std::string decision =
+      "We decided that the staging migrations always run through the platform team's pipeline and never from "
+      "a laptop, because the staging database is shared by four teams and a half-applied migration blocked "
+      "everyone for a day last spring; the deploy script only checks that the pipeline finished and stops "
+      "with a clear message pointing at the pipeline run when it did not, so nobody is tempted to run the "
+      "migrations by hand from their own machine again, whatever the deadline looks like that week.";
+  std::ofstream(dir / "chat.jsonl")
+      << json{{"role", "user"}, {"content", ask}, {"timestamp", "2026-02-01T10:00:05Z"}}.dump() << "\n"
+      << json{{"role", "assistant"}, {"content", "Understood. " + decision}, {"timestamp", "2026-02-01T10:01:00Z"}}.dump()
+      << "\n";
+  IngestOk(dir / "chat.jsonl");
+  const auto ids = Column("SELECT id FROM episodic_sessions");
+  ASSERT_EQ(ids.size(), 1u);
+  auto s = LoadSession(rt_.Db(), *ids.begin());
+  ASSERT_TRUE(s.has_value());
+  ASSERT_TRUE(s->title.ends_with("…")) << s->title;
+  const std::string stem = s->title.substr(0, s->title.size() - std::string_view("…").size());
+  ASSERT_TRUE(ask.starts_with(stem)) << s->title;
+  EXPECT_EQ(ask[stem.size()], ' ') << "cut inside a word: " << s->title;
+  const std::string summary = BuildTranscriptSummary(rt_.Db(), s->id);
+  for (std::size_t at = summary.find("…"); at != std::string::npos; at = summary.find("…", at + 1)) {
+    EXPECT_NE(summary[at - 1], ' ') << summary;
+    const std::size_t word = summary.find_last_of(" \n", at - 1) + 1;
+    const std::string last = summary.substr(word, at - word);
+    EXPECT_TRUE(ask.find(last + " ") != std::string::npos || decision.find(last + " ") != std::string::npos)
+        << "'" << last << "' is not a whole word of the transcript: " << summary;
+  }
+}
+
 TEST_F(IngestTest, GenericJsonl) {
   json r = IngestOk(Copy(kGeneric, root_ / "generic"));
   EXPECT_EQ(r["sessions"], 1);
