@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-import { FIXTURE_PLUGIN_DIR, KIOKU_BIN, checkPrerequisites, makeSandbox, runCli, serveArgs, withTimeout } from './helpers.mjs';
+import { FIXTURE_PLUGIN_DIR, KIOKU_BIN, checkPrerequisites, makeSandbox, runCli, serveArgs, stdoutWithoutReader, withTimeout } from './helpers.mjs';
 
 checkPrerequisites();
 
@@ -148,9 +148,10 @@ describe('affective layer with the SDK client over stdio', () => {
     const agent = 'e2e-reader-gone';
     const exited = await withTimeout(
       new Promise((resolve, reject) => {
+        const out = stdoutWithoutReader(sandbox.dir);
         const child = spawn(KIOKU_BIN, ['--config', sandbox.config, '--plugin-dir', FIXTURE_PLUGIN_DIR, 'call', 'echo_say',
-          JSON.stringify({ text: 'reader gone' })], { env: sandbox.env({ KIOKU_AGENT_ID: agent }), stdio: ['ignore', 'pipe', 'pipe'] });
-        child.stdout.destroy();
+          JSON.stringify({ text: 'reader gone' })], { env: sandbox.env({ KIOKU_AGENT_ID: agent }), stdio: ['ignore', out.fd, 'pipe'] });
+        out.close();
         let stderr = '';
         child.stderr.on('data', (d) => (stderr += d));
         child.on('error', reject);

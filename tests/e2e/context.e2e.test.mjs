@@ -15,7 +15,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-import { KIOKU_BIN, RawStdioServer, keepEnv, loadModernSchema, makeSandbox, modernMeta, runCli, withTimeout } from './helpers.mjs';
+import { KIOKU_BIN, RawStdioServer, keepEnv, loadModernSchema, makeSandbox, modernMeta, runCli, stdoutWithoutReader, withTimeout } from './helpers.mjs';
 
 if (!existsSync(KIOKU_BIN)) throw new Error(`e2e prerequisites missing: kioku binary ${KIOKU_BIN} (set KIOKU_BIN)`);
 const schema = await loadModernSchema();
@@ -108,9 +108,10 @@ describe('context block through the SDK client', () => {
     const readerGone = (args, input) =>
       withTimeout(
         new Promise((resolve, reject) => {
+          const out = stdoutWithoutReader(sandbox.dir);
           const child = spawn(KIOKU_BIN, ['--config', sandbox.config, ...args], {
-            env: keepEnv(sandbox.env({ KIOKU_AGENT_ID: 'e2e-hook' })), cwd: '/', stdio: ['pipe', 'pipe', 'pipe'] });
-          child.stdout.destroy();
+            env: keepEnv(sandbox.env({ KIOKU_AGENT_ID: 'e2e-hook' })), cwd: '/', stdio: ['pipe', out.fd, 'pipe'] });
+          out.close();
           let stderr = '';
           child.stderr.on('data', (d) => (stderr += d));
           child.on('error', reject);

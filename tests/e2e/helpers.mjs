@@ -7,9 +7,9 @@
 // process exit, a log line) and carries a generous timeout only as a safety net, so a
 // hung server fails the test instead of hanging CI.
 
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { closeSync, constants, mkdtempSync, openSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
@@ -126,6 +126,23 @@ export function runCli(sandbox, args, { env = sandbox.env(), cwd = sandbox.dir, 
     }),
     `kioku ${args.join(' ')}`,
   );
+}
+
+/**
+ * A stdout for a child whose reader is already gone: the write end of a FIFO (in `dir`) whose
+ * only read end was opened and closed before the child starts, so the child's first write
+ * fails with EPIPE every time. (Destroying the parent's end of a pipe after spawning races
+ * the child's write: on a loaded machine the write won.) Pass `fd` in `stdio`, then call
+ * `close()` once the child is spawned.
+ */
+export function stdoutWithoutReader(dir) {
+  const fifo = path.join(dir, `no-reader-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const made = spawnSync('mkfifo', [fifo], { encoding: 'utf8' });
+  if (made.status !== 0) throw new Error(`mkfifo ${fifo}: ${made.stderr || made.error}`);
+  const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+  const fd = openSync(fifo, constants.O_WRONLY);
+  closeSync(reader);
+  return { fd, close: () => { closeSync(fd); rmSync(fifo, { force: true }); } };
 }
 
 /** Rejects after `ms` with `what` in the message; `promise` wins if it settles first. */

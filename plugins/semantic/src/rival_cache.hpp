@@ -170,9 +170,10 @@ struct RivalCache {
   SideCache sides;
   ProfileCache profiles;
   TermFilter terms;
-  /// Memories this process's writes added (rival_candidates.cpp KeepScan): the filter is
-  /// built once they are a set share of the store (rival_candidates.cpp kFilterShare).
+  /// Memories this process's writes added (rival_candidates.cpp KeepScan), and how many it
+  /// had added when it last built the term filter (TermFilter::BuildDue).
   std::atomic<std::int64_t> written{0};
+  std::atomic<std::int64_t> written_at_build{0};
 
   /// Drops the kept rows when the store's newest seq (`rows`, read in a write's
   /// transaction) is below the newest one seen before: rows went without a delete, as when

@@ -99,11 +99,6 @@ Memory ReadRivalSide(SQLite::Statement& q) {
   return m;
 }
 
-// The term filter is built (the word index's whole vocabulary read: ~90 ms at 100,000
-// memories) once this process's writes added at least 1/kFilterShare as many memories as
-// the store holds, so that the lookups it saves (~40 µs each at 100,000) pay for it; a
-// one-shot `kioku call memory_remember` into a large store never builds it.
-constexpr std::int64_t kFilterShare = 8;
 
 // When Env::rivals->terms covers the rows before this write (building it first when it is
 // due): the tokenizer, and the terms of the write's own rows (seq > committed), which the
@@ -118,7 +113,9 @@ void UseTermFilter(const Env& env, RivalScan& scan) {
     if (q->executeStep()) committed_id = q->getColumn(0).getString();
   }
   if (!filter.Covers(scan.committed, committed_id)) {
-    if (scan.rows > kFilterShare * (env.rivals->written.load() + scan.rows - scan.committed)) return;
+    const std::int64_t own = scan.rows - scan.committed;
+    if (!TermFilter::BuildDue(scan.rows, env.rivals->written.load() - env.rivals->written_at_build.load(), own)) return;
+    env.rivals->written_at_build = env.rivals->written.load() + own;
     env.db.exec("CREATE VIRTUAL TABLE IF NOT EXISTS temp.semantic_fts_terms USING fts5vocab(main, semantic_fts, row)");
     std::vector<std::uint64_t> hashes;
     SQLite::Statement q(env.db, "SELECT term FROM temp.semantic_fts_terms");

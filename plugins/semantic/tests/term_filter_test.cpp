@@ -73,6 +73,15 @@ TEST(TermFilter, AnswersOnlyForTheRowsItCovers) {
   EXPECT_FALSE(f.Lacks(h("bun"), 3));
 }
 
+TEST(TermFilter, IsBuiltOnlyWhenTheWritesSinceTheLastBuildPayForIt) {
+  EXPECT_TRUE(TermFilter::BuildDue(100, 0, 100)) << "a store this process fills";
+  EXPECT_FALSE(TermFilter::BuildDue(100'000, 0, 1)) << "a one-shot write into a large store";
+  EXPECT_FALSE(TermFilter::BuildDue(100'000, 12'000, 100));
+  EXPECT_TRUE(TermFilter::BuildDue(100'000, 12'400, 100));
+  // Just after a build (nothing written since), an edit that dropped it does not rebuild it.
+  EXPECT_FALSE(TermFilter::BuildDue(100'000, 0, 100));
+}
+
 TEST(TermFilter, KeepsEveryTermAcrossManyExtensions) {
   TermFilter f;
   f.Sync(0);
