@@ -144,6 +144,8 @@ TEST_F(ReviewTest, ContestedRecallResultsSayResolveWithMemoryReview) {
   const sdk::ToolResult r = Call("memory_recall", {{"query", "test suite jest vitest"}, {"status", {"active", "contested"}}});
   ASSERT_FALSE(r.is_error) << r.text;
   EXPECT_NE(r.text.find("2 contested memories above: resolve with memory_review"), std::string::npos) << r.text;
+  // memory_review is in the full tool profile only: a person can always run the command.
+  EXPECT_NE(r.text.find("or `kioku review`"), std::string::npos) << r.text;
   const sdk::ToolResult plain = Call("memory_recall", {{"query", "small pull requests"}});
   EXPECT_EQ(plain.text.find("resolve with memory_review"), std::string::npos) << plain.text;
 }
@@ -153,7 +155,7 @@ TEST_F(ReviewTest, SuggestionConflictPointsAtMemoryReviewPromote) {
   const sdk::ToolResult r = Call("memory_suggest", {{"text", "We might use bun"}, {"kind", "decision"},
                                                    {"subject", "package-manager"}, {"value", "bun"}});
   ASSERT_FALSE(r.is_error) << r.text;
-  EXPECT_NE(r.text.find("confirm it with memory_review promote"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("confirm it with memory_review promote or `kioku review --promote ID`"), std::string::npos) << r.text;
   EXPECT_EQ(r.text.find("memory_edit status"), std::string::npos) << r.text;
 }
 
