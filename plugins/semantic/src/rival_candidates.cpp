@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "index_terms.hpp"
 #include "kioku/sdk/fts.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "memory_store.hpp"
@@ -98,7 +99,6 @@ Memory ReadRivalSide(SQLite::Statement& q) {
   m.expires_at = q.getColumn(10).isNull() ? 0 : q.getColumn(10).getInt64();
   return m;
 }
-
 
 // When Env::rivals->terms covers the rows before this write (building it first when it is
 // due): the tokenizer, and the terms of the write's own rows (seq > committed), which the

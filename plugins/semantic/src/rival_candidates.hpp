@@ -12,12 +12,13 @@
 #include <unordered_map>
 #include <vector>
 
-#include "index_terms.hpp"
 #include "memory.hpp"
 #include "rival_cache.hpp"
 #include "rivals.hpp"
 
 namespace kioku::semantic {
+
+class IndexTokenizer;  // index_terms.hpp: kept out of this header (it brings sqlite3.h's FTS5 API)
 
 /// A token's rows in the word index, ascending.
 struct TokenRows {
@@ -43,7 +44,8 @@ struct RivalScan {
   std::unordered_map<std::int64_t, std::optional<Memory>> memories;           ///< seq → row (statuses kept current)
   std::unordered_map<std::int64_t, std::shared_ptr<const TopicProfile>> profiles;  ///< seq → its profile
   /// Set when Env::rivals->terms covers `committed` (TermFilter): then a token whose term no
-  /// committed row holds is answered from `own_terms` without a query.
+  /// committed row holds is answered from `own_terms` without a query. A shared_ptr so the
+  /// scan can be made and destroyed where IndexTokenizer is incomplete.
   std::shared_ptr<IndexTokenizer> tokenizer;
   std::unordered_map<std::string, std::vector<std::int64_t>> own_terms;  ///< term → this write's rows holding it, ascending
   std::string newest_id;  ///< with `tokenizer`: the id of the memory at `rows`
