@@ -4,7 +4,9 @@
 #include <bit>
 #include <map>
 #include <set>
+#include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <variant>
 
 #include "anchors.hpp"
@@ -742,7 +744,8 @@ ListResult VectorList(const Env& env, const std::vector<std::int64_t>& seqs, con
 bool IsStopword(const std::string& w) { return IsStopword(std::string_view(w)); }
 
 bool IsStopword(std::string_view w) {
-  static const std::set<std::string, std::less<>> kStop = {
+  // Hashed: every memory a write stores looks each of its words up here (rivals.cpp).
+  static const std::unordered_set<std::string_view> kStop = {
       "a",     "about", "after", "all",   "also",  "am",    "an",    "and",   "any",   "are",
       "as",    "at",    "be",    "been",  "but",   "by",    "can",   "could", "did",   "do",
       "does",  "for",   "from",  "had",   "has",   "have",  "how",   "i",     "if",    "in",

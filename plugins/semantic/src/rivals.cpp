@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <initializer_list>
+#include <optional>
+#include <string_view>
 #include <unordered_map>
 
 #include "normalize.hpp"
@@ -62,35 +65,60 @@ std::string CategoryOfSubject(std::string_view subject) {
   return it == kAliases.end() ? std::string() : it->second;
 }
 
-bool IsNegator(const std::string& w) {
-  static const std::set<std::string> kNeg = {
-      "not", "never", "no", "don't", "dont", "doesn't", "doesnt", "avoid", "without", "nor",
-      "shouldn't", "mustn't", "cannot", "can't", "isn't", "aren't", "won't", "stop", "disable",
-      "disabled", "forbid", "forbidden"};
-  return kNeg.count(w) > 0;
+// Word classes: one hash lookup per word instead of one ordered-set lookup per class (the
+// profile is built for every memory a write stores; ~32 k instructions per ~75-character
+// text with the lookups it had). Keys view string literals, so they live as long as the map.
+enum WordClass : unsigned {
+  kNegator = 1u << 0,      // "not", "never", "don't": the text says the opposite
+  kDemoter = 1u << 1,      // "from", "instead", "replaced": a member right after is not asserted
+  kFiller = 1u << 2,       // carries no topic even where recall's stopwords keep it
+  kCounterNoun = 1u << 3,  // "issue 12", "step 3": a number after it names a thing, not a value
+  kLocationCue = 1u << 4,  // "lives", "moved", "path": a path in the text is where something is
+};
+
+const std::unordered_map<std::string_view, unsigned>& WordClasses() {
+  static const auto kClasses = [] {
+    std::unordered_map<std::string_view, unsigned> out;
+    const auto add = [&](WordClass c, std::initializer_list<std::string_view> words) {
+      for (std::string_view w : words) out[w] |= c;
+    };
+    add(kNegator,
+        {"not", "never", "no", "don't", "dont", "doesn't", "doesnt", "avoid", "without", "nor",
+         "shouldn't", "mustn't", "cannot", "can't", "isn't", "aren't", "won't", "stop", "disable",
+         "disabled", "forbid", "forbidden"});
+    add(kDemoter,
+        {"from", "not", "instead", "over", "than", "replace", "replaced", "replaces", "replacing",
+         "drop", "dropped", "dropping", "ditch", "ditched", "without", "no", "never", "abandon",
+         "abandoned", "remove", "removed", "stop", "stopped", "leave", "left", "old", "former",
+         "formerly", "previously", "was", "were", "deprecated", "away", "avoid", "don't", "dont",
+         "off", "retired", "retire", "ex"});
+    add(kFiller,
+        {"actually", "now", "everything", "always", "please", "also", "really", "still", "new",
+         "switched", "switch", "moved", "move", "one", "thing", "things", "like", "prefer",
+         "prefers", "preferred", "want", "wants", "make", "sure", "here", "project", "repo",
+         "repository", "team", "everywhere", "from", "onward", "onwards", "today", "anymore",
+         "longer", "more", "must", "let", "let's", "lets", "instead", "over", "rather", "via",
+         "each", "every", "only"});
+    add(kCounterNoun,
+        {"issue", "issues", "pr", "prs", "ticket", "bug", "step", "item", "line", "row", "case",
+         "test", "task", "chapter", "section", "part", "phase", "memory", "note", "number", "no",
+         "id", "job", "build", "run", "page", "figure", "table", "option", "rule", "story",
+         "sprint", "week", "day"});
+    add(kLocationCue,
+        {"lives", "live", "located", "location", "stored", "store", "moved", "move", "kept", "keep",
+         "resides", "path", "paths", "directory", "directories", "dir", "folder", "folders", "goes",
+         "placed", "sits", "found", "relocated", "renamed"});
+    return out;
+  }();
+  return kClasses;
 }
 
-bool IsDemoter(const std::string& w) {
-  static const std::set<std::string> kDemote = {
-      "from", "not", "instead", "over", "than", "replace", "replaced", "replaces", "replacing",
-      "drop", "dropped", "dropping", "ditch", "ditched", "without", "no", "never", "abandon",
-      "abandoned", "remove", "removed", "stop", "stopped", "leave", "left", "old", "former",
-      "formerly", "previously", "was", "were", "deprecated", "away", "avoid", "don't", "dont",
-      "off", "retired", "retire", "ex"};
-  return kDemote.count(w) > 0;
+unsigned ClassesOf(std::string_view w) {
+  const auto it = WordClasses().find(w);
+  return it == WordClasses().end() ? 0u : it->second;
 }
 
-// Filler that carries no topic even where recall's stopwords keep it.
-bool IsFiller(const std::string& w) {
-  static const std::set<std::string> kFill = {
-      "actually", "now", "everything", "always", "please", "also", "really", "still", "new",
-      "switched", "switch", "moved", "move", "one", "thing", "things", "like",
-      "prefer", "prefers", "preferred", "want", "wants", "make", "sure",
-      "here", "project", "repo", "repository", "team", "everywhere", "from", "onward",
-      "onwards", "today", "anymore", "longer", "more", "must", "let", "let's", "lets",
-      "instead", "over", "rather", "via", "each", "every", "only"};
-  return kFill.count(w) > 0;
-}
+
 
 std::vector<std::string> Words(std::string_view text) {
   std::vector<std::string> out;
@@ -147,14 +175,6 @@ std::string DigitRun(const std::string& w) {
   return run;
 }
 
-// A number right after one of these names a thing ("issue 12", "step 3"), not a value.
-bool IsCounterNoun(const std::string& w) {
-  static const std::set<std::string> kNouns = {
-      "issue", "issues", "pr", "prs", "ticket", "bug", "step", "item", "line", "row", "case", "test",
-      "task", "chapter", "section", "part", "phase", "memory", "note", "number", "no", "id", "job",
-      "build", "run", "page", "figure", "table", "option", "rule", "story", "sprint", "week", "day"};
-  return kNouns.count(w) > 0;
-}
 
 bool LooksLikePath(const std::string& w) {
   return w.find('/') != std::string::npos && w.find("//") == std::string::npos;
@@ -184,22 +204,7 @@ void AddMember(TopicProfile& p, const std::string& word, bool demoted) {
 
 bool IsMember(const std::string& w) { return MemberCategories().count(w) > 0; }
 
-// Words that make a path in the same text the answer to "where is it" (a value) rather than
-// the file the text is about.
-bool IsLocationCue(const std::string& w) {
-  static const std::set<std::string> kCues = {
-      "lives", "live", "located", "location", "stored", "store", "moved", "move", "kept", "keep",
-      "resides", "path", "paths", "directory", "directories", "dir", "folder", "folders", "goes",
-      "placed", "sits", "found", "relocated", "renamed"};
-  return kCues.count(w) > 0;
-}
 
-// A word that can modify the term after it ("api" in "api server"): a content word that is
-// not a value, a path, a category member or a counter noun.
-bool IsContentWord(const std::string& w) {
-  return w.size() >= 2 && !IsStopword(w) && !IsNegator(w) && !IsFiller(w) && !IsMember(w) &&
-         DigitRun(w).empty() && !LooksLikePath(w) && !IsCounterNoun(w);
-}
 
 }  // namespace
 
@@ -207,19 +212,26 @@ TopicProfile BuildTopicProfile(std::string_view text, std::string_view subject, 
   TopicProfile p;
   p.subject = std::string(subject);
   const std::vector<std::string> words = Words(text);
+  std::vector<unsigned> classes(words.size());
+  for (std::size_t i = 0; i < words.size(); ++i) classes[i] = ClassesOf(words[i]);
+  // The previous word's stem when it can modify the term after it ("api" in "api server"):
+  // a content word that is not a value, a path, a category member or a counter noun.
+  std::optional<std::string> modifier;
   for (std::size_t i = 0; i < words.size(); ++i) {
     const std::string& w = words[i];
-    if (IsNegator(w)) p.negative = true;
+    const unsigned c = classes[i];
+    std::optional<std::string> before = std::move(modifier);
+    modifier.reset();
+    if (c & kNegator) p.negative = true;
     if (IsMember(w)) {
-      bool demoted = false;
-      for (std::size_t back = 1; back <= 2 && back <= i; ++back) demoted = demoted || IsDemoter(words[i - back]);
+      const bool demoted = (i >= 1 && (classes[i - 1] & kDemoter)) || (i >= 2 && (classes[i - 2] & kDemoter));
       AddMember(p, w, demoted);
       continue;
     }
     if (const std::string digits = DigitRun(w); !digits.empty()) {
       if (w[0] == '#') {
         p.terms.insert(w);
-      } else if (i > 0 && IsCounterNoun(words[i - 1])) {
+      } else if (i > 0 && (classes[i - 1] & kCounterNoun)) {
         p.terms.insert(words[i - 1] + "#" + digits);
       } else {
         p.values.insert(digits);
@@ -231,10 +243,12 @@ TopicProfile BuildTopicProfile(std::string_view text, std::string_view subject, 
       p.paths.insert(w);
       continue;
     }
-    if (IsLocationCue(w)) p.locates = true;
-    if (w.size() < 2 || IsStopword(w) || IsNegator(w) || IsFiller(w)) continue;
-    p.terms.insert(Stem(w));
-    if (i > 0 && IsContentWord(words[i - 1])) p.modifiers[Stem(w)].insert(Stem(words[i - 1]));
+    if (c & kLocationCue) p.locates = true;
+    if (w.size() < 2 || (c & (kNegator | kFiller)) || IsStopword(w)) continue;
+    std::string stem = Stem(w);
+    if (before) p.modifiers[stem].insert(std::move(*before));
+    if (!(c & kCounterNoun)) modifier = stem;
+    p.terms.insert(std::move(stem));
   }
   const std::string category = CategoryOfSubject(subject);
   if (!subject.empty()) {
