@@ -303,6 +303,24 @@ TEST(FindSecretInJson, ReportsThePathNeverTheSecret) {
   EXPECT_FALSE(FindSecretInJson(nlohmann::json{{"n", 1}, {"s", "plain"}, {"z", nullptr}}));
 }
 
+// Short clean strings are memoized per thread (secrets.cpp FindSecretMemo); a short secret
+// is still found however often it and the clean strings around it repeat.
+TEST(FindSecretInJson, RepeatedShortStringsAreScreenedEveryTime) {
+  const std::string key = "sk_live_4eC39HqLyjWDarjtT1zdp7dc";  // 32 bytes: within the memo's length
+  for (int round = 0; round < 3; ++round) {
+    const nlohmann::json batch = {{{"text", "fine"}, {"kind", "fact"}}, {{"text", key}, {"kind", "fact"}}};
+    auto f = FindSecretInJson(batch);
+    ASSERT_TRUE(f);
+    EXPECT_EQ(f->path, "[1].text");
+    f = FindSecretInJson(nlohmann::json{{key, "fact"}});
+    ASSERT_TRUE(f);
+    EXPECT_TRUE(f->in_key);
+  }
+  // More clean strings than the memo keeps: it starts over and answers the same.
+  for (int i = 0; i < 3000; ++i) EXPECT_FALSE(FindSecretInJson(nlohmann::json{{"k", "plain " + std::to_string(i)}}));
+  EXPECT_TRUE(FindSecretInJson(nlohmann::json{{"k", key}}));
+}
+
 TEST(RedactSecretsInJson, RedactsValuesAndKeysAndCounts) {
   nlohmann::json v = {{"cmd", "psql postgres://app:Zk81mmQ2xy@db/app"},
                       {"env", {{"AWS_SECRET_ACCESS_KEY=q8Zr3kLm9PxT2vWn7YbC4dHj6FsA1gEu5RtK0oQi", "x"}}},
