@@ -151,28 +151,36 @@ class StatementCache {
 // ---- template definitions ---------------------------------------------------------------
 
 namespace detail {
-inline SqlValue ToSqlValue(std::nullptr_t) { return nullptr; }
-inline SqlValue ToSqlValue(bool v) { return std::int64_t{v ? 1 : 0}; }
-inline SqlValue ToSqlValue(double v) { return v; }
-inline SqlValue ToSqlValue(float v) { return static_cast<double>(v); }
-inline SqlValue ToSqlValue(std::string_view v) { return std::string(v); }
-inline SqlValue ToSqlValue(const std::string& v) { return v; }
-inline SqlValue ToSqlValue(const char* v) { return std::string(v); }
+// One argument of Bind, bound as its own type: no SqlValue (a copy of every string) on the
+// way. Text is copied once, by SQLite (SQLITE_TRANSIENT): the caller's string may be a
+// temporary that dies before the statement runs.
+inline void BindOne(SQLite::Statement& stmt, int index, std::nullptr_t) { stmt.bind(index); }
+inline void BindOne(SQLite::Statement& stmt, int index, bool v) { stmt.bind(index, std::int64_t{v ? 1 : 0}); }
+inline void BindOne(SQLite::Statement& stmt, int index, double v) { stmt.bind(index, v); }
+inline void BindOne(SQLite::Statement& stmt, int index, float v) { stmt.bind(index, static_cast<double>(v)); }
+inline void BindOne(SQLite::Statement& stmt, int index, const std::string& v) { stmt.bind(index, v); }
+inline void BindOne(SQLite::Statement& stmt, int index, std::string_view v) { stmt.bind(index, std::string(v)); }
+inline void BindOne(SQLite::Statement& stmt, int index, const char* v) { stmt.bind(index, v); }
+inline void BindOne(SQLite::Statement& stmt, int index, const SqlValue& v) { BindValue(stmt, index, v); }
 template <class T>
   requires std::is_integral_v<T>
-SqlValue ToSqlValue(T v) {
-  return static_cast<std::int64_t>(v);
+void BindOne(SQLite::Statement& stmt, int index, T v) {
+  stmt.bind(index, static_cast<std::int64_t>(v));
 }
 template <class T>
-SqlValue ToSqlValue(const std::optional<T>& v) {
-  return v ? ToSqlValue(*v) : SqlValue{nullptr};
+void BindOne(SQLite::Statement& stmt, int index, const std::optional<T>& v) {
+  if (v) {
+    BindOne(stmt, index, *v);
+  } else {
+    stmt.bind(index);
+  }
 }
 }  // namespace detail
 
 template <class... Args>
 void Bind(SQLite::Statement& stmt, const Args&... args) {
   int index = 0;
-  (BindValue(stmt, ++index, detail::ToSqlValue(args)), ...);
+  (detail::BindOne(stmt, ++index, args), ...);
 }
 
 }  // namespace kioku::sdk
