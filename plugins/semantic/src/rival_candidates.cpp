@@ -145,6 +145,17 @@ void UseTermFilter(const Env& env, RivalScan& scan) {
   }
 }
 
+// The write's own rows (seq > committed), which the batch's DetectRivals calls read first:
+// one range read instead of a point read each (~19,000 instructions a memory, 4% of a
+// batch write of 100). Nothing else writes while the write holds the lock, and a status it
+// changes later goes through these copies (DetectRivals), so they stay current.
+void ReadOwnRows(const Env& env, RivalScan& scan) {
+  sdk::CachedStatement q =
+      env.Stmt(std::string("SELECT ") + kRivalColumns + " FROM semantic_memories m WHERE m.seq > ? ORDER BY m.seq");
+  sdk::Bind(*q, scan.committed);
+  while (q->executeStep()) scan.memories.try_emplace(q->getColumn(0).getInt64(), ReadRivalSide(*q));
+}
+
 // Reads what the scan is measured against, once: the newest seq and the epochs.
 void BeginScan(const Env& env, RivalScan& scan) {
   if (scan.rows != 0) return;
@@ -155,6 +166,7 @@ void BeginScan(const Env& env, RivalScan& scan) {
     env.rivals->postings.Sync(scan.epochs.text);
     if (scan.own_rows_above_committed) UseTermFilter(env, scan);
   }
+  if (scan.own_rows_above_committed) ReadOwnRows(env, scan);
 }
 
 }  // namespace
