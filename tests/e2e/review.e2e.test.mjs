@@ -128,3 +128,64 @@ describe('a database made by kioku 0.1.0 migrates to the review tables', () => {
     }
   });
 });
+
+// The default (core) tool profile has no memory_review: an agent settles a contest with
+// memory_edit (confirm the right side) or memory_forget (drop the wrong one), and neither
+// leaves a rival contested behind.
+describe('settling a contest in the core tool profile', () => {
+  let sandbox;
+  let client;
+  const call = (name, args) => withTimeout(client.callTool({ name, arguments: args }), name);
+  const remember = async (text) => {
+    const r = await call('memory_remember', { text, kind: 'fact' });
+    assert.equal(r.isError, false, JSON.stringify(r));
+    return r;
+  };
+  before(async () => {
+    sandbox = makeSandbox({ enabled: ['semantic'] });
+    client = new Client({ name: 'kioku-e2e-core-review', version: '1.0.0' }, { capabilities: {} });
+    const transport = new StdioClientTransport({
+      command: KIOKU_BIN,
+      args: ['--config', sandbox.config, 'serve'],
+      env: keepEnv(sandbox.env({ KIOKU_AGENT_ID: 'e2e-agent' })),
+      cwd: sandbox.dir,
+      stderr: 'pipe',
+    });
+    await withTimeout(client.connect(transport), 'initialize');
+  });
+  after(async () => {
+    await client?.close();
+    sandbox?.cleanup();
+  });
+
+  test('memory_edit status "active" confirms one side and supersedes the other', async () => {
+    const { tools } = await withTimeout(client.listTools(), 'tools/list');
+    assert.ok(!tools.some((t) => t.name === 'memory_review'), 'memory_review is not in the core profile');
+    const jestId = (await remember('Tests run with jest')).structuredContent.results[0].id;
+    const vitest = await remember('We moved the test suite to vitest');
+    const vitestId = vitest.structuredContent.results[0].id;
+    assert.equal(vitest.structuredContent.results[0].status, 'contested');
+    assert.match(vitest.content[0].text, /confirm one with memory_edit status "active"/);
+
+    const edited = await call('memory_edit', { id: vitestId, status: 'active' });
+    assert.equal(edited.isError, false, JSON.stringify(edited));
+    assert.deepEqual(edited.structuredContent.replaced, [jestId]);
+    const jest = await call('memory_recall', { query: 'jest', status: ['active', 'contested', 'superseded'] });
+    assert.equal(jest.structuredContent.memories.find((m) => m.id === jestId)?.status, 'superseded');
+    const contested = await call('memory_recall', { query: 'test suite', status: ['contested'] });
+    assert.equal(contested.structuredContent.memories.length, 0, JSON.stringify(contested.structuredContent));
+  });
+
+  test('memory_forget of the wrong side returns the other to active at once', async () => {
+    const fridayId = (await remember('Deploys go out on Fridays')).structuredContent.results[0].id;
+    const monday = await remember('Deploys go out on Mondays');
+    const mondayId = monday.structuredContent.results[0].id;
+    assert.equal(monday.structuredContent.results[0].status, 'contested');
+    const forgot = await call('memory_forget', { id: mondayId });
+    assert.equal(forgot.isError, false, JSON.stringify(forgot));
+    assert.deepEqual(forgot.structuredContent.reinstated, [fridayId]);
+    const recalled = await call('memory_recall', { query: 'deploys Fridays' });
+    assert.equal(recalled.structuredContent.memories.find((m) => m.id === fridayId)?.status, 'active');
+    assert.doesNotMatch(recalled.content[0].text, /contested memor/);
+  });
+});

@@ -10,6 +10,7 @@
 #include "decay.hpp"
 #include "normalize.hpp"
 #include "entity_store.hpp"
+#include "review_store.hpp"
 #include "tools.hpp"
 
 namespace kioku::semantic {
@@ -285,7 +286,25 @@ sdk::ToolResult EditMemory(ToolContext& ctx, const Json& args, const sdk::Caller
   EditResult result;
   WithMemoryWriter(env, [&](MemoryWriter& writer) {
     const Memory current = ResolveMemory(env.db, args.at("id").get<std::string>());
-    result = writer.Edit(current, e, AuthorOf(caller));
+    const Author author = AuthorOf(caller);
+    if (e.status != "active" || (current.status != "pending" && current.status != "contested")) {
+      result = writer.Edit(current, e, author);
+      return;
+    }
+    // Confirming a pending or contested memory is memory_review's promote (review_store.hpp),
+    // which the core tool profile does not list: its open rival pairs close and their other
+    // sides are superseded, so no rival stays contested behind it.
+    MemoryEdit rest = e;
+    rest.status.reset();
+    result = writer.Edit(current, rest, author);
+    const ReviewActionResult promoted = Promote(env, writer, result.memory, author);
+    result.changed.emplace_back("status");
+    for (const std::string& id : promoted.superseded) {
+      if (std::find(result.replaced.begin(), result.replaced.end(), id) == result.replaced.end()) {
+        result.replaced.push_back(id);
+      }
+    }
+    if (std::optional<Memory> now_m = LoadMemoryBySeq(env.db, current.seq)) result.memory = std::move(*now_m);
   });
   std::string text;
   if (result.changed.empty()) {
@@ -410,7 +429,9 @@ void RegisterManageTools(sdk::Registrar& registrar, ToolContext& ctx) {
       t.input_schema = sdk::schema::Object(
           {{"id", sdk::schema::IdPrefix("id or prefix")}, {"purge", {{"type", "boolean"}}}}, {"id"});
       t.output_schema = sdk::schema::Output(
-          {{"id", kStr}, {"action", sdk::schema::Enum({"forgotten", "already_forgotten", "purged"}, "")}},
+          {{"id", kStr},
+           {"action", sdk::schema::Enum({"forgotten", "already_forgotten", "purged"}, "")},
+           {"reinstated", {{"type", "array"}, {"items", kStr}}}},
           {"id", "action"});
     };
     spec.annotations.destructive = true;
@@ -420,14 +441,18 @@ void RegisterManageTools(sdk::Registrar& registrar, ToolContext& ctx) {
       const bool purge = args.value("purge", false);
       std::string action;
       std::string id;
+      std::vector<std::string> reinstated;
       WithMemoryWriter(env, [&](MemoryWriter& writer) {
         const Memory m = ResolveMemory(env.db, args.at("id").get<std::string>());
+        const Author author = AuthorOf(call.caller);
         id = m.id;
+        // The other side of each open rival pair is no longer contested by this one.
+        reinstated = ReleaseRivals(env, m, author.agent_id);
         if (purge) {
-          writer.Purge(m, AuthorOf(call.caller));
+          writer.Purge(m, author);
           action = "purged";
         } else {
-          action = writer.Forget(m, AuthorOf(call.caller)) ? "forgotten" : "already_forgotten";
+          action = writer.Forget(m, author) ? "forgotten" : "already_forgotten";
         }
       });
       std::string text;
@@ -440,7 +465,13 @@ void RegisterManageTools(sdk::Registrar& registrar, ToolContext& ctx) {
       } else {
         text = id + " was already superseded or forgotten; nothing changed";
       }
-      return sdk::ToolResult::Ok(text, Json{{"id", id}, {"action", action}});
+      Json out{{"id", id}, {"action", action}};
+      if (!reinstated.empty()) {
+        text += "; no longer contested: ";
+        for (std::size_t i = 0; i < reinstated.size(); ++i) text += (i ? ", " : "") + reinstated[i];
+        out["reinstated"] = reinstated;
+      }
+      return sdk::ToolResult::Ok(text, out);
     });
   }
   {

@@ -213,7 +213,8 @@ void RegisterRecallTool(sdk::Registrar& registrar, ToolContext& ctx) {
     std::string footer;
     if (contested_shown > 0) {
       footer += Plural(contested_shown, "contested memory", "contested memories") +
-                " above: resolve with memory_review (promote or reject) or `kioku review`";
+                " above: confirm the right one with memory_edit status \"active\" or forget the wrong one "
+                "(memory_forget), or `kioku review`";
     }
     if (outcome.withheld > 0) {
       if (!footer.empty()) footer += "; ";

@@ -348,6 +348,17 @@ ReviewActionResult Promote(const Env& env, MemoryWriter& writer, const Memory& m
   return out;
 }
 
+std::vector<std::string> ReleaseRivals(const Env& env, const Memory& m, const std::string& agent_id) {
+  const std::vector<Pair> pairs = OpenPairs(env, m.seq);
+  for (const Pair& p : pairs) ClosePair(env, p.seq, "gone:" + m.id);
+  std::vector<std::string> reinstated;
+  for (const Pair& p : pairs) {
+    if (!MaybeReinstate(env, p.other, p.other_prior, agent_id)) continue;
+    if (std::optional<Memory> other = LoadMemoryBySeq(env.db, p.other)) reinstated.push_back(other->id);
+  }
+  return reinstated;
+}
+
 ReviewActionResult Reject(const Env& env, const Memory& m, const Author& author) {
   RequireReviewable(m, "rejected");
   ReviewActionResult out;

@@ -104,6 +104,13 @@ ReviewActionResult Promote(const Env& env, MemoryWriter& writer, const Memory& m
 /// pair (when no other open pair keeps it contested). ToolError for any other status.
 ReviewActionResult Reject(const Env& env, const Memory& m, const Author& author);
 
+/// Before `m` is forgotten or purged (memory_forget): closes its open rival pairs ("gone:<id>")
+/// and returns each other side to the status it had before the pair, unless something else
+/// still contests it, as housekeeping's ResolveGoneRivals would later. Call before a purge
+/// deletes the row (its pairs go with it, and the other side would stay contested). Returns
+/// the ids made active, pinned or pending again.
+std::vector<std::string> ReleaseRivals(const Env& env, const Memory& m, const std::string& agent_id);
+
 /// Undo the latest rejection of `m`: its status before the rejection comes back, the pairs
 /// the rejection closed reopen and their other sides become contested again. ToolError when
 /// the memory's last audit row is not a rejection (memory_forget is not undone here).

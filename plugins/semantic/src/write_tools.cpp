@@ -129,7 +129,7 @@ std::string Describe(const WriteResult& r, const MemoryDraft& d, const std::vect
     line += " — conflicts with ";
     for (std::size_t i = 0; i < r.conflicts.size(); ++i) line += (i ? ", " : "") + r.conflicts[i];
     line += r.status == "contested" ? " (pinned; this one is contested until resolved)"
-                                    : " (kept pending; confirm it with memory_review promote or `kioku review --promote ID`)";
+                                    : " (kept pending; confirm it with memory_edit status \"active\" or `kioku review --promote ID`)";
   }
   if (!rivals.empty()) {
     // No shared subject: a likely rival found by topic (rivals.hpp). Ask, do not decide.
@@ -137,7 +137,8 @@ std::string Describe(const WriteResult& r, const MemoryDraft& d, const std::vect
     line += " — this may replace " + rivals[0].id + " \"" + Preview(rivals[0].text, 60) + "\" (" + rivals[0].reason + ")";
     for (std::size_t i = 1; i < rivals.size(); ++i) line += ", " + rivals[i].id;
     line += d.suggest ? "; listed in memory_review (`kioku review`)"
-                      : "; both contested: give subject/value, or confirm one with memory_review promote or `kioku review --promote ID`";
+                      : "; both contested: give subject/value, or confirm one with memory_edit status \"active\" (the other is "
+                        "superseded) or `kioku review --promote ID`";
   }
   return line;
 }

@@ -89,12 +89,55 @@ TEST_F(ReviewTest, RejectReinstatesTheSurvivorAndUndoRestoresTheContest) {
   EXPECT_NE(Err("memory_review", {{"action", "undo"}, {"id", vitest}}).find("not rejected"), std::string::npos);
 }
 
-TEST_F(ReviewTest, ForgettingARivalLetsMaintenanceReinstateTheSurvivor) {
+// memory_forget and memory_edit are in the core tool profile, memory_review is not: an agent
+// settles a contest with them, and they leave no rival contested behind.
+TEST_F(ReviewTest, ForgettingARivalReinstatesTheSurvivorAtOnce) {
   const auto [jest, vitest] = Rivals();
-  Ok("memory_forget", {{"id", vitest}});
-  const Json m = Ok("memory_maintain", Json::object());
-  EXPECT_EQ(m["reinstated"], 1);
+  const sdk::ToolResult f = Call("memory_forget", {{"id", vitest}});
+  ASSERT_FALSE(f.is_error) << f.text;
+  EXPECT_EQ(f.structured["reinstated"], Json::array({jest}));
+  EXPECT_NE(f.text.find("no longer contested: " + jest), std::string::npos) << f.text;
   EXPECT_EQ(Status(jest), "active");
+  EXPECT_EQ(LastAction(jest), "reinstated");
+  EXPECT_EQ(Ok("memory_maintain", Json::object())["reinstated"], 0);
+  EXPECT_EQ(Ok("memory_review", Json::object())["counts"]["contested"], 0);
+}
+
+TEST_F(ReviewTest, PurgingARivalReinstatesTheSurvivor) {
+  // The purge deletes the pair with the row: the survivor stayed contested for good before.
+  const auto [jest, vitest] = Rivals();
+  EXPECT_EQ(Ok("memory_forget", {{"id", vitest}, {"purge", true}})["reinstated"], Json::array({jest}));
+  EXPECT_EQ(Status(jest), "active");
+  EXPECT_EQ(Ok("memory_review", Json::object())["counts"]["contested"], 0);
+}
+
+TEST_F(ReviewTest, ForgettingAMemoryWithoutRivalsReinstatesNothing) {
+  const std::string id = Remember("The logger writes JSON lines to stderr");
+  const Json f = Ok("memory_forget", {{"id", id}});
+  EXPECT_EQ(f["action"], "forgotten");
+  EXPECT_FALSE(f.contains("reinstated"));
+}
+
+TEST_F(ReviewTest, EditStatusActiveConfirmsAContestedMemoryAsPromoteDoes) {
+  const auto [jest, vitest] = Rivals();
+  const sdk::ToolResult r = Call("memory_edit", {{"id", vitest}, {"status", "active"}});
+  ASSERT_FALSE(r.is_error) << r.text;
+  EXPECT_EQ(r.structured["replaced"], Json::array({jest}));
+  EXPECT_EQ(r.structured["memory"]["status"], "active");
+  EXPECT_NE(r.text.find("superseded 1 rival: " + jest), std::string::npos) << r.text;
+  EXPECT_EQ(Status(jest), "superseded");
+  EXPECT_EQ(Ok("memory_get", {{"id", jest}})["memory"]["superseded_by"], vitest);
+  EXPECT_EQ(LastAction(vitest), "confirmed");
+  EXPECT_EQ(Ok("memory_review", Json::object())["counts"]["contested"], 0);
+}
+
+TEST_F(ReviewTest, EditTextAndStatusTogetherEditsThenConfirms) {
+  const auto [jest, vitest] = Rivals();
+  const Json r = Ok("memory_edit", {{"id", jest}, {"text", "Tests run with jest 29"}, {"status", "active"}});
+  EXPECT_EQ(r["changed"], Json::array({"text", "status"}));
+  EXPECT_EQ(r["memory"]["text"], "Tests run with jest 29");
+  EXPECT_EQ(r["memory"]["status"], "active");
+  EXPECT_EQ(Status(vitest), "superseded");
 }
 
 TEST_F(ReviewTest, BadRequestsSayWhatToSend) {
@@ -139,24 +182,27 @@ TEST_F(ReviewTest, UsedIsIdempotentPerSessionAndRanksRecall) {
 }
 
 // Trial findings: answers point at the review queue and at what a person types.
-TEST_F(ReviewTest, ContestedRecallResultsSayResolveWithMemoryReview) {
+TEST_F(ReviewTest, ContestedRecallResultsSayHowToResolve) {
   Rivals();
   const sdk::ToolResult r = Call("memory_recall", {{"query", "test suite jest vitest"}, {"status", {"active", "contested"}}});
   ASSERT_FALSE(r.is_error) << r.text;
-  EXPECT_NE(r.text.find("2 contested memories above: resolve with memory_review"), std::string::npos) << r.text;
-  // memory_review is in the full tool profile only: a person can always run the command.
-  EXPECT_NE(r.text.find("or `kioku review`"), std::string::npos) << r.text;
+  // memory_review is in the full tool profile only: the answer names the core tools that
+  // settle a contest, and the command a person can always run.
+  EXPECT_NE(r.text.find("2 contested memories above: confirm the right one with memory_edit status \"active\" or "
+                        "forget the wrong one (memory_forget), or `kioku review`"),
+            std::string::npos)
+      << r.text;
   const sdk::ToolResult plain = Call("memory_recall", {{"query", "small pull requests"}});
-  EXPECT_EQ(plain.text.find("resolve with memory_review"), std::string::npos) << plain.text;
+  EXPECT_EQ(plain.text.find("contested memor"), std::string::npos) << plain.text;
 }
 
-TEST_F(ReviewTest, SuggestionConflictPointsAtMemoryReviewPromote) {
+TEST_F(ReviewTest, SuggestionConflictPointsAtMemoryEditAndTheCommand) {
   Remember("We use pnpm", "decision", {{"subject", "package-manager"}, {"value", "pnpm"}});
   const sdk::ToolResult r = Call("memory_suggest", {{"text", "We might use bun"}, {"kind", "decision"},
                                                    {"subject", "package-manager"}, {"value", "bun"}});
   ASSERT_FALSE(r.is_error) << r.text;
-  EXPECT_NE(r.text.find("confirm it with memory_review promote or `kioku review --promote ID`"), std::string::npos) << r.text;
-  EXPECT_EQ(r.text.find("memory_edit status"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("confirm it with memory_edit status \"active\" or `kioku review --promote ID`"), std::string::npos)
+      << r.text;
 }
 
 TEST_F(ReviewTest, KiokuReviewFooterIsCliSyntax) {
