@@ -10,7 +10,7 @@ import { after, before, describe, test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-import { KIOKU_BIN, keepEnv, makeSandbox, runCli, withTimeout } from './helpers.mjs';
+import { KIOKU_BIN, callTool, connectSdkClient, keepEnv, makeSandbox, runCli, withTimeout } from './helpers.mjs';
 
 if (!existsSync(KIOKU_BIN)) throw new Error(`e2e prerequisites missing: kioku binary ${KIOKU_BIN} (set KIOKU_BIN)`);
 
@@ -135,7 +135,8 @@ describe('a database made by kioku 0.1.0 migrates to the review tables', () => {
 describe('settling a contest in the core tool profile', () => {
   let sandbox;
   let client;
-  const call = (name, args) => withTimeout(client.callTool({ name, arguments: args }), name);
+  let tools;
+  const call = (name, args) => callTool(client, name, args);
   const remember = async (text) => {
     const r = await call('memory_remember', { text, kind: 'fact' });
     assert.equal(r.isError, false, JSON.stringify(r));
@@ -143,15 +144,7 @@ describe('settling a contest in the core tool profile', () => {
   };
   before(async () => {
     sandbox = makeSandbox({ enabled: ['semantic'] });
-    client = new Client({ name: 'kioku-e2e-core-review', version: '1.0.0' }, { capabilities: {} });
-    const transport = new StdioClientTransport({
-      command: KIOKU_BIN,
-      args: ['--config', sandbox.config, 'serve'],
-      env: keepEnv(sandbox.env({ KIOKU_AGENT_ID: 'e2e-agent' })),
-      cwd: sandbox.dir,
-      stderr: 'pipe',
-    });
-    await withTimeout(client.connect(transport), 'initialize');
+    ({ client, tools } = await connectSdkClient(sandbox, { name: 'kioku-e2e-core-review' }));
   });
   after(async () => {
     await client?.close();
@@ -159,7 +152,6 @@ describe('settling a contest in the core tool profile', () => {
   });
 
   test('memory_edit status "active" confirms one side and supersedes the other', async () => {
-    const { tools } = await withTimeout(client.listTools(), 'tools/list');
     assert.ok(!tools.some((t) => t.name === 'memory_review'), 'memory_review is not in the core profile');
     const jestId = (await remember('Tests run with jest')).structuredContent.results[0].id;
     const vitest = await remember('We moved the test suite to vitest');
