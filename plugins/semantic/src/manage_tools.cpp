@@ -289,6 +289,9 @@ sdk::ToolResult EditMemory(ToolContext& ctx, const Json& args, const sdk::Caller
     const Author author = AuthorOf(caller);
     if (e.status != "active" || (current.status != "pending" && current.status != "contested")) {
       result = writer.Edit(current, e, author);
+      // A new subject/value may have superseded one side of a rival pair: close the pair now
+      // and free the other side, not at the next housekeeping.
+      if (!result.replaced.empty()) ResolveGoneRivals(env, author.agent_id);
       return;
     }
     // Confirming a pending or contested memory is memory_review's promote (review_store.hpp),
@@ -304,6 +307,11 @@ sdk::ToolResult EditMemory(ToolContext& ctx, const Json& args, const sdk::Caller
         result.replaced.push_back(id);
       }
     }
+    // A conflict the edit found (a pinned memory with another value) that the confirmation
+    // then superseded is no conflict any more.
+    std::erase_if(result.conflicts, [&](const std::string& id) {
+      return std::find(result.replaced.begin(), result.replaced.end(), id) != result.replaced.end();
+    });
     if (std::optional<Memory> now_m = LoadMemoryBySeq(env.db, current.seq)) result.memory = std::move(*now_m);
   });
   std::string text;
@@ -312,7 +320,7 @@ sdk::ToolResult EditMemory(ToolContext& ctx, const Json& args, const sdk::Caller
   } else {
     text = "edited " + result.memory.id + " (" ;
     for (std::size_t i = 0; i < result.changed.size(); ++i) text += (i ? ", " : "") + result.changed[i];
-    text += "); previous version kept in history (memory_get)";
+    text += "); previous version kept in history";
     if (!result.replaced.empty()) {
       text += "; superseded " + Plural(result.replaced.size(), "rival", "rivals") + ":";
       for (const std::string& id : result.replaced) text += " " + id;
@@ -460,8 +468,7 @@ void RegisterManageTools(sdk::Registrar& registrar, ToolContext& ctx) {
         text = "purged " + id + ": the memory and its history are deleted for real (one audit "
                "row without content remains)";
       } else if (action == "forgotten") {
-        text = "forgot " + id + " (soft: status superseded, no longer recalled; memory_get still "
-               "shows it; purge: true deletes it)";
+        text = "forgot " + id + " (soft: status superseded, no longer recalled; purge: true deletes it)";
       } else {
         text = id + " was already superseded or forgotten; nothing changed";
       }

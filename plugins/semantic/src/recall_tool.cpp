@@ -6,6 +6,7 @@
 #include "kioku/sdk/fts.hpp"
 #include "kioku/sdk/text.hpp"
 #include "normalize.hpp"
+#include "review_store.hpp"
 #include "tools.hpp"
 
 namespace kioku::semantic {
@@ -41,7 +42,8 @@ Json RecallOutputSchema() {
         {"captured_at", str}, {"updated_at", str}, {"age", str},
         {"tags", {{"type", "array"}, {"items", str}}}, {"importance", {{"type", "integer"}}},
         {"scope", str}, {"path", str}, {"recall_count", {{"type", "integer"}}},
-        {"anchor", str}, {"anchor_verdict", str}}},
+        {"anchor", str}, {"anchor_verdict", str},
+        {"rivals", {{"type", "array"}, {"items", str}, {"description", "ids it is contested with"}}}}},
       {"required", {"id", "kind", "text", "status", "trust", "score", "captured_at"}}};
   return sdk::schema::Output({{"memories", {{"type", "array"}, {"items", memory}}},
                        {"withheld", {{"type", "integer"}}},
@@ -77,6 +79,16 @@ RecallRequest ParseRecallArgs(const Json& args, const Settings& settings) {
 }
 
 namespace {
+
+// A contested memory's line and JSON name the memories it is contested with, so an agent
+// knows which two to settle (memory_edit status "active" on one, or memory_forget).
+std::string RivalsSuffix(const std::vector<RivalNote>& rivals) {
+  std::string out;
+  for (std::size_t i = 0; i < rivals.size(); ++i) {
+    out += (i ? ", " : " · vs ") + rivals[i].id + (rivals[i].reason.empty() ? "" : " (" + rivals[i].reason + ")");
+  }
+  return out;
+}
 
 std::string MemoryLine(std::size_t n, const RecalledMemory& rm, std::int64_t now) {
   const Memory& m = rm.memory;
@@ -163,8 +175,17 @@ void RegisterRecallTool(sdk::Registrar& registrar, ToolContext& ctx) {
     std::size_t contested_shown = 0;
     for (const RecalledMemory& rm : outcome.memories) {
       const Memory& m = rm.memory;
-      Json j = RecalledJson(rm, now);
-      std::string line = MemoryLine(shown.size() + 1, rm, now);
+      const std::vector<RivalNote> rivals = m.status == "contested" ? OpenRivals(env, m.seq) : std::vector<RivalNote>{};
+      const auto render = [&](const RecalledMemory& shown_rm, Json& j, std::string& line) {
+        j = RecalledJson(shown_rm, now);
+        line = MemoryLine(shown.size() + 1, shown_rm, now) + RivalsSuffix(rivals);
+        if (rivals.empty()) return;
+        j["rivals"] = Json::array();
+        for (const RivalNote& r : rivals) j["rivals"].push_back(r.id);
+      };
+      Json j;
+      std::string line;
+      render(rm, j, line);
       std::string entry = sdk::DumpJson(j);
       std::size_t cost = sdk::EstimateTokens(line) + sdk::EstimateTokens(entry) + 1;
       std::size_t bytes = line.size() + entry.size() + 2;
@@ -176,8 +197,7 @@ void RegisterRecallTool(sdk::Registrar& registrar, ToolContext& ctx) {
         const std::size_t room = std::max<std::size_t>(avail > overhead ? (avail - overhead) / 2 : 0, 64);
         RecalledMemory cut = rm;
         cut.memory.text = sdk::TruncateUtf8(m.text, room);
-        j = RecalledJson(cut, now);
-        line = MemoryLine(shown.size() + 1, cut, now);
+        render(cut, j, line);
         entry = sdk::DumpJson(j);
         cost = sdk::EstimateTokens(line) + sdk::EstimateTokens(entry) + 1;
         bytes = line.size() + entry.size() + 2;

@@ -130,12 +130,23 @@ bool HasPinnedSubjectRival(const Env& env, const Memory& m) {
   return false;
 }
 
+// An open pair contests `seq` only while its other side is live and not pending: a pending
+// suggestion's pair waits in review and never made the older side contested (DetectRivals),
+// and a superseded side's pair is closed by ResolveGoneRivals.
+bool ContestedByAPair(const Env& env, std::int64_t seq) {
+  for (const Pair& p : OpenPairs(env, seq)) {
+    const std::optional<Memory> other = LoadMemoryBySeq(env.db, p.other);
+    if (other && other->status != "pending" && other->status != "superseded") return true;
+  }
+  return false;
+}
+
 // After a pair closed: the other side goes back to its prior status unless something
 // else still contests it. Returns true when it was reinstated.
 bool MaybeReinstate(const Env& env, std::int64_t seq, const std::string& prior, const std::string& agent) {
   std::optional<Memory> m = LoadMemoryBySeq(env.db, seq);
   if (!m || m->status != "contested") return false;
-  if (!OpenPairs(env, seq).empty() || HasPinnedSubjectRival(env, *m)) return false;
+  if (ContestedByAPair(env, seq) || HasPinnedSubjectRival(env, *m)) return false;
   const std::string to = prior == "pinned" ? "pinned" : prior == "pending" ? "pending" : "active";
   SetStatus(env, seq, to);
   AddHistory(env, m->id, "reinstated", agent, "rival resolved; back to " + to);
@@ -184,7 +195,7 @@ RivalNote NoteOf(const Memory& m, std::string reason) { return {m.id, Preview(m.
 void RequireReviewable(const Memory& m, const char* verb) {
   if (m.status == "pending" || m.status == "contested") return;
   throw sdk::ToolError(std::string("memory ") + m.id + " is " + m.status + "; only pending or contested memories can be " +
-                       verb + " (memory_review lists them)");
+                       verb + " (memory_review or `kioku review` lists them)");
 }
 
 }  // namespace
@@ -408,26 +419,40 @@ ReviewActionResult Undo(const Env& env, const Memory& m, const Author& author) {
   AddHistory(env, m.id, "undone", author.agent_id, "rejection reversed; back to " + out.status);
   struct Reopen {
     std::int64_t pair, other;
+    std::string self_prior;
   };
   std::vector<Reopen> reopen;
   {
     SQLite::Statement q(env.db,
-                        "SELECT seq, CASE WHEN a_seq = ?1 THEN b_seq ELSE a_seq END FROM semantic_rivals "
+                        "SELECT seq, CASE WHEN a_seq = ?1 THEN b_seq ELSE a_seq END, "
+                        "CASE WHEN a_seq = ?1 THEN a_prior ELSE b_prior END FROM semantic_rivals "
                         "WHERE (a_seq = ?1 OR b_seq = ?1) AND resolution = ?2");
     sdk::Bind(q, m.seq, "rejected:" + m.id);
-    while (q.executeStep()) reopen.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getInt64()});
+    while (q.executeStep()) {
+      reopen.push_back({q.getColumn(0).getInt64(), q.getColumn(1).getInt64(), q.getColumn(2).getString()});
+    }
   }
+  std::size_t reopened = 0;
   for (const Reopen& r : reopen) {
     std::optional<Memory> other = LoadMemoryBySeq(env.db, r.other);
     if (!other || other->status == "superseded") continue;
     SQLite::Statement q(env.db, "UPDATE semantic_rivals SET resolved_at = NULL, resolution = '' WHERE seq = ?");
     sdk::Bind(q, r.pair);
     q.exec();
+    ++reopened;
     if (out.status == "contested" && other->status == "active") {
       SetStatus(env, other->seq, "contested");
       AddHistory(env, other->id, "contested", author.agent_id, "rival " + m.id + " restored by undo");
       out.reinstated.push_back(other->id);
     }
+  }
+  if (out.status == "contested" && reopened == 0 && !HasPinnedSubjectRival(env, m)) {
+    // Every rival it had is gone since (forgotten, or superseded by a confirmed memory): no
+    // contest to restore, so it goes back to what it was before the contest.
+    const std::string prior = reopen.empty() ? "" : reopen.front().self_prior;
+    out.status = prior == "pinned" ? "pinned" : prior == "pending" ? "pending" : "active";
+    SetStatus(env, m.seq, out.status);
+    AddHistory(env, m.id, "reinstated", author.agent_id, "its rivals are gone; back to " + out.status);
   }
   return out;
 }

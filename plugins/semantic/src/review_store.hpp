@@ -112,7 +112,9 @@ ReviewActionResult Reject(const Env& env, const Memory& m, const Author& author)
 std::vector<std::string> ReleaseRivals(const Env& env, const Memory& m, const std::string& agent_id);
 
 /// Undo the latest rejection of `m`: its status before the rejection comes back, the pairs
-/// the rejection closed reopen and their other sides become contested again. ToolError when
+/// the rejection closed reopen and their other sides become contested again. When none of
+/// those rivals is live any more (forgotten, or superseded since), there is no contest to
+/// restore: `m` goes back to the status it had before the contest. ToolError when
 /// the memory's last audit row is not a rejection (memory_forget is not undone here).
 ReviewActionResult Undo(const Env& env, const Memory& m, const Author& author);
 

@@ -63,7 +63,7 @@ sdk::ToolResult HandleReview(ToolContext& ctx, const Json& args, const sdk::Call
   std::string text;
   if (action != "list") {
     const std::optional<std::string> id = sdk::IdArg(env.db, args, "id", {"semantic_memories", "id", "memory"});
-    if (!id) throw sdk::ToolError("action " + action + " needs id: the memory to " + action + " (memory_review lists them)");
+    if (!id) throw sdk::ToolError("action " + action + " needs id: the memory to " + action + " (memory_review or `kioku review` lists them)");
     ReviewActionResult r;
     WithMemoryWriter(env, [&](MemoryWriter& writer) {
       const Memory m = ResolveMemory(env.db, *id);

@@ -137,7 +137,7 @@ std::string Describe(const WriteResult& r, const MemoryDraft& d, const std::vect
     line += " — this may replace " + rivals[0].id + " \"" + Preview(rivals[0].text, 60) + "\" (" + rivals[0].reason + ")";
     for (std::size_t i = 1; i < rivals.size(); ++i) line += ", " + rivals[i].id;
     line += d.suggest ? "; listed in memory_review (`kioku review`)"
-                      : "; both contested: give subject/value, or confirm one with memory_edit status \"active\" (the other is "
+                      : "; both contested: set the same subject on both (each with its value), or confirm one with memory_edit status \"active\" (the other is "
                         "superseded) or `kioku review --promote ID`";
   }
   return line;
@@ -199,6 +199,13 @@ sdk::ToolResult HandleWrite(ToolContext& ctx, const Json& args, const sdk::CallC
       if (!rivals.back().empty() && !suggest) r.status = "contested";
     }
     SealScan(env, scan);
+    // A memory superseded by a new subject/value may be one side of a rival pair: close the
+    // pair and free the other side now, not at the next housekeeping. After SealScan: the
+    // statuses it changes move the row epoch past the sealed one, so no memory this scan
+    // read is kept with its old status (rival_cache.hpp).
+    const bool superseded_any = std::any_of(results.begin(), results.end(),
+                                            [](const WriteResult& r) { return !r.replaced.empty(); });
+    if (superseded_any) ResolveGoneRivals(env, author.agent_id);
   });
   KeepScan(env, scan);
 

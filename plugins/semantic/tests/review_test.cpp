@@ -21,6 +21,19 @@ class ReviewTest : public SemanticTest {
     sdk::Bind(q, id);
     return q.executeStep() ? q.getColumn(0).getString() : "";
   }
+  // Open pairs with a superseded side, plus contested memories that no open pair with a
+  // live, non-pending other side contests (and no pinned memory of their subject): states
+  // that only housekeeping used to clear.
+  int BrokenContests() {
+    return static_cast<int>(rt_->Db().execAndGet(
+        "SELECT (SELECT count(*) FROM semantic_rivals r JOIN semantic_memories a ON a.seq = r.a_seq "
+        "JOIN semantic_memories b ON b.seq = r.b_seq WHERE r.resolved_at IS NULL AND "
+        "(a.status = 'superseded' OR b.status = 'superseded')) + "
+        "(SELECT count(*) FROM semantic_memories m WHERE m.status = 'contested' AND m.subject = '' AND NOT EXISTS ("
+        "SELECT 1 FROM semantic_rivals r JOIN semantic_memories o ON o.seq = CASE WHEN r.a_seq = m.seq "
+        "THEN r.b_seq ELSE r.a_seq END WHERE r.resolved_at IS NULL AND (r.a_seq = m.seq OR r.b_seq = m.seq) "
+        "AND o.status NOT IN ('pending', 'superseded')))").getInt());
+  }
   // Two subject-less rivals: the older becomes contested with the newer.
   std::pair<std::string, std::string> Rivals() {
     const std::string a = Remember("Tests run with jest", "fact");
@@ -118,6 +131,61 @@ TEST_F(ReviewTest, ForgettingAMemoryWithoutRivalsReinstatesNothing) {
   EXPECT_FALSE(f.contains("reinstated"));
 }
 
+// Break-it findings: no memory is left contested without a live rival.
+TEST_F(ReviewTest, APendingSuggestionDoesNotKeepAMemoryContested) {
+  const std::string friday = Remember("Deploys go out on Fridays");
+  Ok("memory_suggest", {{"text", "Deploys go out on Mondays"}, {"kind", "fact"}});
+  ASSERT_EQ(Status(friday), "active");  // a suggestion's pair waits in review
+  const std::string tuesday = Ok("memory_remember", {{"text", "Deploys go out on Tuesdays"}, {"kind", "fact"}})["results"][0]["id"];
+  ASSERT_EQ(Status(friday), "contested");
+  EXPECT_EQ(Ok("memory_forget", {{"id", tuesday}})["reinstated"], Json::array({friday}));
+  EXPECT_EQ(Status(friday), "active");
+}
+
+TEST_F(ReviewTest, UndoingARejectionWhoseRivalIsGoneRestoresNoContest) {
+  const auto [jest, vitest] = Rivals();
+  Ok("memory_review", {{"action", "reject"}, {"id", vitest}});
+  ASSERT_EQ(Status(jest), "active");
+  Ok("memory_forget", {{"id", jest}});
+  const Json r = Ok("memory_review", {{"action", "undo"}, {"id", vitest}});
+  EXPECT_EQ(r["result"]["status"], "active");
+  EXPECT_EQ(Status(vitest), "active");
+  EXPECT_EQ(r["counts"]["contested"], 0);
+}
+
+TEST_F(ReviewTest, SupersedingOneSideBySubjectFreesTheOtherAtOnce) {
+  const std::string friday = Remember("Deploys go out on Fridays");
+  const std::string monday = Ok("memory_remember", {{"text", "Deploys go out on Mondays"}, {"kind", "fact"}})["results"][0]["id"];
+  ASSERT_EQ(Status(friday), "contested");
+  Ok("memory_edit", {{"id", monday}, {"subject", "deploy-day"}, {"value", "monday"}});
+  Ok("memory_edit", {{"id", friday}, {"subject", "deploy-day"}, {"value", "friday"}});
+  EXPECT_EQ(Status(monday), "superseded");
+  EXPECT_EQ(Status(friday), "active");
+  EXPECT_EQ(Ok("memory_review", Json::object())["counts"]["contested"], 0);
+  EXPECT_EQ(BrokenContests(), 0);
+  // The same through memory_remember: a new value of the subject supersedes one side of a
+  // pair (the other has no subject, so the two were paired by topic).
+  const std::string keyed = Remember("Backups keep 7 days of history", "fact", {{"subject", "backup-retention"}, {"value", "7"}});
+  const std::string plain = Ok("memory_remember", {{"text", "Backups keep 30 days of history"}, {"kind", "fact"}})["results"][0]["id"];
+  ASSERT_EQ(Status(keyed), "contested");
+  Ok("memory_remember", {{"text", "Backups are retained for two weeks"}, {"kind", "fact"},
+                         {"subject", "backup-retention"}, {"value", "14"}});
+  EXPECT_EQ(Status(keyed), "superseded");
+  EXPECT_EQ(Status(plain), "active");
+  EXPECT_EQ(BrokenContests(), 0);
+}
+
+TEST_F(ReviewTest, AConfirmationThatSupersedesAConflictDoesNotListItAsOne) {
+  const auto [jest, vitest] = Rivals();
+  const std::string npm = Remember("Package manager is npm", "decision", {{"subject", "package-manager"}, {"value", "npm"}});
+  Ok("memory_pin", {{"id", npm}});
+  const Json r = Ok("memory_edit", {{"id", vitest}, {"subject", "package-manager"}, {"value", "pnpm"}, {"status", "active"}});
+  for (const Json& id : r["conflicts"]) {
+    EXPECT_EQ(std::find(r["replaced"].begin(), r["replaced"].end(), id), r["replaced"].end()) << r.dump();
+  }
+  EXPECT_EQ(r["memory"]["status"], "active");
+}
+
 TEST_F(ReviewTest, EditStatusActiveConfirmsAContestedMemoryAsPromoteDoes) {
   const auto [jest, vitest] = Rivals();
   const sdk::ToolResult r = Call("memory_edit", {{"id", vitest}, {"status", "active"}});
@@ -183,9 +251,16 @@ TEST_F(ReviewTest, UsedIsIdempotentPerSessionAndRanksRecall) {
 
 // Trial findings: answers point at the review queue and at what a person types.
 TEST_F(ReviewTest, ContestedRecallResultsSayHowToResolve) {
-  Rivals();
+  const auto [jest, vitest] = Rivals();
   const sdk::ToolResult r = Call("memory_recall", {{"query", "test suite jest vitest"}, {"status", {"active", "contested"}}});
   ASSERT_FALSE(r.is_error) << r.text;
+  // Each contested memory names the one it is contested with, in the line and the JSON.
+  ASSERT_EQ(r.structured["memories"].size(), 2u) << r.text;
+  for (const Json& m : r.structured["memories"]) {
+    const std::string other = m["id"] == jest ? vitest : jest;
+    EXPECT_EQ(m.value("rivals", Json::array()), Json::array({other})) << m.dump();
+    EXPECT_NE(r.text.find(m["id"].get<std::string>() + " · now · vs " + other + " ("), std::string::npos) << r.text;
+  }
   // memory_review is in the full tool profile only: the answer names the core tools that
   // settle a contest, and the command a person can always run.
   EXPECT_NE(r.text.find("2 contested memories above: confirm the right one with memory_edit status \"active\" or "

@@ -89,7 +89,7 @@ TEST_F(RivalWriteTest, IssueExampleEndsContestedNotTwoConfirmed) {
   const sdk::ToolResult r = Call("memory_remember", {{"text", "Actually we use yarn now for everything."}, {"kind", "decision"}});
   ASSERT_FALSE(r.is_error) << r.text;
   EXPECT_NE(r.text.find("this may replace " + bun), std::string::npos) << r.text;
-  EXPECT_NE(r.text.find("give subject/value"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("set the same subject on both (each with its value)"), std::string::npos) << r.text;
   const Json& res = r.structured["results"][0];
   EXPECT_EQ(res["status"], "contested");
   EXPECT_EQ(Rivals(res), Json::array({bun}));
