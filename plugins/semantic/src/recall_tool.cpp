@@ -259,7 +259,7 @@ void RegisterRecallTool(sdk::Registrar& registrar, ToolContext& ctx) {
     if (omitted > 0) {
       if (!footer.empty()) footer += "; ";
       footer += std::to_string(omitted) + " more left out by the " +
-                std::to_string(budget) + "-token budget (narrow the query or lower limit)";
+                std::to_string(budget) + "-token budget (narrow the query, or filter by kinds, tags, since or subject, to see them)";
     }
     if (!vq.note.empty()) {
       if (!footer.empty()) footer += "; ";
