@@ -321,12 +321,19 @@ double TermJaccard(const std::set<std::string>& a, const std::set<std::string>& 
 PairVerdict ClassifyPair(const TopicProfile& o, const TopicProfile& n) {
   PairVerdict v;
   if (!o.subject.empty() && !n.subject.empty()) return v;  // the subject key decides
+  // A weekday says when, not what: two days are rival values only for one thing ("releases
+  // are cut on Fridays" / "on Tuesdays"), not "backups run on Mondays" / "deploys go out on
+  // Fridays".
+  const auto shares_a_term = [&] {
+    return std::any_of(o.terms.begin(), o.terms.end(), [&](const std::string& t) { return n.terms.count(t) > 0; });
+  };
   bool category_restates = false;
   for (const auto& [category, mine] : n.asserted) {
     const auto it = o.asserted.find(category);
     if (it == o.asserted.end() || mine.empty() || it->second.empty()) continue;
     const std::set<std::string>& theirs = it->second;
     const bool disjoint = std::none_of(mine.begin(), mine.end(), [&](const std::string& m) { return theirs.count(m) > 0; });
+    if (disjoint && category == "weekday" && !shares_a_term()) continue;
     if (disjoint) {
       v.kind = PairKind::kRival;
       v.reason = category + ": " + *mine.begin() + " vs " + *theirs.begin();

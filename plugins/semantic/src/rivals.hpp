@@ -23,7 +23,9 @@
 ///
 /// ClassifyPair(older, newer):
 ///   rival        (1) both assert members of one category and the asserted sets are
-///                disjoint ("we use yarn now" vs "switched from pnpm to bun"); or
+///                disjoint ("we use yarn now" vs "switched from pnpm to bun"); for weekdays
+///                only when the two share a term (a day says when, not what: "backups run
+///                on Mondays" vs "deploys go out on Fridays" are unrelated); or
 ///                (2) same topic — term Jaccard >= 0.5 with >= 2 shared terms — and either
 ///                the polarity differs or both carry values and the value sets are disjoint
 ///                ("Node 18" vs "Node 20", "indent 2 spaces" vs "indent 4 spaces");

@@ -141,6 +141,14 @@ TEST_F(RivalWriteTest, PinnedRivalStaysPinnedAndSuggestionChangesNothing) {
   EXPECT_EQ(Count("semantic_memories", "id = '" + db + "' AND status = 'active'"), 1);
 }
 
+TEST(RivalPairs, DifferentDaysOfDifferentThingsAreNotRivals) {
+  const auto pair = [](const char* a, const char* b) { return ClassifyPair(BuildTopicProfile(a), BuildTopicProfile(b)).kind; };
+  EXPECT_EQ(pair("Backups run on Mondays", "Deploys go out on Fridays"), PairKind::kUnrelated);
+  EXPECT_EQ(pair("The office is closed on Sundays", "Lint runs on Wednesdays"), PairKind::kUnrelated);
+  EXPECT_EQ(pair("Deploys go out on Fridays", "Deploys moved to Mondays"), PairKind::kRival);
+  EXPECT_EQ(pair("Releases are cut on Fridays", "Releases are cut on Tuesdays"), PairKind::kRival);
+}
+
 TEST(RivalPairs, NamesWithDigitsAreDifferentThings) {
   // The benchmark's items: two modules, not two values of one module's path.
   const auto profile = [](int n) {
