@@ -508,11 +508,20 @@ void RegisterManageTools(sdk::Registrar& registrar, ToolContext& ctx) {
       bool changed = false;
       std::vector<std::string> replaced;
       WithMemoryWriter(env, [&](MemoryWriter& writer) {
-        const Memory m = ResolveMemory(env.db, args.at("id").get<std::string>());
+        Memory m = ResolveMemory(env.db, args.at("id").get<std::string>());
         id = m.id;
         if (pin) {
           changed = m.status != "pinned";
-          replaced = writer.Pin(m, AuthorOf(call.caller));
+          const Author author = AuthorOf(call.caller);
+          if (m.status == "pending" || m.status == "contested") {
+            // Pinning one side of a contest confirms it first, as memory_edit status "active"
+            // does: its pairs close and their other sides are superseded.
+            replaced = Promote(env, writer, m, author).superseded;
+            if (std::optional<Memory> now_m = LoadMemoryBySeq(env.db, m.seq)) m = std::move(*now_m);
+          }
+          for (std::string& r : writer.Pin(m, author)) {
+            if (std::find(replaced.begin(), replaced.end(), r) == replaced.end()) replaced.push_back(std::move(r));
+          }
           status = "pinned";
         } else {
           if (m.status == "superseded") {

@@ -199,6 +199,16 @@ TEST_F(ReviewTest, EditStatusActiveConfirmsAContestedMemoryAsPromoteDoes) {
   EXPECT_EQ(Ok("memory_review", Json::object())["counts"]["contested"], 0);
 }
 
+TEST_F(ReviewTest, PinningOneSideOfAContestSettlesIt) {
+  const auto [jest, vitest] = Rivals();
+  const Json r = Ok("memory_pin", {{"id", vitest}});
+  EXPECT_EQ(r["replaced"], Json::array({jest}));
+  EXPECT_EQ(Status(vitest), "pinned");
+  EXPECT_EQ(Status(jest), "superseded");
+  EXPECT_EQ(BrokenContests(), 0);
+  EXPECT_EQ(Ok("memory_review", Json::object())["counts"]["contested"], 0);
+}
+
 TEST_F(ReviewTest, EditTextAndStatusTogetherEditsThenConfirms) {
   const auto [jest, vitest] = Rivals();
   const Json r = Ok("memory_edit", {{"id", jest}, {"text", "Tests run with jest 29"}, {"status", "active"}});
