@@ -181,6 +181,10 @@ TEST(ContextCli, PromptWithNothingRelevantPrintsNothing) {
   r = RunContext(Fixture(dir), {"--hook-stdin"}, R"({"hook_event_name":"Stop","cwd":"/tmp"})");
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(Lines(r.err), 1) << "a non-context event is named";
+  // At the command line the empty answer says it is one (stderr; stdout stays empty).
+  r = RunContext(Fixture(dir), {"--query", "deploy day"});
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "kioku context: nothing to show relevant to \"deploy day\" (no memory, session or plan matched)\n");
 }
 
 // ---- the block as an MCP prompt and resource ----

@@ -161,7 +161,16 @@ int Context(const GlobalOptions& global, const std::vector<std::string>& args, s
     options.max_chars = loaded.config.context_max_chars;
     const ContextBlock block = BuildContext(*loaded.runtime, caller, options);
     EndOneShot(loaded);
-    if (block.text.empty()) return 0;
+    if (block.text.empty()) {
+      // A hook stays silent (nothing to inject is the common case); a person at the command
+      // line is told the empty answer is one.
+      if (!a.hook_stdin) {
+        err << "kioku context: nothing to show"
+            << (query.empty() ? std::string(" for this project") : " relevant to \"" + sdk::TruncateUtf8(query, 80) + "\"")
+            << " (no memory, session or plan matched)\n";
+      }
+      return 0;
+    }
 
     const bool as_json = a.format.empty() ? a.hook_stdin : a.format == "json";
     std::string text = block.text;
