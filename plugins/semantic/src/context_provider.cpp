@@ -8,12 +8,15 @@
 #include "kioku/sdk/text.hpp"
 #include "anchors.hpp"
 #include "normalize.hpp"
+#include "review_store.hpp"
 
 namespace kioku::semantic {
 namespace {
 
 constexpr int kPinnedLimit = 6;
 constexpr int kTopLimit = 30;  // ranked memories at session start
+constexpr int kContestLimit = 2;  // open contests shown as one line each
+constexpr double kContestPriority = 0.7;
 
 std::vector<std::string> ContentStems(std::string_view text) {
   std::set<std::string> stems;
@@ -53,6 +56,7 @@ double RankPriority(std::size_t rank) { return std::max(0.5, 0.75 - 0.02 * stati
 // contested. A plain scan (no status index): about 3 ms at 10,000 memories.
 struct ReviewStates {
   std::vector<std::int64_t> pinned;  // seqs, best first
+  std::vector<std::int64_t> contested_first;  // up to kContestLimit × 2 contested seqs, best first
   int pending = 0;
   int contested = 0;
 };
@@ -72,11 +76,42 @@ ReviewStates ScanReviewStates(const Env& env, const Viewer& viewer, std::int64_t
     } else if (status == "pending") {
       ++out.pending;
     } else {
+      if (out.contested_first.size() < 2 * static_cast<std::size_t>(kContestLimit)) {
+        out.contested_first.push_back(q->getColumn(0).getInt64());
+      }
       ++out.contested;
     }
   }
   q->reset();
   return out;
+}
+
+// A contested memory is never injected as a fact, but its contest is, as one line naming
+// both sides and what settles it: an agent that only saw "withheld: 2 contested" did not
+// know what was in dispute. Adds at most kContestLimit lines; `shown` collects the
+// contested memories named (both sides), so a pair shows once.
+void AddContests(const Env& env, const std::vector<std::int64_t>& contested, sdk::ContextContribution& out,
+                 std::set<std::int64_t>& shown) {
+  int lines = 0;
+  for (const std::int64_t seq : contested) {
+    if (lines >= kContestLimit || shown.count(seq) > 0) continue;
+    const std::optional<Memory> m = LoadMemoryBySeq(env.db, seq);
+    if (!m || m->status != "contested") continue;
+    const std::vector<RivalNote> rivals = OpenRivals(env, seq);
+    if (rivals.empty()) continue;  // contested by a pinned memory of its subject: counted only
+    const RivalNote& r = rivals.front();
+    const std::optional<Memory> other = LoadMemoryById(env.db, r.id);
+    // Newer side first, as the pair's reason reads ("weekday: mondays vs fridays").
+    std::string newer = "\"" + Preview(m->text, 100) + "\" (" + m->id + ")";
+    std::string older = "\"" + Preview(r.text, 100) + "\" (" + r.id + ")";
+    if (other && other->seq > m->seq) std::swap(newer, older);
+    out.items.push_back({m->kind, "contested",
+                         newer + " vs " + older + ": " + r.reason + "; confirm one with memory_edit status \"active\", or ask",
+                         kContestPriority});
+    ++lines;
+    shown.insert(seq);
+    if (other && other->status == "contested") shown.insert(other->seq);
+  }
 }
 
 // Active memories in the viewer's scope, counted up to kCountCap (a bounded scan: ~2 ms per
@@ -171,8 +206,11 @@ sdk::ContextContribution ProvideContext(ToolContext& ctx, const sdk::ContextRequ
       if (t.memories[i].trust == "outdated") continue;  // built on memories since superseded
       out.items.push_back({t.memories[i].memory.kind, t.memories[i].trust, ItemText(t.memories[i]), RankPriority(i)});
     }
+    std::set<std::int64_t> contests_shown;  // both sides of a pair are in this scope
+    AddContests(env, states.contested_first, out, contests_shown);
     const int stale = CountStale(env, viewer, request.now_ms);
-    AddWithheld(out, states.pending, states.contested, contradicted + t.contradicted.size(), stale);
+    AddWithheld(out, states.pending, states.contested - static_cast<int>(contests_shown.size()),
+                contradicted + t.contradicted.size(), stale);
     // The active memories the top list left out, so the footer does not read as everything
     // known (recall reaches them).
     const int active = CountActive(env, viewer, request.now_ms);
@@ -192,6 +230,7 @@ sdk::ContextContribution ProvideContext(ToolContext& ctx, const sdk::ContextRequ
     return out;  // the prompt has no searchable word
   }
   int pending = 0, contested = 0;
+  std::vector<std::int64_t> contested_seqs;
   std::size_t rank = 0;
   for (const RecalledMemory& rm : found.memories) {
     const Memory& m = rm.memory;
@@ -202,11 +241,16 @@ sdk::ContextContribution ProvideContext(ToolContext& ctx, const sdk::ContextRequ
       ++pending;
     } else if (rm.status == "contested") {
       ++contested;
+      contested_seqs.push_back(m.seq);
     } else if ((rm.status == "active" || rm.status == "pinned") && rm.trust != "outdated") {
       out.items.push_back({m.kind, rm.trust == "derived" ? "derived" : rm.status == "pinned" ? "pinned" : "confirmed",
                            ItemText(rm), RankPriority(rank++)});
     }
   }
+  std::set<std::int64_t> contests_shown;
+  AddContests(env, contested_seqs, out, contests_shown);
+  contested -= static_cast<int>(std::count_if(contested_seqs.begin(), contested_seqs.end(),
+                                              [&](std::int64_t s) { return contests_shown.count(s) > 0; }));
   // Recall itself held back unconfirmed matches (pending or contested) beyond its display
   // cap; counted apart, since they are not all pending.
   AddWithheld(out, pending, contested, found.contradicted.size(), 0, found.withheld);

@@ -130,6 +130,30 @@ TEST_F(SemanticContextTest, IdsInTheBlockAreWholeAndHeldBackMatchesAreNotAllPend
   EXPECT_EQ(held.find("6 pending review"), std::string::npos) << held;
 }
 
+// A contest is shown as one line naming both sides and what settles it, at session start
+// and for a prompt about it; neither side is injected as a fact.
+TEST_F(SemanticContextTest, AContestIsOneLineNamingBothSides) {
+  const std::string friday = Remember("Deploys go out on Fridays");
+  const std::string monday = Ok("memory_remember", {{"text", "Deploys moved to Mondays"}, {"kind", "fact"}})["results"][0]["id"];
+  for (const std::string& block : {Block(), Block("which day do deploys go out?")}) {
+    std::size_t contest_lines = 0;
+    for (const std::string& line : Lines(block)) {
+      if (line.rfind("- [fact|contested] ", 0) != 0) {
+        EXPECT_EQ(line.find("Deploys"), std::string::npos) << "a side shown as a fact: " << line;
+        continue;
+      }
+      ++contest_lines;
+      EXPECT_NE(line.find("(" + friday + ")"), std::string::npos) << line;
+      EXPECT_NE(line.find("(" + monday + ")"), std::string::npos) << line;
+      EXPECT_NE(line.find("confirm one with memory_edit status \"active\", or ask"), std::string::npos) << line;
+    }
+    EXPECT_EQ(contest_lines, 1u) << block;
+    EXPECT_EQ(block.find("contested 2"), std::string::npos) << "both sides named: not counted as withheld\n" << block;
+  }
+  Ok("memory_edit", {{"id", monday}, {"status", "active"}});
+  EXPECT_EQ(Block().find("|contested]"), std::string::npos) << Block();
+}
+
 TEST(SemanticRelevance, NeedsTwoContentWordsOrTheOnlyOne) {
   EXPECT_TRUE(RelevantToPrompt("pnpm", "We use pnpm, not npm"));
   EXPECT_TRUE(RelevantToPrompt("run the tests please", "Tests run with ctest"));
