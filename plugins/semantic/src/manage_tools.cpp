@@ -287,6 +287,22 @@ sdk::ToolResult EditMemory(ToolContext& ctx, const Json& args, const sdk::Caller
   WithMemoryWriter(env, [&](MemoryWriter& writer) {
     const Memory current = ResolveMemory(env.db, args.at("id").get<std::string>());
     const Author author = AuthorOf(caller);
+    if (e.status == "active" && current.status == "pinned") {
+      // Confirming a pinned memory that is one side of a contest settles the contest; it
+      // stays pinned (memory_pin pinned:false unpins). Without an open contest the edit
+      // refuses as before: "active" would unpin it.
+      std::vector<std::string> settled = SettlePinnedContests(env, current, author);
+      if (settled.empty()) {
+        result = writer.Edit(current, e, author);  // throws: pinned, use memory_pin
+        return;
+      }
+      MemoryEdit rest = e;
+      rest.status.reset();
+      result = writer.Edit(current, rest, author);
+      result.changed.emplace_back("rivals");
+      for (std::string& id : settled) result.replaced.push_back(std::move(id));
+      return;
+    }
     if (e.status != "active" || (current.status != "pending" && current.status != "contested")) {
       result = writer.Edit(current, e, author);
       // A new subject/value may have superseded one side of a rival pair: close the pair now
@@ -462,6 +478,8 @@ void RegisterManageTools(sdk::Registrar& registrar, ToolContext& ctx) {
         } else {
           action = writer.Forget(m, author) ? "forgotten" : "already_forgotten";
         }
+        // A pinned value of a subject kept its other values contested: they are free now.
+        for (std::string& r : ReleaseSubjectRivals(env, m, author.agent_id)) reinstated.push_back(std::move(r));
       });
       std::string text;
       if (action == "purged") {
@@ -519,15 +537,22 @@ void RegisterManageTools(sdk::Registrar& registrar, ToolContext& ctx) {
             replaced = Promote(env, writer, m, author).superseded;
             if (std::optional<Memory> now_m = LoadMemoryBySeq(env.db, m.seq)) m = std::move(*now_m);
           }
-          for (std::string& r : writer.Pin(m, author)) {
+          std::vector<std::string> more = writer.Pin(m, author);
+          // Pinned already, one side of a contest: pinning it again confirms it.
+          if (std::optional<Memory> now_m = LoadMemoryBySeq(env.db, m.seq)) {
+            for (std::string& r : SettlePinnedContests(env, *now_m, author)) more.push_back(std::move(r));
+          }
+          for (std::string& r : more) {
             if (std::find(replaced.begin(), replaced.end(), r) == replaced.end()) replaced.push_back(std::move(r));
           }
+          changed = changed || !replaced.empty();
           status = "pinned";
         } else {
           if (m.status == "superseded") {
             throw sdk::ToolError("memory " + m.id + " is superseded, not pinned; nothing to unpin");
           }
           changed = writer.Unpin(m, AuthorOf(call.caller));
+          if (changed) UnpinnedInPairs(env, m.seq);
           status = changed ? "active" : m.status;
         }
       });

@@ -409,6 +409,13 @@ bool MemoryWriter::Forget(const Memory& m, const Author& author) {
 void MemoryWriter::Purge(const Memory& m, const Author& author) {
   Finish();  // the delete trigger removes FTS terms, so the row must be indexed first
   {
+    // Memories it superseded keep their status but no longer name it: an id that names no
+    // memory made every later edit of them fail with "superseded by <gone id>".
+    SQLite::Statement q(env_.db, "UPDATE semantic_memories SET superseded_by = NULL WHERE superseded_by = ?");
+    sdk::Bind(q, m.id);
+    q.exec();
+  }
+  {
     SQLite::Statement q(env_.db, "DELETE FROM semantic_memory_history WHERE memory_id = ?");
     sdk::Bind(q, m.id);
     q.exec();

@@ -323,6 +323,39 @@ ReviewListing ListReview(const Env& env, const Viewer& viewer, const std::string
   return out;
 }
 
+namespace {
+
+// Closes `m`'s open pairs ("promoted:<id>") and supersedes their other sides by it.
+std::vector<std::string> SupersedePairs(const Env& env, const Memory& m, const std::vector<Pair>& pairs,
+                                        const Author& author) {
+  std::vector<std::string> superseded;
+  for (const Pair& p : pairs) {
+    ClosePair(env, p.seq, "promoted:" + m.id);
+    std::optional<Memory> r = LoadMemoryBySeq(env.db, p.other);
+    if (!r || r->status == "superseded") continue;
+    SQLite::Statement q(env.db,
+                        "UPDATE semantic_memories SET prior_status = ?, status = 'superseded', superseded_at = ?, "
+                        "superseded_by = ? WHERE seq = ?");
+    sdk::Bind(q, r->status == "contested" ? p.other_prior : r->status, env.clock.NowMs(), m.id, r->seq);
+    q.exec();
+    AddHistory(env, r->id, "superseded", author.agent_id, "by " + m.id + " (review: " + p.reason + ")");
+    superseded.push_back(r->id);
+  }
+  return superseded;
+}
+
+}  // namespace
+
+std::vector<std::string> SettlePinnedContests(const Env& env, const Memory& m, const Author& author) {
+  if (m.status != "pinned") return {};
+  const std::vector<Pair> pairs = OpenPairs(env, m.seq);
+  if (pairs.empty()) return {};
+  AddHistory(env, m.id, "confirmed", author.agent_id, "its open rivals superseded");
+  std::vector<std::string> out = SupersedePairs(env, m, pairs, author);
+  ResolveGoneRivals(env, author.agent_id);
+  return out;
+}
+
 ReviewActionResult Promote(const Env& env, MemoryWriter& writer, const Memory& m, const Author& author) {
   RequireReviewable(m, "promoted");
   ReviewActionResult out;
@@ -334,18 +367,7 @@ ReviewActionResult Promote(const Env& env, MemoryWriter& writer, const Memory& m
   edit.status = "active";
   const EditResult e = writer.Edit(m, edit, author);
   out.superseded = e.replaced;
-  for (const Pair& p : pairs) {
-    ClosePair(env, p.seq, "promoted:" + m.id);
-    std::optional<Memory> r = LoadMemoryBySeq(env.db, p.other);
-    if (!r || r->status == "superseded") continue;
-    SQLite::Statement q(env.db,
-                        "UPDATE semantic_memories SET prior_status = ?, status = 'superseded', superseded_at = ?, "
-                        "superseded_by = ? WHERE seq = ?");
-    sdk::Bind(q, r->status == "contested" ? p.other_prior : r->status, env.clock.NowMs(), m.id, r->seq);
-    q.exec();
-    AddHistory(env, r->id, "superseded", author.agent_id, "by " + m.id + " (review: " + p.reason + ")");
-    out.superseded.push_back(r->id);
-  }
+  for (std::string& id : SupersedePairs(env, m, pairs, author)) out.superseded.push_back(std::move(id));
   if (restore == "pinned") {
     SetStatus(env, m.seq, "pinned");
     out.status = "pinned";
@@ -357,6 +379,32 @@ ReviewActionResult Promote(const Env& env, MemoryWriter& writer, const Memory& m
     out.note = "no subject/value: a later rival is found only by text; give it a subject to key it";
   }
   return out;
+}
+
+std::vector<std::string> ReleaseSubjectRivals(const Env& env, const Memory& gone, const std::string& agent_id) {
+  std::vector<std::string> out;
+  if (gone.status != "pinned" || gone.subject.empty()) return out;
+  for (const Memory& m : Query(env,
+                               "WHERE m.subject = ? AND m.scope = ? AND m.project_id = ? AND m.path = ? "
+                               "AND m.status = 'contested'",
+                               {gone.subject, gone.scope.kind, gone.scope.project_id, gone.scope.path})) {
+    if (ContestedByAPair(env, m.seq) || HasPinnedSubjectRival(env, m)) continue;
+    SetStatus(env, m.seq, "active");
+    AddHistory(env, m.id, "reinstated", agent_id, "the pinned memory of " + m.subject + " it conflicted with is gone");
+    out.push_back(m.id);
+  }
+  return out;
+}
+
+void UnpinnedInPairs(const Env& env, std::int64_t seq) {
+  for (const char* sql : {"UPDATE semantic_rivals SET a_prior = 'active' WHERE a_seq = ? AND a_prior = 'pinned' "
+                          "AND resolved_at IS NULL",
+                          "UPDATE semantic_rivals SET b_prior = 'active' WHERE b_seq = ? AND b_prior = 'pinned' "
+                          "AND resolved_at IS NULL"}) {
+    SQLite::Statement q(env.db, sql);
+    sdk::Bind(q, seq);
+    q.exec();
+  }
 }
 
 std::vector<std::string> ReleaseRivals(const Env& env, const Memory& m, const std::string& agent_id) {
@@ -439,7 +487,7 @@ ReviewActionResult Undo(const Env& env, const Memory& m, const Author& author) {
     SQLite::Statement q(env.db, "UPDATE semantic_rivals SET resolved_at = NULL, resolution = '' WHERE seq = ?");
     sdk::Bind(q, r.pair);
     q.exec();
-    ++reopened;
+    if (other->status != "pending") ++reopened;  // a suggestion's pair contests nothing
     if (out.status == "contested" && other->status == "active") {
       SetStatus(env, other->seq, "contested");
       AddHistory(env, other->id, "contested", author.agent_id, "rival " + m.id + " restored by undo");
@@ -447,8 +495,9 @@ ReviewActionResult Undo(const Env& env, const Memory& m, const Author& author) {
     }
   }
   if (out.status == "contested" && reopened == 0 && !HasPinnedSubjectRival(env, m)) {
-    // Every rival it had is gone since (forgotten, or superseded by a confirmed memory): no
-    // contest to restore, so it goes back to what it was before the contest.
+    // Every rival it had is gone since (forgotten, or superseded by a confirmed memory), or
+    // only a pending suggestion is left: no contest to restore, so it goes back to what it
+    // was before the contest.
     const std::string prior = reopen.empty() ? "" : reopen.front().self_prior;
     out.status = prior == "pinned" ? "pinned" : prior == "pending" ? "pending" : "active";
     SetStatus(env, m.seq, out.status);

@@ -111,6 +111,22 @@ ReviewActionResult Reject(const Env& env, const Memory& m, const Author& author)
 /// the ids made active, pinned or pending again.
 std::vector<std::string> ReleaseRivals(const Env& env, const Memory& m, const std::string& agent_id);
 
+/// After a pinned memory with a subject was forgotten or purged: the contested memories of
+/// that subject and scope that nothing else contests (no open pair with a live, non-pending
+/// side, no other pinned value) become active, as housekeeping would later. Nothing when
+/// `gone` (the memory as it was before) was not pinned or has no subject. Returns their ids.
+std::vector<std::string> ReleaseSubjectRivals(const Env& env, const Memory& gone, const std::string& agent_id);
+
+/// After memory `seq` was unpinned: its open pairs remember "active", not "pinned", as the
+/// status it returns to when they close (a closed contest must not pin it again).
+void UnpinnedInPairs(const Env& env, std::int64_t seq);
+
+/// A pinned memory confirmed (memory_edit status "active", memory_pin) while it has open
+/// rival pairs: the pairs close and their other sides are superseded by it, as promote
+/// does for a contested one; it stays pinned. Returns the superseded ids (none when it is
+/// not pinned or has no open pair).
+std::vector<std::string> SettlePinnedContests(const Env& env, const Memory& m, const Author& author);
+
 /// Undo the latest rejection of `m`: its status before the rejection comes back, the pairs
 /// the rejection closed reopen and their other sides become contested again. When none of
 /// those rivals is live any more (forgotten, or superseded since), there is no contest to

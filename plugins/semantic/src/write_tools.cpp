@@ -208,6 +208,15 @@ sdk::ToolResult HandleWrite(ToolContext& ctx, const Json& args, const sdk::CallC
     if (superseded_any) ResolveGoneRivals(env, author.agent_id);
   });
   KeepScan(env, scan);
+  // A memory of the batch that a later one superseded (a new value of its subject) is
+  // answered as superseded, not with the status it was written with.
+  for (const WriteResult& later : results) {
+    for (const std::string& gone : later.replaced) {
+      for (WriteResult& r : results) {
+        if (r.id == gone) r.status = "superseded";
+      }
+    }
+  }
 
   Json out = Json::array();
   std::string text;

@@ -209,6 +209,80 @@ TEST_F(ReviewTest, PinningOneSideOfAContestSettlesIt) {
   EXPECT_EQ(Ok("memory_review", Json::object())["counts"]["contested"], 0);
 }
 
+// Second break-it round.
+TEST_F(ReviewTest, AnUnpinnedMemoryIsNotPinnedAgainWhenItsContestCloses) {
+  const std::string friday = Remember("Deploys go out on Fridays");
+  Ok("memory_pin", {{"id", friday}});
+  Ok("memory_remember", {{"text", "Deploys go out on Mondays"}, {"kind", "fact"}});
+  Ok("memory_pin", {{"id", friday}, {"pinned", false}});
+  const std::string tuesday = Ok("memory_remember", {{"text", "Deploys go out on Tuesdays"}, {"kind", "fact"}})["results"][0]["id"];
+  ASSERT_EQ(Status(friday), "contested");
+  Ok("memory_edit", {{"id", friday}, {"status", "active"}});
+  EXPECT_EQ(Status(friday), "active");
+  EXPECT_EQ(Status(tuesday), "superseded");
+  EXPECT_EQ(BrokenContests(), 0);
+}
+
+TEST_F(ReviewTest, UndoWithOnlyAPendingSuggestionLeftRestoresNoContest) {
+  const std::string friday = Remember("Deploys go out on Fridays");
+  Ok("memory_suggest", {{"text", "Deploys go out on Mondays"}, {"kind", "fact"}});
+  const std::string tuesday = Ok("memory_remember", {{"text", "Deploys go out on Tuesdays"}, {"kind", "fact"}})["results"][0]["id"];
+  Ok("memory_review", {{"action", "reject"}, {"id", friday}});
+  Ok("memory_forget", {{"id", tuesday}});
+  EXPECT_EQ(Ok("memory_review", {{"action", "undo"}, {"id", friday}})["result"]["status"], "active");
+  EXPECT_EQ(Status(friday), "active");
+  EXPECT_EQ(BrokenContests(), 0);
+}
+
+TEST_F(ReviewTest, ForgettingAPinnedValueFreesTheValuesItHeldContested) {
+  const std::string jest = Remember("Tests run with jest", "decision", {{"subject", "test-runner"}, {"value", "jest"}});
+  Ok("memory_pin", {{"id", jest}});
+  const std::string vitest = Ok("memory_remember", {{"text", "The test runner is vitest"}, {"kind", "decision"},
+                                                    {"subject", "test-runner"}, {"value", "vitest"}})["results"][0]["id"];
+  ASSERT_EQ(Status(vitest), "contested");
+  EXPECT_EQ(Ok("memory_forget", {{"id", jest}})["reinstated"], Json::array({vitest}));
+  EXPECT_EQ(Status(vitest), "active");
+}
+
+TEST_F(ReviewTest, PurgingAMemoryLeavesNoPointerToIt) {
+  const auto [jest, vitest] = Rivals();
+  Ok("memory_edit", {{"id", vitest}, {"status", "active"}});
+  ASSERT_EQ(Ok("memory_get", {{"id", jest}})["memory"]["superseded_by"], vitest);
+  Ok("memory_forget", {{"id", vitest}, {"purge", true}});
+  EXPECT_EQ(Ok("memory_get", {{"id", jest}})["memory"].value("superseded_by", ""), "");
+  EXPECT_EQ(rt_->Db().execAndGet("SELECT count(*) FROM semantic_memories WHERE superseded_by IS NOT NULL AND "
+                                 "superseded_by NOT IN (SELECT id FROM semantic_memories)").getInt(), 0);
+}
+
+TEST_F(ReviewTest, ConfirmingThePinnedSideSettlesTheContest) {
+  for (const bool by_pin : {false, true}) {
+    const std::string a = Remember(by_pin ? "Lint runs on Fridays" : "Releases are cut on Fridays");
+    Ok("memory_pin", {{"id", a}});
+    const std::string b = Ok("memory_remember", {{"text", by_pin ? "Lint runs on Mondays" : "Releases are cut on Mondays"},
+                                                 {"kind", "fact"}})["results"][0]["id"];
+    ASSERT_EQ(Status(b), "contested");
+    const Json r = by_pin ? Ok("memory_pin", {{"id", a}}) : Ok("memory_edit", {{"id", a}, {"status", "active"}});
+    EXPECT_EQ(r["replaced"], Json::array({b})) << r.dump();
+    EXPECT_EQ(Status(a), "pinned");
+    EXPECT_EQ(Status(b), "superseded");
+    EXPECT_EQ(BrokenContests(), 0);
+  }
+  // A pinned memory without a contest is still not made active by an edit.
+  const std::string c = Remember("Docs are built with mkdocs");
+  Ok("memory_pin", {{"id", c}});
+  EXPECT_NE(Err("memory_edit", {{"id", c}, {"status", "active"}}).find("is pinned"), std::string::npos);
+}
+
+TEST_F(ReviewTest, ABatchAnswersTheStatusItsLaterItemsLeft) {
+  const Json r = Ok("memory_remember", {{"memories", {{{"text", "Node 18 is the runtime"}, {"kind", "fact"},
+                                                       {"subject", "node-version"}, {"value", "18"}},
+                                                      {{"text", "Node 20 is the runtime"}, {"kind", "fact"},
+                                                       {"subject", "node-version"}, {"value", "20"}}}}});
+  EXPECT_EQ(r["results"][0]["status"], "superseded") << r.dump();
+  EXPECT_EQ(Status(r["results"][0]["id"]), "superseded");
+  EXPECT_EQ(r["results"][1]["status"], "active");
+}
+
 TEST_F(ReviewTest, EditTextAndStatusTogetherEditsThenConfirms) {
   const auto [jest, vitest] = Rivals();
   const Json r = Ok("memory_edit", {{"id", jest}, {"text", "Tests run with jest 29"}, {"status", "active"}});
