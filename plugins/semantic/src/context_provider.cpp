@@ -101,10 +101,14 @@ void AddContests(const Env& env, const std::vector<std::int64_t>& contested, sdk
     if (rivals.empty()) continue;  // contested by a pinned memory of its subject: counted only
     const RivalNote& r = rivals.front();
     const std::optional<Memory> other = LoadMemoryById(env.db, r.id);
-    // Newer side first, as the pair's reason reads ("weekday: mondays vs fridays").
-    std::string newer = "\"" + Preview(m->text, 100) + "\" (" + m->id + ")";
+    // Newer side first, marked, as the pair's reason reads ("weekday: mondays vs fridays").
+    std::string newer = "\"" + Preview(m->text, 100) + "\" (" + m->id;
     std::string older = "\"" + Preview(r.text, 100) + "\" (" + r.id + ")";
-    if (other && other->seq > m->seq) std::swap(newer, older);
+    if (other && other->seq > m->seq) {
+      newer = "\"" + Preview(r.text, 100) + "\" (" + r.id;
+      older = "\"" + Preview(m->text, 100) + "\" (" + m->id + ")";
+    }
+    newer += ", newer)";
     out.items.push_back({m->kind, "contested",
                          newer + " vs " + older + ": " + r.reason + "; confirm one with memory_edit status \"active\", or ask",
                          kContestPriority});
