@@ -118,7 +118,7 @@ int ReinstateSubjectSurvivors(const Env& env, const std::string& agent) {
   int n = 0;
   for (const Memory& m : contested) {
     SQLite::Statement q(env.db,
-                        "SELECT value FROM semantic_memories WHERE subject = ? AND scope = ? AND project_id = ? AND "
+                        "SELECT value FROM semantic_memories WHERE subject <> '' AND subject = ? AND scope = ? AND project_id = ? AND "
                         "path = ? AND seq <> ? AND status IN ('active','pinned','contested')");
     sdk::Bind(q, m.subject, m.scope.kind, m.scope.project_id, m.scope.path, m.seq);
     bool rival = false;
