@@ -528,6 +528,7 @@ void RegisterManageTools(sdk::Registrar& registrar, ToolContext& ctx) {
       WithMemoryWriter(env, [&](MemoryWriter& writer) {
         Memory m = ResolveMemory(env.db, args.at("id").get<std::string>());
         id = m.id;
+        replaced.clear();  // the body runs again after a busy retry
         if (pin) {
           changed = m.status != "pinned";
           const Author author = AuthorOf(call.caller);
