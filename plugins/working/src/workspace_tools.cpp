@@ -411,10 +411,10 @@ std::string ComposeSummary(const ToolContext& env, const Actor& actor, const std
                            const std::optional<WorkspaceRow>& ws, const std::string& focus,
                            const std::vector<LogEntry>& log, const OpenItems& items,
                            const std::string& plan_line, std::int64_t now) {
-  std::string s = "Workspace dump by " + actor.agent_id + " at " + Rfc(now);
-  if (!actor.project_id.empty()) s += " (project " + actor.project_id + ")";
-  if (!reason.empty()) s += " — " + reason;
-  s += "\n";
+  // What happened first, who dumped it last: a reader of the first line (the context
+  // block's "last session", 300 bytes) gets the reason and the task, not the dump's header.
+  std::string s;
+  if (!reason.empty()) s += reason + "\n";
   if (ws) {
     s += "Task: " + ws->task + " (workspace held by " + ws->holder + " since " +
          Rfc(ws->claimed_at_ms) + ")\n";
@@ -442,6 +442,8 @@ std::string ComposeSummary(const ToolContext& env, const Actor& actor, const std
       s += "\n";
     }
   }
+  s += "(workspace dump by " + actor.agent_id + " at " + Rfc(now) +
+       (actor.project_id.empty() ? std::string() : ", project " + actor.project_id) + ")\n";
   return sdk::TruncateUtf8(s, static_cast<std::size_t>(env.settings.dump_max_bytes),
                            "\n…(truncated)");
 }
@@ -476,7 +478,14 @@ sdk::ToolResult WorkspaceDump(const ToolContext& env, const Json& args, const sd
   // 2. Episodic write, outside any transaction of ours (the other layer opens its own).
   std::string episodic = "disabled";
   std::string episodic_note = "episodic layer disabled: summary kept in the working layer only";
-  if (host.HasTool(sdk::contract::kSessionSummaryAdd)) {
+  // Nothing since the last dump (no reason, task, plan, focus, activity or open item): no
+  // session summary, which would say only who dumped when and become the "last session".
+  const bool empty = reason.empty() && !ws && !plan && focus.empty() && log.empty() && items.questions.empty() &&
+                     items.handoffs.empty() && items.my_claims.empty();
+  if (empty && host.HasTool(sdk::contract::kSessionSummaryAdd)) {
+    episodic = "skipped";
+    episodic_note = "nothing since the last dump: no episodic summary written";
+  } else if (host.HasTool(sdk::contract::kSessionSummaryAdd)) {
     sdk::Caller caller = ctx.caller;
     caller.agent_id = actor.agent_name;  // summaries are shared by the agent's windows
     caller.session_id = session_id;
@@ -652,7 +661,7 @@ void RegisterWorkspaceTools(sdk::Registrar& registrar, const ToolContext& env) {
           {{"dump_id", schema::Type("string")},
            {"session_id", schema::Type("string")},
            {"summary", schema::Type("string")},
-           {"episodic", {{"enum", {"written", "disabled"}}}},
+           {"episodic", {{"enum", {"written", "skipped", "disabled"}}}},
            {"released",
             schema::Output({{"workspace", schema::Bool()}, {"file_claims", schema::ArrayOf(schema::Type("string"))}},
                            {"workspace", "file_claims"})}},

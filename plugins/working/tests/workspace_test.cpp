@@ -190,6 +190,15 @@ TEST_F(WorkspaceDumpEpisodicTest, WritesSummaryThroughEpisodicTools) {
   EXPECT_NE(summary.find("does refresh need a lock?"), std::string::npos) << summary;
   EXPECT_NE(summary.find("files claimed: auth/session.ts"), std::string::npos) << summary;
   EXPECT_EQ(summary.find("other.ts"), std::string::npos) << summary;
+  // The reason and the task lead (the context block shows the summary's first 300 bytes).
+  EXPECT_EQ(summary.rfind("handover\nTask: fix login race", 0), 0u) << summary;
+}
+
+TEST_F(WorkspaceDumpEpisodicTest, NothingSinceTheLastDumpWritesNoSummary) {
+  const Json r = Ok("workspace_dump", Json::object());
+  EXPECT_EQ(r["episodic"], "skipped");
+  std::lock_guard lock(Log().mu);
+  EXPECT_TRUE(Log().calls.empty());
 }
 
 TEST_F(WorkspaceDumpEpisodicTest, GeneratedSessionIdAndLogSinceLastDump) {
