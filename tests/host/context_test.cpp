@@ -79,6 +79,21 @@ TEST_F(ContextTest, WholeItemsByPriorityUnderTheBudgetWithAFooter) {
   EXPECT_LE(Build(1'000'000).text.size(), kContextMaxChars);
 }
 
+TEST_F(ContextTest, TheHeaderAsksToVerifyOnlyWhenSomethingIsUnconfirmed) {
+  bool suggestion = false;
+  Add("p", [&](const sdk::ContextRequest&) {
+    sdk::ContextContribution c;
+    c.items.push_back({"fact", "confirmed", "the build uses cmake", 0.7});
+    if (suggestion) c.items.push_back({"fact", "unconfirmed", "tests may need docker", 0.6});
+    return c;
+  });
+  rt_.Start();
+  EXPECT_EQ(Build(2000).text.rfind("kioku memory for this project (labels: [kind|trust]):\n", 0), 0u) << Build(2000).text;
+  suggestion = true;
+  EXPECT_EQ(Build(2000).text.rfind("kioku memory for this project (labels: [kind|trust]; verify unconfirmed items):\n", 0), 0u)
+      << Build(2000).text;
+}
+
 TEST_F(ContextTest, NothingToSayIsNothingAndABrokenProviderIsSkipped) {
   Add("empty", [](const sdk::ContextRequest& r) {
     sdk::ContextContribution c;

@@ -76,8 +76,14 @@ ContextBlock BuildContext(Runtime& runtime, const sdk::Caller& caller, const Con
     return a.item.priority > b.item.priority;
   });
 
+  // "verify unconfirmed items" only when some item is one (a suggestion, a contest, a
+  // model's synthesis): said of a block of confirmed facts it reads as a warning about them.
+  const bool unconfirmed = std::any_of(items.begin(), items.end(), [](const Ranked& r) {
+    return r.item.trust == "unconfirmed" || r.item.trust == "contested" || r.item.trust == "derived";
+  });
   const std::string header = request.query.empty()
-                                 ? "kioku memory for this project (labels: [kind|trust]; verify unconfirmed items):\n"
+                                 ? std::string("kioku memory for this project (labels: [kind|trust]") +
+                                       (unconfirmed ? "; verify unconfirmed items" : "") + "):\n"
                                  : "kioku memory relevant to this prompt (labels: [kind|trust]):\n";
   // Room for the footer is kept back up front: its final length is known only at the end,
   // and a block over the cap is never acceptable.
