@@ -254,7 +254,8 @@ sdk::ForeignImportResult ImportMemoryGraph(const Env& env, const sdk::ForeignImp
     int contested = 0;
     RivalScan scan;
     for (const std::int64_t seq : written) {
-      if (!DetectRivals(env, seq, author, &scan).empty()) ++contested;
+      const std::vector<RivalNote> rivals = DetectRivals(env, seq, author, &scan);
+      if (std::any_of(rivals.begin(), rivals.end(), [](const RivalNote& n) { return !n.pending; })) ++contested;
     }
     if (contested > 0) {
       result.notes.push_back(std::to_string(contested) + " imported memories may contradict others: contested, "

@@ -232,6 +232,10 @@ std::vector<RivalNote> DetectRivals(const Env& env, std::int64_t seq, const Auth
       if (q.exec() == 0) continue;
     }
     found.push_back(NoteOf(r, v.reason));
+    if (r.status == "pending") {  // an older suggestion: the pair waits in review with it
+      found.back().pending = true;
+      continue;
+    }
     if (m.status == "pending") continue;  // a suggestion waits in review; it changes nothing
     if (r.status == "active") {
       SetStatus(env, r.seq, "contested");

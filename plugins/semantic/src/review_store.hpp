@@ -50,14 +50,18 @@ struct RivalNote {
   std::string id;
   std::string text;
   std::string reason;
+  /// The other side is a pending suggestion: the pair is recorded for review and contests
+  /// nothing (confirming the suggestion supersedes this memory, rejecting it closes the pair).
+  bool pending = false;
 };
 
 /// After memory `seq` was written (its row exists and FTS is indexed: call after
 /// MemoryWriter::Finish; WriteResult::seq): finds older live memories of the same kind and
 /// scope that rivals.hpp calls rivals (candidates from the FTS index, at most 25: see
 /// rival_candidates.hpp RivalCandidates), records each pair and marks
-/// both contested — except a pinned side, which stays pinned, and a pending newcomer,
-/// which stays pending (its rivals are listed in review). Pairs already keyed by the same
+/// both contested — except a pinned side, which stays pinned, and a pending side, which
+/// stays pending and contests nothing (the pair is listed in review; RivalNote::pending
+/// marks an older pending one). Pairs already keyed by the same
 /// subject are left to ResolveSubject. Returns the rivals found (empty = none).
 /// `scan`, when given, is shared by the DetectRivals calls of one write (after one Finish):
 /// rival_candidates.hpp RivalScan.

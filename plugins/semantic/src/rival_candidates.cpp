@@ -286,7 +286,11 @@ std::vector<Memory*> RivalCandidates(const Env& env, RivalScan& memo, const Memo
         r->scope.project_id != m.scope.project_id || r->scope.path != m.scope.path) {
       continue;
     }
-    if (r->status != "active" && r->status != "pinned" && r->status != "contested") continue;
+    // A pending suggestion is a candidate of a confirmed newcomer (the pair waits in review,
+    // so confirming the suggestion later supersedes what contradicts it), not of another one.
+    const bool live = r->status == "active" || r->status == "pinned" || r->status == "contested" ||
+                      (r->status == "pending" && m.status != "pending");
+    if (!live) continue;
     if (r->expires_at != 0 && r->expires_at <= now) continue;
     out.push_back(r);
   }

@@ -71,7 +71,8 @@ Memory* RivalSide(const Env& env, RivalScan& scan, std::int64_t seq);
 const TopicProfile& ProfileOf(const Env& env, RivalScan& scan, const Memory& m);
 
 /// Candidate rivals of `m`, best first, at most kMaxCandidates: older memories of its kind
-/// and scope, live (active, pinned, contested) and unexpired, that share index tokens with
+/// and scope, live (active, pinned, contested; pending too when `m` is not pending) and
+/// unexpired, that share index tokens with
 /// `terms`. Bounded work, as recall's FtsList: a token in more than scan_limit memories says
 /// little about the topic, so only the category words ("pnpm" names a rival however common
 /// it is; their newest scan_limit + 1 rows) and the rarer tokens propose candidates; a

@@ -110,7 +110,9 @@ Json WriteOutputSchema() {
                       {"results"});
 }
 
-std::string Describe(const WriteResult& r, const MemoryDraft& d, const std::vector<RivalNote>& rivals) {
+std::string Describe(const WriteResult& r, const MemoryDraft& d, const std::vector<RivalNote>& notes) {
+  std::vector<RivalNote> rivals, suggestions;  // contests; older pending suggestions it contradicts
+  for (const RivalNote& n : notes) (n.pending ? suggestions : rivals).push_back(n);
   std::string line;
   if (r.action == "known") {
     line = "already known as " + r.id + " (" + r.status + "); nothing stored";
@@ -139,6 +141,14 @@ std::string Describe(const WriteResult& r, const MemoryDraft& d, const std::vect
     line += d.suggest ? "; listed in memory_review (`kioku review`)"
                       : "; both contested: set the same subject on both (each with its value), or confirm one with memory_edit status \"active\" (the other is "
                         "superseded) or `kioku review --promote ID`";
+  }
+  if (!suggestions.empty()) {
+    // A pending suggestion contests nothing: this memory stays as it is, the pair waits in
+    // review, and confirming the suggestion would supersede this one.
+    line += " — contradicts pending suggestion " + suggestions[0].id + " \"" + Preview(suggestions[0].text, 60) + "\" (" +
+            suggestions[0].reason + ")";
+    for (std::size_t i = 1; i < suggestions.size(); ++i) line += ", " + suggestions[i].id;
+    line += "; listed in review (`kioku review`)";
   }
   return line;
 }
@@ -196,7 +206,9 @@ sdk::ToolResult HandleWrite(ToolContext& ctx, const Json& args, const sdk::CallC
       rivals.emplace_back();
       if (r.action != "remembered" && r.action != "superseded") continue;
       rivals.back() = DetectRivals(env, r.seq, author, &scan);
-      if (!rivals.back().empty() && !suggest) r.status = "contested";
+      const bool contested = std::any_of(rivals.back().begin(), rivals.back().end(),
+                                         [](const RivalNote& n) { return !n.pending; });
+      if (contested && !suggest) r.status = "contested";
     }
     SealScan(env, scan);
     // A memory superseded by a new subject/value may be one side of a rival pair: close the
@@ -225,11 +237,11 @@ sdk::ToolResult HandleWrite(ToolContext& ctx, const Json& args, const sdk::CallC
     Json j = {{"id", r.id}, {"action", r.action}, {"status", r.status}};
     if (!r.replaced.empty()) j["replaced"] = r.replaced;
     if (!r.conflicts.empty()) j["conflicts"] = r.conflicts;
-    if (!rivals[i].empty()) {
-      Json ids = Json::array();
-      for (const RivalNote& n : rivals[i]) ids.push_back(n.id);
-      j["rivals"] = std::move(ids);
+    Json ids = Json::array();
+    for (const RivalNote& n : rivals[i]) {
+      if (!n.pending) ids.push_back(n.id);  // contests; a pending suggestion contests nothing
     }
+    if (!ids.empty()) j["rivals"] = std::move(ids);
     out.push_back(std::move(j));
     if (!text.empty()) text += "\n";
     text += Describe(r, drafts[i], rivals[i]);

@@ -283,6 +283,32 @@ TEST_F(ReviewTest, ABatchAnswersTheStatusItsLaterItemsLeft) {
   EXPECT_EQ(r["results"][1]["status"], "active");
 }
 
+// A memory that contradicts an older pending suggestion stays as it is, and the pair waits
+// in review: confirming the suggestion supersedes it, rejecting the suggestion leaves it.
+TEST_F(ReviewTest, AMemoryThatContradictsAPendingSuggestionIsPairedForReview) {
+  for (const bool confirm : {true, false}) {
+    // Two topics that share no word, so the rounds do not pair with each other.
+    const std::string what = confirm ? "Staging deploys go out on " : "The office closes on ";
+    const std::string suggestion = Ok("memory_suggest", {{"text", what + "Mondays"}, {"kind", "fact"}})["results"][0]["id"];
+    const sdk::ToolResult w = Call("memory_remember", {{"text", what + "Tuesdays"}, {"kind", "fact"}});
+    ASSERT_FALSE(w.is_error) << w.text;
+    const std::string tuesday = w.structured["results"][0]["id"];
+    EXPECT_EQ(w.structured["results"][0]["status"], "active");
+    EXPECT_FALSE(w.structured["results"][0].contains("rivals")) << w.structured.dump();
+    EXPECT_NE(w.text.find("contradicts pending suggestion " + suggestion), std::string::npos) << w.text;
+    EXPECT_EQ(w.text.find("both contested"), std::string::npos) << w.text;
+    EXPECT_EQ(Status(tuesday), "active");
+    if (confirm) {
+      EXPECT_EQ(Ok("memory_pin", {{"id", suggestion}})["replaced"], Json::array({tuesday}));
+      EXPECT_EQ(Status(tuesday), "superseded");
+    } else {
+      Ok("memory_review", {{"action", "reject"}, {"id", suggestion}});
+      EXPECT_EQ(Status(tuesday), "active");
+    }
+    EXPECT_EQ(BrokenContests(), 0);
+  }
+}
+
 TEST_F(ReviewTest, EditTextAndStatusTogetherEditsThenConfirms) {
   const auto [jest, vitest] = Rivals();
   const Json r = Ok("memory_edit", {{"id", jest}, {"text", "Tests run with jest 29"}, {"status", "active"}});
