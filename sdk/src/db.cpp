@@ -150,6 +150,27 @@ bool IsBusyError(const SQLite::Exception& e) {
 
 bool InTransaction(SQLite::Database& db) { return sqlite3_get_autocommit(db.getHandle()) == 0; }
 
+namespace {
+
+// Two processes opening a new database at once (two agents' first `kioku serve`, a hook and
+// a server): the second's switch to WAL fails with SQLITE_BUSY at once, without waiting in
+// the busy handler, while the first holds the lock it takes to switch (31 of 60 concurrent
+// first starts failed with "database is locked"). Retried until the busy timeout.
+void UseWal(SQLite::Database& db, int busy_timeout_ms) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(busy_timeout_ms);
+  for (;;) {
+    try {
+      db.exec("PRAGMA journal_mode=WAL");
+      return;
+    } catch (const SQLite::Exception& e) {
+      if (!IsBusyError(e) || std::chrono::steady_clock::now() >= deadline) throw;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+  }
+}
+
+}  // namespace
+
 SQLite::Database OpenDatabase(const std::string& path, int busy_timeout_ms) {
   const bool is_file = !path.empty() && path != ":memory:" && path.rfind("file:", 0) != 0;
   std::error_code ec;
@@ -166,7 +187,7 @@ SQLite::Database OpenDatabase(const std::string& path, int busy_timeout_ms) {
                                        std::filesystem::perms::owner_write,
                                    std::filesystem::perm_options::replace, ec);
     }
-    db.exec("PRAGMA journal_mode=WAL");
+    UseWal(db, busy_timeout_ms);
     db.exec("PRAGMA synchronous=NORMAL");
     db.exec("PRAGMA foreign_keys=ON");
     db.exec("PRAGMA journal_size_limit=" + std::to_string(kWalSizeLimitBytes));

@@ -101,8 +101,13 @@ describe('procedural layer through kioku serve', () => {
   });
 
   test('stale-update race between real processes never silently reverts', async () => {
-    const [a, b, c, d] = await Promise.all(['agent-a', 'agent-b', 'agent-c', 'agent-d'].map((n) => connect(sandbox, n)));
-    sessions.push(a, b, c, d);
+    // Every client that connected is closed by after() even when another failed to start
+    // (a rejected Promise.all left the others open and the run hung).
+    const settled = await Promise.allSettled(['agent-a', 'agent-b', 'agent-c', 'agent-d'].map((n) => connect(sandbox, n)));
+    for (const s of settled) if (s.status === 'fulfilled') sessions.push(s.value);
+    const failed = settled.find((s) => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    const [a, b, c, d] = settled.map((s) => s.value);
     const ROUNDS = 20;
     const tasks = [];
     for (let i = 0; i < ROUNDS * 3; i++) tasks.push({ title: `task ${i + 1}` });
