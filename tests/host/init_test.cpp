@@ -206,6 +206,8 @@ TEST_F(InitTest, ClaudeCodeProjectRoundTripKeepsEveryOtherByte) {
   Write(P("CLAUDE.md"), claude_md);
   auto o = Options("claude-code");
   ASSERT_EQ(Run(o, true), 0) << err_.str();
+  EXPECT_NE(out_.str().find("Memory is kept in "), std::string::npos) << out_.str();
+  EXPECT_NE(out_.str().find("/.kioku (set KIOKU_HOME before kioku init"), std::string::npos) << out_.str();
 
   json server = Json(P(".mcp.json"))["mcpServers"]["kioku"];
   EXPECT_EQ(server["command"], "/opt/kioku/bin/kioku");
@@ -461,6 +463,7 @@ TEST_F(InitTest, RerunWithoutHomeOrConfigKeepsTheEarlierOnes) {
     ASSERT_EQ(Run(again, true), 0) << err_.str();
     EXPECT_THAT(out_.str(), HasSubstr("kept KIOKU_HOME=/srv/kioku-home from the entry kioku init wrote before")) << client;
     EXPECT_THAT(out_.str(), HasSubstr("kept --config /etc/kioku/team.yaml")) << client;
+    EXPECT_THAT(out_.str(), HasSubstr("Memory is kept in /srv/kioku-home (KIOKU_HOME).")) << client;
     const fs::path hooks_file = client == "codex" ? H(".codex/hooks.json") : P(".claude/settings.json");
     const std::string stop = Json(hooks_file)["hooks"]["Stop"][0]["hooks"][0]["command"];
     EXPECT_THAT(stop, HasSubstr("KIOKU_HOME='/srv/kioku-home' '/usr/local/bin/kioku' --config '/etc/kioku/team.yaml'"))

@@ -10,6 +10,7 @@
 #include "cli/marked_block.hpp"
 #include "cli/text_diff.hpp"
 #include "cli/toml_edit.hpp"
+#include "config.hpp"
 
 namespace kioku::host::cli {
 namespace {
@@ -279,6 +280,17 @@ int RunInit(const InitOptions& requested, bool install, std::ostream& out, std::
     }
   }
   if (install && !options.dry_run) {
+    // Where the memory goes, so a person can find (and back up) it: the home this run
+    // wrote into the agent's config, else the default one (a config file may name another).
+    if (!options.data_home.empty()) {
+      out << "Memory is kept in " << options.data_home << " (KIOKU_HOME).\n";
+    } else if (!options.config_path.empty()) {
+      out << "Memory is kept in the home " << options.config_path << " names (" << ResolveHome("").string()
+          << " if it names none).\n";
+    } else {
+      out << "Memory is kept in " << ResolveHome("").string()
+          << " (set KIOKU_HOME before kioku init to keep it elsewhere).\n";
+    }
     out << "Restart " << options.client
         << "; it may ask you to approve the kioku server and hooks. Check: ask the agent \"what do you remember "
            "about this project?\" (it calls memory_recall), or run `kioku tools`.\n";
