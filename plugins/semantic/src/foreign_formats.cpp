@@ -254,8 +254,7 @@ sdk::ForeignImportResult ImportMemoryGraph(const Env& env, const sdk::ForeignImp
     int contested = 0;
     RivalScan scan;
     for (const std::int64_t seq : written) {
-      const std::vector<RivalNote> rivals = DetectRivals(env, seq, author, &scan);
-      if (std::any_of(rivals.begin(), rivals.end(), [](const RivalNote& n) { return !n.pending; })) ++contested;
+      if (AnyContest(DetectRivals(env, seq, author, &scan))) ++contested;
     }
     if (contested > 0) {
       result.notes.push_back(std::to_string(contested) + " imported memories may contradict others: contested, "

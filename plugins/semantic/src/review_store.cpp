@@ -141,13 +141,19 @@ bool ContestedByAPair(const Env& env, std::int64_t seq) {
   return false;
 }
 
+// The status a memory returns to when its contest ends, from the prior status its pair
+// recorded: pinned and pending come back, anything else is active.
+std::string StatusAfterContest(const std::string& prior) {
+  return prior == "pinned" ? "pinned" : prior == "pending" ? "pending" : "active";
+}
+
 // After a pair closed: the other side goes back to its prior status unless something
 // else still contests it. Returns true when it was reinstated.
 bool MaybeReinstate(const Env& env, std::int64_t seq, const std::string& prior, const std::string& agent) {
   std::optional<Memory> m = LoadMemoryBySeq(env.db, seq);
   if (!m || m->status != "contested") return false;
   if (ContestedByAPair(env, seq) || HasPinnedSubjectRival(env, *m)) return false;
-  const std::string to = prior == "pinned" ? "pinned" : prior == "pending" ? "pending" : "active";
+  const std::string to = StatusAfterContest(prior);
   SetStatus(env, seq, to);
   AddHistory(env, m->id, "reinstated", agent, "rival resolved; back to " + to);
   return true;
@@ -249,6 +255,10 @@ std::vector<RivalNote> DetectRivals(const Env& env, std::int64_t seq, const Auth
     AddHistory(env, m.id, "contested", author.agent_id, "may replace " + r.id + " (" + v.reason + ")");
   }
   return found;
+}
+
+bool AnyContest(const std::vector<RivalNote>& notes) {
+  return std::any_of(notes.begin(), notes.end(), [](const RivalNote& n) { return !n.pending; });
 }
 
 std::vector<RivalNote> OpenRivals(const Env& env, std::int64_t seq) {
@@ -503,7 +513,7 @@ ReviewActionResult Undo(const Env& env, const Memory& m, const Author& author) {
     // only a pending suggestion is left: no contest to restore, so it goes back to what it
     // was before the contest.
     const std::string prior = reopen.empty() ? "" : reopen.front().self_prior;
-    out.status = prior == "pinned" ? "pinned" : prior == "pending" ? "pending" : "active";
+    out.status = StatusAfterContest(prior);
     SetStatus(env, m.seq, out.status);
     AddHistory(env, m.id, "reinstated", author.agent_id, "its rivals are gone; back to " + out.status);
   }

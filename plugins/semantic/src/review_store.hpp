@@ -55,6 +55,9 @@ struct RivalNote {
   bool pending = false;
 };
 
+/// Whether `notes` (DetectRivals) hold a contest: a rival other than a pending suggestion.
+bool AnyContest(const std::vector<RivalNote>& notes);
+
 /// After memory `seq` was written (its row exists and FTS is indexed: call after
 /// MemoryWriter::Finish; WriteResult::seq): finds older live memories of the same kind and
 /// scope that rivals.hpp calls rivals (candidates from the FTS index, at most 25: see

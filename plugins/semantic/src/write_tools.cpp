@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <cstdint>
+#include <set>
 
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/text.hpp"
@@ -206,9 +207,7 @@ sdk::ToolResult HandleWrite(ToolContext& ctx, const Json& args, const sdk::CallC
       rivals.emplace_back();
       if (r.action != "remembered" && r.action != "superseded") continue;
       rivals.back() = DetectRivals(env, r.seq, author, &scan);
-      const bool contested = std::any_of(rivals.back().begin(), rivals.back().end(),
-                                         [](const RivalNote& n) { return !n.pending; });
-      if (contested && !suggest) r.status = "contested";
+      if (AnyContest(rivals.back()) && !suggest) r.status = "contested";
     }
     SealScan(env, scan);
     // A memory superseded by a new subject/value may be one side of a rival pair: close the
@@ -222,12 +221,10 @@ sdk::ToolResult HandleWrite(ToolContext& ctx, const Json& args, const sdk::CallC
   KeepScan(env, scan);
   // A memory of the batch that a later one superseded (a new value of its subject) is
   // answered as superseded, not with the status it was written with.
-  for (const WriteResult& later : results) {
-    for (const std::string& gone : later.replaced) {
-      for (WriteResult& r : results) {
-        if (r.id == gone) r.status = "superseded";
-      }
-    }
+  std::set<std::string> superseded_later;
+  for (const WriteResult& r : results) superseded_later.insert(r.replaced.begin(), r.replaced.end());
+  for (WriteResult& r : results) {
+    if (superseded_later.count(r.id) > 0) r.status = "superseded";
   }
 
   Json out = Json::array();
