@@ -48,8 +48,7 @@ std::optional<std::vector<std::string>> ChainResult(const std::vector<sdk::Migra
     SQLite::Database scratch(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
     scratch.exec("BEGIN");
     for (const sdk::Migration& m : migrations) {
-      if (!m.sql.empty()) scratch.exec(m.sql);
-      if (m.apply) m.apply(scratch);
+      sdk::ApplyMigrationStep(scratch, m);
     }
     std::set<std::string> made_by_owner;
     std::vector<std::string> settings;
@@ -154,11 +153,11 @@ void RunMigrations(SQLite::Database& db, const std::string& plugin,
   for (int v = applied + 1; v <= known; ++v) {
     const auto& m = migrations[v - 1];
     try {
+      const sdk::MigrationForeignKeys foreign_keys(db, m);
       sdk::WithWriteTransaction(db, [&] {
         // Re-check inside the write lock: another process may have migrated meanwhile.
         if (AppliedVersion(db, plugin) >= v) return;
-        if (!m.sql.empty()) db.exec(m.sql);
-        if (m.apply) m.apply(db);
+        sdk::ApplyMigrationStep(db, m);
         RecordVersion(db, plugin, v);
       });
     } catch (const SQLite::Exception& e) {

@@ -11,6 +11,7 @@
 #include <memory>
 #include <mutex>
 #include <random>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -18,6 +19,7 @@
 #include <SQLiteCpp/Statement.h>
 
 #include "kioku/sdk/fts_rank.hpp"
+#include "kioku/sdk/plugin.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/text.hpp"
 #include "kioku/sdk/tool.hpp"
@@ -101,13 +103,13 @@ std::string NonIdCharacter(std::string_view typed) {
 }
 
 std::vector<std::string> MatchPrefix(SQLite::Database& db, const std::string& table,
-                                     const std::string& column, const std::string& prefix) {
+                                     const std::string& column, const std::string& prefix, std::size_t n) {
   // A range instead of LIKE/GLOB so the column's index is used and `%`/`_` in user text
   // mean nothing. Comparison is by the column's collation (BINARY for ids).
   const std::string upper = PrefixUpperBound(prefix);
   std::string sql = "SELECT " + column + " FROM " + table + " WHERE " + column + " >= ?";
   if (!upper.empty()) sql += " AND " + column + " < ?";
-  sql += " ORDER BY " + column + " LIMIT " + std::to_string(kMaxListedMatches + 1);
+  sql += " ORDER BY " + column + " LIMIT " + std::to_string(n);
   SQLite::Statement q(db, sql);
   q.bind(1, prefix);
   if (!upper.empty()) q.bind(2, upper);
@@ -206,6 +208,30 @@ SQLite::Database OpenDatabase(const std::string& path, int busy_timeout_ms) {
   }
 }
 
+void ApplyMigrationStep(SQLite::Database& db, const Migration& m) {
+  if (!m.sql.empty()) db.exec(m.sql);
+  if (m.apply) m.apply(db);
+  if (!m.foreign_keys_off) return;
+  SQLite::Statement check(db, "SELECT \"table\", rowid, parent FROM pragma_foreign_key_check LIMIT 1");
+  if (check.executeStep()) {
+    throw std::runtime_error("table " + check.getColumn(0).getString() + " row " + check.getColumn(1).getString() +
+                             " names a missing row of " + check.getColumn(2).getString() + " after the step");
+  }
+}
+
+MigrationForeignKeys::MigrationForeignKeys(SQLite::Database& db, const Migration& m)
+    : db_(db), off_(m.foreign_keys_off) {
+  if (off_) db_.exec("PRAGMA foreign_keys=OFF");
+}
+
+MigrationForeignKeys::~MigrationForeignKeys() {
+  if (!off_) return;
+  try {
+    db_.exec("PRAGMA foreign_keys=ON");
+  } catch (...) {  // a destructor must not throw; the connection stays usable either way
+  }
+}
+
 int WritersWaiting(SQLite::Database& db) {
   const std::string file = FileOf(db);
   return file.empty() ? 0 : WriterOf(file).waiting.load();
@@ -250,12 +276,20 @@ void WithWriteTransaction(SQLite::Database& db, const std::function<void()>& bod
 std::string ResolveIdPrefix(SQLite::Database& db, std::string_view table,
                             std::string_view column, std::string_view id_or_prefix,
                             std::string_view noun) {
-  const std::string t(table), c(column), typed(id_or_prefix);
-  {
-    SQLite::Statement q(db, "SELECT " + c + " FROM " + t + " WHERE " + c + " = ? LIMIT 1");
-    q.bind(1, typed);
-    if (q.executeStep()) return q.getColumn(0).getString();
-  }
+  const std::string t(table), c(column);
+  IdLookup lookup;
+  lookup.exact = [&](const std::string& id) {
+    SQLite::Statement q(db, "SELECT 1 FROM " + t + " WHERE " + c + " = ? LIMIT 1");
+    q.bind(1, id);
+    return q.executeStep();
+  };
+  lookup.starting = [&](const std::string& prefix, std::size_t n) { return MatchPrefix(db, t, c, prefix, n); };
+  return ResolveIdPrefix(lookup, id_or_prefix, noun);
+}
+
+std::string ResolveIdPrefix(const IdLookup& lookup, std::string_view id_or_prefix, std::string_view noun) {
+  const std::string typed(id_or_prefix);
+  if (lookup.exact(typed)) return typed;
   if (const std::string bad = NonIdCharacter(typed); !bad.empty()) {
     const bool wildcard = bad.size() == 1;
     throw ToolError("id prefix '" + Shown(typed) + "' holds " + (wildcard ? "'" + bad + "'" : bad) +
@@ -268,14 +302,14 @@ std::string ResolveIdPrefix(SQLite::Database& db, std::string_view table,
     throw ToolError("id prefix '" + Shown(typed) + "' is too short: send at least " +
                     std::to_string(kMinPrefixChars) + " characters of the id");
   }
-  std::vector<std::string> matches = MatchPrefix(db, t, c, typed);
+  std::vector<std::string> matches = lookup.starting(typed, static_cast<std::size_t>(kMaxListedMatches) + 1);
   if (matches.empty()) {
     // ULIDs are upper-case Crockford base32 but people type them in lower case.
     std::string upper = typed;
     std::transform(upper.begin(), upper.end(), upper.begin(), [](char ch) {
       return (ch >= 'a' && ch <= 'z') ? static_cast<char>(ch - 'a' + 'A') : ch;
     });
-    if (upper != typed) matches = MatchPrefix(db, t, c, upper);
+    if (upper != typed) matches = lookup.starting(upper, static_cast<std::size_t>(kMaxListedMatches) + 1);
   }
   if (matches.size() == 1) return matches.front();
   if (matches.empty()) {

@@ -243,8 +243,9 @@ void RebuildFts(SQLite::Database& db, const std::string& layer, const std::set<s
 
 class TableImporter {
  public:
-  TableImporter(SQLite::Database& db, const TableInfo& info, std::map<std::string, std::map<std::int64_t, std::int64_t>>& remap)
-      : db_(db), t_(info), remap_(remap) {}
+  TableImporter(SQLite::Database& db, const TableInfo& info, std::map<std::string, std::map<std::int64_t, std::int64_t>>& remap,
+                const RowIdentity* identity)
+      : db_(db), t_(info), remap_(remap), identity_(identity) {}
 
   ImportCounts Run(const json& body) {
     const std::string where = "table " + t_.name;
@@ -337,6 +338,9 @@ class TableImporter {
 
   // The existing row's surrogate (1 without one) when the row is already there.
   std::optional<std::int64_t> Existing(const json& values, const std::string& at) {
+    if (identity_ != nullptr) {
+      if (std::optional<std::int64_t> hit = (*identity_)(cols_, values)) return hit;
+    }
     bool identified = false;  // a complete natural key decided
     for (const auto& key : t_.unique_keys) {
       std::vector<std::size_t> idx;
@@ -418,6 +422,7 @@ class TableImporter {
   SQLite::Database& db_;
   const TableInfo& t_;
   std::map<std::string, std::map<std::int64_t, std::int64_t>>& remap_;
+  const RowIdentity* identity_;
   std::vector<std::string> cols_;
   int surrogate_index_ = -1;
   bool surrogate_is_fk_ = false;
@@ -450,6 +455,11 @@ json ExportLayerTables(SQLite::Database& db, const std::string& layer) {
 }
 
 ImportCounts ImportLayerTables(SQLite::Database& db, const std::string& layer, const json& section) {
+  return ImportLayerTables(db, layer, section, {});
+}
+
+ImportCounts ImportLayerTables(SQLite::Database& db, const std::string& layer, const json& section,
+                               const std::map<std::string, RowIdentity>& identities) {
   if (!section.is_object() || !section.contains("tables") || !section["tables"].is_object()) {
     throw std::runtime_error("section '" + layer + "': expected {\"tables\": {...}}");
   }
@@ -466,7 +476,8 @@ ImportCounts ImportLayerTables(SQLite::Database& db, const std::string& layer, c
   ImportCounts total;
   for (const TableInfo& t : order) {
     if (!tables.contains(t.name)) continue;
-    TableImporter importer(db, t, remap);
+    const auto identity = identities.find(t.name);
+    TableImporter importer(db, t, remap, identity == identities.end() ? nullptr : &identity->second);
     ImportCounts c = importer.Run(tables[t.name]);
     if (c.inserted > 0) touched.insert(t.name);
     total.inserted += c.inserted;

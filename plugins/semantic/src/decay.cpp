@@ -18,23 +18,23 @@ namespace {
 constexpr int kMaxPrunePerPass = 1000;
 
 int Expire(const Env& env, const std::string& agent) {
-  std::vector<std::string> ids;
+  std::vector<std::pair<std::int64_t, std::string>> expired;  // (seq, id)
   {
     SQLite::Statement q(env.db,
-                        "SELECT id FROM semantic_memories WHERE status IN ('active','pending','contested') "
+                        "SELECT seq, id FROM semantic_memories WHERE status IN ('active','pending','contested') "
                         "AND expires_at IS NOT NULL AND expires_at <= ?");
     sdk::Bind(q, env.clock.NowMs());
-    while (q.executeStep()) ids.push_back(q.getColumn(0).getString());
+    while (q.executeStep()) expired.emplace_back(q.getColumn(0).getInt64(), q.getColumn(1).getString());
   }
-  for (const std::string& id : ids) {
+  for (const auto& [seq, id] : expired) {
     SQLite::Statement q(env.db,
                         "UPDATE semantic_memories SET prior_status = status, status = 'superseded', superseded_at = ? "
-                        "WHERE id = ?");
-    sdk::Bind(q, env.clock.NowMs(), id);
+                        "WHERE seq = ?");
+    sdk::Bind(q, env.clock.NowMs(), seq);
     q.exec();
     AddHistory(env, id, "expired", agent, "expiry passed");
   }
-  return static_cast<int>(ids.size());
+  return static_cast<int>(expired.size());
 }
 
 }  // namespace

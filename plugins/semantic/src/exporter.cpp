@@ -3,10 +3,14 @@
 #include <SQLiteCpp/Column.h>
 #include <SQLiteCpp/Statement.h>
 
+#include <algorithm>
 #include <map>
 #include <optional>
+#include <stdexcept>
 
 #include "entity_store.hpp"
+#include "memory.hpp"
+#include "schema.hpp"
 #include "kioku/sdk/export_references.hpp"
 #include "kioku/sdk/ids.hpp"
 #include "vectors.hpp"
@@ -19,10 +23,17 @@ namespace {
 // memory's id stays named by its "purged" history row and by the memories it superseded.
 const std::vector<sdk::TextReference>& TextReferences() {
   static const std::vector<sdk::TextReference> refs{
+      // own_id first: the file's ids (PrepareMemoryIds fills them) and this database's kept ids,
+      // by index; then computed ids here (the virtual column, a scan: only what the first
+      // two do not find).
       {"semantic_memory_history", "memory_id",
-       {{"semantic_memories", "id", "", ""}, {"semantic_memory_history", "memory_id", "action", "purged"}}},
+       {{"semantic_memories", "own_id", "", ""},
+        {"semantic_memories", "id", "", ""},
+        {"semantic_memory_history", "memory_id", "action", "purged"}}},
       {"semantic_memories", "superseded_by",
-       {{"semantic_memories", "id", "", ""}, {"semantic_memory_history", "memory_id", "action", "purged"}}},
+       {{"semantic_memories", "own_id", "", ""},
+        {"semantic_memories", "id", "", ""},
+        {"semantic_memory_history", "memory_id", "action", "purged"}}},
       {"semantic_relations", "replaces", {{"semantic_relations", "id", "", ""}}},
   };
   return refs;
@@ -169,19 +180,118 @@ std::vector<std::int64_t> MarkExisting(SQLite::Database& db, std::vector<Importe
   return seqs;
 }
 
+// Renames memory id `from` to `to` where the file names it: a memory's successor and
+// its history rows.
+void RenameMemoryId(nlohmann::json& tables, const std::string& from, const std::string& to) {
+  for (const auto& [table, column] : {std::pair<const char*, const char*>{"semantic_memories", "superseded_by"},
+                                      {"semantic_memory_history", "memory_id"}}) {
+    if (!tables.contains(table) || !Shaped(tables[table])) continue;
+    const std::optional<std::size_t> at = ColumnOf(tables[table], column);
+    if (!at) continue;
+    for (nlohmann::json& row : tables[table]["rows"]) {
+      if (row.is_array() && row.size() > *at && row[*at] == from) row[*at] = to;
+    }
+  }
+}
+
+// `section` with every memory's id in own_id, so the import keeps it when it renumbers the
+// row and finds it when the memory is here already (MemoryIdentity):
+//   - a row without one (its id computed from captured_at and seq where the file was
+//     written) gets that id; a file from before migration 15 names the column `id`
+//     (renamed_columns);
+//   - a computed id is unique in its own store only: two stores that gave one seq in the
+//     same millisecond give one id to two memories. When the id names a memory here whose
+//     content (dedup_hash) differs, the file's memory gets a new id (sdk::NewId) and the
+//     file's references to it (superseded_by, history) follow.
+// Throws std::runtime_error naming the row when a row has neither an id nor the seq and
+// captured_at it is computed from.
+void PrepareMemoryIds(SQLite::Database& db, nlohmann::json& section) {
+  if (!section.contains("tables") || !section["tables"].is_object() ||
+      !section["tables"].contains("semantic_memories")) {
+    return;
+  }
+  nlohmann::json& tables = section["tables"];
+  nlohmann::json& memories = tables["semantic_memories"];
+  if (!Shaped(memories)) return;  // the generic import names what is wrong with the table
+  std::optional<std::size_t> own = ColumnOf(memories, "own_id");
+  if (!own) {
+    memories["columns"].push_back("own_id");
+    for (nlohmann::json& row : memories["rows"]) {
+      if (row.is_array()) row.push_back(nullptr);
+    }
+    own = memories["columns"].size() - 1;
+  }
+  const auto seq = ColumnOf(memories, "seq"), captured = ColumnOf(memories, "captured_at"),
+             hash = ColumnOf(memories, "dedup_hash");
+  auto integer = [](const nlohmann::json& row, const std::optional<std::size_t>& at) {
+    return at && row.size() > *at && row[*at].is_number_integer();
+  };
+  std::vector<std::pair<std::string, std::string>> renamed;
+  SQLite::Statement content(db, "SELECT dedup_hash FROM semantic_memories WHERE seq = ?");
+  std::size_t n = 0;
+  for (nlohmann::json& row : memories["rows"]) {
+    ++n;
+    if (!row.is_array() || row.size() <= *own) continue;
+    if (row[*own].is_null()) {
+      if (!integer(row, seq) || !integer(row, captured)) {
+        throw std::runtime_error("table semantic_memories row " + std::to_string(n) +
+                                 ": own_id is null and seq or captured_at is missing, so the memory's id is "
+                                 "unknown; export the memories again with this kioku");
+      }
+      row[*own] = sdk::DerivedId(row[*captured].get<std::int64_t>(), row[*seq].get<std::int64_t>());
+    }
+    if (!row[*own].is_string()) continue;  // the generic import names it
+    const std::string id = row[*own].get<std::string>();
+    const std::optional<std::int64_t> here = MemorySeqOfId(db, id);
+    if (!here) continue;
+    content.reset();
+    sdk::Bind(content, *here);
+    if (!content.executeStep() || (integer(row, hash) && content.getColumn(0).getInt64() == row[*hash].get<std::int64_t>())) {
+      continue;  // the same memory: MemoryIdentity skips it
+    }
+    const std::string fresh = sdk::NewId(integer(row, captured) ? row[*captured].get<std::int64_t>() : 0);
+    row[*own] = fresh;
+    renamed.emplace_back(id, fresh);
+  }
+  for (const auto& [from, to] : renamed) RenameMemoryId(tables, from, to);
+}
+
+// A memory of the file that is here already, by its id (PrepareMemoryIds put it in own_id).
+std::optional<std::int64_t> MemoryIdentity(SQLite::Database& db, const std::vector<std::string>& columns,
+                                           const nlohmann::json& row) {
+  for (std::size_t i = 0; i < columns.size() && i < row.size(); ++i) {
+    if (columns[i] == "own_id" && row[i].is_string()) return MemorySeqOfId(db, row[i].get<std::string>());
+  }
+  return std::nullopt;
+}
+
+// Drops own_id where it equals the memory's computed id (an import that kept the file's seq
+// and time): those memories cost the id's bytes no more.
+void CompactMemoryIds(SQLite::Database& db) {
+  db.exec("UPDATE semantic_memories SET own_id = NULL WHERE own_id IS NOT NULL AND own_id = " + kDerivedMemoryIdSql);
+}
+
 }  // namespace
 
 sdk::ExporterSpec SemanticExporter() {
   sdk::ExporterSpec spec;
+  spec.renamed_columns = {{kDerivedMemoryIdsVersion, {{"semantic_memories", "id", "own_id"}}}};
   spec.import_section = [](SQLite::Database& db, const nlohmann::json& section) {
     std::vector<ImportedEntityId> ids = EntityIdsOf(section);
     const std::vector<std::int64_t> seqs_before = MarkExisting(db, ids);
     nlohmann::json stripped;
-    const nlohmann::json& rows = WithoutEntityIds(section, stripped);
+    const nlohmann::json& without = WithoutEntityIds(section, stripped);
+    nlohmann::json rows = &without == &section ? section : std::move(stripped);
+    PrepareMemoryIds(db, rows);
     // After the rows (screened for secrets first); a refusal rolls the host's transaction back.
-    sdk::ImportCounts counts = sdk::ImportLayerTables(db, "semantic", rows);
+    sdk::ImportCounts counts = sdk::ImportLayerTables(
+        db, "semantic", rows,
+        {{"semantic_memories", [&db](const std::vector<std::string>& columns, const nlohmann::json& row) {
+            return MemoryIdentity(db, columns, row);
+          }}});
     counts.inserted += KeepImportedEntityIds(db, ids, seqs_before);
     sdk::CheckTextReferences(db, rows, TextReferences());
+    CompactMemoryIds(db);
     return counts;
   };
   // The embed queue and whether it is on are work in progress of this database (random

@@ -179,8 +179,8 @@ EvalReport RunGoldenSet(std::istream& in, const Settings& settings_in, EvalRanke
         if (auto loaded = LoadMemoryById(db, r.id)) writer.Pin(*loaded, Author{"eval", "eval"});
       }
       if (recalls > 0) {
-        SQLite::Statement q(db, "UPDATE semantic_memories SET recall_count = ? WHERE id = ?");
-        sdk::Bind(q, recalls, r.id);
+        SQLite::Statement q(db, "UPDATE semantic_memories SET recall_count = ? WHERE seq = ?");
+        sdk::Bind(q, recalls, r.seq);
         q.exec();
       }
       if (!key.empty()) {

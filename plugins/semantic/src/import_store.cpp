@@ -52,7 +52,8 @@ void ApplyImportedState(const Env& env, const Memory& m, const std::string& stat
     q.exec();
   }
   if (captured_at > 0) {
-    SQLite::Statement q(env.db, "UPDATE semantic_memories SET captured_at = ? WHERE seq = ?");
+    // A derived id is computed from captured_at: the memory keeps the id it was given.
+    SQLite::Statement q(env.db, "UPDATE semantic_memories SET own_id = id, captured_at = ? WHERE seq = ?");
     sdk::Bind(q, captured_at, m.seq);
     q.exec();
   }

@@ -2,8 +2,11 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <optional>
+#include <utility>
 
 #include "kioku/sdk/db.hpp"
+#include "kioku/sdk/ids.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/text.hpp"
 #include "anchors.hpp"
@@ -149,6 +152,21 @@ sdk::ToolResult GetMemory(ToolContext& ctx, const Json& args, const sdk::CallCon
   return sdk::ToolResult::Ok(text, Json{{"memory", j}});
 }
 
+// Where a memory_list page continues: the (captured_at, seq) of the memory `cursor` names
+// (the last one of the page before), or of the derived id's parts when that memory has
+// gone since. ToolError for what no page returned.
+std::pair<std::int64_t, std::int64_t> CursorPosition(SQLite::Database& db, const std::string& cursor) {
+  if (const std::optional<std::int64_t> seq = MemorySeqOfId(db, cursor)) {
+    SQLite::Statement q(db, "SELECT captured_at FROM semantic_memories WHERE seq = ?");
+    sdk::Bind(q, *seq);
+    if (q.executeStep()) return {q.getColumn(0).getInt64(), *seq};
+  }
+  if (const std::optional<sdk::DerivedIdParts> parts = sdk::ParseDerivedId(cursor)) return {parts->unix_ms, parts->seq};
+  throw sdk::ToolError("cursor '" + sdk::TruncateUtf8(cursor, 40) +
+                       "' is not one this tool returned (or its memory is gone); send next_cursor from the previous "
+                       "page, or omit it for the first page");
+}
+
 sdk::ToolResult ListMemories(ToolContext& ctx, const Json& args, const sdk::CallContext& call) {
   const sdk::Caller& caller = call.caller;
   Env env = ctx.MakeEnv();
@@ -184,19 +202,18 @@ sdk::ToolResult ListMemories(ToolContext& ctx, const Json& args, const sdk::Call
     sql += " AND m.scope = ?";
     binds.push_back(args.at("scope").get<std::string>());
   }
+  std::optional<std::pair<std::int64_t, std::int64_t>> after;  // the cursor's (captured_at, seq)
   if (args.contains("cursor")) {
-    const std::string cursor = args.at("cursor").get<std::string>();
-    if (cursor.size() != 26) {
-      throw sdk::ToolError("cursor '" + sdk::TruncateUtf8(cursor, 40) +
-                           "' is not one this tool returned; send next_cursor from the previous "
-                           "page, or omit it for the first page");
-    }
-    sql += " AND m.id < ?";
-    binds.push_back(cursor);
+    after = CursorPosition(env.db, args.at("cursor").get<std::string>());
+    sql += " AND (m.captured_at, m.seq) < (?, ?)";
   }
-  sql += " ORDER BY m.id DESC LIMIT " + std::to_string(limit + 1);
+  sql += " ORDER BY m.captured_at DESC, m.seq DESC LIMIT " + std::to_string(limit + 1);
   SQLite::Statement q(env.db, sql);
   for (std::size_t i = 0; i < binds.size(); ++i) q.bind(static_cast<int>(i + 1), binds[i]);
+  if (after) {
+    q.bind(static_cast<int>(binds.size()) + 1, static_cast<int64_t>(after->first));
+    q.bind(static_cast<int>(binds.size()) + 2, static_cast<int64_t>(after->second));
+  }
   std::vector<Memory> rows;
   while (q.executeStep()) rows.push_back(ReadMemory(q));
   bool more = static_cast<int>(rows.size()) > limit;

@@ -1,12 +1,51 @@
 #include "memory.hpp"
 
+#include <algorithm>
+
+#include "derived_ids.hpp"
+
 #include "kioku/sdk/db.hpp"
+#include "kioku/sdk/ids.hpp"
 #include "kioku/sdk/sql.hpp"
 
 namespace kioku::semantic {
 
+namespace {
+
+std::string BuildDerivedMemoryIdSql() {
+  static constexpr const char* kAlphabet = "'0123456789ABCDEFGHJKMNPQRSTVWXYZ'";
+  const std::string time = "max(0, min(captured_at, " + std::to_string(sdk::kMaxIdTimeMs) + "))";
+  auto digit = [&](const std::string& value, int shift) {
+    return std::string("substr(") + kAlphabet + ", ((" + value + " >> " + std::to_string(shift) + ") & 31) + 1, 1)";
+  };
+  std::string derived;
+  for (int i = 9; i >= 0; --i) derived += digit(time, 5 * i) + " || ";
+  derived += "'000'";  // seq < 2^63 leaves the tail's first 17 of 80 bits zero
+  for (int i = 12; i >= 0; --i) derived += " || " + digit("seq", 5 * i);
+  return derived;
+}
+
+}  // namespace
+
+const std::string kDerivedMemoryIdSql = BuildDerivedMemoryIdSql();
+const std::string kMemoryIdSql = "coalesce(own_id, " + kDerivedMemoryIdSql + ")";
+
+std::string MemoryId(const std::string& own_id, std::int64_t captured_at, std::int64_t seq) {
+  return own_id.empty() ? sdk::DerivedId(captured_at, seq) : own_id;
+}
+
+std::optional<std::int64_t> MemorySeqOfId(SQLite::Database& db, const std::string& id) {
+  const std::optional<sdk::DerivedIdParts> parts = sdk::ParseDerivedId(id);
+  SQLite::Statement q(db,
+                      "SELECT seq FROM semantic_memories WHERE own_id = ?1 UNION ALL SELECT seq FROM semantic_memories "
+                      "WHERE seq = ?2 AND own_id IS NULL AND id = ?1 LIMIT 1");
+  sdk::Bind(q, id, parts ? parts->seq : std::int64_t{-1});
+  if (!q.executeStep()) return std::nullopt;
+  return q.getColumn(0).getInt64();
+}
+
 const char* const kMemoryColumns =
-    "m.seq, m.id, m.kind, m.text, m.subject, m.value, m.tags, m.importance, m.confidence, "
+    "m.seq, m.own_id, m.kind, m.text, m.subject, m.value, m.tags, m.importance, m.confidence, "
     "m.status, m.prior_status, m.source, m.source_ref, m.scope, m.project_id, m.path, "
     "m.anchor, m.expires_at, m.agent_id, m.session_id, m.captured_at, m.updated_at, "
     "m.recall_count, m.last_recalled_at, m.reaffirm_count, m.superseded_at, m.superseded_by";
@@ -36,10 +75,11 @@ std::vector<std::string> SplitTags(const std::string& joined) {
   return out;
 }
 
-Memory ReadMemoryHead(SQLite::Statement& q) {
+Memory ReadMemoryHead(SQLite::Statement& q, int captured_at_column) {
   Memory m;
   m.seq = q.getColumn(0).getInt64();
-  m.id = q.getColumn(1).getString();
+  m.captured_at = q.getColumn(captured_at_column).getInt64();
+  m.id = MemoryId(q.getColumn(1).getString(), m.captured_at, m.seq);
   m.kind = q.getColumn(2).getString();
   m.text = q.getColumn(3).getString();
   m.subject = q.getColumn(4).getString();
@@ -48,7 +88,7 @@ Memory ReadMemoryHead(SQLite::Statement& q) {
 }
 
 Memory ReadMemory(SQLite::Statement& q) {
-  Memory m = ReadMemoryHead(q);
+  Memory m = ReadMemoryHead(q, 20);
   m.tags = SplitTags(q.getColumn(6).getString());
   m.importance = q.getColumn(7).getInt();
   m.confidence = q.getColumn(8).getDouble();
@@ -63,7 +103,6 @@ Memory ReadMemory(SQLite::Statement& q) {
   m.expires_at = Int64Or0(q.getColumn(17));
   m.agent_id = q.getColumn(18).getString();
   m.session_id = q.getColumn(19).getString();
-  m.captured_at = q.getColumn(20).getInt64();
   m.updated_at = q.getColumn(21).getInt64();
   m.recall_count = q.getColumn(22).getInt();
   m.last_recalled_at = Int64Or0(q.getColumn(23));
@@ -82,17 +121,26 @@ std::optional<Memory> LoadMemoryBySeq(SQLite::Database& db, std::int64_t seq) {
 }
 
 std::optional<Memory> LoadMemoryById(SQLite::Database& db, const std::string& id) {
-  SQLite::Statement q(db, std::string("SELECT ") + kMemoryColumns +
-                              " FROM semantic_memories m WHERE m.id = ?");
-  sdk::Bind(q, id);
-  if (!q.executeStep()) return std::nullopt;
-  return ReadMemory(q);
+  const std::optional<std::int64_t> seq = MemorySeqOfId(db, id);
+  return seq ? LoadMemoryBySeq(db, *seq) : std::nullopt;
 }
 
 Memory ResolveMemory(SQLite::Database& db, const std::string& id_or_prefix) {
+  static const DerivedIdTable kTable{
+      "SELECT own_id, seq FROM semantic_memories WHERE own_id >= ? AND own_id < ? ORDER BY own_id",
+      "SELECT seq, captured_at FROM semantic_memories WHERE seq BETWEEN ? AND ? AND own_id IS NULL AND " +
+          DerivedTimeSql("captured_at") + " BETWEEN ? AND ? ORDER BY captured_at, seq"};
+  sdk::IdLookup lookup;
+  lookup.exact = [&](const std::string& id) { return MemorySeqOfId(db, id).has_value(); };
+  lookup.starting = [&](const std::string& prefix, std::size_t n) {
+    std::vector<std::string> ids;
+    for (auto& [id, seq] : IdsStartingWith(db, kTable, prefix, n)) ids.push_back(std::move(id));
+    std::sort(ids.begin(), ids.end());
+    return ids;
+  };
   std::string id;
   try {
-    id = sdk::ResolveIdPrefix(db, "semantic_memories", "id", id_or_prefix, "memory");
+    id = sdk::ResolveIdPrefix(lookup, id_or_prefix, "memory");
   } catch (const sdk::ToolError& e) {
     throw sdk::ToolError(std::string(e.what()) +
                          "; send an id from memory_recall or memory_list");

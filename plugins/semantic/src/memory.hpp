@@ -77,14 +77,32 @@ struct Memory {
   std::string superseded_by;
 };
 
+/// A memory's id in SQL over a semantic_memories row, for the virtual column `id`
+/// (migration 15): `own_id` when the memory has one (ids given out before the migration and
+/// those imports keep), else sdk::DerivedId(captured_at, seq) in plain SQL, 26 Crockford
+/// base32 characters: 10 of the clamped time, 16 of seq. Equal to sdk::DerivedId for every
+/// row (memory_ids_test); reading it evaluates ~26 substr calls, so hot paths select
+/// own_id, captured_at and seq and call MemoryId instead.
+extern const std::string kMemoryIdSql;
+/// The derived part of kMemoryIdSql alone: sdk::DerivedId(captured_at, seq) in SQL.
+extern const std::string kDerivedMemoryIdSql;
+
+/// A memory's id from its row: `own_id` when not empty, else sdk::DerivedId(captured_at, seq).
+std::string MemoryId(const std::string& own_id, std::int64_t captured_at, std::int64_t seq);
+
+/// The seq of the memory whose id is exactly `id` (an own id, or a derived one checked
+/// against its row); nullopt when none.
+std::optional<std::int64_t> MemorySeqOfId(SQLite::Database& db, const std::string& id);
+
 /// Column list matching ReadMemory, for `SELECT <kMemoryColumns> FROM semantic_memories m`.
 extern const char* const kMemoryColumns;
 
 /// Reads a row selected with kMemoryColumns (column 0 onwards).
 Memory ReadMemory(SQLite::Statement& q);
-/// Reads only the first six columns of kMemoryColumns (seq, id, kind, text, subject,
-/// value) into an otherwise default Memory, for selects that begin with them.
-Memory ReadMemoryHead(SQLite::Statement& q);
+/// Reads only the first six columns of kMemoryColumns (seq, own_id, kind, text, subject,
+/// value) and captured_at (column `captured_at_column`, for the id) into an otherwise
+/// default Memory, for selects that begin with them.
+Memory ReadMemoryHead(SQLite::Statement& q, int captured_at_column);
 
 /// Loads by exact id; nullopt when absent.
 std::optional<Memory> LoadMemoryBySeq(SQLite::Database& db, std::int64_t seq);

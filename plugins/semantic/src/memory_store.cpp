@@ -32,10 +32,10 @@ std::int64_t DedupHash(const std::string& kind, const Scope& scope, const std::s
 }
 
 const std::string kInsertSql =
-    "INSERT INTO semantic_memories(id, kind, text, subject, value, tags, cjk, importance, "
+    "INSERT INTO semantic_memories(kind, text, subject, value, tags, cjk, importance, "
     "confidence, status, source, source_ref, scope, project_id, path, anchor, expires_at, "
     "agent_id, session_id, captured_at, updated_at, dedup_hash) "
-    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 const std::string kFindSameSql = std::string("SELECT ") + kMemoryColumns +
                                  " FROM semantic_memories m WHERE m.dedup_hash = ? AND "
                                  "m.status IN " + kLiveStatuses +
@@ -232,7 +232,6 @@ WriteResult MemoryWriter::Remember(const MemoryDraft& d, const Author& author) {
   }
 
   Memory m;
-  m.id = sdk::NewId(now);
   m.kind = d.kind;
   m.text = d.text;
   m.subject = d.subject;
@@ -253,21 +252,22 @@ WriteResult MemoryWriter::Remember(const MemoryDraft& d, const Author& author) {
 
   sdk::CachedStatement q = env_.Stmt(kInsertSql);
   sdk::Bind(*q,
-            m.id, m.kind, m.text, m.subject, m.value, JoinTags(m.tags), CjkIndexTerms(m.text),
+            m.kind, m.text, m.subject, m.value, JoinTags(m.tags), CjkIndexTerms(m.text),
             m.importance, m.confidence, m.status, m.source, m.source_ref, m.scope.kind,
             m.scope.project_id, m.scope.path, m.anchor);
   if (m.expires_at != 0) {
-    q->bind(17, m.expires_at);
+    q->bind(16, m.expires_at);
   } else {
-    q->bind(17);
+    q->bind(16);
   }
-  q->bind(18, m.agent_id);
-  q->bind(19, m.session_id);
-  q->bind(20, m.captured_at);
-  q->bind(21, m.updated_at);
-  q->bind(22, hash);
+  q->bind(17, m.agent_id);
+  q->bind(18, m.session_id);
+  q->bind(19, m.captured_at);
+  q->bind(20, m.updated_at);
+  q->bind(21, hash);
   q->exec();
   m.seq = env_.db.getLastInsertRowid();
+  m.id = MemoryId("", m.captured_at, m.seq);
   added_ = true;
 
   WriteTags(m.seq, m.tags);

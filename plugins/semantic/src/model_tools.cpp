@@ -11,18 +11,19 @@ namespace kioku::semantic {
 bool CitesGoneMemory(const Env& env, const Memory& m) {
   const std::string_view ref(m.source_ref);
   if (m.source != "derived" || ref.substr(0, kReflectSourcePrefix.size()) != kReflectSourcePrefix) return false;
-  Json ids = Json::array();
   std::string_view rest = ref.substr(kReflectSourcePrefix.size());
   while (!rest.empty()) {
     const std::size_t comma = rest.find(',');
-    if (const std::string_view id = rest.substr(0, comma); !id.empty()) ids.push_back(std::string(id));
+    if (const std::string_view id = rest.substr(0, comma); !id.empty()) {
+      const std::optional<std::int64_t> seq = MemorySeqOfId(env.db, std::string(id));
+      if (!seq) return true;
+      sdk::CachedStatement q = env.Stmt("SELECT 1 FROM semantic_memories WHERE seq = ? AND status IN ('active', 'pinned')");
+      sdk::Bind(*q, *seq);
+      if (!q->executeStep()) return true;
+    }
     rest = comma == std::string_view::npos ? std::string_view() : rest.substr(comma + 1);
   }
-  sdk::CachedStatement q = env.Stmt(
-      "SELECT count(*) FROM json_each(?) j WHERE NOT EXISTS (SELECT 1 FROM semantic_memories s "
-      "WHERE s.id = j.value AND s.status IN ('active', 'pinned'))");
-  q->bind(1, ids.dump());
-  return q->executeStep() && q->getColumn(0).getInt() > 0;
+  return false;
 }
 
 Json CitingAnswerSchema(const std::string& text_field) {

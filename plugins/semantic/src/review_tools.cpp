@@ -62,7 +62,7 @@ sdk::ToolResult HandleReview(ToolContext& ctx, const Json& args, const sdk::Call
   Json out = Json::object();
   std::string text;
   if (action != "list") {
-    const std::optional<std::string> id = sdk::IdArg(env.db, args, "id", {"semantic_memories", "id", "memory"});
+    const std::optional<std::string> id = sdk::TextArg(args, "id", 200);
     if (!id) throw sdk::ToolError("action " + action + " needs id: the memory to " + action + " (memory_review or `kioku review` lists them)");
     ReviewActionResult r;
     WithMemoryWriter(env, [&](MemoryWriter& writer) {

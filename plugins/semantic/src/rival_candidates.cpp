@@ -88,10 +88,11 @@ const TokenRows& Postings(const Env& env, RivalScan& memo, const std::string& to
 // subject and value make the profile; id and status go into pairs and history), beginning
 // as kMemoryColumns does (ReadMemoryHead).
 constexpr const char* kRivalColumns =
-    "m.seq, m.id, m.kind, m.text, m.subject, m.value, m.status, m.scope, m.project_id, m.path, m.expires_at";
+    "m.seq, m.own_id, m.kind, m.text, m.subject, m.value, m.status, m.scope, m.project_id, m.path, m.expires_at, "
+    "m.captured_at";
 
 Memory ReadRivalSide(SQLite::Statement& q) {
-  Memory m = ReadMemoryHead(q);
+  Memory m = ReadMemoryHead(q, 11);
   m.status = q.getColumn(6).getString();
   m.scope.kind = q.getColumn(7).getString();
   m.scope.project_id = q.getColumn(8).getString();
@@ -103,14 +104,19 @@ Memory ReadRivalSide(SQLite::Statement& q) {
 // When Env::rivals->terms covers the rows before this write (building it first when it is
 // due): the tokenizer, with which ReadOwnRows collects the terms of the write's own rows
 // (seq > committed), which the filter does not hold yet.
+// What tells a memory from another at the same seq in a store restored or replaced under
+// the process (TermFilter::Covers): its id, which is computed from its time and seq (two
+// stores can give one seq at the same millisecond), and its content hash.
+std::string RowKey(const std::string& id, std::int64_t dedup_hash) { return id + "#" + std::to_string(dedup_hash); }
+
 void UseTermFilter(const Env& env, RivalScan& scan) {
   TermFilter& filter = env.rivals->terms;
   filter.Sync(scan.epochs.text);
-  std::string committed_id;  // of the newest memory before this write ("" in an empty store)
+  std::string committed_id;  // RowKey of the newest memory before this write ("" in an empty store)
   {
-    sdk::CachedStatement q = env.Stmt("SELECT id FROM semantic_memories WHERE seq = ?");
+    sdk::CachedStatement q = env.Stmt("SELECT id, dedup_hash FROM semantic_memories WHERE seq = ?");
     sdk::Bind(*q, scan.committed);
-    if (q->executeStep()) committed_id = q->getColumn(0).getString();
+    if (q->executeStep()) committed_id = RowKey(q->getColumn(0).getString(), q->getColumn(1).getInt64());
   }
   if (!filter.Covers(scan.committed, committed_id)) {
     const std::int64_t own = scan.rows - scan.committed;
@@ -138,16 +144,16 @@ void UseTermFilter(const Env& env, RivalScan& scan) {
 // columns MemoryWriter::Finish indexes (text, subject, value, tags).
 void ReadOwnRows(const Env& env, RivalScan& scan) {
   sdk::CachedStatement q = env.Stmt(std::string("SELECT ") + kRivalColumns +
-                                    ", m.tags FROM semantic_memories m WHERE m.seq > ? ORDER BY m.seq");
+                                    ", m.tags, m.dedup_hash FROM semantic_memories m WHERE m.seq > ? ORDER BY m.seq");
   sdk::Bind(*q, scan.committed);
   std::vector<std::string> terms;
   while (q->executeStep()) {
     Memory m = ReadRivalSide(*q);
     if (scan.tokenizer) {
-      scan.newest_id = m.id;
+      scan.newest_id = RowKey(m.id, q->getColumn(13).getInt64());
       terms.clear();
       for (const std::string* column : {&m.text, &m.subject, &m.value}) scan.tokenizer->Terms(*column, terms);
-      scan.tokenizer->Terms(q->getColumn(11).getString(), terms);
+      scan.tokenizer->Terms(q->getColumn(12).getString(), terms);
       for (std::string& t : terms) {
         std::vector<std::int64_t>& rows = scan.own_terms[std::move(t)];
         if (rows.empty() || rows.back() != m.seq) rows.push_back(m.seq);

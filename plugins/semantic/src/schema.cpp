@@ -446,6 +446,83 @@ CREATE TRIGGER semantic_row_epoch_update
 END;
 )SQL";
 
+// Memory ids computed, not stored (memory.hpp kMemoryIdSql): a memory written from here on
+// has `own_id` NULL and the id sdk::DerivedId(captured_at, seq), which the virtual column
+// `id` computes in plain SQL (readable by any SQLite, the sqlite3 shell included). The
+// 26-character id and its unique index were ≈66 of ≈780 bytes a memory (dbstat, bench at
+// 100,000). Ids given out before, and those an import brings, stay in `own_id` under a
+// partial unique index. AUTOINCREMENT so a purged memory's seq, and with it its id, is
+// never given to another. SQLite cannot drop a NOT NULL UNIQUE column in place, so the
+// table is rebuilt (https://sqlite.org/lang_altertable.html#otheralter) with foreign key
+// enforcement off: dropping the old table with it on would cascade into the tags, links and
+// review rows. Its indexes and triggers are made again from their stored SQL, the row epoch
+// trigger watching the computed id's inputs (own_id, captured_at) where it watched id; an
+// update that leaves the id as it was (an import dropping an own_id equal to the computed
+// one) does not move the epoch.
+void DerivedMemoryIds(SQLite::Database& db) {
+  std::vector<std::string> again;
+  {
+    SQLite::Statement q(db,
+                        "SELECT sql FROM sqlite_master WHERE tbl_name = 'semantic_memories' AND type IN ('index', "
+                        "'trigger') AND sql IS NOT NULL AND name <> 'semantic_row_epoch_update' ORDER BY rowid");
+    while (q.executeStep()) again.push_back(q.getColumn(0).getString());
+  }
+  constexpr const char* kColumns =
+      "kind, text, subject, value, tags, cjk, importance, confidence, status, prior_status, source, source_ref, "
+      "scope, project_id, path, anchor, expires_at, agent_id, session_id, captured_at, updated_at, recall_count, "
+      "last_recalled_at, reaffirm_count, superseded_at, superseded_by, dedup_hash";
+  db.exec(std::string(R"SQL(
+CREATE TABLE semantic_memories_v15 (
+  seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+  own_id           TEXT,
+  kind             TEXT NOT NULL,
+  text             TEXT NOT NULL,
+  subject          TEXT NOT NULL DEFAULT '',
+  value            TEXT NOT NULL DEFAULT '',
+  tags             TEXT NOT NULL DEFAULT '',
+  cjk              TEXT NOT NULL DEFAULT '',
+  importance       INTEGER NOT NULL DEFAULT 5,
+  confidence       REAL NOT NULL DEFAULT 1.0,
+  status           TEXT NOT NULL,
+  prior_status     TEXT NOT NULL DEFAULT '',
+  source           TEXT NOT NULL DEFAULT 'agent',
+  source_ref       TEXT NOT NULL DEFAULT '',
+  scope            TEXT NOT NULL,
+  project_id       TEXT NOT NULL DEFAULT '',
+  path             TEXT NOT NULL DEFAULT '',
+  anchor           TEXT NOT NULL DEFAULT '',
+  expires_at       INTEGER,
+  agent_id         TEXT NOT NULL DEFAULT '',
+  session_id       TEXT NOT NULL DEFAULT '',
+  captured_at      INTEGER NOT NULL,
+  updated_at       INTEGER NOT NULL,
+  recall_count     INTEGER NOT NULL DEFAULT 0,
+  last_recalled_at INTEGER,
+  reaffirm_count   INTEGER NOT NULL DEFAULT 0,
+  superseded_at    INTEGER,
+  superseded_by    TEXT,
+  dedup_hash       INTEGER NOT NULL,
+  id               TEXT GENERATED ALWAYS AS ()SQL") + kMemoryIdSql + R"SQL() VIRTUAL
+);
+)SQL");
+  db.exec(std::string("INSERT INTO semantic_memories_v15(seq, own_id, ") + kColumns + ") SELECT seq, id, " + kColumns +
+          " FROM semantic_memories ORDER BY seq");
+  db.exec("DROP TABLE semantic_memories");
+  db.exec("ALTER TABLE semantic_memories_v15 RENAME TO semantic_memories");
+  db.exec("CREATE UNIQUE INDEX semantic_memories_own_id ON semantic_memories(own_id) WHERE own_id IS NOT NULL");
+  for (const std::string& sql : again) db.exec(sql);
+  db.exec(R"SQL(
+CREATE TRIGGER semantic_row_epoch_update
+  AFTER UPDATE OF own_id, captured_at, kind, status, scope, project_id, path, expires_at ON semantic_memories
+  WHEN new.id IS NOT old.id OR new.kind IS NOT old.kind
+    OR new.status IS NOT old.status OR new.scope IS NOT old.scope OR new.project_id IS NOT old.project_id
+    OR new.path IS NOT old.path OR new.expires_at IS NOT old.expires_at BEGIN
+  INSERT OR REPLACE INTO semantic_row_epoch(id, epoch)
+    VALUES (1, coalesce((SELECT epoch FROM semantic_row_epoch WHERE id = 1), 0) + 1);
+END;
+)SQL");
+}
+
 }  // namespace
 
 std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
@@ -487,15 +564,21 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
   out.push_back({static_cast<int>(out.size()) + 1,
                  "row epoch: a counter of changes to a memory's id, kind, status, scope, project, path or expiry",
                  kRowEpochSql, nullptr});
+  {
+    sdk::Migration ids{kDerivedMemoryIdsVersion,
+                       "memory ids computed from captured_at and seq (sdk::DerivedId, the virtual column id) instead of "
+                       "stored; seqs never reused; ids given out before, and those imports bring, kept in own_id",
+                       "", DerivedMemoryIds};
+    ids.foreign_keys_off = true;
+    out.push_back(std::move(ids));
+  }
   return out;
 }
 
 void ApplyMigrations(SQLite::Database& db) {
   for (const sdk::Migration& m : Migrations()) {
-    sdk::WithWriteTransaction(db, [&] {
-      if (!m.sql.empty()) db.exec(m.sql);
-      if (m.apply) m.apply(db);
-    });
+    const sdk::MigrationForeignKeys foreign_keys(db, m);
+    sdk::WithWriteTransaction(db, [&] { sdk::ApplyMigrationStep(db, m); });
   }
 }
 

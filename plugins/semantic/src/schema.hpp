@@ -2,7 +2,7 @@
 /// @file schema.hpp
 /// The semantic layer's tables and their migrations.
 ///
-/// semantic_memories          one row per memory (seq = FTS rowid, id = ULID)
+/// semantic_memories          one row per memory (seq = FTS rowid; id computed, memory.hpp kMemoryIdSql)
 /// semantic_memory_history    audit trail: reaffirm, edit (with the previous version),
 ///                            supersede, forget, pin, unpin, confirm, purge
 /// semantic_memory_tags       (tag, memory) index for tag filters
@@ -26,6 +26,11 @@
 #include "kioku/sdk/project_identity.hpp"
 
 namespace kioku::semantic {
+
+/// The migration after which memory ids are computed (semantic_memories.own_id holds the
+/// ids kept from before, and the virtual column `id` every memory's id): export files
+/// written before it name the column `id` (ExporterSpec::renamed_columns).
+inline constexpr int kDerivedMemoryIdsVersion = 15;
 
 /// Ordered migrations; version 1 creates everything above.
 /// v3 rewrites old project-key spellings with `projects` (HostServices::Projects()).

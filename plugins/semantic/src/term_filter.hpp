@@ -50,7 +50,8 @@ class TermFilter {
   /// Whether it holds the terms of the rows up to exactly `newest` and no further, and the
   /// memory at `newest` has the id it had when it was added (`newest_id`): a store restored
   /// or replaced under the process (no trigger fires, the epochs stand still) may hold
-  /// other rows up to the same seq, and the memory's random id tells.
+  /// other rows up to the same seq, and the memory's id and content hash tell (the caller's
+  /// key, rival_candidates.cpp RowKey).
   bool Covers(std::int64_t newest, std::string_view newest_id);
   /// True only when it covers exactly `newest` (Covers) and no row up to there holds the
   /// term with this hash; whatever changed meanwhile (another write's Extend, a Clear)

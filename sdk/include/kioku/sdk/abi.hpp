@@ -22,8 +22,8 @@
 /// ToolSpec::profile; Caller identity fields; Registrar::AddContextProvider;
 /// HostServices::DeferWrite/Projects. 3: Registrar::AddExporter, HostServices::GetEmbedder
 /// (embedding.hpp). 4: HostServices::GetChatModel (chat.hpp). 5: ToolSpec::schemas,
-/// Embedder::EmbedQuery.
-#define KIOKU_SDK_ABI 5u
+/// Embedder::EmbedQuery. 6: Migration::foreign_keys_off.
+#define KIOKU_SDK_ABI 6u
 
 namespace kioku::sdk {
 class Plugin;

@@ -8,6 +8,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <SQLiteCpp/Database.h>
 
@@ -68,6 +69,28 @@ bool IsBusyError(const SQLite::Exception& e);
 void WithWriteTransaction(SQLite::Database& db, const std::function<void()>& body,
                           int max_attempts = 12);
 
+struct Migration;  // plugin.hpp
+
+/// Runs one migration step's SQL, then its code, in the transaction `db` has open; a step
+/// with `foreign_keys_off` must then pass `PRAGMA foreign_key_check`, else throws
+/// std::runtime_error naming the first table whose rows point at a missing parent (the
+/// caller's transaction rolls back). Run it inside a MigrationForeignKeys guard.
+void ApplyMigrationStep(SQLite::Database& db, const Migration& m);
+
+/// Turns foreign key enforcement off for its lifetime when `m.foreign_keys_off` (SQLite
+/// ignores the pragma inside a transaction, so make it before BEGIN), and on again after.
+class MigrationForeignKeys {
+ public:
+  MigrationForeignKeys(SQLite::Database& db, const Migration& m);
+  ~MigrationForeignKeys();
+  MigrationForeignKeys(const MigrationForeignKeys&) = delete;
+  MigrationForeignKeys& operator=(const MigrationForeignKeys&) = delete;
+
+ private:
+  SQLite::Database& db_;
+  bool off_;
+};
+
 /// How many writers of this module wait for the write lock of `db`'s file in
 /// WithWriteTransaction right now (0 for an in-memory database). For diagnostics and tests.
 int WritersWaiting(SQLite::Database& db);
@@ -84,5 +107,16 @@ int WritersWaiting(SQLite::Database& db);
 std::string ResolveIdPrefix(SQLite::Database& db, std::string_view table,
                             std::string_view column, std::string_view id_or_prefix,
                             std::string_view noun);
+
+/// Where ResolveIdPrefix below finds ids, for ids not stored in one indexed column (e.g.
+/// computed ones, sdk::DerivedId): `exact(id)` says whether a row has exactly that id;
+/// `starting(prefix, n)` returns up to `n` ids starting with `prefix` (BINARY), ascending.
+struct IdLookup {
+  std::function<bool(const std::string& id)> exact;
+  std::function<std::vector<std::string>(const std::string& prefix, std::size_t n)> starting;
+};
+
+/// ResolveIdPrefix with the same rules and messages over `lookup`.
+std::string ResolveIdPrefix(const IdLookup& lookup, std::string_view id_or_prefix, std::string_view noun);
 
 }  // namespace kioku::sdk

@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -134,5 +135,16 @@ nlohmann::json ExportLayerTables(SQLite::Database& db, const std::string& layer)
 /// Throws std::runtime_error naming the table, row and column at fault.
 ImportCounts ImportLayerTables(SQLite::Database& db, const std::string& layer,
                                const nlohmann::json& section);
+
+/// How a layer knows a row of one table is here already when no key of the table says so
+/// (e.g. a computed id): given the file's column names and one row (foreign keys already
+/// rewritten), the surrogate of the row in the database, or nullopt. Asked before the keys.
+using RowIdentity = std::function<std::optional<std::int64_t>(const std::vector<std::string>& columns,
+                                                              const nlohmann::json& row)>;
+
+/// ImportLayerTables with `identities` by table name: a row one of them finds is skipped and
+/// counted, and foreign keys naming it point at the row found.
+ImportCounts ImportLayerTables(SQLite::Database& db, const std::string& layer, const nlohmann::json& section,
+                               const std::map<std::string, RowIdentity>& identities);
 
 }  // namespace kioku::sdk

@@ -38,6 +38,13 @@ struct Migration {
   /// only the database it is given: on a store without the plugin's tables the host runs the
   /// whole chain on a scratch database first and copies the resulting schema.
   std::function<void(SQLite::Database&)> apply;
+  /// Runs the step with foreign key enforcement off, as SQLite's procedure for changing a
+  /// table in ways ALTER TABLE cannot (https://sqlite.org/lang_altertable.html#otheralter):
+  /// create the new table, copy, drop the old one, rename. With enforcement on, dropping a
+  /// parent table deletes its rows first and ON DELETE CASCADE empties the child tables.
+  /// The host checks `PRAGMA foreign_key_check` before committing (a violation rolls the
+  /// step back and names the table) and turns enforcement on again after.
+  bool foreign_keys_off = false;
 };
 
 /// A CLI subcommand a plugin contributes to `kioku` (e.g. `kioku ingest`, `kioku hook`).
