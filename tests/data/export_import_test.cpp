@@ -432,7 +432,7 @@ TEST_F(Refusal, HistoryRowAboutNoMemory) {
   json file = good;
   SetField(file, "semantic", "semantic_memory_history", 0, "memory_id", "019aaaaa-0000-7000-8000-00000000dead");
   ExpectRefused(file, "table semantic_memory_history row 1 field memory_id: \"019aaaaa-0000-7000-8000-00000000dead\" "
-                      "names no semantic_memories.own_id or semantic_memories.id");
+                      "names no semantic_memories.own_id or semantic_memory_ids.id");
 }
 
 TEST_F(Refusal, SuccessorThatDoesNotExist) {

@@ -46,7 +46,8 @@ class ForeignImport : public ::testing::Test {
   }
 
   std::string Field(const std::string& column, const std::string& where) {
-    SQLite::Statement q(rt_.Db(), "SELECT " + column + " FROM semantic_memories WHERE " + where);
+    // Memory ids are computed (semantic migration 15): the view semantic_memory_ids shows them.
+    SQLite::Statement q(rt_.Db(), "SELECT " + column + " FROM semantic_memories JOIN semantic_memory_ids USING (seq) WHERE " + where);
     return q.executeStep() ? q.getColumn(0).getString() : "<none>";
   }
 

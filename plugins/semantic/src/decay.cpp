@@ -21,7 +21,7 @@ int Expire(const Env& env, const std::string& agent) {
   std::vector<std::pair<std::int64_t, std::string>> expired;  // (seq, id)
   {
     SQLite::Statement q(env.db,
-                        "SELECT seq, id FROM semantic_memories WHERE status IN ('active','pending','contested') "
+                        "SELECT seq, " + MemoryIdSql() + " FROM semantic_memories WHERE status IN ('active','pending','contested') "
                         "AND expires_at IS NOT NULL AND expires_at <= ?");
     sdk::Bind(q, env.clock.NowMs());
     while (q.executeStep()) expired.emplace_back(q.getColumn(0).getInt64(), q.getColumn(1).getString());

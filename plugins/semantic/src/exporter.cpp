@@ -24,15 +24,15 @@ namespace {
 const std::vector<sdk::TextReference>& TextReferences() {
   static const std::vector<sdk::TextReference> refs{
       // own_id first: the file's ids (PrepareMemoryIds fills them) and this database's kept ids,
-      // by index; then computed ids here (the virtual column, a scan: only what the first
-      // two do not find).
+      // by index; then computed ids here (the view semantic_memory_ids, a scan: only what the
+      // first two do not find).
       {"semantic_memory_history", "memory_id",
        {{"semantic_memories", "own_id", "", ""},
-        {"semantic_memories", "id", "", ""},
+        {"semantic_memory_ids", "id", "", ""},
         {"semantic_memory_history", "memory_id", "action", "purged"}}},
       {"semantic_memories", "superseded_by",
        {{"semantic_memories", "own_id", "", ""},
-        {"semantic_memories", "id", "", ""},
+        {"semantic_memory_ids", "id", "", ""},
         {"semantic_memory_history", "memory_id", "action", "purged"}}},
       {"semantic_relations", "replaces", {{"semantic_relations", "id", "", ""}}},
   };
@@ -268,7 +268,7 @@ std::optional<std::int64_t> MemoryIdentity(SQLite::Database& db, const std::vect
 // Drops own_id where it equals the memory's computed id (an import that kept the file's seq
 // and time): those memories cost the id's bytes no more.
 void CompactMemoryIds(SQLite::Database& db) {
-  db.exec("UPDATE semantic_memories SET own_id = NULL WHERE own_id IS NOT NULL AND own_id = " + kDerivedMemoryIdSql);
+  db.exec("UPDATE semantic_memories SET own_id = NULL WHERE own_id IS NOT NULL AND own_id = " + DerivedMemoryIdSql());
 }
 
 }  // namespace

@@ -225,7 +225,7 @@ EvalReport RunGoldenSet(std::istream& in, const Settings& settings_in, EvalRanke
     for (const std::string& k : expect) relevant.insert(id_of_key[k]);
     if (!expect_text.empty()) {
       SQLite::Statement q(db,
-                          "SELECT id, text FROM semantic_memories WHERE status <> 'superseded'");
+                          "SELECT " + MemoryIdSql() + ", text FROM semantic_memories WHERE status <> 'superseded'");
       while (q.executeStep()) {
         const std::string text = q.getColumn(1).getString();
         for (const std::string& s : expect_text) {

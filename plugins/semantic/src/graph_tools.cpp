@@ -85,7 +85,7 @@ Json RelationSchema() {
 std::vector<std::string> LinkedMemories(SQLite::Database& db, std::int64_t entity_seq,
                                         const sdk::Caller& caller) {
   std::string sql =
-      "SELECT m.id FROM semantic_memory_entities me JOIN semantic_memories m ON m.seq = "
+      "SELECT " + MemoryIdSql("m.") + " FROM semantic_memory_entities me JOIN semantic_memories m ON m.seq = "
       "me.memory_seq WHERE me.entity_seq = ? AND m.status IN "
       "('active','pinned','pending','contested') AND ";
   sql += caller.project_id.empty() ? "m.scope = 'global'" : "(m.scope = 'global' OR m.project_id = ?)";

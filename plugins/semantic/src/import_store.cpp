@@ -8,12 +8,13 @@ namespace kioku::semantic {
 std::unordered_map<std::string, KnownMemory> KnownTexts(const Env& env, const Scope& scope) {
   std::unordered_map<std::string, KnownMemory> known;
   SQLite::Statement q(env.db,
-                      "SELECT id, status, text FROM semantic_memories WHERE scope = 'global' OR "
+                      "SELECT own_id, status, text, captured_at, seq FROM semantic_memories WHERE scope = 'global' OR "
                       "(project_id = ? AND project_id <> '') ORDER BY seq");
   sdk::Bind(q, scope.project_id);
   while (q.executeStep()) {
     known.emplace(NormalizeText(q.getColumn(2).getString()),
-                  KnownMemory{q.getColumn(0).getString(), q.getColumn(1).getString()});
+                  KnownMemory{MemoryId(q.getColumn(0).getString(), q.getColumn(3).getInt64(), q.getColumn(4).getInt64()),
+                              q.getColumn(1).getString()});
   }
   return known;
 }
@@ -21,7 +22,7 @@ std::unordered_map<std::string, KnownMemory> KnownTexts(const Env& env, const Sc
 std::unordered_map<std::string, KnownMemory> KnownSourceRefs(const Env& env, const std::string& prefix) {
   std::unordered_map<std::string, KnownMemory> known;
   SQLite::Statement q(env.db,
-                      "SELECT id, status, source_ref FROM semantic_memories WHERE substr(source_ref, 1, ?) = ?");
+                      "SELECT " + MemoryIdSql() + ", status, source_ref FROM semantic_memories WHERE substr(source_ref, 1, ?) = ?");
   sdk::Bind(q, static_cast<int>(prefix.size()), prefix);
   while (q.executeStep()) {
     known.emplace(q.getColumn(2).getString(), KnownMemory{q.getColumn(0).getString(), q.getColumn(1).getString()});
@@ -53,7 +54,7 @@ void ApplyImportedState(const Env& env, const Memory& m, const std::string& stat
   }
   if (captured_at > 0) {
     // A derived id is computed from captured_at: the memory keeps the id it was given.
-    SQLite::Statement q(env.db, "UPDATE semantic_memories SET own_id = id, captured_at = ? WHERE seq = ?");
+    SQLite::Statement q(env.db, "UPDATE semantic_memories SET own_id = " + MemoryIdSql() + ", captured_at = ? WHERE seq = ?");
     sdk::Bind(q, captured_at, m.seq);
     q.exec();
   }

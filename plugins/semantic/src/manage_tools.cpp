@@ -85,7 +85,7 @@ sdk::ToolResult GetMemory(ToolContext& ctx, const Json& args, const sdk::CallCon
   Json supersedes = Json::array();
   {
     SQLite::Statement q(env.db,
-                        "SELECT id FROM semantic_memories WHERE superseded_by = ? ORDER BY seq "
+                        "SELECT " + MemoryIdSql() + " FROM semantic_memories WHERE superseded_by = ? ORDER BY seq "
                         "LIMIT 50");
     sdk::Bind(q, m.id);
     while (q.executeStep()) supersedes.push_back(q.getColumn(0).getString());

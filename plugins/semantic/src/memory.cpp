@@ -10,38 +10,40 @@
 
 namespace kioku::semantic {
 
-namespace {
-
-std::string BuildDerivedMemoryIdSql() {
+std::string DerivedMemoryIdSql(std::string_view row) {
   static constexpr const char* kAlphabet = "'0123456789ABCDEFGHJKMNPQRSTVWXYZ'";
-  const std::string time = "max(0, min(captured_at, " + std::to_string(sdk::kMaxIdTimeMs) + "))";
+  const std::string r(row);
+  const std::string time = "max(0, min(" + r + "captured_at, " + std::to_string(sdk::kMaxIdTimeMs) + "))";
   auto digit = [&](const std::string& value, int shift) {
     return std::string("substr(") + kAlphabet + ", ((" + value + " >> " + std::to_string(shift) + ") & 31) + 1, 1)";
   };
   std::string derived;
   for (int i = 9; i >= 0; --i) derived += digit(time, 5 * i) + " || ";
   derived += "'000'";  // seq < 2^63 leaves the tail's first 17 of 80 bits zero
-  for (int i = 12; i >= 0; --i) derived += " || " + digit("seq", 5 * i);
+  for (int i = 12; i >= 0; --i) derived += " || " + digit(r + "seq", 5 * i);
   return derived;
 }
 
-}  // namespace
-
-const std::string kDerivedMemoryIdSql = BuildDerivedMemoryIdSql();
-const std::string kMemoryIdSql = "coalesce(own_id, " + kDerivedMemoryIdSql + ")";
+std::string MemoryIdSql(std::string_view row) {
+  return "coalesce(" + std::string(row) + "own_id, " + DerivedMemoryIdSql(row) + ")";
+}
 
 std::string MemoryId(const std::string& own_id, std::int64_t captured_at, std::int64_t seq) {
   return own_id.empty() ? sdk::DerivedId(captured_at, seq) : own_id;
 }
 
 std::optional<std::int64_t> MemorySeqOfId(SQLite::Database& db, const std::string& id) {
+  {
+    SQLite::Statement q(db, "SELECT seq FROM semantic_memories WHERE own_id = ?");
+    sdk::Bind(q, id);
+    if (q.executeStep()) return q.getColumn(0).getInt64();
+  }
   const std::optional<sdk::DerivedIdParts> parts = sdk::ParseDerivedId(id);
-  SQLite::Statement q(db,
-                      "SELECT seq FROM semantic_memories WHERE own_id = ?1 UNION ALL SELECT seq FROM semantic_memories "
-                      "WHERE seq = ?2 AND own_id IS NULL AND id = ?1 LIMIT 1");
-  sdk::Bind(q, id, parts ? parts->seq : std::int64_t{-1});
-  if (!q.executeStep()) return std::nullopt;
-  return q.getColumn(0).getInt64();
+  if (!parts) return std::nullopt;
+  SQLite::Statement q(db, "SELECT captured_at FROM semantic_memories WHERE seq = ? AND own_id IS NULL");
+  sdk::Bind(q, parts->seq);
+  if (!q.executeStep() || sdk::DerivedId(q.getColumn(0).getInt64(), parts->seq) != id) return std::nullopt;
+  return parts->seq;
 }
 
 const char* const kMemoryColumns =

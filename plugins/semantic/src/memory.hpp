@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <SQLiteCpp/Database.h>
@@ -77,15 +78,16 @@ struct Memory {
   std::string superseded_by;
 };
 
-/// A memory's id in SQL over a semantic_memories row, for the virtual column `id`
-/// (migration 15): `own_id` when the memory has one (ids given out before the migration and
+/// A memory's id in SQL over the semantic_memories row whose columns `row` prefixes ("",
+/// "m.", "new."): `own_id` when the memory has one (ids given out before migration 15 and
 /// those imports keep), else sdk::DerivedId(captured_at, seq) in plain SQL, 26 Crockford
-/// base32 characters: 10 of the clamped time, 16 of seq. Equal to sdk::DerivedId for every
-/// row (memory_ids_test); reading it evaluates ~26 substr calls, so hot paths select
-/// own_id, captured_at and seq and call MemoryId instead.
-extern const std::string kMemoryIdSql;
-/// The derived part of kMemoryIdSql alone: sdk::DerivedId(captured_at, seq) in SQL.
-extern const std::string kDerivedMemoryIdSql;
+/// base32 characters: 10 of the clamped time, 16 of seq (DerivedMemoryIdSql). Equal to
+/// sdk::DerivedId for every row (memory_ids_test). Not a column of the table: SQLite computes
+/// a virtual column on every insert and update (~34,000 instructions a write here), so
+/// code reads own_id, captured_at and seq and calls MemoryId; the view semantic_memory_ids
+/// (seq, id) shows it to people and to the import's reference check.
+std::string MemoryIdSql(std::string_view row = "");
+std::string DerivedMemoryIdSql(std::string_view row = "");
 
 /// A memory's id from its row: `own_id` when not empty, else sdk::DerivedId(captured_at, seq).
 std::string MemoryId(const std::string& own_id, std::int64_t captured_at, std::int64_t seq);

@@ -169,7 +169,8 @@ std::vector<std::string> ResolveGoneRivals(const Env& env, const std::string& ag
   std::vector<Gone> gone;
   {
     SQLite::Statement q(env.db,
-                        "SELECT r.seq, a.status, b.status, r.a_seq, r.b_seq, r.a_prior, r.b_prior, a.id, b.id "
+                        "SELECT r.seq, a.status, b.status, r.a_seq, r.b_seq, r.a_prior, r.b_prior, " + MemoryIdSql("a.") +
+                            ", " + MemoryIdSql("b.") + " "
                         "FROM semantic_rivals r JOIN semantic_memories a ON a.seq = r.a_seq "
                         "JOIN semantic_memories b ON b.seq = r.b_seq WHERE r.resolved_at IS NULL AND "
                         "(a.status = 'superseded' OR b.status = 'superseded')");

@@ -114,9 +114,12 @@ void UseTermFilter(const Env& env, RivalScan& scan) {
   filter.Sync(scan.epochs.text);
   std::string committed_id;  // RowKey of the newest memory before this write ("" in an empty store)
   {
-    sdk::CachedStatement q = env.Stmt("SELECT id, dedup_hash FROM semantic_memories WHERE seq = ?");
+    sdk::CachedStatement q = env.Stmt("SELECT own_id, captured_at, dedup_hash FROM semantic_memories WHERE seq = ?");
     sdk::Bind(*q, scan.committed);
-    if (q->executeStep()) committed_id = RowKey(q->getColumn(0).getString(), q->getColumn(1).getInt64());
+    if (q->executeStep()) {
+      committed_id = RowKey(MemoryId(q->getColumn(0).getString(), q->getColumn(1).getInt64(), scan.committed),
+                            q->getColumn(2).getInt64());
+    }
   }
   if (!filter.Covers(scan.committed, committed_id)) {
     const std::int64_t own = scan.rows - scan.committed;

@@ -446,9 +446,10 @@ CREATE TRIGGER semantic_row_epoch_update
 END;
 )SQL";
 
-// Memory ids computed, not stored (memory.hpp kMemoryIdSql): a memory written from here on
-// has `own_id` NULL and the id sdk::DerivedId(captured_at, seq), which the virtual column
-// `id` computes in plain SQL (readable by any SQLite, the sqlite3 shell included). The
+// Memory ids computed, not stored (memory.hpp MemoryIdSql): a memory written from here on
+// has `own_id` NULL and the id sdk::DerivedId(captured_at, seq), which the view
+// semantic_memory_ids(seq, id) computes in plain SQL (readable by any SQLite, the sqlite3
+// shell included; a virtual column would be computed on every insert and update). The
 // 26-character id and its unique index were ≈66 of ≈780 bytes a memory (dbstat, bench at
 // 100,000). Ids given out before, and those an import brings, stay in `own_id` under a
 // partial unique index. AUTOINCREMENT so a purged memory's seq, and with it its id, is
@@ -456,9 +457,9 @@ END;
 // table is rebuilt (https://sqlite.org/lang_altertable.html#otheralter) with foreign key
 // enforcement off: dropping the old table with it on would cascade into the tags, links and
 // review rows. Its indexes and triggers are made again from their stored SQL, the row epoch
-// trigger watching the computed id's inputs (own_id, captured_at) where it watched id; an
-// update that leaves the id as it was (an import dropping an own_id equal to the computed
-// one) does not move the epoch.
+// trigger watching the id's inputs (own_id, captured_at) where it watched id; an update that
+// leaves the id as it was (an import dropping an own_id equal to the computed one) does not
+// move the epoch.
 void DerivedMemoryIds(SQLite::Database& db) {
   std::vector<std::string> again;
   {
@@ -471,7 +472,7 @@ void DerivedMemoryIds(SQLite::Database& db) {
       "kind, text, subject, value, tags, cjk, importance, confidence, status, prior_status, source, source_ref, "
       "scope, project_id, path, anchor, expires_at, agent_id, session_id, captured_at, updated_at, recall_count, "
       "last_recalled_at, reaffirm_count, superseded_at, superseded_by, dedup_hash";
-  db.exec(std::string(R"SQL(
+  db.exec(R"SQL(
 CREATE TABLE semantic_memories_v15 (
   seq              INTEGER PRIMARY KEY AUTOINCREMENT,
   own_id           TEXT,
@@ -501,8 +502,7 @@ CREATE TABLE semantic_memories_v15 (
   reaffirm_count   INTEGER NOT NULL DEFAULT 0,
   superseded_at    INTEGER,
   superseded_by    TEXT,
-  dedup_hash       INTEGER NOT NULL,
-  id               TEXT GENERATED ALWAYS AS ()SQL") + kMemoryIdSql + R"SQL() VIRTUAL
+  dedup_hash       INTEGER NOT NULL
 );
 )SQL");
   db.exec(std::string("INSERT INTO semantic_memories_v15(seq, own_id, ") + kColumns + ") SELECT seq, id, " + kColumns +
@@ -514,13 +514,15 @@ CREATE TABLE semantic_memories_v15 (
   db.exec(R"SQL(
 CREATE TRIGGER semantic_row_epoch_update
   AFTER UPDATE OF own_id, captured_at, kind, status, scope, project_id, path, expires_at ON semantic_memories
-  WHEN new.id IS NOT old.id OR new.kind IS NOT old.kind
-    OR new.status IS NOT old.status OR new.scope IS NOT old.scope OR new.project_id IS NOT old.project_id
-    OR new.path IS NOT old.path OR new.expires_at IS NOT old.expires_at BEGIN
+  WHEN new.kind IS NOT old.kind OR new.status IS NOT old.status OR new.scope IS NOT old.scope
+    OR new.project_id IS NOT old.project_id OR new.path IS NOT old.path OR new.expires_at IS NOT old.expires_at
+    OR ((new.own_id IS NOT old.own_id OR new.captured_at IS NOT old.captured_at) AND )SQL" +
+          MemoryIdSql("new.") + " IS NOT " + MemoryIdSql("old.") + R"SQL() BEGIN
   INSERT OR REPLACE INTO semantic_row_epoch(id, epoch)
     VALUES (1, coalesce((SELECT epoch FROM semantic_row_epoch WHERE id = 1), 0) + 1);
 END;
 )SQL");
+  db.exec("CREATE VIEW semantic_memory_ids(seq, id) AS SELECT seq, " + MemoryIdSql() + " FROM semantic_memories");
 }
 
 }  // namespace
@@ -566,7 +568,7 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
                  kRowEpochSql, nullptr});
   {
     sdk::Migration ids{kDerivedMemoryIdsVersion,
-                       "memory ids computed from captured_at and seq (sdk::DerivedId, the virtual column id) instead of "
+                       "memory ids computed from captured_at and seq (sdk::DerivedId; view semantic_memory_ids) instead of "
                        "stored; seqs never reused; ids given out before, and those imports bring, kept in own_id",
                        "", DerivedMemoryIds};
     ids.foreign_keys_off = true;

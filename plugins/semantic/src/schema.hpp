@@ -2,7 +2,8 @@
 /// @file schema.hpp
 /// The semantic layer's tables and their migrations.
 ///
-/// semantic_memories          one row per memory (seq = FTS rowid; id computed, memory.hpp kMemoryIdSql)
+/// semantic_memories          one row per memory (seq = FTS rowid; id computed, memory.hpp MemoryIdSql;
+///                            the view semantic_memory_ids shows it)
 /// semantic_memory_history    audit trail: reaffirm, edit (with the previous version),
 ///                            supersede, forget, pin, unpin, confirm, purge
 /// semantic_memory_tags       (tag, memory) index for tag filters
@@ -28,7 +29,7 @@
 namespace kioku::semantic {
 
 /// The migration after which memory ids are computed (semantic_memories.own_id holds the
-/// ids kept from before, and the virtual column `id` every memory's id): export files
+/// ids kept from before, the view semantic_memory_ids every memory's id): export files
 /// written before it name the column `id` (ExporterSpec::renamed_columns).
 inline constexpr int kDerivedMemoryIdsVersion = 15;
 

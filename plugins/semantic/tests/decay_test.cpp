@@ -18,7 +18,7 @@ class DecayTest : public SemanticTest {
   double Confidence(const std::string& id) {
     SQLite::Statement q(rt_->Db(),
                         "SELECT d.confidence FROM semantic_memory_decay d JOIN semantic_memories m ON m.seq = d.memory_seq "
-                        "WHERE m.id = ? AND m.status <> 'pinned'");
+                        "WHERE m.seq IN (SELECT seq FROM semantic_memory_ids WHERE id = ?) AND m.status <> 'pinned'");
     sdk::Bind(q, id);
     return q.executeStep() ? q.getColumn(0).getDouble() : -1;
   }
@@ -125,8 +125,8 @@ TEST_F(DecayTest, ExpiredStopAppearingAndRetentionPrunesOnlySuperseded) {
   Days(40);
   r = Ok("memory_maintain", Json::object());
   EXPECT_EQ(r["pruned"], 2);  // the expired one and the forgotten one
-  EXPECT_EQ(Count("semantic_memories", "id IN ('" + gone + "','" + forgotten + "')"), 0);
-  EXPECT_EQ(Count("semantic_memories", "id IN ('" + active + "','" + pinned + "')"), 2);
+  EXPECT_EQ(Count("semantic_memories", "seq IN (SELECT seq FROM semantic_memory_ids WHERE id IN ('" + gone + "','" + forgotten + "'))"), 0);
+  EXPECT_EQ(Count("semantic_memories", "seq IN (SELECT seq FROM semantic_memory_ids WHERE id IN ('" + active + "','" + pinned + "'))"), 2);
   EXPECT_EQ(Count("semantic_memory_history", "memory_id = '" + forgotten + "' AND action = 'purged'"), 1);
 }
 

@@ -134,7 +134,7 @@ TEST_F(SemanticTest, ForgetIsSoftAndAuditedPurgeDeletes) {
   ASSERT_FALSE(r.is_error);
   EXPECT_EQ(r.structured["action"], "forgotten");
   EXPECT_TRUE(RecallIds({{"query", "wrong fact"}}).empty());
-  EXPECT_EQ(Count("semantic_memories", "id = '" + id + "' AND status = 'superseded'"), 1);
+  EXPECT_EQ(Count("semantic_memories", IdIs(id) + " AND status = 'superseded'"), 1);
   EXPECT_EQ(Count("semantic_memory_history", "action = 'forgotten'"), 1);
   EXPECT_EQ(Ok("memory_forget", {{"id", id}})["action"], "already_forgotten");
 

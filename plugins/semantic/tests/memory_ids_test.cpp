@@ -18,14 +18,14 @@ std::int64_t Int(SQLite::Database& db, const std::string& sql) { return db.execA
 
 TEST(MemoryIdSql, EqualsDerivedIdForEveryTimeAndSeq) {
   SQLite::Database db(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-  db.exec("CREATE TABLE t(seq INTEGER PRIMARY KEY, own_id TEXT, captured_at INTEGER, id TEXT GENERATED ALWAYS AS (" +
-          kMemoryIdSql + ") VIRTUAL)");
+  db.exec("CREATE TABLE t(seq INTEGER PRIMARY KEY, own_id TEXT, captured_at INTEGER)");
+  db.exec("CREATE VIEW v(seq, id) AS SELECT seq, " + MemoryIdSql() + " FROM t");
   const std::vector<std::int64_t> times = {-5, 0, 1, 31, 32, 1767225600000, 1796513101620, sdk::kMaxIdTimeMs,
                                            sdk::kMaxIdTimeMs + 1, std::int64_t{1} << 60};
   const std::vector<std::int64_t> seqs = {1, 2, 31, 32, 1023, 1024, 123456789, (std::int64_t{1} << 62) + 12345,
                                           std::numeric_limits<std::int64_t>::max()};
   SQLite::Statement ins(db, "INSERT INTO t(seq, captured_at) VALUES (?, ?)");
-  SQLite::Statement get(db, "SELECT id FROM t WHERE seq = ?");
+  SQLite::Statement get(db, "SELECT id FROM v WHERE seq = ?");
   for (const std::int64_t seq : seqs) {
     for (const std::int64_t ms : times) {
       db.exec("DELETE FROM t");
@@ -40,7 +40,7 @@ TEST(MemoryIdSql, EqualsDerivedIdForEveryTimeAndSeq) {
     }
   }
   db.exec("UPDATE t SET own_id = 'KEPT'");
-  EXPECT_EQ(db.execAndGet("SELECT id FROM t").getString(), "KEPT");
+  EXPECT_EQ(db.execAndGet("SELECT id FROM v").getString(), "KEPT");
 }
 
 // A database the first `version` migrations made, foreign keys on as a server has them.
@@ -83,10 +83,11 @@ TEST(DerivedMemoryIdsMigration, KeepsEveryIdAndEveryRowThatPointsAtAMemory) {
   EXPECT_EQ(Int(db, "SELECT count(*) FROM semantic_memory_entities"), 1);
   EXPECT_EQ(Int(db, "SELECT count(*) FROM semantic_rivals"), rivals);
   EXPECT_EQ(Int(db, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
-  EXPECT_EQ(db.execAndGet("SELECT group_concat(id) FROM (SELECT id FROM semantic_memories ORDER BY seq)").getString(),
+  EXPECT_EQ(db.execAndGet("SELECT group_concat(id) FROM (SELECT id FROM semantic_memory_ids ORDER BY seq)").getString(),
             "01JF00000000000000000000M1,01JF00000000000000000000M2");
   EXPECT_EQ(*MemorySeqOfId(db, "01JF00000000000000000000M2"), 2);
   db.exec("INSERT INTO semantic_fts(semantic_fts) VALUES ('integrity-check')");
+  EXPECT_EQ(Int(db, "SELECT count(*) FROM pragma_table_info('semantic_memories') WHERE name = 'id'"), 0);
   // Triggers made again: an edit of the text reaches the word index.
   db.exec("UPDATE semantic_memories SET text = 'session.ts uses branca' WHERE seq = 1");
   EXPECT_EQ(Int(db, "SELECT count(*) FROM semantic_fts WHERE semantic_fts MATCH 'branca'"), 1);
@@ -97,7 +98,7 @@ TEST(DerivedMemoryIdsMigration, KeepsEveryIdAndEveryRowThatPointsAtAMemory) {
           "VALUES ('fact', 'deploys on fridays', 'active', 'global', 1796513101620, 1796513101620, 3)");
   EXPECT_TRUE(db.execAndGet("SELECT own_id FROM semantic_memories WHERE seq = 3").isNull());
   const std::string made = sdk::DerivedId(1796513101620, 3);
-  EXPECT_EQ(db.execAndGet("SELECT id FROM semantic_memories WHERE seq = 3").getString(), made);
+  EXPECT_EQ(db.execAndGet("SELECT id FROM semantic_memory_ids WHERE seq = 3").getString(), made);
   EXPECT_EQ(*MemorySeqOfId(db, made), 3);
   EXPECT_EQ(MemorySeqOfId(db, sdk::DerivedId(1796513101621, 3)), std::nullopt);  // another time
   EXPECT_EQ(MemorySeqOfId(db, sdk::DerivedId(5, 1)), std::nullopt);  // a kept id's memory has no computed one
@@ -112,7 +113,7 @@ TEST(DerivedMemoryIdsMigration, KeepsEveryIdAndEveryRowThatPointsAtAMemory) {
   // The row epoch moves when an id would (own_id, captured_at), not when an equal own_id goes.
   const auto epoch = [&] { return Int(db, "SELECT coalesce(max(epoch), 0) FROM semantic_row_epoch"); };
   const std::int64_t e0 = epoch();
-  db.exec("UPDATE semantic_memories SET own_id = id WHERE seq = 4");
+  db.exec("UPDATE semantic_memories SET own_id = (SELECT id FROM semantic_memory_ids WHERE seq = 4) WHERE seq = 4");
   db.exec("UPDATE semantic_memories SET own_id = NULL WHERE seq = 4");
   EXPECT_EQ(epoch(), e0);
   db.exec("UPDATE semantic_memories SET captured_at = captured_at + 1 WHERE seq = 4");

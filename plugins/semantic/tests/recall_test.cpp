@@ -291,7 +291,7 @@ TEST_F(RankMoves, RecallStrengthLiftsAMemory) {
   const std::string other = first == a ? b : a;
   // Recall the other one a few times through a query only it matches.
   for (int i = 0; i < 5; ++i) RecallIds({{"query", first == a ? "two" : "one"}});
-  EXPECT_EQ(Count("semantic_memories", "id = '" + other + "' AND recall_count >= 5"), 1);
+  EXPECT_EQ(Count("semantic_memories", IdIs(other) + " AND recall_count >= 5"), 1);
   EXPECT_EQ(Top(), other);
 }
 
@@ -358,8 +358,8 @@ TEST_F(SemanticTest, RecallBumpsStrengthOfReturnedMemoriesOnly) {
   const std::string a = Remember("epsilon one", "fact");
   const std::string b = Remember("zeta two", "fact");
   RecallIds({{"query", "epsilon"}});
-  EXPECT_EQ(Count("semantic_memories", "id = '" + a + "' AND recall_count = 1 AND last_recalled_at IS NOT NULL"), 1);
-  EXPECT_EQ(Count("semantic_memories", "id = '" + b + "' AND recall_count = 0"), 1);
+  EXPECT_EQ(Count("semantic_memories", IdIs(a) + " AND recall_count = 1 AND last_recalled_at IS NOT NULL"), 1);
+  EXPECT_EQ(Count("semantic_memories", IdIs(b) + " AND recall_count = 0"), 1);
 }
 
 TEST_F(SemanticTest, ExpiredMemoriesAreNotRecalled) {
@@ -536,13 +536,13 @@ int TraceCb(unsigned, void*, void* p, void*) {
 TEST_F(SemanticTest, UsageNeverLiftsAPartialMatchAboveAnExactOne) {
   const std::string exact = Remember("the deploy script does a blue green rollout");
   for (int i = 0; i < 20; ++i) Remember("deploy note number " + std::to_string(i) + " for staging");
-  rt_->Db().exec("UPDATE semantic_memories SET recall_count = 100000 WHERE id <> '" + exact + "'");
+  rt_->Db().exec("UPDATE semantic_memories SET recall_count = 100000 WHERE NOT " + IdIs(exact));
   const std::vector<std::string> ids = RecallIds({{"query", "deploy rollout"}});
   ASSERT_FALSE(ids.empty());
   EXPECT_EQ(ids.front(), exact);
   // Among exact matches usage still counts (RankMoves.RecallStrengthLiftsAMemory).
   const std::string used = Remember("the deploy script does a canary rollout");
-  rt_->Db().exec("UPDATE semantic_memories SET recall_count = 50 WHERE id = '" + used + "'");
+  rt_->Db().exec("UPDATE semantic_memories SET recall_count = 50 WHERE " + IdIs(used));
   EXPECT_EQ(RecallIds({{"query", "deploy rollout"}}).front(), used);
 }
 
@@ -718,7 +718,7 @@ TEST_F(SemanticTest, RecallAnswersWhileAnotherConnectionHoldsTheWriteLock) {
     other.exec("ROLLBACK");
   }
   rt_->runtime->FlushDeferredWrites();
-  EXPECT_EQ(Count("semantic_memories", "id = '" + a + "' AND recall_count = 10"), 1);
+  EXPECT_EQ(Count("semantic_memories", IdIs(a) + " AND recall_count = 10"), 1);
 }
 
 // The token budget covers structuredContent too: its copy of each memory counts.

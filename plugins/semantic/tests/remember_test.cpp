@@ -59,7 +59,7 @@ TEST_F(SemanticTest, NewValueForSubjectSupersedesOldOneAndSaysWhatItReplaced) {
   EXPECT_EQ(r.structured["results"][0]["replaced"], Json::array({old_id}));
   EXPECT_NE(r.text.find(old_id), std::string::npos);
   const std::string new_id = r.structured["results"][0]["id"];
-  EXPECT_EQ(Count("semantic_memories", "id = '" + old_id + "' AND status = 'superseded' AND "
+  EXPECT_EQ(Count("semantic_memories", IdIs(old_id) + " AND status = 'superseded' AND "
                                        "superseded_by = '" + new_id + "'"),
             1);
   // Superseded memories are not recalled unless asked for.

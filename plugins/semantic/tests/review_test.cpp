@@ -251,7 +251,7 @@ TEST_F(ReviewTest, PurgingAMemoryLeavesNoPointerToIt) {
   Ok("memory_forget", {{"id", vitest}, {"purge", true}});
   EXPECT_EQ(Ok("memory_get", {{"id", jest}})["memory"].value("superseded_by", ""), "");
   EXPECT_EQ(rt_->Db().execAndGet("SELECT count(*) FROM semantic_memories WHERE superseded_by IS NOT NULL AND "
-                                 "superseded_by NOT IN (SELECT id FROM semantic_memories)").getInt(), 0);
+                                 "superseded_by NOT IN (SELECT id FROM semantic_memory_ids)").getInt(), 0);
 }
 
 TEST_F(ReviewTest, ConfirmingThePinnedSideSettlesTheContest) {

@@ -15,6 +15,7 @@
 namespace kioku::semantic {
 namespace {
 
+using testing::IdIs;
 using testing::Rivals;
 using testing::SemanticTest;
 using Json = nlohmann::json;
@@ -138,7 +139,7 @@ TEST_F(RivalWriteTest, PinnedRivalStaysPinnedAndSuggestionChangesNothing) {
   const Json s = Ok("memory_suggest", {{"text", "The production database is MySQL"}, {"kind", "fact"}});
   EXPECT_EQ(s["results"][0]["status"], "pending");
   EXPECT_EQ(Rivals(s.at("results").at(0)), Json::array({db}));
-  EXPECT_EQ(Count("semantic_memories", "id = '" + db + "' AND status = 'active'"), 1);
+  EXPECT_EQ(Count("semantic_memories", IdIs(db) + " AND status = 'active'"), 1);
 }
 
 TEST(RivalPairs, DifferentDaysOfDifferentThingsAreNotRivals) {
@@ -232,7 +233,7 @@ TEST_F(RivalWriteTest, AKeptProfileIsNotUsedForChangedText) {
   Remember("Staging deploy notes live in the wiki");
   const std::string a = Remember("The staging deploy timeout is 30 seconds");
   Remember("Staging deploy checklist is in the docs folder");  // a's profile is built and kept here
-  rt_->Db().exec("UPDATE semantic_memories SET text = 'The staging deploy timeout is 45 seconds' WHERE id = '" + a + "'");
+  rt_->Db().exec("UPDATE semantic_memories SET text = 'The staging deploy timeout is 45 seconds' WHERE " + IdIs(a));
   const Json b = Ok("memory_remember", {{"text", "The staging deploy timeout is 45 seconds now"}, {"kind", "fact"}});
   EXPECT_FALSE(b["results"][0].contains("rivals")) << b.dump();
   const Json c = Ok("memory_remember", {{"text", "The staging deploy timeout is 60 seconds"}, {"kind", "fact"}});
@@ -286,7 +287,7 @@ TEST(PostingsCache, KeepsRowsWhileTheTextEpochStandsStill) {
 TEST_F(RivalWriteTest, KeptRowsFollowEditsAndPurgesFromAnyConnection) {
   const std::string x1 = Remember("Lint runs on every commit hook");
   const std::string x2 = Remember("Coverage reports upload to codecov after merge");
-  rt_->Db().exec("UPDATE semantic_memories SET text = 'Coverage reports are uploaded after merge' WHERE id = '" + x1 + "'");
+  rt_->Db().exec("UPDATE semantic_memories SET text = 'Coverage reports are uploaded after merge' WHERE " + IdIs(x1));
   Json r = Ok("memory_remember", {{"text", "Coverage reports are never uploaded after merge"}, {"kind", "fact"}});
   EXPECT_EQ(Rivals(r.at("results").at(0)).size(), 2u) << r.dump();
 
@@ -313,13 +314,13 @@ TEST_F(RivalWriteTest, KeptRowsFollowEditsAndPurgesFromAnyConnection) {
 TEST_F(RivalWriteTest, KeptCandidateRowsFollowKindAndStatusChangesFromAnyConnection) {
   const std::string jest = Remember("Tests run with jest");
   Remember("Tests run in CI on every push");  // reads jest's row as a candidate, and keeps it
-  rt_->Db().exec("UPDATE semantic_memories SET kind = 'decision' WHERE id = '" + jest + "'");
+  rt_->Db().exec("UPDATE semantic_memories SET kind = 'decision' WHERE " + IdIs(jest));
   Json r = Ok("memory_remember", {{"text", "Tests run with vitest"}, {"kind", "fact"}});
   EXPECT_FALSE(r["results"][0].contains("rivals")) << r.dump();
 
   const std::string mocha = Remember("Specs run with mocha", "lesson");
   Remember("Specs run in CI on every push", "lesson");
-  rt_->Db().exec("UPDATE semantic_memories SET status = 'superseded' WHERE id = '" + mocha + "'");
+  rt_->Db().exec("UPDATE semantic_memories SET status = 'superseded' WHERE " + IdIs(mocha));
   r = Ok("memory_remember", {{"text", "Specs run with jasmine"}, {"kind", "lesson"}});
   EXPECT_FALSE(r["results"][0].contains("rivals")) << r.dump();
 

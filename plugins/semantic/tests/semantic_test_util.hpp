@@ -19,6 +19,12 @@ using Json = nlohmann::json;
 /// The ids a memory_remember result says the memory may replace ([] when it names none).
 /// Read with value(): operator[] of a const json on a missing key is undefined behaviour,
 /// which let `r["results"][0]["rivals"].size()` pass with no rivals at all.
+/// A WHERE condition on semantic_memories for the memory with id `id` (ids are computed:
+/// the view semantic_memory_ids shows them).
+inline std::string IdIs(const std::string& id) {
+  return "seq IN (SELECT seq FROM semantic_memory_ids WHERE id = '" + id + "')";
+}
+
 inline Json Rivals(const Json& result) { return result.value("rivals", Json::array()); }
 
 class SemanticTest : public ::testing::Test {

@@ -221,7 +221,7 @@ TEST_F(VectorsTest, NearIdenticalNewMemoryReaffirmsTheOlderOne) {
   EXPECT_NE(text.find("folded 1 near-duplicates"), std::string::npos) << text;
   const Json got = Ok("memory_get", {{"id", newer}});
   EXPECT_NE(got.dump().find("superseded"), std::string::npos) << got.dump();
-  EXPECT_EQ(Count("SELECT reaffirm_count FROM semantic_memories WHERE id = '" + older + "'"), 1);
+  EXPECT_EQ(Count("SELECT reaffirm_count FROM semantic_memories WHERE seq IN (SELECT seq FROM semantic_memory_ids WHERE id = '" + older + "')"), 1);
   // A different memory is left alone.
   Remember("the api is written in go");
   Embed();
