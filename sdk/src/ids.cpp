@@ -140,6 +140,36 @@ std::string DerivedId(std::int64_t unix_ms, std::int64_t seq) {
   return out;
 }
 
+std::int64_t CheckedIdCheck(std::int64_t unix_ms, std::int64_t seq) {
+  constexpr std::int64_t P = kCheckPrime;
+  const std::int64_t s = seq < 0 ? 0 : seq;
+  const std::int64_t t = unix_ms < 0 ? 0 : (unix_ms > kMaxIdTimeMs ? kMaxIdTimeMs : unix_ms);
+  return (20011 * (s % P) + 15511 * (s / P % P) + 9973 * (s / P / P % P) + 12347 * (t % P) + 27361 * (t / P % P) +
+          5171 * (t / P / P % P) + 30011 * (t / P / P / P)) %
+         P;
+}
+
+std::string CheckedId(std::int64_t unix_ms, std::int64_t seq) {
+  std::string out = DerivedId(unix_ms, seq);
+  const std::int64_t check = CheckedIdCheck(unix_ms, seq);
+  out[10] = kCrockford[(check >> 10) & 31];
+  out[11] = kCrockford[(check >> 5) & 31];
+  out[12] = kCrockford[check & 31];
+  return out;
+}
+
+std::optional<DerivedIdParts> ParseCheckedId(std::string_view id) {
+  if (id.size() != 26) return std::nullopt;
+  std::string plain(id);
+  plain.replace(10, 3, "000");
+  const std::optional<DerivedIdParts> parts = ParseDerivedId(plain);
+  if (!parts) return std::nullopt;
+  std::string upper(id);
+  for (char& c : upper) c = (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
+  if (CheckedId(parts->unix_ms, parts->seq) != upper) return std::nullopt;
+  return parts;
+}
+
 std::optional<DerivedIdParts> ParseDerivedId(std::string_view id) {
   if (id.size() != 26) return std::nullopt;
   auto range = DerivedIdPrefixRange(id);

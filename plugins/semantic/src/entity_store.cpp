@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "derived_ids.hpp"
 #include "kioku/sdk/ids.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "kioku/sdk/tool.hpp"
@@ -64,19 +63,41 @@ namespace {
 
 constexpr std::size_t kListedIds = 5;
 
-const DerivedIdTable& EntityIdTable() {
-  static const DerivedIdTable table{
-      "SELECT id, entity_seq FROM semantic_entity_ids WHERE id >= ? AND id < ? ORDER BY id",
-      "SELECT seq, created_at FROM semantic_entities WHERE seq BETWEEN ? AND ? AND " + DerivedTimeSql("created_at") +
-          " BETWEEN ? AND ? ORDER BY created_at, seq"};
-  return table;
+// An entity's creation time as its derived id holds it: DerivedId clamps a time outside
+// what a ULID holds, so lookups by id compare the clamped value.
+const std::string& IdTimeSql() {
+  static const std::string sql = "max(0, min(created_at, " + std::to_string(sdk::kMaxIdTimeMs) + "))";
+  return sql;
+}
+
+// (id, seq) of up to kListedIds + 1 ids starting with `upper` (upper-case), kept ids first.
+std::vector<std::pair<std::string, std::int64_t>> IdsStartingWith(SQLite::Database& db, const std::string& upper) {
+  std::vector<std::pair<std::string, std::int64_t>> found;
+  {
+    // An index range, as sdk::ResolveIdPrefix does ('[' follows 'Z').
+    SQLite::Statement q(db, "SELECT id, entity_seq FROM semantic_entity_ids WHERE id >= ? AND id < ? ORDER BY id LIMIT " +
+                                std::to_string(kListedIds + 1));
+    sdk::Bind(q, upper, upper + "[");
+    while (q.executeStep()) found.emplace_back(q.getColumn(0).getString(), q.getColumn(1).getInt64());
+  }
+  if (auto range = sdk::DerivedIdPrefixRange(upper)) {
+    SQLite::Statement q(db, "SELECT seq, created_at FROM semantic_entities WHERE seq BETWEEN ? AND ? AND " +
+                                IdTimeSql() + " BETWEEN ? AND ? ORDER BY created_at, seq LIMIT " +
+                                std::to_string(kListedIds + 1));
+    sdk::Bind(q, range->seq_lo, range->seq_hi, range->ms_lo, range->ms_hi);
+    while (q.executeStep()) {
+      const std::int64_t seq = q.getColumn(0).getInt64();
+      found.emplace_back(sdk::DerivedId(q.getColumn(1).getInt64(), seq), seq);
+    }
+  }
+  return found;
 }
 
 }  // namespace
 
 std::optional<std::int64_t> ResolveEntityId(SQLite::Database& db, std::string_view typed) {
   const std::string upper = AsciiUpper(typed);
-  std::vector<std::pair<std::string, std::int64_t>> found = IdsStartingWith(db, EntityIdTable(), upper, kListedIds + 1);
+  std::vector<std::pair<std::string, std::int64_t>> found = IdsStartingWith(db, upper);
   for (const auto& [id, seq] : found) {
     if (id == upper) return seq;
   }
@@ -94,7 +115,7 @@ std::int64_t KeepImportedEntityIds(SQLite::Database& db, const std::vector<Impor
                                    const std::vector<std::int64_t>& seqs_before) {
   SQLite::Statement entity(db, "SELECT seq FROM semantic_entities WHERE norm_name = ? AND type = ?");
   SQLite::Statement kept(db, "SELECT entity_seq FROM semantic_entity_ids WHERE id = ?");
-  SQLite::Statement derived_row(db, "SELECT 1 FROM semantic_entities WHERE seq = ? AND " + DerivedTimeSql("created_at") + " = ?");
+  SQLite::Statement derived_row(db, "SELECT 1 FROM semantic_entities WHERE seq = ? AND " + IdTimeSql() + " = ?");
   SQLite::Statement has_shown(db, "SELECT 1 FROM semantic_entity_ids WHERE entity_seq = ? AND shown = 1");
   SQLite::Statement add(db, "INSERT INTO semantic_entity_ids(id, entity_seq, shown) VALUES (?, ?, ?)");
   std::int64_t added = 0;

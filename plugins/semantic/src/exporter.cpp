@@ -238,7 +238,7 @@ void PrepareMemoryIds(SQLite::Database& db, nlohmann::json& section) {
                                  ": own_id is null and seq or captured_at is missing, so the memory's id is "
                                  "unknown; export the memories again with this kioku");
       }
-      row[*own] = sdk::DerivedId(row[*captured].get<std::int64_t>(), row[*seq].get<std::int64_t>());
+      row[*own] = MemoryId("", row[*captured].get<std::int64_t>(), row[*seq].get<std::int64_t>());
     }
     if (!row[*own].is_string()) continue;  // the generic import names it
     const std::string id = row[*own].get<std::string>();

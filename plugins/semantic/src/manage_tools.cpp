@@ -161,7 +161,7 @@ std::pair<std::int64_t, std::int64_t> CursorPosition(SQLite::Database& db, const
     sdk::Bind(q, *seq);
     if (q.executeStep()) return {q.getColumn(0).getInt64(), *seq};
   }
-  if (const std::optional<sdk::DerivedIdParts> parts = sdk::ParseDerivedId(cursor)) return {parts->unix_ms, parts->seq};
+  if (const std::optional<sdk::DerivedIdParts> parts = sdk::ParseCheckedId(cursor)) return {parts->unix_ms, parts->seq};
   throw sdk::ToolError("cursor '" + sdk::TruncateUtf8(cursor, 40) +
                        "' is not one this tool returned (or its memory is gone); send next_cursor from the previous "
                        "page, or omit it for the first page");

@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "derived_ids.hpp"
-
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/ids.hpp"
 #include "kioku/sdk/sql.hpp"
@@ -12,15 +10,22 @@ namespace kioku::semantic {
 
 std::string DerivedMemoryIdSql(std::string_view row) {
   static constexpr const char* kAlphabet = "'0123456789ABCDEFGHJKMNPQRSTVWXYZ'";
-  const std::string r(row);
+  const std::string r(row), p = std::to_string(sdk::kCheckPrime);
   const std::string time = "max(0, min(" + r + "captured_at, " + std::to_string(sdk::kMaxIdTimeMs) + "))";
+  const std::string seq = "max(0, " + r + "seq)";
+  // sdk::CheckedIdCheck, term for term.
+  const std::string check = "((20011 * (" + seq + " % " + p + ") + 15511 * (" + seq + " / " + p + " % " + p +
+                            ") + 9973 * (" + seq + " / " + p + " / " + p + " % " + p + ") + 12347 * (" + time + " % " +
+                            p + ") + 27361 * (" + time + " / " + p + " % " + p + ") + 5171 * (" + time + " / " + p +
+                            " / " + p + " % " + p + ") + 30011 * (" + time + " / " + p + " / " + p + " / " + p +
+                            ")) % " + p + ")";
   auto digit = [&](const std::string& value, int shift) {
     return std::string("substr(") + kAlphabet + ", ((" + value + " >> " + std::to_string(shift) + ") & 31) + 1, 1)";
   };
   std::string derived;
   for (int i = 9; i >= 0; --i) derived += digit(time, 5 * i) + " || ";
-  derived += "'000'";  // seq < 2^63 leaves the tail's first 17 of 80 bits zero
-  for (int i = 12; i >= 0; --i) derived += " || " + digit(r + "seq", 5 * i);
+  for (int i = 2; i >= 0; --i) derived += digit(check, 5 * i) + " || ";
+  for (int i = 12; i >= 0; --i) derived += digit(seq, 5 * i) + (i > 0 ? " || " : "");
   return derived;
 }
 
@@ -29,7 +34,7 @@ std::string MemoryIdSql(std::string_view row) {
 }
 
 std::string MemoryId(const std::string& own_id, std::int64_t captured_at, std::int64_t seq) {
-  return own_id.empty() ? sdk::DerivedId(captured_at, seq) : own_id;
+  return own_id.empty() ? sdk::CheckedId(captured_at, seq) : own_id;
 }
 
 std::optional<std::int64_t> MemorySeqOfId(SQLite::Database& db, const std::string& id) {
@@ -38,11 +43,11 @@ std::optional<std::int64_t> MemorySeqOfId(SQLite::Database& db, const std::strin
     sdk::Bind(q, id);
     if (q.executeStep()) return q.getColumn(0).getInt64();
   }
-  const std::optional<sdk::DerivedIdParts> parts = sdk::ParseDerivedId(id);
+  const std::optional<sdk::DerivedIdParts> parts = sdk::ParseCheckedId(id);
   if (!parts) return std::nullopt;
   SQLite::Statement q(db, "SELECT captured_at FROM semantic_memories WHERE seq = ? AND own_id IS NULL");
   sdk::Bind(q, parts->seq);
-  if (!q.executeStep() || sdk::DerivedId(q.getColumn(0).getInt64(), parts->seq) != id) return std::nullopt;
+  if (!q.executeStep() || sdk::CheckedId(q.getColumn(0).getInt64(), parts->seq) != id) return std::nullopt;
   return parts->seq;
 }
 
@@ -127,19 +132,39 @@ std::optional<Memory> LoadMemoryById(SQLite::Database& db, const std::string& id
   return seq ? LoadMemoryBySeq(db, *seq) : std::nullopt;
 }
 
+namespace {
+
+// Up to `n` ids of memories starting with `prefix` (as typed: ids are upper case), ascending:
+// kept ids by their index range ('[' follows 'Z'), computed ones by the time their first ten
+// characters give (the captured_at index), each computed and compared.
+std::vector<std::string> MemoryIdsStartingWith(SQLite::Database& db, const std::string& prefix, std::size_t n) {
+  std::vector<std::string> ids;
+  {
+    SQLite::Statement q(db, "SELECT own_id FROM semantic_memories WHERE own_id >= ? AND own_id < ? ORDER BY own_id LIMIT " +
+                                std::to_string(n));
+    sdk::Bind(q, prefix, prefix + "[");
+    while (q.executeStep()) ids.push_back(q.getColumn(0).getString());
+  }
+  const std::optional<sdk::DerivedIdRange> range = sdk::DerivedIdPrefixRange(prefix.substr(0, 10));
+  if (range && ids.size() < n) {
+    SQLite::Statement q(db, "SELECT captured_at, seq FROM semantic_memories WHERE captured_at BETWEEN ? AND ? AND "
+                            "own_id IS NULL ORDER BY captured_at, seq");
+    sdk::Bind(q, range->ms_lo, range->ms_hi);
+    while (ids.size() < n && q.executeStep()) {
+      std::string id = sdk::CheckedId(q.getColumn(0).getInt64(), q.getColumn(1).getInt64());
+      if (id.compare(0, prefix.size(), prefix) == 0) ids.push_back(std::move(id));
+    }
+  }
+  std::sort(ids.begin(), ids.end());
+  return ids;
+}
+
+}  // namespace
+
 Memory ResolveMemory(SQLite::Database& db, const std::string& id_or_prefix) {
-  static const DerivedIdTable kTable{
-      "SELECT own_id, seq FROM semantic_memories WHERE own_id >= ? AND own_id < ? ORDER BY own_id",
-      "SELECT seq, captured_at FROM semantic_memories WHERE seq BETWEEN ? AND ? AND own_id IS NULL AND " +
-          DerivedTimeSql("captured_at") + " BETWEEN ? AND ? ORDER BY captured_at, seq"};
   sdk::IdLookup lookup;
   lookup.exact = [&](const std::string& id) { return MemorySeqOfId(db, id).has_value(); };
-  lookup.starting = [&](const std::string& prefix, std::size_t n) {
-    std::vector<std::string> ids;
-    for (auto& [id, seq] : IdsStartingWith(db, kTable, prefix, n)) ids.push_back(std::move(id));
-    std::sort(ids.begin(), ids.end());
-    return ids;
-  };
+  lookup.starting = [&](const std::string& prefix, std::size_t n) { return MemoryIdsStartingWith(db, prefix, n); };
   std::string id;
   try {
     id = sdk::ResolveIdPrefix(lookup, id_or_prefix, "memory");

@@ -80,20 +80,20 @@ struct Memory {
 
 /// A memory's id in SQL over the semantic_memories row whose columns `row` prefixes ("",
 /// "m.", "new."): `own_id` when the memory has one (ids given out before migration 15 and
-/// those imports keep), else sdk::DerivedId(captured_at, seq) in plain SQL, 26 Crockford
-/// base32 characters: 10 of the clamped time, 16 of seq (DerivedMemoryIdSql). Equal to
-/// sdk::DerivedId for every row (memory_ids_test). Not a column of the table: SQLite computes
+/// those imports keep), else sdk::CheckedId(captured_at, seq) in plain SQL, 26 Crockford
+/// base32 characters: 10 of the clamped time, 3 of the check, 13 of seq
+/// (DerivedMemoryIdSql). Equal to sdk::CheckedId for every row (memory_ids_test). Not a column of the table: SQLite computes
 /// a virtual column on every insert and update (~34,000 instructions a write here), so
 /// code reads own_id, captured_at and seq and calls MemoryId; the view semantic_memory_ids
 /// (seq, id) shows it to people and to the import's reference check.
 std::string MemoryIdSql(std::string_view row = "");
 std::string DerivedMemoryIdSql(std::string_view row = "");
 
-/// A memory's id from its row: `own_id` when not empty, else sdk::DerivedId(captured_at, seq).
+/// A memory's id from its row: `own_id` when not empty, else sdk::CheckedId(captured_at, seq).
 std::string MemoryId(const std::string& own_id, std::int64_t captured_at, std::int64_t seq);
 
-/// The seq of the memory whose id is exactly `id` (an own id, or a derived one checked
-/// against its row); nullopt when none.
+/// The seq of the memory whose id is exactly `id` (an own id, or a computed one decoded and
+/// compared with its row's); nullopt when none, a computed id with a slip in it included.
 std::optional<std::int64_t> MemorySeqOfId(SQLite::Database& db, const std::string& id);
 
 /// Column list matching ReadMemory, for `SELECT <kMemoryColumns> FROM semantic_memories m`.

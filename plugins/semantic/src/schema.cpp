@@ -447,7 +447,7 @@ END;
 )SQL";
 
 // Memory ids computed, not stored (memory.hpp MemoryIdSql): a memory written from here on
-// has `own_id` NULL and the id sdk::DerivedId(captured_at, seq), which the view
+// has `own_id` NULL and the id sdk::CheckedId(captured_at, seq), which the view
 // semantic_memory_ids(seq, id) computes in plain SQL (readable by any SQLite, the sqlite3
 // shell included; a virtual column would be computed on every insert and update). The
 // 26-character id and its unique index were ≈66 of ≈780 bytes a memory (dbstat, bench at
@@ -568,7 +568,7 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
                  kRowEpochSql, nullptr});
   {
     sdk::Migration ids{kDerivedMemoryIdsVersion,
-                       "memory ids computed from captured_at and seq (sdk::DerivedId; view semantic_memory_ids) instead of "
+                       "memory ids computed from captured_at and seq (sdk::CheckedId; view semantic_memory_ids) instead of "
                        "stored; seqs never reused; ids given out before, and those imports bring, kept in own_id",
                        "", DerivedMemoryIds};
     ids.foreign_keys_off = true;

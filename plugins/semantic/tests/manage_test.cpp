@@ -38,12 +38,13 @@ TEST_F(SemanticTest, GetShowsFullMemoryHistoryEntitiesAndSupersession) {
 }
 
 TEST_F(SemanticTest, IdPrefixesUnknownAndAmbiguous) {
-  // Memories made in the same millisecond share their first 25 characters.
+  // Memories made in the same millisecond share their first 10 characters (the time); the
+  // next three are a check (sdk::CheckedId) that differs between them.
   Json s = Ok("memory_remember", {{"memories", {{{"text", "one"}, {"kind", "fact"}},
                                                 {{"text", "two"}, {"kind", "fact"}}}}});
   const std::string a = s["results"][0]["id"];
   const std::string before = Snapshot();
-  std::string msg = Err("memory_get", {{"id", a.substr(0, 12)}});
+  std::string msg = Err("memory_get", {{"id", a.substr(0, 10)}});
   EXPECT_NE(msg.find("matches several"), std::string::npos) << msg;
   EXPECT_NE(msg.find(a), std::string::npos) << msg;  // lists the matches
   msg = Err("memory_forget", {{"id", "ZZZZZZZZ"}});

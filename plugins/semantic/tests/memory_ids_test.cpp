@@ -1,5 +1,5 @@
-// Memory ids computed from captured_at and seq (migration 15, memory.hpp kMemoryIdSql):
-// the SQL column agrees with sdk::DerivedId, the migration keeps every id and every child
+// Memory ids computed from captured_at and seq (migration 15, memory.hpp MemoryIdSql):
+// the SQL form agrees with sdk::CheckedId, the migration keeps every id and every child
 // row, and the tools find, list and page memories by computed ids.
 
 #include <SQLiteCpp/Database.h>
@@ -16,7 +16,7 @@ namespace {
 
 std::int64_t Int(SQLite::Database& db, const std::string& sql) { return db.execAndGet(sql).getInt64(); }
 
-TEST(MemoryIdSql, EqualsDerivedIdForEveryTimeAndSeq) {
+TEST(MemoryIdSql, EqualsCheckedIdForEveryTimeAndSeq) {
   SQLite::Database db(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
   db.exec("CREATE TABLE t(seq INTEGER PRIMARY KEY, own_id TEXT, captured_at INTEGER)");
   db.exec("CREATE VIEW v(seq, id) AS SELECT seq, " + MemoryIdSql() + " FROM t");
@@ -35,8 +35,8 @@ TEST(MemoryIdSql, EqualsDerivedIdForEveryTimeAndSeq) {
       get.reset();
       sdk::Bind(get, seq);
       ASSERT_TRUE(get.executeStep());
-      EXPECT_EQ(get.getColumn(0).getString(), sdk::DerivedId(ms, seq)) << ms << " " << seq;
-      EXPECT_EQ(MemoryId("", ms, seq), sdk::DerivedId(ms, seq));
+      EXPECT_EQ(get.getColumn(0).getString(), sdk::CheckedId(ms, seq)) << ms << " " << seq;
+      EXPECT_EQ(MemoryId("", ms, seq), sdk::CheckedId(ms, seq));
     }
   }
   db.exec("UPDATE t SET own_id = 'KEPT'");
@@ -97,11 +97,11 @@ TEST(DerivedMemoryIdsMigration, KeepsEveryIdAndEveryRowThatPointsAtAMemory) {
   db.exec("INSERT INTO semantic_memories(kind, text, status, scope, captured_at, updated_at, dedup_hash) "
           "VALUES ('fact', 'deploys on fridays', 'active', 'global', 1796513101620, 1796513101620, 3)");
   EXPECT_TRUE(db.execAndGet("SELECT own_id FROM semantic_memories WHERE seq = 3").isNull());
-  const std::string made = sdk::DerivedId(1796513101620, 3);
+  const std::string made = sdk::CheckedId(1796513101620, 3);
   EXPECT_EQ(db.execAndGet("SELECT id FROM semantic_memory_ids WHERE seq = 3").getString(), made);
   EXPECT_EQ(*MemorySeqOfId(db, made), 3);
-  EXPECT_EQ(MemorySeqOfId(db, sdk::DerivedId(1796513101621, 3)), std::nullopt);  // another time
-  EXPECT_EQ(MemorySeqOfId(db, sdk::DerivedId(5, 1)), std::nullopt);  // a kept id's memory has no computed one
+  EXPECT_EQ(MemorySeqOfId(db, sdk::CheckedId(1796513101621, 3)), std::nullopt);  // another time
+  EXPECT_EQ(MemorySeqOfId(db, sdk::CheckedId(5, 1)), std::nullopt);  // a kept id's memory has no computed one
   EXPECT_EQ(ResolveMemory(db, made.substr(0, 20)).seq, 3);
   // A purged memory's seq is never given again, so its id names nothing even when the next
   // memory is made in the same millisecond.
@@ -126,10 +126,10 @@ TEST(DerivedMemoryIdsMigration, KeepsEveryIdAndEveryRowThatPointsAtAMemory) {
 TEST_F(SemanticTest, NewMemoriesAreNamedByTheirComputedIdsAndFoundByPrefix) {
   const std::string a = Remember("Deploys go out on Fridays");
   ASSERT_EQ(a.size(), 26u);
-  EXPECT_EQ(a, sdk::DerivedId(rt_->clock->NowMs(), 1));
+  EXPECT_EQ(a, sdk::CheckedId(rt_->clock->NowMs(), 1));
   AdvanceDays(1);
   const std::string b = Remember("The staging database is postgres 16");
-  EXPECT_EQ(b, sdk::DerivedId(rt_->clock->NowMs(), 2));
+  EXPECT_EQ(b, sdk::CheckedId(rt_->clock->NowMs(), 2));
   EXPECT_TRUE(rt_->Db().execAndGet("SELECT count(*) FROM semantic_memories WHERE own_id IS NOT NULL").getInt() == 0);
   // Exact, lower case, and a unique prefix; a prefix both share lists both.
   EXPECT_EQ(Ok("memory_get", {{"id", b}})["memory"]["id"], b);
@@ -142,8 +142,31 @@ TEST_F(SemanticTest, NewMemoriesAreNamedByTheirComputedIdsAndFoundByPrefix) {
   ASSERT_GE(shared, 4u);
   const std::string both = Err("memory_get", {{"id", a.substr(0, shared)}});
   EXPECT_NE(both.find("matches several memory ids: " + a + ", " + b), std::string::npos) << both;
-  EXPECT_NE(Err("memory_get", {{"id", sdk::DerivedId(rt_->clock->NowMs(), 9)}}).find("unknown memory id"),
+  EXPECT_NE(Err("memory_get", {{"id", sdk::CheckedId(rt_->clock->NowMs(), 9)}}).find("unknown memory id"),
             std::string::npos);
+}
+
+// An id with one character changed names no memory, though the seq it spells is a memory's:
+// the check no longer matches (sdk::CheckedId).
+TEST_F(SemanticTest, AnIdWithOneCharacterChangedNamesNoMemory) {
+  std::vector<std::string> ids;
+  for (int i = 0; i < 40; ++i) ids.push_back(Remember("Service " + std::to_string(i) + " listens on its own port"));
+  static constexpr const char* kAlphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+  int tried = 0;
+  for (const std::string& id : {ids[0], ids[17], ids[39]}) {
+    for (std::size_t at = 10; at < id.size(); ++at) {
+      for (const char* c = kAlphabet; *c; ++c) {
+        if (*c == id[at]) continue;
+        std::string slip = id;
+        slip[at] = *c;
+        ++tried;
+        EXPECT_EQ(MemorySeqOfId(rt_->Db(), slip), std::nullopt) << slip << " from " << id;
+      }
+    }
+  }
+  EXPECT_EQ(tried, 3 * 16 * 31);
+  // Ids of memories written one after another differ beyond their last characters.
+  EXPECT_NE(ids[1].substr(10, 3), ids[2].substr(10, 3));
 }
 
 TEST_F(SemanticTest, ListPagesNewestFirstAndACursorOutlivesItsMemory) {
