@@ -3,12 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include <map>
 
 #include <SQLiteCpp/SQLiteCpp.h>
 
 #include "data/data_export.hpp"
+#include "kioku/sdk/ids.hpp"
 #include "test_runtime.hpp"
 
 #include "affective_plugin.hpp"
@@ -124,7 +126,8 @@ TEST(ExportImport, MergeIntoNonEmptyDatabaseRemapsKeys) {
   const json envelope = host::BuildExport(*a.runtime, "test");
   testing::TestRuntime b;
   AddAll(b);
-  Populate(b, "two");  // same seq numbers, other memories
+  b.clock->Advance(7);  // same seq numbers, other memories (and so other computed ids)
+  Populate(b, "two");
   host::ImportExport(*b.runtime, envelope);
   const json merged = Sections(b);
   EXPECT_EQ(Rows(merged, "semantic", "semantic_memories"), 8u);
@@ -138,6 +141,51 @@ TEST(ExportImport, MergeIntoNonEmptyDatabaseRemapsKeys) {
   EXPECT_EQ(q.getColumn(0).getInt(), 2);
   auto graph = b.runtime->CallTool("entity_graph", {{"query", "api-one"}}, testing::TestRuntime::DefaultCaller());
   EXPECT_NE(graph.text.find("postgres"), std::string::npos) << graph.text;
+}
+
+// Memory ids are computed from captured_at and seq (semantic migration 15), so two stores
+// name different memories alike when they wrote one seq in one millisecond. An import keeps
+// the file's memories apart from such namesakes (another session wrote them, or they were
+// purged here): each arrives under an id of its own, the file's references follow it, and a
+// second import finds them. A memory edited since the export is the same memory.
+TEST(ExportImport, MemoriesNamedAlikeInTwoStoresStayTwoMemories) {
+  const auto remember = [](testing::TestRuntime& rt, const std::string& session, const std::string& text) {
+    sdk::Caller caller = testing::TestRuntime::DefaultCaller();
+    caller.session_id = session;
+    auto r = rt.runtime->CallTool("memory_remember", {{"text", text}, {"kind", "fact"}}, caller);
+    EXPECT_FALSE(r.is_error) << r.text;
+    return r.structured["results"][0]["id"].get<std::string>();
+  };
+  const auto count = [](testing::TestRuntime& rt) {
+    return rt.Db().execAndGet("SELECT count(*) FROM semantic_memories").getInt();
+  };
+  testing::TestRuntime a, b;
+  AddAll(a);
+  AddAll(b);
+  const std::string a1 = remember(a, "sess-a", "The deploy window opens at 09:00");
+  const std::string a2 = remember(a, "sess-a", "Staging runs postgres 16");
+  const std::string b1 = remember(b, "sess-b", "Release notes live in the wiki");
+  const std::string b2 = remember(b, "sess-b", "The cache is redis 7");
+  ASSERT_EQ(a1, b1);  // one clock, one seq: one id
+  ASSERT_EQ(a2, b2);
+  Ok(b, "memory_forget", {{"id", b2}, {"purge", true}});
+  const json file = host::BuildExport(*a.runtime, "test");
+
+  host::ImportExport(*b.runtime, file);
+  EXPECT_EQ(count(b), 3);
+  EXPECT_EQ(Ok(b, "memory_get", {{"id", b1}}).structured["memory"]["text"], "Release notes live in the wiki");
+  EXPECT_TRUE(b.runtime->CallTool("memory_get", {{"id", b2}}, testing::TestRuntime::DefaultCaller()).is_error);  // purged here
+  auto recall = b.runtime->CallTool("memory_recall", {{"query", "deploy window"}}, testing::TestRuntime::DefaultCaller());
+  EXPECT_NE(recall.text.find("09:00"), std::string::npos) << recall.text;
+  EXPECT_EQ(recall.text.find(a1), std::string::npos) << recall.text;  // under an id of its own
+  host::ImportExport(*b.runtime, file);
+  EXPECT_EQ(count(b), 3);  // found again, not added again
+
+  // Into the store it came from, after an edit: the same memory.
+  Ok(a, "memory_edit", {{"id", a1}, {"text", "The deploy window opens at 10:00"}});
+  host::ImportExport(*a.runtime, file);
+  EXPECT_EQ(count(a), 2);
+  EXPECT_EQ(Ok(a, "memory_get", {{"id", a1}}).structured["memory"]["text"], "The deploy window opens at 10:00");
 }
 
 // Entity ids are computed from seq (migration 12), and an import renumbers and merges
@@ -433,6 +481,40 @@ TEST_F(Refusal, HistoryRowAboutNoMemory) {
   SetField(file, "semantic", "semantic_memory_history", 0, "memory_id", "019aaaaa-0000-7000-8000-00000000dead");
   ExpectRefused(file, "table semantic_memory_history row 1 field memory_id: \"019aaaaa-0000-7000-8000-00000000dead\" "
                       "names no semantic_memories.own_id or semantic_memory_ids.id");
+}
+
+// A memory's id and seq are its identity: a file that gives one to two memories, or gives
+// one that is none, is refused whole.
+TEST_F(Refusal, MemoryIdsThatAreNotOneEach) {
+  const auto own_id = [&](std::size_t row) {
+    const json& t = good["sections"]["semantic"]["tables"]["semantic_memories"];
+    const auto col = std::find(t["columns"].begin(), t["columns"].end(), "own_id") - t["columns"].begin();
+    const auto seq = std::find(t["columns"].begin(), t["columns"].end(), "seq") - t["columns"].begin();
+    const auto at = std::find(t["columns"].begin(), t["columns"].end(), "captured_at") - t["columns"].begin();
+    const json& r = t["rows"][row];
+    return r[col].is_string() ? r[col].get<std::string>()
+                              : sdk::CheckedId(r[at].get<std::int64_t>(), r[seq].get<std::int64_t>());
+  };
+  json file = good;
+  SetField(file, "semantic", "semantic_memories", 1, "own_id", own_id(0));
+  ExpectRefused(file, "table semantic_memories row 2: id " + own_id(0) + " is row 1's too");
+  std::string lower = own_id(0);
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  file = good;
+  SetField(file, "semantic", "semantic_memories", 1, "own_id", lower);
+  ExpectRefused(file, "is row 1's too");
+  file = good;
+  SetField(file, "semantic", "semantic_memories", 0, "own_id", "GARBAGE");
+  ExpectRefused(file, "table semantic_memories row 1: own_id \"GARBAGE\" is not a memory id");
+  file = good;
+  SetField(file, "semantic", "semantic_memories", 0, "seq", -3);
+  ExpectRefused(file, "table semantic_memories row 1: seq must be a positive integer");
+  file = good;
+  SetField(file, "semantic", "semantic_memories", 1, "seq", 1);
+  ExpectRefused(file, "table semantic_memories row 2: seq 1 is row 1's too");
+  file = good;
+  SetField(file, "semantic", "semantic_memories", 0, "superseded_by", own_id(0));
+  ExpectRefused(file, "table semantic_memories row 1: superseded by itself");
 }
 
 TEST_F(Refusal, SuccessorThatDoesNotExist) {

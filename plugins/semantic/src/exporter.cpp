@@ -10,6 +10,7 @@
 
 #include "entity_store.hpp"
 #include "memory.hpp"
+#include "normalize.hpp"
 #include "schema.hpp"
 #include "kioku/sdk/export_references.hpp"
 #include "kioku/sdk/ids.hpp"
@@ -180,31 +181,56 @@ std::vector<std::int64_t> MarkExisting(SQLite::Database& db, std::vector<Importe
   return seqs;
 }
 
-// Renames memory id `from` to `to` where the file names it: a memory's successor and
-// its history rows.
+// Renames memory id `from` to `to` where the file names it: a memory's successor, its
+// history rows and the texts that quote it (history details, source_ref).
 void RenameMemoryId(nlohmann::json& tables, const std::string& from, const std::string& to) {
-  for (const auto& [table, column] : {std::pair<const char*, const char*>{"semantic_memories", "superseded_by"},
-                                      {"semantic_memory_history", "memory_id"}}) {
-    if (!tables.contains(table) || !Shaped(tables[table])) continue;
+  const auto rename = [&](const char* table, const char* column, bool inside) {
+    if (!tables.contains(table) || !Shaped(tables[table])) return;
     const std::optional<std::size_t> at = ColumnOf(tables[table], column);
-    if (!at) continue;
+    if (!at) return;
     for (nlohmann::json& row : tables[table]["rows"]) {
-      if (row.is_array() && row.size() > *at && row[*at] == from) row[*at] = to;
+      if (!row.is_array() || row.size() <= *at || !row[*at].is_string()) continue;
+      std::string text = row[*at].get<std::string>();
+      if (!inside) {
+        if (text == from) row[*at] = to;
+        continue;
+      }
+      for (std::size_t i = text.find(from); i != std::string::npos; i = text.find(from, i + to.size())) {
+        text.replace(i, from.size(), to);
+      }
+      row[*at] = std::move(text);
     }
-  }
+  };
+  rename("semantic_memories", "superseded_by", false);
+  rename("semantic_memory_history", "memory_id", false);
+  rename("semantic_memory_history", "detail", true);
+  rename("semantic_memories", "source_ref", true);
+}
+
+// The id a file's memory takes when its own names something else here: the same time part,
+// then 80 bits of a hash of the id (KeyHash), so importing the file again makes the same
+// choice and finds the memory it brought the first time.
+std::string ReplacementId(const std::string& id) {
+  static constexpr char kCrockford[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+  const auto h = static_cast<std::uint64_t>(KeyHash({"kioku import", id}));
+  const auto g = static_cast<std::uint64_t>(KeyHash({id, "kioku import"}));
+  std::string out = id.substr(0, 10);
+  for (int i = 0; i < 16; ++i) out += kCrockford[(i < 12 ? h >> (5 * i) : g >> (5 * (i - 12))) & 31];
+  return out;
 }
 
 // `section` with every memory's id in own_id, so the import keeps it when it renumbers the
 // row and finds it when the memory is here already (MemoryIdentity):
 //   - a row without one (its id computed from captured_at and seq where the file was
 //     written) gets that id; a file from before migration 15 names the column `id`
-//     (renamed_columns);
+//     (renamed_columns); ids are kept in upper case;
 //   - a computed id is unique in its own store only: two stores that gave one seq in the
-//     same millisecond give one id to two memories. When the id names a memory here whose
-//     content (dedup_hash) differs, the file's memory gets a new id (sdk::NewId) and the
-//     file's references to it (superseded_by, history) follow.
-// Throws std::runtime_error naming the row when a row has neither an id nor the seq and
-// captured_at it is computed from.
+//     same millisecond give one id to two memories. When the id names a memory here that
+//     another agent or session wrote (an edit changes neither), or one purged here, the
+//     file's memory takes ReplacementId and the file's references to it follow.
+// Throws std::runtime_error naming the row, and so refuses the file, for a row without a
+// positive seq, with an id that is not one (26 Crockford base32 characters) or that another
+// row of the file has too, or superseded by itself.
 void PrepareMemoryIds(SQLite::Database& db, nlohmann::json& section) {
   if (!section.contains("tables") || !section["tables"].is_object() ||
       !section["tables"].contains("semantic_memories")) {
@@ -222,36 +248,66 @@ void PrepareMemoryIds(SQLite::Database& db, nlohmann::json& section) {
     own = memories["columns"].size() - 1;
   }
   const auto seq = ColumnOf(memories, "seq"), captured = ColumnOf(memories, "captured_at"),
-             hash = ColumnOf(memories, "dedup_hash");
+             agent = ColumnOf(memories, "agent_id"), session = ColumnOf(memories, "session_id"),
+             successor = ColumnOf(memories, "superseded_by");
   auto integer = [](const nlohmann::json& row, const std::optional<std::size_t>& at) {
     return at && row.size() > *at && row[*at].is_number_integer();
   };
+  auto text = [](const nlohmann::json& row, const std::optional<std::size_t>& at) {
+    return at && row.size() > *at && row[*at].is_string() ? row[*at].get<std::string>() : std::string();
+  };
   std::vector<std::pair<std::string, std::string>> renamed;
-  SQLite::Statement content(db, "SELECT dedup_hash FROM semantic_memories WHERE seq = ?");
+  std::map<std::string, std::size_t> ids_in_file;
+  std::map<std::int64_t, std::size_t> seqs_in_file;
+  SQLite::Statement writer(db, "SELECT agent_id, session_id FROM semantic_memories WHERE seq = ?");
+  SQLite::Statement purged(db, "SELECT 1 FROM semantic_memory_history WHERE memory_id = ? AND action = 'purged'");
+  // Whether `id` names something here that the row is not.
+  auto taken = [&](const nlohmann::json& row, const std::string& id) {
+    if (const std::optional<std::int64_t> here = MemorySeqOfId(db, id)) {
+      writer.reset();
+      sdk::Bind(writer, *here);
+      return writer.executeStep() && (writer.getColumn(0).getString() != text(row, agent) ||
+                                      writer.getColumn(1).getString() != text(row, session));
+    }
+    purged.reset();
+    sdk::Bind(purged, id);
+    return purged.executeStep();
+  };
   std::size_t n = 0;
   for (nlohmann::json& row : memories["rows"]) {
-    ++n;
-    if (!row.is_array() || row.size() <= *own) continue;
+    const std::string where = "table semantic_memories row " + std::to_string(++n);
+    if (!row.is_array() || row.size() <= *own) continue;  // the generic import names it
+    if (!integer(row, seq) || row[*seq].get<std::int64_t>() <= 0) {
+      throw std::runtime_error(where + ": seq must be a positive integer");
+    }
+    if (auto [it, fresh] = seqs_in_file.emplace(row[*seq].get<std::int64_t>(), n); !fresh) {
+      throw std::runtime_error(where + ": seq " + row[*seq].dump() + " is row " + std::to_string(it->second) +
+                               "'s too; each memory needs its own");
+    }
     if (row[*own].is_null()) {
-      if (!integer(row, seq) || !integer(row, captured)) {
-        throw std::runtime_error("table semantic_memories row " + std::to_string(n) +
-                                 ": own_id is null and seq or captured_at is missing, so the memory's id is "
-                                 "unknown; export the memories again with this kioku");
+      if (!integer(row, captured)) {
+        throw std::runtime_error(where + ": own_id is null and captured_at is missing, so the memory's id is "
+                                         "unknown; export the memories again with this kioku");
       }
       row[*own] = MemoryId("", row[*captured].get<std::int64_t>(), row[*seq].get<std::int64_t>());
     }
-    if (!row[*own].is_string()) continue;  // the generic import names it
-    const std::string id = row[*own].get<std::string>();
-    const std::optional<std::int64_t> here = MemorySeqOfId(db, id);
-    if (!here) continue;
-    content.reset();
-    sdk::Bind(content, *here);
-    if (!content.executeStep() || (integer(row, hash) && content.getColumn(0).getInt64() == row[*hash].get<std::int64_t>())) {
-      continue;  // the same memory: MemoryIdentity skips it
+    if (!row[*own].is_string() || !sdk::IsUlid(row[*own].get<std::string>())) {
+      throw std::runtime_error(where + ": own_id " + row[*own].dump() +
+                               " is not a memory id (26 characters of Crockford base32, as kioku makes them)");
     }
-    const std::string fresh = sdk::NewId(integer(row, captured) ? row[*captured].get<std::int64_t>() : 0);
-    row[*own] = fresh;
-    renamed.emplace_back(id, fresh);
+    std::string id = AsciiUpper(row[*own].get<std::string>());
+    if (auto [it, fresh] = ids_in_file.emplace(id, n); !fresh) {
+      throw std::runtime_error(where + ": id " + id + " is row " + std::to_string(it->second) +
+                               "'s too; each memory needs its own");
+    }
+    if (AsciiUpper(text(row, successor)) == id) throw std::runtime_error(where + ": superseded by itself");
+    const std::string original = id;
+    for (int tries = 0; taken(row, id); ++tries) {
+      if (tries == 8) throw std::runtime_error(where + ": id " + original + " names another memory here");
+      id = ReplacementId(id);
+    }
+    row[*own] = id;
+    if (id != original) renamed.emplace_back(original, id);
   }
   for (const auto& [from, to] : renamed) RenameMemoryId(tables, from, to);
 }

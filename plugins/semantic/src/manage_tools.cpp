@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <limits>
 #include <optional>
 #include <utility>
 
@@ -153,8 +154,8 @@ sdk::ToolResult GetMemory(ToolContext& ctx, const Json& args, const sdk::CallCon
 }
 
 // Where a memory_list page continues: the (captured_at, seq) of the memory `cursor` names
-// (the last one of the page before), or of the derived id's parts when that memory has
-// gone since. ToolError for what no page returned.
+// (the last one of the page before), or, when that memory has gone since, what its id
+// says. ToolError for what no page returned.
 std::pair<std::int64_t, std::int64_t> CursorPosition(SQLite::Database& db, const std::string& cursor) {
   if (const std::optional<std::int64_t> seq = MemorySeqOfId(db, cursor)) {
     SQLite::Statement q(db, "SELECT captured_at FROM semantic_memories WHERE seq = ?");
@@ -162,6 +163,13 @@ std::pair<std::int64_t, std::int64_t> CursorPosition(SQLite::Database& db, const
     if (q.executeStep()) return {q.getColumn(0).getInt64(), *seq};
   }
   if (const std::optional<sdk::DerivedIdParts> parts = sdk::ParseCheckedId(cursor)) return {parts->unix_ms, parts->seq};
+  // An id given out before ids were computed: its time part; the page may repeat memories
+  // of that millisecond, never skip one.
+  if (sdk::IsUlid(cursor)) {
+    if (const std::optional<sdk::DerivedIdRange> time = sdk::DerivedIdPrefixRange(cursor.substr(0, 10))) {
+      return {time->ms_lo, std::numeric_limits<std::int64_t>::max()};
+    }
+  }
   throw sdk::ToolError("cursor '" + sdk::TruncateUtf8(cursor, 40) +
                        "' is not one this tool returned (or its memory is gone); send next_cursor from the previous "
                        "page, or omit it for the first page");
