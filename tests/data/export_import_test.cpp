@@ -188,6 +188,41 @@ TEST(ExportImport, MemoriesNamedAlikeInTwoStoresStayTwoMemories) {
   EXPECT_EQ(Ok(a, "memory_get", {{"id", a1}}).structured["memory"]["text"], "The deploy window opens at 10:00");
 }
 
+// The same, when the namesakes' writer and session are the same too (two stores fed by
+// `kioku import` of a CLAUDE.md at the same millisecond): content tells them apart while
+// neither was edited. Three stores into one, twice: every memory once. Files from before
+// the process counters (text and row epochs) were left out of exports still import.
+TEST(ExportImport, NamesakesOfOneWriterAndSessionStayApartUntilEdited) {
+  const auto remember = [](testing::TestRuntime& rt, const std::string& text) {
+    auto r = rt.runtime->CallTool("memory_remember", {{"text", text}, {"kind", "fact"}}, testing::TestRuntime::DefaultCaller());
+    EXPECT_FALSE(r.is_error) << r.text;
+    return r.structured["results"][0]["id"].get<std::string>();
+  };
+  const auto count = [](testing::TestRuntime& rt) {
+    return rt.Db().execAndGet("SELECT count(*) FROM semantic_memories").getInt();
+  };
+  testing::TestRuntime a, c, d;
+  AddAll(a);
+  AddAll(c);
+  AddAll(d);
+  ASSERT_EQ(remember(a, "Deploys go out on Fridays"), remember(c, "Backups run at midnight"));
+  Ok(c, "memory_forget", {{"id", remember(c, "Scratch note to drop")}});  // moves c's counters
+  json from_a = host::BuildExport(*a.runtime, "test"), from_c = host::BuildExport(*c.runtime, "test");
+  EXPECT_FALSE(from_c["sections"]["semantic"]["tables"].contains("semantic_row_epoch"));
+  for (const char* counter : {"semantic_text_epoch", "semantic_row_epoch"}) {
+    from_a["sections"]["semantic"]["tables"][counter] = {{"columns", {"id", "epoch"}}, {"rows", {{1, 99}}}};
+  }
+  for (int round = 0; round < 2; ++round) {
+    host::ImportExport(*d.runtime, from_a);
+    host::ImportExport(*d.runtime, from_c);
+    EXPECT_EQ(count(d), 3) << "round " << round;
+  }
+  host::ImportExport(*c.runtime, from_a);
+  EXPECT_EQ(count(c), 3);
+  auto recall = c.runtime->CallTool("memory_recall", {{"query", "deploys fridays"}}, testing::TestRuntime::DefaultCaller());
+  EXPECT_NE(recall.text.find("Deploys go out on Fridays"), std::string::npos) << recall.text;
+}
+
 // Entity ids are computed from seq (migration 12), and an import renumbers and merges
 // entities: every id the file showed still names the same entity, the target's own ids
 // stay as they were, and an id the target already uses keeps its meaning.
@@ -508,7 +543,7 @@ TEST_F(Refusal, MemoryIdsThatAreNotOneEach) {
   ExpectRefused(file, "table semantic_memories row 1: own_id \"GARBAGE\" is not a memory id");
   file = good;
   SetField(file, "semantic", "semantic_memories", 0, "seq", -3);
-  ExpectRefused(file, "table semantic_memories row 1: seq must be a positive integer");
+  ExpectRefused(file, "table semantic_memories row 1: seq must be an integer from 1 to 2^53");
   file = good;
   SetField(file, "semantic", "semantic_memories", 1, "seq", 1);
   ExpectRefused(file, "table semantic_memories row 2: seq 1 is row 1's too");

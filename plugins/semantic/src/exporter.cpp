@@ -204,20 +204,27 @@ void RenameMemoryId(nlohmann::json& tables, const std::string& from, const std::
   rename("semantic_memories", "superseded_by", false);
   rename("semantic_memory_history", "memory_id", false);
   rename("semantic_memory_history", "detail", true);
+  rename("semantic_memory_history", "snapshot", true);
   rename("semantic_memories", "source_ref", true);
 }
 
 // The id a file's memory takes when its own names something else here: the same time part,
-// then 80 bits of a hash of the id (KeyHash), so importing the file again makes the same
-// choice and finds the memory it brought the first time.
-std::string ReplacementId(const std::string& id) {
+// then 80 bits of a hash (KeyHash) of the id and what the file says of the memory (`origin`:
+// its writer, session, capture time and content), so two stores' namesakes take different
+// ids, and importing the file again makes the same choice and finds the memory it brought.
+std::string ReplacementId(const std::string& id, const std::string& origin) {
   static constexpr char kCrockford[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-  const auto h = static_cast<std::uint64_t>(KeyHash({"kioku import", id}));
-  const auto g = static_cast<std::uint64_t>(KeyHash({id, "kioku import"}));
+  const auto h = static_cast<std::uint64_t>(KeyHash({"kioku import", id, origin}));
+  const auto g = static_cast<std::uint64_t>(KeyHash({origin, id, "kioku import"}));
   std::string out = id.substr(0, 10);
   for (int i = 0; i < 16; ++i) out += kCrockford[(i < 12 ? h >> (5 * i) : g >> (5 * (i - 12))) & 31];
   return out;
 }
+
+// One-row counters of changes that tell a process's caches what moved (schema.cpp text and
+// row epochs): state of this database, not content. Not exported; ignored in files written
+// before that (their row collided with this database's: the import was refused).
+constexpr const char* kProcessCounters[] = {"semantic_text_epoch", "semantic_row_epoch"};
 
 // `section` with every memory's id in own_id, so the import keeps it when it renumbers the
 // row and finds it when the memory is here already (MemoryIdentity):
@@ -225,12 +232,17 @@ std::string ReplacementId(const std::string& id) {
 //     written) gets that id; a file from before migration 15 names the column `id`
 //     (renamed_columns); ids are kept in upper case;
 //   - a computed id is unique in its own store only: two stores that gave one seq in the
-//     same millisecond give one id to two memories. When the id names a memory here that
-//     another agent or session wrote (an edit changes neither), or one purged here, the
-//     file's memory takes ReplacementId and the file's references to it follow.
+//     same millisecond give one id to two memories. The memory here with the file's id is
+//     the file's memory when the same agent and session wrote it and either their content
+//     (dedup_hash) is equal or one of them was edited (updated_at past captured_at, or an
+//     "edited" history row here). Else,
+//     and when the id is one purged here, the file's memory takes ReplacementId, and the
+//     file's references to it follow (successors, history rows, history texts and
+//     snapshots, source_ref). History rows of a memory the file does not hold (purged where
+//     it was written) whose id names a memory here are moved off it the same way.
 // Throws std::runtime_error naming the row, and so refuses the file, for a row without a
-// positive seq, with an id that is not one (26 Crockford base32 characters) or that another
-// row of the file has too, or superseded by itself.
+// seq in [1, 2^53], with an id that is not one (26 Crockford base32 characters) or that
+// another row of the file has too, or superseded by itself.
 void PrepareMemoryIds(SQLite::Database& db, nlohmann::json& section) {
   if (!section.contains("tables") || !section["tables"].is_object() ||
       !section["tables"].contains("semantic_memories")) {
@@ -247,11 +259,15 @@ void PrepareMemoryIds(SQLite::Database& db, nlohmann::json& section) {
     }
     own = memories["columns"].size() - 1;
   }
-  const auto seq = ColumnOf(memories, "seq"), captured = ColumnOf(memories, "captured_at"),
-             agent = ColumnOf(memories, "agent_id"), session = ColumnOf(memories, "session_id"),
-             successor = ColumnOf(memories, "superseded_by");
+  const auto column = [&](const char* name) { return ColumnOf(memories, name); };
+  const auto seq = column("seq"), captured = column("captured_at"), updated = column("updated_at"),
+             agent = column("agent_id"), session = column("session_id"), hash = column("dedup_hash"),
+             successor = column("superseded_by");
   auto integer = [](const nlohmann::json& row, const std::optional<std::size_t>& at) {
     return at && row.size() > *at && row[*at].is_number_integer();
+  };
+  auto number = [&](const nlohmann::json& row, const std::optional<std::size_t>& at) {
+    return integer(row, at) ? row[*at].get<std::int64_t>() : std::int64_t{0};
   };
   auto text = [](const nlohmann::json& row, const std::optional<std::size_t>& at) {
     return at && row.size() > *at && row[*at].is_string() ? row[*at].get<std::string>() : std::string();
@@ -259,26 +275,34 @@ void PrepareMemoryIds(SQLite::Database& db, nlohmann::json& section) {
   std::vector<std::pair<std::string, std::string>> renamed;
   std::map<std::string, std::size_t> ids_in_file;
   std::map<std::int64_t, std::size_t> seqs_in_file;
-  SQLite::Statement writer(db, "SELECT agent_id, session_id FROM semantic_memories WHERE seq = ?");
+  SQLite::Statement here_row(db,
+                             "SELECT agent_id, session_id, dedup_hash, updated_at <> captured_at OR EXISTS (SELECT 1 FROM "
+                             "semantic_memory_history h WHERE h.memory_id = ?2 AND h.action = 'edited') FROM "
+                             "semantic_memories WHERE seq = ?1");
   SQLite::Statement purged(db, "SELECT 1 FROM semantic_memory_history WHERE memory_id = ? AND action = 'purged'");
-  // Whether `id` names something here that the row is not.
-  auto taken = [&](const nlohmann::json& row, const std::string& id) {
-    if (const std::optional<std::int64_t> here = MemorySeqOfId(db, id)) {
-      writer.reset();
-      sdk::Bind(writer, *here);
-      return writer.executeStep() && (writer.getColumn(0).getString() != text(row, agent) ||
-                                      writer.getColumn(1).getString() != text(row, session));
-    }
+  auto purged_here = [&](const std::string& id) {
     purged.reset();
     sdk::Bind(purged, id);
     return purged.executeStep();
+  };
+  // Whether `id` names something here that the file's `row` is not.
+  auto taken = [&](const nlohmann::json& row, const std::string& id) {
+    const std::optional<std::int64_t> here = MemorySeqOfId(db, id);
+    if (!here) return purged_here(id);
+    here_row.reset();
+    sdk::Bind(here_row, *here, id);
+    if (!here_row.executeStep()) return true;
+    const bool same_writer =
+        here_row.getColumn(0).getString() == text(row, agent) && here_row.getColumn(1).getString() == text(row, session);
+    const bool edited = here_row.getColumn(3).getInt() != 0 || number(row, updated) != number(row, captured);
+    return !same_writer || (!edited && here_row.getColumn(2).getInt64() != number(row, hash));
   };
   std::size_t n = 0;
   for (nlohmann::json& row : memories["rows"]) {
     const std::string where = "table semantic_memories row " + std::to_string(++n);
     if (!row.is_array() || row.size() <= *own) continue;  // the generic import names it
-    if (!integer(row, seq) || row[*seq].get<std::int64_t>() <= 0) {
-      throw std::runtime_error(where + ": seq must be a positive integer");
+    if (!integer(row, seq) || row[*seq].get<std::int64_t>() <= 0 || row[*seq].get<std::int64_t>() > (std::int64_t{1} << 53)) {
+      throw std::runtime_error(where + ": seq must be an integer from 1 to 2^53");
     }
     if (auto [it, fresh] = seqs_in_file.emplace(row[*seq].get<std::int64_t>(), n); !fresh) {
       throw std::runtime_error(where + ": seq " + row[*seq].dump() + " is row " + std::to_string(it->second) +
@@ -295,19 +319,47 @@ void PrepareMemoryIds(SQLite::Database& db, nlohmann::json& section) {
       throw std::runtime_error(where + ": own_id " + row[*own].dump() +
                                " is not a memory id (26 characters of Crockford base32, as kioku makes them)");
     }
-    std::string id = AsciiUpper(row[*own].get<std::string>());
+    const std::string id = AsciiUpper(row[*own].get<std::string>());
     if (auto [it, fresh] = ids_in_file.emplace(id, n); !fresh) {
       throw std::runtime_error(where + ": id " + id + " is row " + std::to_string(it->second) +
                                "'s too; each memory needs its own");
     }
     if (AsciiUpper(text(row, successor)) == id) throw std::runtime_error(where + ": superseded by itself");
-    const std::string original = id;
-    for (int tries = 0; taken(row, id); ++tries) {
-      if (tries == 8) throw std::runtime_error(where + ": id " + original + " names another memory here");
-      id = ReplacementId(id);
-    }
     row[*own] = id;
-    if (id != original) renamed.emplace_back(original, id);
+  }
+  // Namesakes take new ids once every id of the file is known (a new id must be none of them).
+  n = 0;
+  for (nlohmann::json& row : memories["rows"]) {
+    ++n;
+    if (!row.is_array() || row.size() <= *own) continue;
+    const std::string original = row[*own].get<std::string>();
+    const std::string origin = text(row, agent) + "\x1f" + text(row, session) + "\x1f" +
+                               std::to_string(number(row, captured)) + "\x1f" + std::to_string(number(row, hash));
+    std::string id = original;
+    for (int tries = 0; taken(row, id) || (id != original && ids_in_file.count(id)); ++tries) {
+      if (tries == 8) {
+        throw std::runtime_error("table semantic_memories row " + std::to_string(n) + ": id " + original +
+                                 " names another memory here");
+      }
+      id = ReplacementId(id, origin);
+    }
+    if (id == original) continue;
+    row[*own] = id;
+    renamed.emplace_back(original, id);
+  }
+  // History of memories the file does not hold, about a memory here.
+  if (tables.contains("semantic_memory_history") && Shaped(tables["semantic_memory_history"])) {
+    nlohmann::json& history = tables["semantic_memory_history"];
+    if (const std::optional<std::size_t> about = ColumnOf(history, "memory_id")) {
+      std::map<std::string, std::string> moved;
+      for (nlohmann::json& row : history["rows"]) {
+        if (!row.is_array() || row.size() <= *about || !row[*about].is_string()) continue;
+        const std::string id = row[*about].get<std::string>();
+        if (ids_in_file.count(AsciiUpper(id)) || moved.count(id) || !MemorySeqOfId(db, id)) continue;
+        moved.emplace(id, ReplacementId(id, "history of a memory the file does not hold"));
+      }
+      for (const auto& [from, to] : moved) renamed.emplace_back(from, to);
+    }
   }
   for (const auto& [from, to] : renamed) RenameMemoryId(tables, from, to);
 }
@@ -338,6 +390,9 @@ sdk::ExporterSpec SemanticExporter() {
     nlohmann::json stripped;
     const nlohmann::json& without = WithoutEntityIds(section, stripped);
     nlohmann::json rows = &without == &section ? section : std::move(stripped);
+    if (rows.contains("tables") && rows["tables"].is_object()) {
+      for (const char* table : kProcessCounters) rows["tables"].erase(table);
+    }
     PrepareMemoryIds(db, rows);
     // After the rows (screened for secrets first); a refusal rolls the host's transaction back.
     sdk::ImportCounts counts = sdk::ImportLayerTables(
@@ -358,6 +413,7 @@ sdk::ExporterSpec SemanticExporter() {
     if (body.contains("tables")) {
       body["tables"].erase("semantic_embed_queue");
       body["tables"].erase(MemoryVectorTables().QueueingTable());
+      for (const char* table : kProcessCounters) body["tables"].erase(table);
     }
     return body;
   };
