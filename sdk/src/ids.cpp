@@ -140,34 +140,26 @@ std::string DerivedId(std::int64_t unix_ms, std::int64_t seq) {
   return out;
 }
 
-std::int64_t CheckedIdCheck(std::int64_t unix_ms, std::int64_t seq) {
-  constexpr std::int64_t P = kCheckPrime;
-  const std::int64_t s = seq < 0 ? 0 : seq;
-  const std::int64_t t = unix_ms < 0 ? 0 : (unix_ms > kMaxIdTimeMs ? kMaxIdTimeMs : unix_ms);
-  return (20011 * (s % P) + 15511 * (s / P % P) + 9973 * (s / P / P % P) + 12347 * (t % P) + 27361 * (t / P % P) +
-          5171 * (t / P / P % P) + 30011 * (t / P / P / P)) %
-         P;
-}
-
-std::string CheckedId(std::int64_t unix_ms, std::int64_t seq) {
-  std::string out = DerivedId(unix_ms, seq);
-  const std::int64_t check = CheckedIdCheck(unix_ms, seq);
-  out[10] = kCrockford[(check >> 10) & 31];
-  out[11] = kCrockford[(check >> 5) & 31];
-  out[12] = kCrockford[check & 31];
+std::string SeqId(std::int64_t unix_ms, std::int64_t nonce, std::int64_t seq) {
+  std::string out = DerivedId(unix_ms, seq);  // the time, then seq in the tail's low bits
+  auto n = static_cast<std::uint64_t>(nonce) & ((std::uint64_t{1} << kSeqIdNonceBits) - 1);
+  for (int i = 13; i >= 10; --i, n >>= 5) out[i] = kCrockford[n & 31];
   return out;
 }
 
-std::optional<DerivedIdParts> ParseCheckedId(std::string_view id) {
+std::optional<SeqIdParts> ParseSeqId(std::string_view id) {
   if (id.size() != 26) return std::nullopt;
-  std::string plain(id);
-  plain.replace(10, 3, "000");
-  const std::optional<DerivedIdParts> parts = ParseDerivedId(plain);
+  std::string tail(id);
+  tail.replace(10, 4, "0000");
+  const std::optional<DerivedIdParts> parts = ParseDerivedId(tail);
   if (!parts) return std::nullopt;
-  std::string upper(id);
-  for (char& c : upper) c = (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
-  if (CheckedId(parts->unix_ms, parts->seq) != upper) return std::nullopt;
-  return parts;
+  std::int64_t nonce = 0;
+  for (std::size_t i = 10; i <= 13; ++i) {  // ParseDerivedId checked the other characters
+    const int v = CrockfordValue(id[i]);
+    if (v < 0) return std::nullopt;
+    nonce = nonce * 32 + v;
+  }
+  return SeqIdParts{parts->unix_ms, nonce, parts->seq};
 }
 
 std::optional<DerivedIdParts> ParseDerivedId(std::string_view id) {

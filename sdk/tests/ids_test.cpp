@@ -140,43 +140,23 @@ TEST(DerivedId, PrefixRangeBoundsTimeAndSeq) {
 namespace kioku::sdk {
 namespace {
 
-TEST(CheckedId, IsADerivedIdWithItsCheckInTheTail) {
-  const std::string id = CheckedId(1796513101620, 2);
-  ASSERT_EQ(id.size(), 26u);
+TEST(SeqId, HoldsTimeNonceAndSeq) {
+  const std::string id = SeqId(1796513101620, 0x12345, 2);
+  EXPECT_EQ(id, "01M948CXSM28T5000000000002");
   EXPECT_TRUE(IsUlid(id));
-  EXPECT_EQ(id.substr(0, 10), DerivedId(1796513101620, 2).substr(0, 10));
-  EXPECT_EQ(id.substr(13), DerivedId(1796513101620, 2).substr(13));
-  const std::int64_t check = CheckedIdCheck(1796513101620, 2);
-  EXPECT_LT(check, kCheckPrime);
-  EXPECT_EQ(id.substr(10, 3), DerivedId(0, check).substr(23));
-  auto parts = ParseCheckedId(id);
+  auto parts = ParseSeqId(id);
   ASSERT_TRUE(parts.has_value());
   EXPECT_EQ(parts->unix_ms, 1796513101620);
+  EXPECT_EQ(parts->nonce, 0x12345);
   EXPECT_EQ(parts->seq, 2);
   std::string lower = id;
   for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  EXPECT_TRUE(ParseCheckedId(lower).has_value());
-  EXPECT_FALSE(ParseCheckedId(DerivedId(1796513101620, 2)).has_value());  // check missing
-  EXPECT_FALSE(ParseCheckedId(id.substr(0, 25)).has_value());
-}
-
-// Every change of one character of the seq part is caught, over many seqs and times.
-TEST(CheckedId, EveryOneCharacterChangeOfTheSeqPartFailsTheCheck) {
-  static constexpr const char* kAlphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-  for (std::int64_t seq : {std::int64_t{1}, std::int64_t{31}, std::int64_t{32749}, std::int64_t{1} << 40,
-                           (std::int64_t{1} << 62) + 977}) {
-    for (std::int64_t ms : {std::int64_t{0}, std::int64_t{1796513101620}, kMaxIdTimeMs}) {
-      const std::string id = CheckedId(ms, seq);
-      for (std::size_t at = 13; at < 26; ++at) {
-        for (const char* c = kAlphabet; *c; ++c) {
-          if (*c == id[at]) continue;
-          std::string slip = id;
-          slip[at] = *c;
-          EXPECT_FALSE(ParseCheckedId(slip).has_value()) << slip;
-        }
-      }
-    }
-  }
+  EXPECT_EQ(ParseSeqId(lower)->seq, 2);
+  EXPECT_EQ(SeqId(5, std::int64_t{1} << 20, 7), SeqId(5, 0, 7));  // the nonce's low 20 bits
+  const std::int64_t big = (std::int64_t{1} << 60) - 1;
+  EXPECT_EQ(ParseSeqId(SeqId(kMaxIdTimeMs, 0xFFFFF, big))->seq, big);
+  EXPECT_FALSE(ParseSeqId(id.substr(0, 25)).has_value());
+  EXPECT_FALSE(ParseSeqId("01M948CXSM28TU000000000002").has_value());  // U is not Crockford
 }
 
 }  // namespace

@@ -143,11 +143,11 @@ TEST(ExportImport, MergeIntoNonEmptyDatabaseRemapsKeys) {
   EXPECT_NE(graph.text.find("postgres"), std::string::npos) << graph.text;
 }
 
-// Memory ids are computed from captured_at and seq (semantic migration 15), so two stores
-// name different memories alike when they wrote one seq in one millisecond. An import keeps
-// the file's memories apart from such namesakes (another session wrote them, or they were
-// purged here): each arrives under an id of its own, the file's references follow it, and a
-// second import finds them. A memory edited since the export is the same memory.
+// Memory ids are computed from captured_at, a nonce and seq (semantic migration 15): two
+// stores that write one seq in one millisecond still name their memories apart (the nonce
+// hashes writer, session and text), so an import brings every memory under its own id, a
+// second import finds them, a purged namesake stays purged, and a memory edited since the
+// export is the same memory.
 TEST(ExportImport, MemoriesNamedAlikeInTwoStoresStayTwoMemories) {
   const auto remember = [](testing::TestRuntime& rt, const std::string& session, const std::string& text) {
     sdk::Caller caller = testing::TestRuntime::DefaultCaller();
@@ -166,8 +166,10 @@ TEST(ExportImport, MemoriesNamedAlikeInTwoStoresStayTwoMemories) {
   const std::string a2 = remember(a, "sess-a", "Staging runs postgres 16");
   const std::string b1 = remember(b, "sess-b", "Release notes live in the wiki");
   const std::string b2 = remember(b, "sess-b", "The cache is redis 7");
-  ASSERT_EQ(a1, b1);  // one clock, one seq: one id
-  ASSERT_EQ(a2, b2);
+  ASSERT_EQ(a1.substr(0, 10), b1.substr(0, 10));  // one clock and one seq ...
+  ASSERT_EQ(sdk::ParseSeqId(a1)->seq, sdk::ParseSeqId(b1)->seq);
+  ASSERT_NE(a1, b1);  // ... and two ids
+  ASSERT_NE(a2, b2);
   Ok(b, "memory_forget", {{"id", b2}, {"purge", true}});
   const json file = host::BuildExport(*a.runtime, "test");
 
@@ -176,8 +178,7 @@ TEST(ExportImport, MemoriesNamedAlikeInTwoStoresStayTwoMemories) {
   EXPECT_EQ(Ok(b, "memory_get", {{"id", b1}}).structured["memory"]["text"], "Release notes live in the wiki");
   EXPECT_TRUE(b.runtime->CallTool("memory_get", {{"id", b2}}, testing::TestRuntime::DefaultCaller()).is_error);  // purged here
   auto recall = b.runtime->CallTool("memory_recall", {{"query", "deploy window"}}, testing::TestRuntime::DefaultCaller());
-  EXPECT_NE(recall.text.find("09:00"), std::string::npos) << recall.text;
-  EXPECT_EQ(recall.text.find(a1), std::string::npos) << recall.text;  // under an id of its own
+  EXPECT_NE(recall.text.find("09:00 · " + a1), std::string::npos) << recall.text;  // under its own id
   host::ImportExport(*b.runtime, file);
   EXPECT_EQ(count(b), 3);  // found again, not added again
 
@@ -188,10 +189,10 @@ TEST(ExportImport, MemoriesNamedAlikeInTwoStoresStayTwoMemories) {
   EXPECT_EQ(Ok(a, "memory_get", {{"id", a1}}).structured["memory"]["text"], "The deploy window opens at 10:00");
 }
 
-// The same, when the namesakes' writer and session are the same too (two stores fed by
-// `kioku import` of a CLAUDE.md at the same millisecond): content tells them apart while
-// neither was edited. Three stores into one, twice: every memory once. Files from before
-// the process counters (text and row epochs) were left out of exports still import.
+// The same when writer and session are the same too (two stores fed by `kioku import` of a
+// CLAUDE.md at the same millisecond): the text tells them apart. Three stores into one,
+// twice: every memory once. Files from before the process counters (text and row epochs)
+// were left out of exports still import.
 TEST(ExportImport, NamesakesOfOneWriterAndSessionStayApartUntilEdited) {
   const auto remember = [](testing::TestRuntime& rt, const std::string& text) {
     auto r = rt.runtime->CallTool("memory_remember", {{"text", text}, {"kind", "fact"}}, testing::TestRuntime::DefaultCaller());
@@ -205,7 +206,10 @@ TEST(ExportImport, NamesakesOfOneWriterAndSessionStayApartUntilEdited) {
   AddAll(a);
   AddAll(c);
   AddAll(d);
-  ASSERT_EQ(remember(a, "Deploys go out on Fridays"), remember(c, "Backups run at midnight"));
+  const std::string a1 = remember(a, "Deploys go out on Fridays"), c1 = remember(c, "Backups run at midnight");
+  ASSERT_EQ(sdk::ParseSeqId(a1)->seq, sdk::ParseSeqId(c1)->seq);
+  ASSERT_EQ(a1.substr(0, 10), c1.substr(0, 10));
+  ASSERT_NE(a1, c1);
   Ok(c, "memory_forget", {{"id", remember(c, "Scratch note to drop")}});  // moves c's counters
   json from_a = host::BuildExport(*a.runtime, "test"), from_c = host::BuildExport(*c.runtime, "test");
   EXPECT_FALSE(from_c["sections"]["semantic"]["tables"].contains("semantic_row_epoch"));
@@ -526,9 +530,10 @@ TEST_F(Refusal, MemoryIdsThatAreNotOneEach) {
     const auto col = std::find(t["columns"].begin(), t["columns"].end(), "own_id") - t["columns"].begin();
     const auto seq = std::find(t["columns"].begin(), t["columns"].end(), "seq") - t["columns"].begin();
     const auto at = std::find(t["columns"].begin(), t["columns"].end(), "captured_at") - t["columns"].begin();
+    const auto nonce = std::find(t["columns"].begin(), t["columns"].end(), "id_nonce") - t["columns"].begin();
     const json& r = t["rows"][row];
     return r[col].is_string() ? r[col].get<std::string>()
-                              : sdk::CheckedId(r[at].get<std::int64_t>(), r[seq].get<std::int64_t>());
+                              : sdk::SeqId(r[at].get<std::int64_t>(), r[nonce].get<std::int64_t>(), r[seq].get<std::int64_t>());
   };
   json file = good;
   SetField(file, "semantic", "semantic_memories", 1, "own_id", own_id(0));

@@ -181,75 +181,25 @@ std::vector<std::int64_t> MarkExisting(SQLite::Database& db, std::vector<Importe
   return seqs;
 }
 
-// Renames memory id `from` to `to` where the file names it: a memory's successor, its
-// history rows and the texts that quote it (history details, source_ref).
-void RenameMemoryId(nlohmann::json& tables, const std::string& from, const std::string& to) {
-  const auto rename = [&](const char* table, const char* column, bool inside) {
-    if (!tables.contains(table) || !Shaped(tables[table])) return;
-    const std::optional<std::size_t> at = ColumnOf(tables[table], column);
-    if (!at) return;
-    for (nlohmann::json& row : tables[table]["rows"]) {
-      if (!row.is_array() || row.size() <= *at || !row[*at].is_string()) continue;
-      std::string text = row[*at].get<std::string>();
-      if (!inside) {
-        if (text == from) row[*at] = to;
-        continue;
-      }
-      for (std::size_t i = text.find(from); i != std::string::npos; i = text.find(from, i + to.size())) {
-        text.replace(i, from.size(), to);
-      }
-      row[*at] = std::move(text);
-    }
-  };
-  rename("semantic_memories", "superseded_by", false);
-  rename("semantic_memory_history", "memory_id", false);
-  rename("semantic_memory_history", "detail", true);
-  rename("semantic_memory_history", "snapshot", true);
-  rename("semantic_memories", "source_ref", true);
-}
-
-// The id a file's memory takes when its own names something else here: the same time part,
-// then 80 bits of a hash (KeyHash) of the id and what the file says of the memory (`origin`:
-// its writer, session, capture time and content), so two stores' namesakes take different
-// ids, and importing the file again makes the same choice and finds the memory it brought.
-std::string ReplacementId(const std::string& id, const std::string& origin) {
-  static constexpr char kCrockford[] = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-  const auto h = static_cast<std::uint64_t>(KeyHash({"kioku import", id, origin}));
-  const auto g = static_cast<std::uint64_t>(KeyHash({origin, id, "kioku import"}));
-  std::string out = id.substr(0, 10);
-  for (int i = 0; i < 16; ++i) out += kCrockford[(i < 12 ? h >> (5 * i) : g >> (5 * (i - 12))) & 31];
-  return out;
-}
-
 // One-row counters of changes that tell a process's caches what moved (schema.cpp text and
 // row epochs): state of this database, not content. Not exported; ignored in files written
 // before that (their row collided with this database's: the import was refused).
 constexpr const char* kProcessCounters[] = {"semantic_text_epoch", "semantic_row_epoch"};
 
 // `section` with every memory's id in own_id, so the import keeps it when it renumbers the
-// row and finds it when the memory is here already (MemoryIdentity):
-//   - a row without one (its id computed from captured_at and seq where the file was
-//     written) gets that id; a file from before migration 15 names the column `id`
-//     (renamed_columns); ids are kept in upper case;
-//   - a computed id is unique in its own store only: two stores that gave one seq in the
-//     same millisecond give one id to two memories. The memory here with the file's id is
-//     the file's memory when the same agent and session wrote it and either their content
-//     (dedup_hash) is equal or one of them was edited (updated_at past captured_at, or an
-//     "edited" history row here). Else,
-//     and when the id is one purged here, the file's memory takes ReplacementId, and the
-//     file's references to it follow (successors, history rows, history texts and
-//     snapshots, source_ref). History rows of a memory the file does not hold (purged where
-//     it was written) whose id names a memory here are moved off it the same way.
-// Throws std::runtime_error naming the row, and so refuses the file, for a row without a
-// seq in [1, 2^53], with an id that is not one (26 Crockford base32 characters) or that
-// another row of the file has too, or superseded by itself.
-void PrepareMemoryIds(SQLite::Database& db, nlohmann::json& section) {
+// row and finds it when the memory is here already (MemoryIdentity). A row without one has
+// its id computed where the file was written (sdk::SeqId of captured_at, id_nonce and seq;
+// the nonce tells apart two stores' memories of one seq and one millisecond, MemoryNonce);
+// a file from before migration 15 names the column `id` (renamed_columns). Ids are kept in
+// upper case. Throws std::runtime_error naming the row, and so refuses the file, for a row
+// without a seq in [1, 2^53], with an id that is not one (26 Crockford base32 characters) or
+// that another row of the file has too, or superseded by itself.
+void PrepareMemoryIds(nlohmann::json& section) {
   if (!section.contains("tables") || !section["tables"].is_object() ||
       !section["tables"].contains("semantic_memories")) {
     return;
   }
-  nlohmann::json& tables = section["tables"];
-  nlohmann::json& memories = tables["semantic_memories"];
+  nlohmann::json& memories = section["tables"]["semantic_memories"];
   if (!Shaped(memories)) return;  // the generic import names what is wrong with the table
   std::optional<std::size_t> own = ColumnOf(memories, "own_id");
   if (!own) {
@@ -259,44 +209,13 @@ void PrepareMemoryIds(SQLite::Database& db, nlohmann::json& section) {
     }
     own = memories["columns"].size() - 1;
   }
-  const auto column = [&](const char* name) { return ColumnOf(memories, name); };
-  const auto seq = column("seq"), captured = column("captured_at"), updated = column("updated_at"),
-             agent = column("agent_id"), session = column("session_id"), hash = column("dedup_hash"),
-             successor = column("superseded_by");
+  const auto seq = ColumnOf(memories, "seq"), captured = ColumnOf(memories, "captured_at"),
+             nonce = ColumnOf(memories, "id_nonce"), successor = ColumnOf(memories, "superseded_by");
   auto integer = [](const nlohmann::json& row, const std::optional<std::size_t>& at) {
     return at && row.size() > *at && row[*at].is_number_integer();
   };
-  auto number = [&](const nlohmann::json& row, const std::optional<std::size_t>& at) {
-    return integer(row, at) ? row[*at].get<std::int64_t>() : std::int64_t{0};
-  };
-  auto text = [](const nlohmann::json& row, const std::optional<std::size_t>& at) {
-    return at && row.size() > *at && row[*at].is_string() ? row[*at].get<std::string>() : std::string();
-  };
-  std::vector<std::pair<std::string, std::string>> renamed;
   std::map<std::string, std::size_t> ids_in_file;
   std::map<std::int64_t, std::size_t> seqs_in_file;
-  SQLite::Statement here_row(db,
-                             "SELECT agent_id, session_id, dedup_hash, updated_at <> captured_at OR EXISTS (SELECT 1 FROM "
-                             "semantic_memory_history h WHERE h.memory_id = ?2 AND h.action = 'edited') FROM "
-                             "semantic_memories WHERE seq = ?1");
-  SQLite::Statement purged(db, "SELECT 1 FROM semantic_memory_history WHERE memory_id = ? AND action = 'purged'");
-  auto purged_here = [&](const std::string& id) {
-    purged.reset();
-    sdk::Bind(purged, id);
-    return purged.executeStep();
-  };
-  // Whether `id` names something here that the file's `row` is not.
-  auto taken = [&](const nlohmann::json& row, const std::string& id) {
-    const std::optional<std::int64_t> here = MemorySeqOfId(db, id);
-    if (!here) return purged_here(id);
-    here_row.reset();
-    sdk::Bind(here_row, *here, id);
-    if (!here_row.executeStep()) return true;
-    const bool same_writer =
-        here_row.getColumn(0).getString() == text(row, agent) && here_row.getColumn(1).getString() == text(row, session);
-    const bool edited = here_row.getColumn(3).getInt() != 0 || number(row, updated) != number(row, captured);
-    return !same_writer || (!edited && here_row.getColumn(2).getInt64() != number(row, hash));
-  };
   std::size_t n = 0;
   for (nlohmann::json& row : memories["rows"]) {
     const std::string where = "table semantic_memories row " + std::to_string(++n);
@@ -309,11 +228,12 @@ void PrepareMemoryIds(SQLite::Database& db, nlohmann::json& section) {
                                "'s too; each memory needs its own");
     }
     if (row[*own].is_null()) {
-      if (!integer(row, captured)) {
-        throw std::runtime_error(where + ": own_id is null and captured_at is missing, so the memory's id is "
-                                         "unknown; export the memories again with this kioku");
+      if (!integer(row, captured) || !integer(row, nonce)) {
+        throw std::runtime_error(where + ": own_id is null and captured_at or id_nonce is missing, so the memory's "
+                                         "id is unknown; export the memories again with this kioku");
       }
-      row[*own] = MemoryId("", row[*captured].get<std::int64_t>(), row[*seq].get<std::int64_t>());
+      row[*own] = MemoryId("", row[*captured].get<std::int64_t>(), row[*nonce].get<std::int64_t>(),
+                           row[*seq].get<std::int64_t>());
     }
     if (!row[*own].is_string() || !sdk::IsUlid(row[*own].get<std::string>())) {
       throw std::runtime_error(where + ": own_id " + row[*own].dump() +
@@ -324,44 +244,12 @@ void PrepareMemoryIds(SQLite::Database& db, nlohmann::json& section) {
       throw std::runtime_error(where + ": id " + id + " is row " + std::to_string(it->second) +
                                "'s too; each memory needs its own");
     }
-    if (AsciiUpper(text(row, successor)) == id) throw std::runtime_error(where + ": superseded by itself");
+    if (successor && row.size() > *successor && row[*successor].is_string() &&
+        AsciiUpper(row[*successor].get<std::string>()) == id) {
+      throw std::runtime_error(where + ": superseded by itself");
+    }
     row[*own] = id;
   }
-  // Namesakes take new ids once every id of the file is known (a new id must be none of them).
-  n = 0;
-  for (nlohmann::json& row : memories["rows"]) {
-    ++n;
-    if (!row.is_array() || row.size() <= *own) continue;
-    const std::string original = row[*own].get<std::string>();
-    const std::string origin = text(row, agent) + "\x1f" + text(row, session) + "\x1f" +
-                               std::to_string(number(row, captured)) + "\x1f" + std::to_string(number(row, hash));
-    std::string id = original;
-    for (int tries = 0; taken(row, id) || (id != original && ids_in_file.count(id)); ++tries) {
-      if (tries == 8) {
-        throw std::runtime_error("table semantic_memories row " + std::to_string(n) + ": id " + original +
-                                 " names another memory here");
-      }
-      id = ReplacementId(id, origin);
-    }
-    if (id == original) continue;
-    row[*own] = id;
-    renamed.emplace_back(original, id);
-  }
-  // History of memories the file does not hold, about a memory here.
-  if (tables.contains("semantic_memory_history") && Shaped(tables["semantic_memory_history"])) {
-    nlohmann::json& history = tables["semantic_memory_history"];
-    if (const std::optional<std::size_t> about = ColumnOf(history, "memory_id")) {
-      std::map<std::string, std::string> moved;
-      for (nlohmann::json& row : history["rows"]) {
-        if (!row.is_array() || row.size() <= *about || !row[*about].is_string()) continue;
-        const std::string id = row[*about].get<std::string>();
-        if (ids_in_file.count(AsciiUpper(id)) || moved.count(id) || !MemorySeqOfId(db, id)) continue;
-        moved.emplace(id, ReplacementId(id, "history of a memory the file does not hold"));
-      }
-      for (const auto& [from, to] : moved) renamed.emplace_back(from, to);
-    }
-  }
-  for (const auto& [from, to] : renamed) RenameMemoryId(tables, from, to);
 }
 
 // A memory of the file that is here already, by its id (PrepareMemoryIds put it in own_id).
@@ -393,7 +281,7 @@ sdk::ExporterSpec SemanticExporter() {
     if (rows.contains("tables") && rows["tables"].is_object()) {
       for (const char* table : kProcessCounters) rows["tables"].erase(table);
     }
-    PrepareMemoryIds(db, rows);
+    PrepareMemoryIds(rows);
     // After the rows (screened for secrets first); a refusal rolls the host's transaction back.
     sdk::ImportCounts counts = sdk::ImportLayerTables(
         db, "semantic", rows,

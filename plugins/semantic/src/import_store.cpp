@@ -8,12 +8,13 @@ namespace kioku::semantic {
 std::unordered_map<std::string, KnownMemory> KnownTexts(const Env& env, const Scope& scope) {
   std::unordered_map<std::string, KnownMemory> known;
   SQLite::Statement q(env.db,
-                      "SELECT own_id, status, text, captured_at, seq FROM semantic_memories WHERE scope = 'global' OR "
+                      "SELECT own_id, status, text, captured_at, seq, id_nonce FROM semantic_memories WHERE scope = 'global' OR "
                       "(project_id = ? AND project_id <> '') ORDER BY seq");
   sdk::Bind(q, scope.project_id);
   while (q.executeStep()) {
     known.emplace(NormalizeText(q.getColumn(2).getString()),
-                  KnownMemory{MemoryId(q.getColumn(0).getString(), q.getColumn(3).getInt64(), q.getColumn(4).getInt64()),
+                  KnownMemory{MemoryId(q.getColumn(0).getString(), q.getColumn(3).getInt64(), q.getColumn(5).getInt64(),
+                                       q.getColumn(4).getInt64()),
                               q.getColumn(1).getString()});
   }
   return known;

@@ -2,7 +2,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <limits>
 #include <optional>
 #include <utility>
 
@@ -162,14 +161,11 @@ std::pair<std::int64_t, std::int64_t> CursorPosition(SQLite::Database& db, const
     sdk::Bind(q, *seq);
     if (q.executeStep()) return {q.getColumn(0).getInt64(), *seq};
   }
-  if (const std::optional<sdk::DerivedIdParts> parts = sdk::ParseCheckedId(cursor)) return {parts->unix_ms, parts->seq};
-  // An id given out before ids were computed: its time part; the page may repeat memories
-  // of that millisecond, never skip one.
-  if (sdk::IsUlid(cursor)) {
-    if (const std::optional<sdk::DerivedIdRange> time = sdk::DerivedIdPrefixRange(cursor.substr(0, 10))) {
-      return {time->ms_lo, std::numeric_limits<std::int64_t>::max()};
-    }
-  }
+  // Gone since: its time and seq. An id given out before ids were computed reads as its
+  // time and a seq past any here: the page may repeat memories of that millisecond, never
+  // skip one.
+  if (const std::optional<sdk::SeqIdParts> parts = sdk::ParseSeqId(cursor)) return {parts->unix_ms, parts->seq};
+
   throw sdk::ToolError("cursor '" + sdk::TruncateUtf8(cursor, 40) +
                        "' is not one this tool returned (or its memory is gone); send next_cursor from the previous "
                        "page, or omit it for the first page");

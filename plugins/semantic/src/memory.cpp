@@ -5,27 +5,21 @@
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/ids.hpp"
 #include "kioku/sdk/sql.hpp"
+#include "normalize.hpp"
 
 namespace kioku::semantic {
 
 std::string DerivedMemoryIdSql(std::string_view row) {
   static constexpr const char* kAlphabet = "'0123456789ABCDEFGHJKMNPQRSTVWXYZ'";
-  const std::string r(row), p = std::to_string(sdk::kCheckPrime);
+  const std::string r(row);
   const std::string time = "max(0, min(" + r + "captured_at, " + std::to_string(sdk::kMaxIdTimeMs) + "))";
-  const std::string seq = "max(0, " + r + "seq)";
-  // sdk::CheckedIdCheck, term for term.
-  const std::string check = "((20011 * (" + seq + " % " + p + ") + 15511 * (" + seq + " / " + p + " % " + p +
-                            ") + 9973 * (" + seq + " / " + p + " / " + p + " % " + p + ") + 12347 * (" + time + " % " +
-                            p + ") + 27361 * (" + time + " / " + p + " % " + p + ") + 5171 * (" + time + " / " + p +
-                            " / " + p + " % " + p + ") + 30011 * (" + time + " / " + p + " / " + p + " / " + p +
-                            ")) % " + p + ")";
   auto digit = [&](const std::string& value, int shift) {
     return std::string("substr(") + kAlphabet + ", ((" + value + " >> " + std::to_string(shift) + ") & 31) + 1, 1)";
   };
-  std::string derived;
+  std::string derived;  // sdk::SeqId: 10 characters of time, 4 of nonce, 12 of seq
   for (int i = 9; i >= 0; --i) derived += digit(time, 5 * i) + " || ";
-  for (int i = 2; i >= 0; --i) derived += digit(check, 5 * i) + " || ";
-  for (int i = 12; i >= 0; --i) derived += digit(seq, 5 * i) + (i > 0 ? " || " : "");
+  for (int i = 3; i >= 0; --i) derived += digit(r + "id_nonce", 5 * i) + " || ";
+  for (int i = 11; i >= 0; --i) derived += digit("max(0, " + r + "seq)", 5 * i) + (i > 0 ? " || " : "");
   return derived;
 }
 
@@ -33,8 +27,14 @@ std::string MemoryIdSql(std::string_view row) {
   return "coalesce(" + std::string(row) + "own_id, " + DerivedMemoryIdSql(row) + ")";
 }
 
-std::string MemoryId(const std::string& own_id, std::int64_t captured_at, std::int64_t seq) {
-  return own_id.empty() ? sdk::CheckedId(captured_at, seq) : own_id;
+std::string MemoryId(const std::string& own_id, std::int64_t captured_at, std::int64_t nonce, std::int64_t seq) {
+  return own_id.empty() ? sdk::SeqId(captured_at, nonce, seq) : own_id;
+}
+
+std::int64_t MemoryNonce(const std::string& agent_id, const std::string& session_id, const std::string& text,
+                         std::int64_t captured_at) {
+  const auto h = static_cast<std::uint64_t>(KeyHash({"memory id", agent_id, session_id, text, std::to_string(captured_at)}));
+  return static_cast<std::int64_t>(h & ((std::uint64_t{1} << sdk::kSeqIdNonceBits) - 1));
 }
 
 std::optional<std::int64_t> MemorySeqOfId(SQLite::Database& db, const std::string& id) {
@@ -43,11 +43,13 @@ std::optional<std::int64_t> MemorySeqOfId(SQLite::Database& db, const std::strin
     sdk::Bind(q, id);
     if (q.executeStep()) return q.getColumn(0).getInt64();
   }
-  const std::optional<sdk::DerivedIdParts> parts = sdk::ParseCheckedId(id);
+  const std::optional<sdk::SeqIdParts> parts = sdk::ParseSeqId(id);
   if (!parts) return std::nullopt;
-  SQLite::Statement q(db, "SELECT captured_at FROM semantic_memories WHERE seq = ? AND own_id IS NULL");
+  SQLite::Statement q(db, "SELECT captured_at, id_nonce FROM semantic_memories WHERE seq = ? AND own_id IS NULL");
   sdk::Bind(q, parts->seq);
-  if (!q.executeStep() || sdk::CheckedId(q.getColumn(0).getInt64(), parts->seq) != id) return std::nullopt;
+  if (!q.executeStep() || sdk::SeqId(q.getColumn(0).getInt64(), q.getColumn(1).getInt64(), parts->seq) != id) {
+    return std::nullopt;
+  }
   return parts->seq;
 }
 
@@ -55,7 +57,7 @@ const char* const kMemoryColumns =
     "m.seq, m.own_id, m.kind, m.text, m.subject, m.value, m.tags, m.importance, m.confidence, "
     "m.status, m.prior_status, m.source, m.source_ref, m.scope, m.project_id, m.path, "
     "m.anchor, m.expires_at, m.agent_id, m.session_id, m.captured_at, m.updated_at, "
-    "m.recall_count, m.last_recalled_at, m.reaffirm_count, m.superseded_at, m.superseded_by";
+    "m.recall_count, m.last_recalled_at, m.reaffirm_count, m.superseded_at, m.superseded_by, m.id_nonce";
 
 namespace {
 std::int64_t Int64Or0(const SQLite::Column& c) { return c.isNull() ? 0 : c.getInt64(); }
@@ -82,11 +84,11 @@ std::vector<std::string> SplitTags(const std::string& joined) {
   return out;
 }
 
-Memory ReadMemoryHead(SQLite::Statement& q, int captured_at_column) {
+Memory ReadMemoryHead(SQLite::Statement& q, int captured_at_column, int nonce_column) {
   Memory m;
   m.seq = q.getColumn(0).getInt64();
   m.captured_at = q.getColumn(captured_at_column).getInt64();
-  m.id = MemoryId(q.getColumn(1).getString(), m.captured_at, m.seq);
+  m.id = MemoryId(q.getColumn(1).getString(), m.captured_at, q.getColumn(nonce_column).getInt64(), m.seq);
   m.kind = q.getColumn(2).getString();
   m.text = q.getColumn(3).getString();
   m.subject = q.getColumn(4).getString();
@@ -95,7 +97,7 @@ Memory ReadMemoryHead(SQLite::Statement& q, int captured_at_column) {
 }
 
 Memory ReadMemory(SQLite::Statement& q) {
-  Memory m = ReadMemoryHead(q, 20);
+  Memory m = ReadMemoryHead(q, 20, 27);
   m.tags = SplitTags(q.getColumn(6).getString());
   m.importance = q.getColumn(7).getInt();
   m.confidence = q.getColumn(8).getDouble();
@@ -147,11 +149,11 @@ std::vector<std::string> MemoryIdsStartingWith(SQLite::Database& db, const std::
   }
   const std::optional<sdk::DerivedIdRange> range = sdk::DerivedIdPrefixRange(prefix.substr(0, 10));
   if (range && ids.size() < n) {
-    SQLite::Statement q(db, "SELECT captured_at, seq FROM semantic_memories WHERE captured_at BETWEEN ? AND ? AND "
-                            "own_id IS NULL ORDER BY captured_at, seq");
+    SQLite::Statement q(db, "SELECT captured_at, id_nonce, seq FROM semantic_memories WHERE captured_at BETWEEN ? AND ? "
+                            "AND own_id IS NULL ORDER BY captured_at, seq");
     sdk::Bind(q, range->ms_lo, range->ms_hi);
     while (ids.size() < n && q.executeStep()) {
-      std::string id = sdk::CheckedId(q.getColumn(0).getInt64(), q.getColumn(1).getInt64());
+      std::string id = sdk::SeqId(q.getColumn(0).getInt64(), q.getColumn(1).getInt64(), q.getColumn(2).getInt64());
       if (id.compare(0, prefix.size(), prefix) == 0) ids.push_back(std::move(id));
     }
   }

@@ -80,17 +80,26 @@ struct Memory {
 
 /// A memory's id in SQL over the semantic_memories row whose columns `row` prefixes ("",
 /// "m.", "new."): `own_id` when the memory has one (ids given out before migration 15 and
-/// those imports keep), else sdk::CheckedId(captured_at, seq) in plain SQL, 26 Crockford
-/// base32 characters: 10 of the clamped time, 3 of the check, 13 of seq
-/// (DerivedMemoryIdSql). Equal to sdk::CheckedId for every row (memory_ids_test). Not a column of the table: SQLite computes
-/// a virtual column on every insert and update (~34,000 instructions a write here), so
-/// code reads own_id, captured_at and seq and calls MemoryId; the view semantic_memory_ids
-/// (seq, id) shows it to people and to the import's reference check.
+/// those imports keep), else sdk::SeqId(captured_at, id_nonce, seq) in plain SQL, 26
+/// Crockford base32 characters: 10 of the clamped time, 4 of the nonce, 12 of seq
+/// (DerivedMemoryIdSql). Equal to MemoryId for every row (memory_ids_test). Not a column of
+/// the table: SQLite computes a virtual column on every insert and update (~34,000
+/// instructions a write here), so code reads own_id, captured_at, id_nonce and seq and calls
+/// MemoryId; the view semantic_memory_ids (seq, id) shows it to people and to the import's
+/// reference check.
 std::string MemoryIdSql(std::string_view row = "");
 std::string DerivedMemoryIdSql(std::string_view row = "");
 
-/// A memory's id from its row: `own_id` when not empty, else sdk::CheckedId(captured_at, seq).
-std::string MemoryId(const std::string& own_id, std::int64_t captured_at, std::int64_t seq);
+/// A memory's id from its row: `own_id` when not empty, else sdk::SeqId(captured_at, nonce, seq).
+std::string MemoryId(const std::string& own_id, std::int64_t captured_at, std::int64_t nonce, std::int64_t seq);
+
+/// The nonce a new memory's id holds (sdk::SeqId, 20 bits): a hash (KeyHash) of who wrote it
+/// in which session, its text and capture time. Two databases that give one seq in one
+/// millisecond to different memories give them different ids, and to the same memory (an
+/// export imported) the same id; an id with a character changed decodes to a row whose
+/// nonce differs (but for 1 in 2^20).
+std::int64_t MemoryNonce(const std::string& agent_id, const std::string& session_id, const std::string& text,
+                         std::int64_t captured_at);
 
 /// The seq of the memory whose id is exactly `id` (an own id, or a computed one decoded and
 /// compared with its row's); nullopt when none, a computed id with a slip in it included.
@@ -102,9 +111,9 @@ extern const char* const kMemoryColumns;
 /// Reads a row selected with kMemoryColumns (column 0 onwards).
 Memory ReadMemory(SQLite::Statement& q);
 /// Reads only the first six columns of kMemoryColumns (seq, own_id, kind, text, subject,
-/// value) and captured_at (column `captured_at_column`, for the id) into an otherwise
-/// default Memory, for selects that begin with them.
-Memory ReadMemoryHead(SQLite::Statement& q, int captured_at_column);
+/// value), captured_at and id_nonce (columns `captured_at_column` and `nonce_column`, for the
+/// id) into an otherwise default Memory, for selects that begin with them.
+Memory ReadMemoryHead(SQLite::Statement& q, int captured_at_column, int nonce_column);
 
 /// Loads by exact id; nullopt when absent.
 std::optional<Memory> LoadMemoryBySeq(SQLite::Database& db, std::int64_t seq);

@@ -34,8 +34,8 @@ std::int64_t DedupHash(const std::string& kind, const Scope& scope, const std::s
 const std::string kInsertSql =
     "INSERT INTO semantic_memories(kind, text, subject, value, tags, cjk, importance, "
     "confidence, status, source, source_ref, scope, project_id, path, anchor, expires_at, "
-    "agent_id, session_id, captured_at, updated_at, dedup_hash) "
-    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+    "agent_id, session_id, captured_at, updated_at, dedup_hash, id_nonce) "
+    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 const std::string kFindSameSql = std::string("SELECT ") + kMemoryColumns +
                                  " FROM semantic_memories m WHERE m.dedup_hash = ? AND "
                                  "m.status IN " + kLiveStatuses +
@@ -265,9 +265,11 @@ WriteResult MemoryWriter::Remember(const MemoryDraft& d, const Author& author) {
   q->bind(19, m.captured_at);
   q->bind(20, m.updated_at);
   q->bind(21, hash);
+  const std::int64_t nonce = MemoryNonce(m.agent_id, m.session_id, m.text, m.captured_at);
+  q->bind(22, nonce);
   q->exec();
   m.seq = env_.db.getLastInsertRowid();
-  m.id = MemoryId("", m.captured_at, m.seq);
+  m.id = MemoryId("", m.captured_at, nonce, m.seq);
   added_ = true;
 
   WriteTags(m.seq, m.tags);

@@ -57,8 +57,8 @@ const std::vector<std::string>& LiveStatuses() {
 constexpr const char* kCandidateColumns =
     "m.seq, m.kind, m.importance, m.confidence, m.status, m.prior_status, m.superseded_at, "
     "m.updated_at, m.last_recalled_at, m.recall_count, m.reaffirm_count, m.anchor, m.own_id, "
-    "m.session_id, m.captured_at";
-constexpr int kCandidateColumnCount = 15;
+    "m.session_id, m.captured_at, m.id_nonce";
+constexpr int kCandidateColumnCount = 16;
 
 struct Candidate {
   std::int64_t seq = 0;
@@ -85,7 +85,9 @@ Candidate ReadCandidate(SQLite::Statement& q, const std::optional<std::int64_t>&
   c.in.recall_count = q.getColumn(9).getInt();
   c.in.reaffirm_count = q.getColumn(10).getInt();
   c.anchor = q.getColumn(11).getString();
-  if (!c.anchor.empty()) c.id = MemoryId(q.getColumn(12).getString(), q.getColumn(14).getInt64(), c.seq);
+  if (!c.anchor.empty()) {
+    c.id = MemoryId(q.getColumn(12).getString(), q.getColumn(14).getInt64(), q.getColumn(15).getInt64(), c.seq);
+  }
   c.session_id = q.getColumn(13).getString();
   return c;
 }

@@ -89,10 +89,10 @@ const TokenRows& Postings(const Env& env, RivalScan& memo, const std::string& to
 // as kMemoryColumns does (ReadMemoryHead).
 constexpr const char* kRivalColumns =
     "m.seq, m.own_id, m.kind, m.text, m.subject, m.value, m.status, m.scope, m.project_id, m.path, m.expires_at, "
-    "m.captured_at";
+    "m.captured_at, m.id_nonce";
 
 Memory ReadRivalSide(SQLite::Statement& q) {
-  Memory m = ReadMemoryHead(q, 11);
+  Memory m = ReadMemoryHead(q, 11, 12);
   m.status = q.getColumn(6).getString();
   m.scope.kind = q.getColumn(7).getString();
   m.scope.project_id = q.getColumn(8).getString();
@@ -114,11 +114,13 @@ void UseTermFilter(const Env& env, RivalScan& scan) {
   filter.Sync(scan.epochs.text);
   std::string committed_id;  // RowKey of the newest memory before this write ("" in an empty store)
   {
-    sdk::CachedStatement q = env.Stmt("SELECT own_id, captured_at, dedup_hash FROM semantic_memories WHERE seq = ?");
+    sdk::CachedStatement q =
+        env.Stmt("SELECT own_id, captured_at, id_nonce, dedup_hash FROM semantic_memories WHERE seq = ?");
     sdk::Bind(*q, scan.committed);
     if (q->executeStep()) {
-      committed_id = RowKey(MemoryId(q->getColumn(0).getString(), q->getColumn(1).getInt64(), scan.committed),
-                            q->getColumn(2).getInt64());
+      committed_id = RowKey(
+          MemoryId(q->getColumn(0).getString(), q->getColumn(1).getInt64(), q->getColumn(2).getInt64(), scan.committed),
+          q->getColumn(3).getInt64());
     }
   }
   if (!filter.Covers(scan.committed, committed_id)) {
@@ -153,10 +155,10 @@ void ReadOwnRows(const Env& env, RivalScan& scan) {
   while (q->executeStep()) {
     Memory m = ReadRivalSide(*q);
     if (scan.tokenizer) {
-      scan.newest_id = RowKey(m.id, q->getColumn(13).getInt64());
+      scan.newest_id = RowKey(m.id, q->getColumn(14).getInt64());
       terms.clear();
       for (const std::string* column : {&m.text, &m.subject, &m.value}) scan.tokenizer->Terms(*column, terms);
-      scan.tokenizer->Terms(q->getColumn(12).getString(), terms);
+      scan.tokenizer->Terms(q->getColumn(13).getString(), terms);
       for (std::string& t : terms) {
         std::vector<std::int64_t>& rows = scan.own_terms[std::move(t)];
         if (rows.empty() || rows.back() != m.seq) rows.push_back(m.seq);

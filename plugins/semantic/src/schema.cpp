@@ -447,11 +447,11 @@ END;
 )SQL";
 
 // Memory ids computed, not stored (memory.hpp MemoryIdSql): a memory written from here on
-// has `own_id` NULL and the id sdk::CheckedId(captured_at, seq), which the view
+// has `own_id` NULL and the id sdk::SeqId(captured_at, id_nonce, seq) (memory.hpp MemoryNonce), which the view
 // semantic_memory_ids(seq, id) computes in plain SQL (readable by any SQLite, the sqlite3
 // shell included; a virtual column would be computed on every insert and update). The
 // 26-character id and its unique index were ≈66 of ≈780 bytes a memory (dbstat, bench at
-// 100,000). Ids given out before, and those an import brings, stay in `own_id` under a
+// 100,000); the nonce costs 4. Ids given out before, and those an import brings, stay in `own_id` under a
 // partial unique index. AUTOINCREMENT so a purged memory's seq, and with it its id, is
 // never given to another. SQLite cannot drop a NOT NULL UNIQUE column in place, so the
 // table is rebuilt (https://sqlite.org/lang_altertable.html#otheralter) with foreign key
@@ -502,7 +502,8 @@ CREATE TABLE semantic_memories_v15 (
   reaffirm_count   INTEGER NOT NULL DEFAULT 0,
   superseded_at    INTEGER,
   superseded_by    TEXT,
-  dedup_hash       INTEGER NOT NULL
+  dedup_hash       INTEGER NOT NULL,
+  id_nonce         INTEGER NOT NULL DEFAULT 0
 );
 )SQL");
   db.exec(std::string("INSERT INTO semantic_memories_v15(seq, own_id, ") + kColumns + ") SELECT seq, id, " + kColumns +
@@ -513,10 +514,11 @@ CREATE TABLE semantic_memories_v15 (
   for (const std::string& sql : again) db.exec(sql);
   db.exec(R"SQL(
 CREATE TRIGGER semantic_row_epoch_update
-  AFTER UPDATE OF own_id, captured_at, kind, status, scope, project_id, path, expires_at ON semantic_memories
+  AFTER UPDATE OF own_id, captured_at, id_nonce, kind, status, scope, project_id, path, expires_at ON semantic_memories
   WHEN new.kind IS NOT old.kind OR new.status IS NOT old.status OR new.scope IS NOT old.scope
     OR new.project_id IS NOT old.project_id OR new.path IS NOT old.path OR new.expires_at IS NOT old.expires_at
-    OR ((new.own_id IS NOT old.own_id OR new.captured_at IS NOT old.captured_at) AND )SQL" +
+    OR ((new.own_id IS NOT old.own_id OR new.captured_at IS NOT old.captured_at OR new.id_nonce IS NOT old.id_nonce)
+        AND )SQL" +
           MemoryIdSql("new.") + " IS NOT " + MemoryIdSql("old.") + R"SQL() BEGIN
   INSERT OR REPLACE INTO semantic_row_epoch(id, epoch)
     VALUES (1, coalesce((SELECT epoch FROM semantic_row_epoch WHERE id = 1), 0) + 1);
@@ -568,7 +570,7 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
                  kRowEpochSql, nullptr});
   {
     sdk::Migration ids{kDerivedMemoryIdsVersion,
-                       "memory ids computed from captured_at and seq (sdk::CheckedId; view semantic_memory_ids) instead of "
+                       "memory ids computed from captured_at, a nonce and seq (sdk::SeqId; view semantic_memory_ids) instead of "
                        "stored; seqs never reused; ids given out before, and those imports bring, kept in own_id",
                        "", DerivedMemoryIds};
     ids.foreign_keys_off = true;

@@ -39,7 +39,7 @@ TEST_F(SemanticTest, GetShowsFullMemoryHistoryEntitiesAndSupersession) {
 
 TEST_F(SemanticTest, IdPrefixesUnknownAndAmbiguous) {
   // Memories made in the same millisecond share their first 10 characters (the time); the
-  // next three are a check (sdk::CheckedId) that differs between them.
+  // next four are a nonce (sdk::SeqId) that differs between them.
   Json s = Ok("memory_remember", {{"memories", {{{"text", "one"}, {"kind", "fact"}},
                                                 {{"text", "two"}, {"kind", "fact"}}}}});
   const std::string a = s["results"][0]["id"];

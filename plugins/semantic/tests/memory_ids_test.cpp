@@ -1,5 +1,5 @@
 // Memory ids computed from captured_at and seq (migration 15, memory.hpp MemoryIdSql):
-// the SQL form agrees with sdk::CheckedId, the migration keeps every id and every child
+// the SQL form agrees with sdk::SeqId, the migration keeps every id and every child
 // row, and the tools find, list and page memories by computed ids.
 
 #include <SQLiteCpp/Database.h>
@@ -16,27 +16,28 @@ namespace {
 
 std::int64_t Int(SQLite::Database& db, const std::string& sql) { return db.execAndGet(sql).getInt64(); }
 
-TEST(MemoryIdSql, EqualsCheckedIdForEveryTimeAndSeq) {
+TEST(MemoryIdSql, EqualsSeqIdForEveryTimeNonceAndSeq) {
   SQLite::Database db(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
-  db.exec("CREATE TABLE t(seq INTEGER PRIMARY KEY, own_id TEXT, captured_at INTEGER)");
+  db.exec("CREATE TABLE t(seq INTEGER PRIMARY KEY, own_id TEXT, captured_at INTEGER, id_nonce INTEGER)");
   db.exec("CREATE VIEW v(seq, id) AS SELECT seq, " + MemoryIdSql() + " FROM t");
   const std::vector<std::int64_t> times = {-5, 0, 1, 31, 32, 1767225600000, 1796513101620, sdk::kMaxIdTimeMs,
                                            sdk::kMaxIdTimeMs + 1, std::int64_t{1} << 60};
-  const std::vector<std::int64_t> seqs = {1, 2, 31, 32, 1023, 1024, 123456789, (std::int64_t{1} << 62) + 12345,
-                                          std::numeric_limits<std::int64_t>::max()};
-  SQLite::Statement ins(db, "INSERT INTO t(seq, captured_at) VALUES (?, ?)");
+  const std::vector<std::int64_t> seqs = {1, 2, 31, 32, 1023, 1024, 123456789, std::int64_t{1} << 53,
+                                          (std::int64_t{1} << 60) - 1};
+  SQLite::Statement ins(db, "INSERT INTO t(seq, captured_at, id_nonce) VALUES (?, ?, ?)");
   SQLite::Statement get(db, "SELECT id FROM v WHERE seq = ?");
   for (const std::int64_t seq : seqs) {
     for (const std::int64_t ms : times) {
+      const std::int64_t nonce = MemoryNonce("agent", "session", std::to_string(seq), ms);
       db.exec("DELETE FROM t");
       ins.reset();
-      sdk::Bind(ins, seq, ms);
+      sdk::Bind(ins, seq, ms, nonce);
       ins.exec();
       get.reset();
       sdk::Bind(get, seq);
       ASSERT_TRUE(get.executeStep());
-      EXPECT_EQ(get.getColumn(0).getString(), sdk::CheckedId(ms, seq)) << ms << " " << seq;
-      EXPECT_EQ(MemoryId("", ms, seq), sdk::CheckedId(ms, seq));
+      EXPECT_EQ(get.getColumn(0).getString(), sdk::SeqId(ms, nonce, seq)) << ms << " " << seq;
+      EXPECT_EQ(MemoryId("", ms, nonce, seq), sdk::SeqId(ms, nonce, seq));
     }
   }
   db.exec("UPDATE t SET own_id = 'KEPT'");
@@ -94,20 +95,21 @@ TEST(DerivedMemoryIdsMigration, KeepsEveryIdAndEveryRowThatPointsAtAMemory) {
   EXPECT_EQ(Int(db, "SELECT count(*) FROM semantic_text_epoch"), 1);
 
   // A new memory has no stored id: it answers to its computed one.
-  db.exec("INSERT INTO semantic_memories(kind, text, status, scope, captured_at, updated_at, dedup_hash) "
-          "VALUES ('fact', 'deploys on fridays', 'active', 'global', 1796513101620, 1796513101620, 3)");
+  db.exec("INSERT INTO semantic_memories(kind, text, status, scope, captured_at, updated_at, dedup_hash, id_nonce) "
+          "VALUES ('fact', 'deploys on fridays', 'active', 'global', 1796513101620, 1796513101620, 3, 77)");
   EXPECT_TRUE(db.execAndGet("SELECT own_id FROM semantic_memories WHERE seq = 3").isNull());
-  const std::string made = sdk::CheckedId(1796513101620, 3);
+  const std::string made = sdk::SeqId(1796513101620, 77, 3);
   EXPECT_EQ(db.execAndGet("SELECT id FROM semantic_memory_ids WHERE seq = 3").getString(), made);
   EXPECT_EQ(*MemorySeqOfId(db, made), 3);
-  EXPECT_EQ(MemorySeqOfId(db, sdk::CheckedId(1796513101621, 3)), std::nullopt);  // another time
-  EXPECT_EQ(MemorySeqOfId(db, sdk::CheckedId(5, 1)), std::nullopt);  // a kept id's memory has no computed one
+  EXPECT_EQ(MemorySeqOfId(db, sdk::SeqId(1796513101621, 77, 3)), std::nullopt);  // another time
+  EXPECT_EQ(MemorySeqOfId(db, sdk::SeqId(1796513101620, 78, 3)), std::nullopt);  // another nonce
+  EXPECT_EQ(MemorySeqOfId(db, sdk::SeqId(5, 0, 1)), std::nullopt);  // a kept id's memory has no computed one
   EXPECT_EQ(ResolveMemory(db, made.substr(0, 20)).seq, 3);
   // A purged memory's seq is never given again, so its id names nothing even when the next
   // memory is made in the same millisecond.
   db.exec("DELETE FROM semantic_memories WHERE seq = 3");
-  db.exec("INSERT INTO semantic_memories(kind, text, status, scope, captured_at, updated_at, dedup_hash) "
-          "VALUES ('fact', 'deploys on mondays', 'active', 'global', 1796513101620, 1796513101620, 4)");
+  db.exec("INSERT INTO semantic_memories(kind, text, status, scope, captured_at, updated_at, dedup_hash, id_nonce) "
+          "VALUES ('fact', 'deploys on mondays', 'active', 'global', 1796513101620, 1796513101620, 4, 77)");
   EXPECT_EQ(Int(db, "SELECT max(seq) FROM semantic_memories"), 4);
   EXPECT_EQ(MemorySeqOfId(db, made), std::nullopt);
   // The row epoch moves when an id would (own_id, captured_at), not when an equal own_id goes.
@@ -124,12 +126,14 @@ TEST(DerivedMemoryIdsMigration, KeepsEveryIdAndEveryRowThatPointsAtAMemory) {
 }
 
 TEST_F(SemanticTest, NewMemoriesAreNamedByTheirComputedIdsAndFoundByPrefix) {
+  const auto caller = kioku::testing::TestRuntime::DefaultCaller();
   const std::string a = Remember("Deploys go out on Fridays");
   ASSERT_EQ(a.size(), 26u);
-  EXPECT_EQ(a, sdk::CheckedId(rt_->clock->NowMs(), 1));
+  const std::int64_t t0 = rt_->clock->NowMs();
+  EXPECT_EQ(a, sdk::SeqId(t0, MemoryNonce(caller.agent_id, caller.session_id, "Deploys go out on Fridays", t0), 1));
   AdvanceDays(1);
   const std::string b = Remember("The staging database is postgres 16");
-  EXPECT_EQ(b, sdk::CheckedId(rt_->clock->NowMs(), 2));
+  EXPECT_EQ(sdk::ParseSeqId(b)->seq, 2);
   EXPECT_TRUE(rt_->Db().execAndGet("SELECT count(*) FROM semantic_memories WHERE own_id IS NOT NULL").getInt() == 0);
   // Exact, lower case, and a unique prefix; a prefix both share lists both.
   EXPECT_EQ(Ok("memory_get", {{"id", b}})["memory"]["id"], b);
@@ -142,12 +146,12 @@ TEST_F(SemanticTest, NewMemoriesAreNamedByTheirComputedIdsAndFoundByPrefix) {
   ASSERT_GE(shared, 4u);
   const std::string both = Err("memory_get", {{"id", a.substr(0, shared)}});
   EXPECT_NE(both.find("matches several memory ids: " + a + ", " + b), std::string::npos) << both;
-  EXPECT_NE(Err("memory_get", {{"id", sdk::CheckedId(rt_->clock->NowMs(), 9)}}).find("unknown memory id"),
+  EXPECT_NE(Err("memory_get", {{"id", sdk::SeqId(rt_->clock->NowMs(), 0, 9)}}).find("unknown memory id"),
             std::string::npos);
 }
 
 // An id with one character changed names no memory, though the seq it spells is a memory's:
-// the check no longer matches (sdk::CheckedId).
+// that memory's nonce differs (sdk::SeqId, MemoryNonce).
 TEST_F(SemanticTest, AnIdWithOneCharacterChangedNamesNoMemory) {
   std::vector<std::string> ids;
   for (int i = 0; i < 40; ++i) ids.push_back(Remember("Service " + std::to_string(i) + " listens on its own port"));
@@ -166,7 +170,7 @@ TEST_F(SemanticTest, AnIdWithOneCharacterChangedNamesNoMemory) {
   }
   EXPECT_EQ(tried, 3 * 16 * 31);
   // Ids of memories written one after another differ beyond their last characters.
-  EXPECT_NE(ids[1].substr(10, 3), ids[2].substr(10, 3));
+  EXPECT_NE(ids[1].substr(10, 4), ids[2].substr(10, 4));
 }
 
 TEST_F(SemanticTest, ListPagesNewestFirstAndACursorOutlivesItsMemory) {

@@ -48,27 +48,24 @@ struct DerivedIdRange {
 };
 std::optional<DerivedIdRange> DerivedIdPrefixRange(std::string_view prefix);
 
-/// A DerivedId whose tail begins with a check instead of zeros: characters 10–12 (15 bits)
-/// hold CheckedIdCheck(unix_ms, seq). Rows made one after another get ids that differ beyond
-/// their last characters, and an id with one character changed — a slip in copying, or an
-/// id guessed from the pattern of others — names no row: a lookup decodes the time and seq,
-/// computes the row's id and finds it differs. Every change of one character of the seq
-/// part changes the check (see CheckedIdCheck); a change in the time part does unless it
-/// cancels out (about 1 in 32,749). Same shape as DerivedId (IsUlid holds).
-std::string CheckedId(std::int64_t unix_ms, std::int64_t seq);
+/// A ULID-shaped id computed from a row that also holds a small nonce: `unix_ms` in the 48-bit
+/// time part (clamped as DerivedId), then `nonce` (its low kSeqIdNonceBits bits) in 4
+/// characters, then `seq` (0 <= seq < 2^60) in 12. The nonce is stored in the row (3 bytes,
+/// against 26 for an id and ~40 for its unique index) and is what tells apart:
+///   - rows of two databases with one seq and one millisecond, which a DerivedId names alike;
+///   - a row from an id with a character changed, or guessed from the pattern of others,
+///     which decodes to another row: its nonce differs (but for 1 in 2^20).
+/// Sorts by time, then nonce; e.g. SeqId(1796513101620, 0x12345, 2) == "01M948CXSM28T5000000000002".
+inline constexpr int kSeqIdNonceBits = 20;
+std::string SeqId(std::int64_t unix_ms, std::int64_t nonce, std::int64_t seq);
 
-/// The check of CheckedId, in [0, kCheckPrime): with P = 32,749 (a prime), s = seq (< 0 as
-/// 0) and t = unix_ms clamped as DerivedId does,
-///   (20011·(s mod P) + 15511·(⌊s/P⌋ mod P) + 9973·(⌊s/P²⌋ mod P)
-///    + 12347·(t mod P) + 27361·(⌊t/P⌋ mod P) + 5171·(⌊t/P²⌋ mod P) + 30011·⌊t/P³⌋) mod P.
-/// A linear form over base-P digits, so it can be written in plain SQL without overflow.
-/// Changing one base-32 character of seq changes s by k·32^j (|k| ≤ 31), which is never a
-/// multiple of P, so the digits change by an amount no coefficient (each < P) maps to 0.
-inline constexpr std::int64_t kCheckPrime = 32749;
-std::int64_t CheckedIdCheck(std::int64_t unix_ms, std::int64_t seq);
-
-/// The parts of a CheckedId, case-insensitively; nullopt for anything else, a check that
-/// does not match its time and seq included.
-std::optional<DerivedIdParts> ParseCheckedId(std::string_view id);
+struct SeqIdParts {
+  std::int64_t unix_ms = 0;
+  std::int64_t nonce = 0;
+  std::int64_t seq = 0;
+};
+/// The parts of a SeqId, case-insensitively; nullopt for anything else (not 26 Crockford
+/// base32 characters, a time past 48 bits).
+std::optional<SeqIdParts> ParseSeqId(std::string_view id);
 
 }  // namespace kioku::sdk
