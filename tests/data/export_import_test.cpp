@@ -548,7 +548,7 @@ TEST_F(Refusal, MemoryIdsThatAreNotOneEach) {
   ExpectRefused(file, "table semantic_memories row 1: own_id \"GARBAGE\" is not a memory id");
   file = good;
   SetField(file, "semantic", "semantic_memories", 0, "seq", -3);
-  ExpectRefused(file, "table semantic_memories row 1: seq must be an integer from 1 to 2^53");
+  ExpectRefused(file, "table semantic_memories row 1: seq must be an integer from 1 to 2^40");
   file = good;
   SetField(file, "semantic", "semantic_memories", 1, "seq", 1);
   ExpectRefused(file, "table semantic_memories row 2: seq 1 is row 1's too");

@@ -192,7 +192,7 @@ constexpr const char* kProcessCounters[] = {"semantic_text_epoch", "semantic_row
 // the nonce tells apart two stores' memories of one seq and one millisecond, MemoryNonce);
 // a file from before migration 15 names the column `id` (renamed_columns). Ids are kept in
 // upper case. Throws std::runtime_error naming the row, and so refuses the file, for a row
-// without a seq in [1, 2^53], with an id that is not one (26 Crockford base32 characters) or
+// without a seq in [1, 2^40] or an id_nonce in [0, 2^20), with an id that is not one (26 Crockford base32 characters) or
 // that another row of the file has too, or superseded by itself.
 void PrepareMemoryIds(nlohmann::json& section) {
   if (!section.contains("tables") || !section["tables"].is_object() ||
@@ -220,8 +220,15 @@ void PrepareMemoryIds(nlohmann::json& section) {
   for (nlohmann::json& row : memories["rows"]) {
     const std::string where = "table semantic_memories row " + std::to_string(++n);
     if (!row.is_array() || row.size() <= *own) continue;  // the generic import names it
-    if (!integer(row, seq) || row[*seq].get<std::int64_t>() <= 0 || row[*seq].get<std::int64_t>() > (std::int64_t{1} << 53)) {
-      throw std::runtime_error(where + ": seq must be an integer from 1 to 2^53");
+    // 2^40 leaves this store room to grow past an imported seq within the 2^53 a JSON number
+    // holds exactly, which its own exports are read back with.
+    if (!integer(row, seq) || row[*seq].get<std::int64_t>() <= 0 || row[*seq].get<std::int64_t>() > (std::int64_t{1} << 40)) {
+      throw std::runtime_error(where + ": seq must be an integer from 1 to 2^40");
+    }
+    if (nonce && row.size() > *nonce &&
+        (!row[*nonce].is_number_integer() || row[*nonce].get<std::int64_t>() < 0 ||
+         row[*nonce].get<std::int64_t>() >= (std::int64_t{1} << sdk::kSeqIdNonceBits))) {
+      throw std::runtime_error(where + ": id_nonce must be an integer from 0 to 2^20 - 1");
     }
     if (auto [it, fresh] = seqs_in_file.emplace(row[*seq].get<std::int64_t>(), n); !fresh) {
       throw std::runtime_error(where + ": seq " + row[*seq].dump() + " is row " + std::to_string(it->second) +

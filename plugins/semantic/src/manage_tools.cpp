@@ -152,23 +152,23 @@ sdk::ToolResult GetMemory(ToolContext& ctx, const Json& args, const sdk::CallCon
   return sdk::ToolResult::Ok(text, Json{{"memory", j}});
 }
 
-// Where a memory_list page continues: the (captured_at, seq) of the memory `cursor` names
-// (the last one of the page before), or, when that memory has gone since, what its id
-// says. ToolError for what no page returned.
+// A memory_list cursor: the position after which the next page starts, the (captured_at,
+// seq) of the page's last memory as sdk::DerivedId, so it holds when that memory is
+// forgotten or purged meanwhile, or was imported (its id then says nothing of its seq here).
+std::string CursorAfter(const Memory& m) { return sdk::DerivedId(m.captured_at, m.seq); }
+
+// Where a memory_list page continues: what CursorAfter wrote, or the position of the memory a
+// cursor of an earlier kioku names (its id). ToolError for what no page returned.
 std::pair<std::int64_t, std::int64_t> CursorPosition(SQLite::Database& db, const std::string& cursor) {
+  if (const std::optional<sdk::DerivedIdParts> at = sdk::ParseDerivedId(cursor)) return {at->unix_ms, at->seq};
   if (const std::optional<std::int64_t> seq = MemorySeqOfId(db, cursor)) {
     SQLite::Statement q(db, "SELECT captured_at FROM semantic_memories WHERE seq = ?");
     sdk::Bind(q, *seq);
     if (q.executeStep()) return {q.getColumn(0).getInt64(), *seq};
   }
-  // Gone since: its time and seq. An id given out before ids were computed reads as its
-  // time and a seq past any here: the page may repeat memories of that millisecond, never
-  // skip one.
-  if (const std::optional<sdk::SeqIdParts> parts = sdk::ParseSeqId(cursor)) return {parts->unix_ms, parts->seq};
-
   throw sdk::ToolError("cursor '" + sdk::TruncateUtf8(cursor, 40) +
-                       "' is not one this tool returned (or its memory is gone); send next_cursor from the previous "
-                       "page, or omit it for the first page");
+                       "' is not one this tool returned; send next_cursor from the previous page, or omit it for "
+                       "the first page");
 }
 
 sdk::ToolResult ListMemories(ToolContext& ctx, const Json& args, const sdk::CallContext& call) {
@@ -247,13 +247,13 @@ sdk::ToolResult ListMemories(ToolContext& ctx, const Json& args, const sdk::Call
     more = true;
   }
   Json out = {{"memories", list}};
-  if (more) out["next_cursor"] = rows.back().id;
+  if (more) out["next_cursor"] = CursorAfter(rows.back());
   if (rows.empty()) {
     text = args.contains("cursor") ? "no more memories" : "no memories match";
   } else {
     text = Plural(rows.size(), "memory", "memories") + " (newest first" +
            (cut ? "; page shortened to fit the result size cap" : "") + "):\n" + text;
-    if (more) text += "more: memory_list with cursor \"" + rows.back().id + "\"";
+    if (more) text += "more: memory_list with cursor \"" + CursorAfter(rows.back()) + "\"";
     else text.pop_back();
   }
   return sdk::ToolResult::Ok(text, out);

@@ -31,9 +31,10 @@ std::string MemoryId(const std::string& own_id, std::int64_t captured_at, std::i
   return own_id.empty() ? sdk::SeqId(captured_at, nonce, seq) : own_id;
 }
 
-std::int64_t MemoryNonce(const std::string& agent_id, const std::string& session_id, const std::string& text,
-                         std::int64_t captured_at) {
-  const auto h = static_cast<std::uint64_t>(KeyHash({"memory id", agent_id, session_id, text, std::to_string(captured_at)}));
+std::int64_t MemoryNonce(const std::string& agent_id, const std::string& session_id, const std::string& project_id,
+                         const std::string& text, std::int64_t captured_at) {
+  const auto h = static_cast<std::uint64_t>(
+      KeyHash({"memory id", agent_id, session_id, project_id, text, std::to_string(captured_at)}));
   return static_cast<std::int64_t>(h & ((std::uint64_t{1} << sdk::kSeqIdNonceBits) - 1));
 }
 

@@ -94,12 +94,11 @@ std::string DerivedMemoryIdSql(std::string_view row = "");
 std::string MemoryId(const std::string& own_id, std::int64_t captured_at, std::int64_t nonce, std::int64_t seq);
 
 /// The nonce a new memory's id holds (sdk::SeqId, 20 bits): a hash (KeyHash) of who wrote it
-/// in which session, its text and capture time. Two databases that give one seq in one
-/// millisecond to different memories give them different ids, and to the same memory (an
-/// export imported) the same id; an id with a character changed decodes to a row whose
-/// nonce differs (but for 1 in 2^20).
-std::int64_t MemoryNonce(const std::string& agent_id, const std::string& session_id, const std::string& text,
-                         std::int64_t captured_at);
+/// in which session and project, its text and capture time. Two databases that give one seq
+/// in one millisecond to different memories give them different ids (but for 1 in 2^20),
+/// and an id with a character changed decodes to a row whose nonce differs (alike).
+std::int64_t MemoryNonce(const std::string& agent_id, const std::string& session_id, const std::string& project_id,
+                         const std::string& text, std::int64_t captured_at);
 
 /// The seq of the memory whose id is exactly `id` (an own id, or a computed one decoded and
 /// compared with its row's); nullopt when none, a computed id with a slip in it included.

@@ -265,7 +265,7 @@ WriteResult MemoryWriter::Remember(const MemoryDraft& d, const Author& author) {
   q->bind(19, m.captured_at);
   q->bind(20, m.updated_at);
   q->bind(21, hash);
-  const std::int64_t nonce = MemoryNonce(m.agent_id, m.session_id, m.text, m.captured_at);
+  const std::int64_t nonce = MemoryNonce(m.agent_id, m.session_id, m.scope.project_id, m.text, m.captured_at);
   q->bind(22, nonce);
   q->exec();
   m.seq = env_.db.getLastInsertRowid();

@@ -28,7 +28,7 @@ TEST(MemoryIdSql, EqualsSeqIdForEveryTimeNonceAndSeq) {
   SQLite::Statement get(db, "SELECT id FROM v WHERE seq = ?");
   for (const std::int64_t seq : seqs) {
     for (const std::int64_t ms : times) {
-      const std::int64_t nonce = MemoryNonce("agent", "session", std::to_string(seq), ms);
+      const std::int64_t nonce = MemoryNonce("agent", "session", "/tmp/project", std::to_string(seq), ms);
       db.exec("DELETE FROM t");
       ins.reset();
       sdk::Bind(ins, seq, ms, nonce);
@@ -130,7 +130,7 @@ TEST_F(SemanticTest, NewMemoriesAreNamedByTheirComputedIdsAndFoundByPrefix) {
   const std::string a = Remember("Deploys go out on Fridays");
   ASSERT_EQ(a.size(), 26u);
   const std::int64_t t0 = rt_->clock->NowMs();
-  EXPECT_EQ(a, sdk::SeqId(t0, MemoryNonce(caller.agent_id, caller.session_id, "Deploys go out on Fridays", t0), 1));
+  EXPECT_EQ(a, sdk::SeqId(t0, MemoryNonce(caller.agent_id, caller.session_id, caller.project_id, "Deploys go out on Fridays", t0), 1));
   AdvanceDays(1);
   const std::string b = Remember("The staging database is postgres 16");
   EXPECT_EQ(sdk::ParseSeqId(b)->seq, 2);
@@ -183,10 +183,10 @@ TEST_F(SemanticTest, ListPagesNewestFirstAndACursorOutlivesItsMemory) {
   ASSERT_EQ(first["memories"].size(), 2u);
   EXPECT_EQ(first["memories"][0]["id"], ids[4]);
   EXPECT_EQ(first["memories"][1]["id"], ids[3]);
-  ASSERT_EQ(first["next_cursor"], ids[3]);
+  ASSERT_TRUE(first.contains("next_cursor"));
   // The page's last memory is purged before the next page is asked for.
   Ok("memory_forget", {{"id", ids[3]}, {"purge", true}});
-  const Json second = Ok("memory_list", {{"limit", 2}, {"cursor", ids[3]}});
+  const Json second = Ok("memory_list", {{"limit", 2}, {"cursor", first["next_cursor"]}});
   ASSERT_EQ(second["memories"].size(), 2u);
   EXPECT_EQ(second["memories"][0]["id"], ids[2]);
   EXPECT_EQ(second["memories"][1]["id"], ids[1]);
@@ -195,6 +195,10 @@ TEST_F(SemanticTest, ListPagesNewestFirstAndACursorOutlivesItsMemory) {
   EXPECT_EQ(third["memories"][0]["id"], ids[0]);
   EXPECT_FALSE(third.contains("next_cursor"));
   EXPECT_NE(Err("memory_list", {{"cursor", "not-a-cursor"}}).find("is not one this tool returned"), std::string::npos);
+  // A memory id as cursor (what an earlier kioku returned) still continues after it.
+  const Json by_id = Ok("memory_list", {{"limit", 1}, {"cursor", ids[2]}});
+  ASSERT_EQ(by_id["memories"].size(), 1u);
+  EXPECT_EQ(by_id["memories"][0]["id"], ids[1]);
 }
 
 }  // namespace
