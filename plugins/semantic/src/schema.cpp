@@ -457,9 +457,7 @@ END;
 // table is rebuilt (https://sqlite.org/lang_altertable.html#otheralter) with foreign key
 // enforcement off: dropping the old table with it on would cascade into the tags, links and
 // review rows. Its indexes and triggers are made again from their stored SQL, the row epoch
-// trigger watching the id's inputs (own_id, captured_at) where it watched id; an update that
-// leaves the id as it was (an import dropping an own_id equal to the computed one) does not
-// move the epoch.
+// trigger watching the id's inputs (own_id, captured_at, id_nonce) where it watched id.
 void DerivedMemoryIds(SQLite::Database& db) {
   std::vector<std::string> again;
   {
@@ -515,11 +513,9 @@ CREATE TABLE semantic_memories_v15 (
   db.exec(R"SQL(
 CREATE TRIGGER semantic_row_epoch_update
   AFTER UPDATE OF own_id, captured_at, id_nonce, kind, status, scope, project_id, path, expires_at ON semantic_memories
-  WHEN new.kind IS NOT old.kind OR new.status IS NOT old.status OR new.scope IS NOT old.scope
-    OR new.project_id IS NOT old.project_id OR new.path IS NOT old.path OR new.expires_at IS NOT old.expires_at
-    OR ((new.own_id IS NOT old.own_id OR new.captured_at IS NOT old.captured_at OR new.id_nonce IS NOT old.id_nonce)
-        AND )SQL" +
-          MemoryIdSql("new.") + " IS NOT " + MemoryIdSql("old.") + R"SQL() BEGIN
+  WHEN new.own_id IS NOT old.own_id OR new.captured_at IS NOT old.captured_at OR new.id_nonce IS NOT old.id_nonce
+    OR new.kind IS NOT old.kind OR new.status IS NOT old.status OR new.scope IS NOT old.scope
+    OR new.project_id IS NOT old.project_id OR new.path IS NOT old.path OR new.expires_at IS NOT old.expires_at BEGIN
   INSERT OR REPLACE INTO semantic_row_epoch(id, epoch)
     VALUES (1, coalesce((SELECT epoch FROM semantic_row_epoch WHERE id = 1), 0) + 1);
 END;

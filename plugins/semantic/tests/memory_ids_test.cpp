@@ -112,14 +112,17 @@ TEST(DerivedMemoryIdsMigration, KeepsEveryIdAndEveryRowThatPointsAtAMemory) {
           "VALUES ('fact', 'deploys on mondays', 'active', 'global', 1796513101620, 1796513101620, 4, 77)");
   EXPECT_EQ(Int(db, "SELECT max(seq) FROM semantic_memories"), 4);
   EXPECT_EQ(MemorySeqOfId(db, made), std::nullopt);
-  // The row epoch moves when an id would (own_id, captured_at), not when an equal own_id goes.
+  // The row epoch moves with what an id is made of (own_id, captured_at, id_nonce).
   const auto epoch = [&] { return Int(db, "SELECT coalesce(max(epoch), 0) FROM semantic_row_epoch"); };
   const std::int64_t e0 = epoch();
   db.exec("UPDATE semantic_memories SET own_id = (SELECT id FROM semantic_memory_ids WHERE seq = 4) WHERE seq = 4");
-  db.exec("UPDATE semantic_memories SET own_id = NULL WHERE seq = 4");
-  EXPECT_EQ(epoch(), e0);
-  db.exec("UPDATE semantic_memories SET captured_at = captured_at + 1 WHERE seq = 4");
   EXPECT_EQ(epoch(), e0 + 1);
+  db.exec("UPDATE semantic_memories SET captured_at = captured_at + 1 WHERE seq = 4");
+  EXPECT_EQ(epoch(), e0 + 2);
+  db.exec("UPDATE semantic_memories SET id_nonce = id_nonce + 1 WHERE seq = 4");
+  EXPECT_EQ(epoch(), e0 + 3);
+  db.exec("UPDATE semantic_memories SET recall_count = 3 WHERE seq = 4");
+  EXPECT_EQ(epoch(), e0 + 3);
   // Kept ids stay unique.
   EXPECT_THROW(db.exec("UPDATE semantic_memories SET own_id = '01JF00000000000000000000M1' WHERE seq = 2"),
                SQLite::Exception);
