@@ -19,6 +19,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "kioku/sdk/plugin.hpp"
 #include "kioku/sdk/tool.hpp"
 
 namespace kioku::sdk {
@@ -451,6 +452,43 @@ TEST_F(ResolveIdPrefixTest, UsesTheIndex) {
   std::string detail;
   while (plan.executeStep()) detail += plan.getColumn(3).getString();
   EXPECT_THAT(detail, HasSubstr("INDEX"));
+}
+
+// A table rebuild (create, copy, drop, rename) runs with foreign key enforcement off, so
+// dropping the parent does not cascade into its children; a step that leaves a child row
+// pointing at nothing is refused, and enforcement is on again either way.
+TEST(MigrationStep, RebuildsAParentWithoutTouchingItsChildrenAndRefusesOrphans) {
+  SQLite::Database db = OpenDatabase(":memory:");
+  db.exec("CREATE TABLE p(seq INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE);"
+          "CREATE TABLE c(p_seq INTEGER NOT NULL REFERENCES p(seq) ON DELETE CASCADE, x TEXT);"
+          "INSERT INTO p VALUES (1, 'a'), (2, 'b'); INSERT INTO c VALUES (1, 'one'), (2, 'two');");
+  Migration rebuild;
+  rebuild.version = 2;
+  rebuild.sql = "CREATE TABLE p_new(seq INTEGER PRIMARY KEY AUTOINCREMENT, own_id TEXT);"
+                "INSERT INTO p_new SELECT seq, id FROM p; DROP TABLE p; ALTER TABLE p_new RENAME TO p;";
+  rebuild.foreign_keys_off = true;
+  {
+    const MigrationForeignKeys keys(db, rebuild);
+    WithWriteTransaction(db, [&] { ApplyMigrationStep(db, rebuild); });
+  }
+  EXPECT_EQ(db.execAndGet("SELECT count(*) FROM c").getInt(), 2);
+  EXPECT_EQ(db.execAndGet("PRAGMA foreign_keys").getInt(), 1);
+
+  Migration orphan;
+  orphan.version = 3;
+  orphan.sql = "DELETE FROM p WHERE seq = 2";
+  orphan.foreign_keys_off = true;
+  {
+    const MigrationForeignKeys keys(db, orphan);
+    try {
+      WithWriteTransaction(db, [&] { ApplyMigrationStep(db, orphan); });
+      ADD_FAILURE() << "a step leaving an orphan was committed";
+    } catch (const std::runtime_error& e) {
+      EXPECT_THAT(e.what(), HasSubstr("table c row 2 names a missing row of p"));
+    }
+  }
+  EXPECT_EQ(db.execAndGet("SELECT count(*) FROM p").getInt(), 2);  // rolled back
+  EXPECT_EQ(db.execAndGet("PRAGMA foreign_keys").getInt(), 1);
 }
 
 }  // namespace
