@@ -3,7 +3,6 @@
 #include <SQLiteCpp/Column.h>
 #include <SQLiteCpp/Statement.h>
 
-#include <algorithm>
 #include <map>
 #include <optional>
 #include <stdexcept>
@@ -192,8 +191,9 @@ constexpr const char* kProcessCounters[] = {"semantic_text_epoch", "semantic_row
 // the nonce tells apart two stores' memories of one seq and one millisecond, MemoryNonce);
 // a file from before migration 15 names the column `id` (renamed_columns). Ids are kept in
 // upper case. Throws std::runtime_error naming the row, and so refuses the file, for a row
-// without a seq in [1, 2^40] or an id_nonce in [0, 2^20), with an id that is not one (26 Crockford base32 characters) or
-// that another row of the file has too, or superseded by itself.
+// without a seq in [1, 2^40] or an id_nonce in [0, 2^20), with an id that is not one (26
+// Crockford base32 characters) or that another row of the file has too, or superseded by
+// itself.
 void PrepareMemoryIds(nlohmann::json& section) {
   if (!section.contains("tables") || !section["tables"].is_object() ||
       !section["tables"].contains("semantic_memories")) {
