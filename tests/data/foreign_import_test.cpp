@@ -46,8 +46,12 @@ class ForeignImport : public ::testing::Test {
   }
 
   std::string Field(const std::string& column, const std::string& where) {
-    // Memory ids are computed (semantic migration 15): the view semantic_memory_ids shows them.
-    SQLite::Statement q(rt_.Db(), "SELECT " + column + " FROM semantic_memories JOIN semantic_memory_ids USING (seq) WHERE " + where);
+    // Memory ids are computed (semantic migration 15): the view semantic_memory_ids shows them;
+    // projects are keys of semantic_keys (migration 16).
+    SQLite::Statement q(rt_.Db(), "SELECT " + column +
+                                      " FROM semantic_memories JOIN semantic_memory_ids USING (seq) "
+                                      "JOIN (SELECT seq AS project_key, text AS project_id FROM semantic_keys) USING "
+                                      "(project_key) WHERE " + where);
     return q.executeStep() ? q.getColumn(0).getString() : "<none>";
   }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "keys.hpp"
 #include "kioku/sdk/clock.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/sql.hpp"
@@ -118,8 +119,8 @@ int ReinstateSubjectSurvivors(const Env& env, const std::string& agent) {
   int n = 0;
   for (const Memory& m : contested) {
     SQLite::Statement q(env.db,
-                        "SELECT value FROM semantic_memories WHERE subject <> '' AND subject = ? AND scope = ? AND project_id = ? AND "
-                        "path = ? AND seq <> ? AND status IN ('active','pinned','contested')");
+                        "SELECT value FROM semantic_memories WHERE subject <> '' AND subject = ? AND scope = ? AND project_key = " +
+                            KeyOfSql("?") + " AND path = ? AND seq <> ? AND status IN ('active','pinned','contested')");
     sdk::Bind(q, m.subject, m.scope.kind, m.scope.project_id, m.scope.path, m.seq);
     bool rival = false;
     while (q.executeStep()) rival = rival || NormalizeText(q.getColumn(0).getString()) != NormalizeText(m.value);

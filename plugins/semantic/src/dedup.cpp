@@ -3,6 +3,7 @@
 #include <optional>
 #include <string>
 
+#include "keys.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "tool_support.hpp"
 
@@ -15,7 +16,7 @@ struct Identity {
 
 std::optional<Identity> ReadIdentity(SQLite::Database& db, std::int64_t seq) {
   SQLite::Statement q(db,
-                      "SELECT " + MemoryIdSql() + ", kind, scope, project_id, path, subject, value, status "
+                      "SELECT " + MemoryIdSql() + ", kind, scope, " + KeyTextSql("project_key") + ", path, subject, value, status "
                       "FROM semantic_memories WHERE seq = ?");
   sdk::Bind(q, static_cast<int64_t>(seq));
   if (!q.executeStep()) return std::nullopt;

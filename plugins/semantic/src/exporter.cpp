@@ -5,14 +5,17 @@
 
 #include <map>
 #include <optional>
+#include <utility>
 #include <stdexcept>
 
 #include "entity_store.hpp"
+#include "keys.hpp"
 #include "memory.hpp"
 #include "normalize.hpp"
 #include "schema.hpp"
 #include "kioku/sdk/export_references.hpp"
 #include "kioku/sdk/ids.hpp"
+#include "kioku/sdk/secrets.hpp"
 #include "vectors.hpp"
 
 namespace kioku::semantic {
@@ -274,6 +277,74 @@ void CompactMemoryIds(SQLite::Database& db) {
   db.exec("UPDATE semantic_memories SET own_id = NULL WHERE own_id IS NOT NULL AND own_id = " + DerivedMemoryIdSql());
 }
 
+// The interned columns of semantic_memories (keys.hpp) and the names files give them: a
+// file names a memory's project, agent and session by their text, as before migration 16,
+// so files from either side of it read alike and keys stay this database's own.
+constexpr std::pair<const char*, const char*> kKeyColumns[] = {
+    {"project_key", "project_id"}, {"agent_key", "agent_id"}, {"session_key", "session_id"}};
+
+// An export's memories with their keys as text.
+void KeysToText(SQLite::Database& db, nlohmann::json& tables) {
+  tables.erase("semantic_keys");
+  if (!tables.contains("semantic_memories") || !Shaped(tables["semantic_memories"])) return;
+  std::map<std::int64_t, std::string> text_of;
+  SQLite::Statement q(db, "SELECT seq, text FROM semantic_keys");
+  while (q.executeStep()) text_of.emplace(q.getColumn(0).getInt64(), q.getColumn(1).getString());
+  nlohmann::json& memories = tables["semantic_memories"];
+  for (const auto& [key, name] : kKeyColumns) {
+    const std::optional<std::size_t> at = ColumnOf(memories, key);
+    if (!at) continue;
+    memories["columns"][*at] = name;
+    for (nlohmann::json& row : memories["rows"]) {
+      const auto it = text_of.find(row[*at].get<std::int64_t>());
+      row[*at] = it == text_of.end() ? std::string() : it->second;
+    }
+  }
+}
+
+// A file's memories with their project, agent and session interned here (keys.hpp), in the
+// import's transaction. Throws std::runtime_error naming the row, and so refuses the file,
+// for one that is not text, holds a NUL or looks like a secret, or for a file naming keys (semantic_keys, project_key, ...),
+// which are another database's numbers.
+void TextToKeys(SQLite::Database& db, nlohmann::json& section) {
+  if (!section.contains("tables") || !section["tables"].is_object()) return;
+  nlohmann::json& tables = section["tables"];
+  if (tables.contains("semantic_keys")) {
+    throw std::runtime_error("table semantic_keys: keys are this database's own; name a memory's project, agent "
+                             "and session by project_id, agent_id and session_id text instead");
+  }
+  if (!tables.contains("semantic_memories") || !Shaped(tables["semantic_memories"])) return;
+  nlohmann::json& memories = tables["semantic_memories"];
+  sdk::StatementCache statements;
+  KeyInterner keys;
+  for (const auto& [key, name] : kKeyColumns) {
+    if (ColumnOf(memories, key)) {
+      throw std::runtime_error(std::string("table semantic_memories: column ") + key + " holds another database's "
+                               "key; send " + name + " (text) instead");
+    }
+    const std::optional<std::size_t> at = ColumnOf(memories, name);
+    if (!at) continue;
+    memories["columns"][*at] = key;
+    std::size_t n = 0;
+    for (nlohmann::json& row : memories["rows"]) {
+      ++n;
+      if (!row.is_array() || row.size() <= *at) continue;  // the generic import names it
+      const std::string where = "table semantic_memories row " + std::to_string(n) + " column " + name;
+      if (!row[*at].is_string()) throw std::runtime_error(where + ": must be text (\"\" for none)");
+      const std::string& text = row[*at].get_ref<const std::string&>();
+      // Screened here as the generic import screens every text value: keys are not rows it sees.
+      if (text.find('\0') != std::string::npos) {
+        throw std::runtime_error(where + ": holds a NUL character (\\u0000); remove it from the file and import again");
+      }
+      if (auto found = sdk::FindSecret(text)) {
+        throw std::runtime_error(where + ": looks like a secret (" + found->kind +
+                                 "); remove it from the file (kioku stores no secrets)");
+      }
+      row[*at] = keys.Key(db, statements, text);
+    }
+  }
+}
+
 }  // namespace
 
 sdk::ExporterSpec SemanticExporter() {
@@ -289,6 +360,7 @@ sdk::ExporterSpec SemanticExporter() {
       for (const char* table : kProcessCounters) rows["tables"].erase(table);
     }
     PrepareMemoryIds(rows);
+    TextToKeys(db, rows);
     // After the rows (screened for secrets first); a refusal rolls the host's transaction back.
     sdk::ImportCounts counts = sdk::ImportLayerTables(
         db, "semantic", rows,
@@ -309,6 +381,7 @@ sdk::ExporterSpec SemanticExporter() {
       body["tables"].erase("semantic_embed_queue");
       body["tables"].erase(MemoryVectorTables().QueueingTable());
       for (const char* table : kProcessCounters) body["tables"].erase(table);
+      KeysToText(db, body["tables"]);
     }
     return body;
   };

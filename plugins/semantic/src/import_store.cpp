@@ -1,5 +1,6 @@
 #include "import_store.hpp"
 
+#include "keys.hpp"
 #include "normalize.hpp"
 #include "kioku/sdk/sql.hpp"
 
@@ -9,7 +10,7 @@ std::unordered_map<std::string, KnownMemory> KnownTexts(const Env& env, const Sc
   std::unordered_map<std::string, KnownMemory> known;
   SQLite::Statement q(env.db,
                       "SELECT own_id, status, text, captured_at, seq, id_nonce FROM semantic_memories WHERE scope = 'global' OR "
-                      "(project_id = ? AND project_id <> '') ORDER BY seq");
+                      "(project_key = " + KeyOfSql("?") + " AND project_key <> 0) ORDER BY seq");
   sdk::Bind(q, scope.project_id);
   while (q.executeStep()) {
     known.emplace(NormalizeText(q.getColumn(2).getString()),

@@ -185,7 +185,7 @@ sdk::ToolResult ListMemories(ToolContext& ctx, const Json& args, const sdk::Call
   if (caller.project_id.empty()) {
     sql += "m.scope = 'global'";
   } else {
-    sql += "(m.scope = 'global' OR m.project_id = ?)";
+    sql += "(m.scope = 'global' OR m.project_key = (SELECT seq FROM semantic_keys WHERE text = ?))";
     binds.push_back(caller.project_id);
   }
   sql += " AND m.status IN (";

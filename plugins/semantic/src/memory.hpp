@@ -104,7 +104,8 @@ std::int64_t MemoryNonce(const std::string& agent_id, const std::string& session
 /// compared with its row's); nullopt when none, a computed id with a slip in it included.
 std::optional<std::int64_t> MemorySeqOfId(SQLite::Database& db, const std::string& id);
 
-/// Column list matching ReadMemory, for `SELECT <kMemoryColumns> FROM semantic_memories m`.
+/// Column list matching ReadMemory, for `SELECT <kMemoryColumns> FROM semantic_memories m`
+/// (the project, agent and session by their text: keys.hpp KeyTextSql).
 extern const char* const kMemoryColumns;
 
 /// Reads a row selected with kMemoryColumns (column 0 onwards).

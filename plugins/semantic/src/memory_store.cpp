@@ -33,8 +33,8 @@ std::int64_t DedupHash(const std::string& kind, const Scope& scope, const std::s
 
 const std::string kInsertSql =
     "INSERT INTO semantic_memories(kind, text, subject, value, tags, cjk, importance, "
-    "confidence, status, source, source_ref, scope, project_id, path, anchor, expires_at, "
-    "agent_id, session_id, captured_at, updated_at, dedup_hash, id_nonce) "
+    "confidence, status, source, source_ref, scope, project_key, path, anchor, expires_at, "
+    "agent_key, session_key, captured_at, updated_at, dedup_hash, id_nonce) "
     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 const std::string kFindSameSql = std::string("SELECT ") + kMemoryColumns +
                                  " FROM semantic_memories m WHERE m.dedup_hash = ? AND "
@@ -42,7 +42,7 @@ const std::string kFindSameSql = std::string("SELECT ") + kMemoryColumns +
                                  " ORDER BY (m.status = 'pending'), m.seq";
 const std::string kRivalsSql = std::string("SELECT ") + kMemoryColumns +
                                " FROM semantic_memories m WHERE m.subject <> '' AND "
-                               "m.subject = ? AND m.scope = ? AND m.project_id = ? AND "
+                               "m.subject = ? AND m.scope = ? AND m.project_key = ? AND "
                                "m.path = ? AND m.seq <> ? AND m.status IN " + kLiveStatuses;
 const std::string kSupersedeSql =
     "UPDATE semantic_memories SET prior_status = status, status = 'superseded', "
@@ -155,7 +155,7 @@ void MemoryWriter::ResolveSubject(Memory& m, const Author& author, bool force,
   std::vector<Memory> rivals;
   {
     sdk::CachedStatement q = env_.Stmt(kRivalsSql);
-    sdk::Bind(*q, m.subject, m.scope.kind, m.scope.project_id, m.scope.path, m.seq);
+    sdk::Bind(*q, m.subject, m.scope.kind, keys_.Key(env_, m.scope.project_id), m.scope.path, m.seq);
     const std::string value = NormalizeText(m.value);
     while (q->executeStep()) {
       Memory r = ReadMemory(*q);
@@ -254,14 +254,14 @@ WriteResult MemoryWriter::Remember(const MemoryDraft& d, const Author& author) {
   sdk::Bind(*q,
             m.kind, m.text, m.subject, m.value, JoinTags(m.tags), CjkIndexTerms(m.text),
             m.importance, m.confidence, m.status, m.source, m.source_ref, m.scope.kind,
-            m.scope.project_id, m.scope.path, m.anchor);
+            keys_.Key(env_, m.scope.project_id), m.scope.path, m.anchor);
   if (m.expires_at != 0) {
     q->bind(16, m.expires_at);
   } else {
     q->bind(16);
   }
-  q->bind(17, m.agent_id);
-  q->bind(18, m.session_id);
+  q->bind(17, keys_.Key(env_, m.agent_id));
+  q->bind(18, keys_.Key(env_, m.session_id));
   q->bind(19, m.captured_at);
   q->bind(20, m.updated_at);
   q->bind(21, hash);
@@ -351,11 +351,11 @@ EditResult MemoryWriter::Edit(const Memory& current, const MemoryEdit& e, const 
   SQLite::Statement q(env_.db,
                       "UPDATE semantic_memories SET text = ?, kind = ?, subject = ?, value = ?, "
                       "tags = ?, cjk = ?, importance = ?, confidence = ?, scope = ?, "
-                      "project_id = ?, path = ?, expires_at = ?, anchor = ?, source_ref = ?, "
+                      "project_key = ?, path = ?, expires_at = ?, anchor = ?, source_ref = ?, "
                       "status = ?, updated_at = ?, dedup_hash = ? WHERE seq = ?");
   sdk::Bind(q,
             m.text, m.kind, m.subject, m.value, JoinTags(m.tags), CjkIndexTerms(m.text),
-            m.importance, m.confidence, m.scope.kind, m.scope.project_id, m.scope.path);
+            m.importance, m.confidence, m.scope.kind, keys_.Key(env_, m.scope.project_id), m.scope.path);
   if (m.expires_at != 0) {
     q.bind(12, m.expires_at);
   } else {

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "keys.hpp"
 #include "memory.hpp"
 
 namespace kioku::semantic {
@@ -128,6 +129,7 @@ class MemoryWriter {
   std::int64_t memory_floor_ = 0;  // rows above these seqs were added by this writer
   std::int64_t entity_floor_ = 0;
   bool added_ = false;
+  KeyInterner keys_;  // this transaction's project, agent and session keys
 };
 
 /// Recall bookkeeping: recall_count += 1 and last_recalled_at = max(itself, `at_ms`) for

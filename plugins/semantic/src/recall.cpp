@@ -57,7 +57,7 @@ const std::vector<std::string>& LiveStatuses() {
 constexpr const char* kCandidateColumns =
     "m.seq, m.kind, m.importance, m.confidence, m.status, m.prior_status, m.superseded_at, "
     "m.updated_at, m.last_recalled_at, m.recall_count, m.reaffirm_count, m.anchor, m.own_id, "
-    "m.session_id, m.captured_at, m.id_nonce";
+    "m.session_key, m.captured_at, m.id_nonce";
 constexpr int kCandidateColumnCount = 16;
 
 struct Candidate {
@@ -66,7 +66,7 @@ struct Candidate {
   std::string status;  // status at as_of (or now)
   std::string anchor;
   std::string id;
-  std::string session_id;  // "" = written outside a session (no neighbours)
+  std::int64_t session_key = 0;  // 0 = written outside a session (no neighbours); keys.hpp
 };
 
 Candidate ReadCandidate(SQLite::Statement& q, const std::optional<std::int64_t>& as_of) {
@@ -88,7 +88,7 @@ Candidate ReadCandidate(SQLite::Statement& q, const std::optional<std::int64_t>&
   if (!c.anchor.empty()) {
     c.id = MemoryId(q.getColumn(12).getString(), q.getColumn(14).getInt64(), q.getColumn(15).getInt64(), c.seq);
   }
-  c.session_id = q.getColumn(13).getString();
+  c.session_key = q.getColumn(13).getInt64();
   return c;
 }
 
@@ -98,7 +98,7 @@ Sql FilterSql(const RecallRequest& r, const Viewer& v, std::int64_t now) {
   if (v.project_id.empty()) {
     f.text = "m.scope = 'global'";
   } else {
-    f.text = "(m.scope = 'global' OR m.project_id = ?)";
+    f.text = "(m.scope = 'global' OR m.project_key = (SELECT seq FROM semantic_keys WHERE text = ?))";
     f.binds.emplace_back(v.project_id);
   }
   const std::vector<std::string>& statuses = r.statuses.empty() ? LiveStatuses() : r.statuses;
@@ -570,7 +570,7 @@ ListResult NeighbourList(const Env& env, const ListResult& words, const Sql& fil
                                  static_cast<int>(words.rows.size()));
   for (int i = 0; i < take; ++i) {
     const Candidate& c = words.rows[static_cast<std::size_t>(i)];
-    if (!c.session_id.empty()) hits.push_back({c.seq, c.session_id, i + 1});
+    if (c.session_key != 0) hits.push_back({c.seq, c.session_key, i + 1});
   }
   ListResult out;
   out.list.name = "neighbour";
@@ -580,9 +580,9 @@ ListResult NeighbourList(const Env& env, const ListResult& words, const Sql& fil
       "WITH h(seq, sid, r) AS (SELECT json_extract(value, '$[0]'), json_extract(value, "
       "'$[1]'), json_extract(value, '$[2]') FROM json_each(?)), nb(seq, r) AS ("
       "SELECT (SELECT x.seq FROM semantic_memories x WHERE x.seq > h.seq AND x.seq <= h.seq + "
-      "8 AND x.session_id = h.sid ORDER BY x.seq LIMIT 1), h.r FROM h UNION ALL "
+      "8 AND x.session_key = h.sid ORDER BY x.seq LIMIT 1), h.r FROM h UNION ALL "
       "SELECT (SELECT x.seq FROM semantic_memories x WHERE x.seq < h.seq AND x.seq >= h.seq - "
-      "8 AND x.session_id = h.sid ORDER BY x.seq DESC LIMIT 1), h.r + 0.5 FROM h) "
+      "8 AND x.session_key = h.sid ORDER BY x.seq DESC LIMIT 1), h.r + 0.5 FROM h) "
       "SELECT " + std::string(kCandidateColumns) +
       ", MIN(nb.r) AS score FROM nb JOIN semantic_memories m ON m.seq = nb.seq WHERE " +
       filter.text + " GROUP BY m.seq ORDER BY score, m.seq LIMIT " + std::to_string(n);

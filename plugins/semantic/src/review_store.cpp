@@ -58,7 +58,7 @@ constexpr std::size_t kMaxRivalsPerWrite = 5;
 constexpr int kMaxAnchorScan = 500;
 
 // The viewer's scope: global memories plus its project's (and paths in it).
-constexpr const char* kInScope = "(m.scope = 'global' OR (?1 <> '' AND m.project_id = ?1))";
+constexpr const char* kInScope = "(m.scope = 'global' OR (?1 <> '' AND m.project_key = (SELECT seq FROM semantic_keys WHERE text = ?1)))";
 
 std::vector<Memory> Query(const Env& env, const std::string& where_sql, const std::vector<sdk::SqlValue>& binds) {
   SQLite::Statement q(env.db, std::string("SELECT ") + kMemoryColumns + " FROM semantic_memories m " + where_sql);
@@ -122,7 +122,7 @@ std::string PriorOf(const Env& env, const Memory& m) {
 bool HasPinnedSubjectRival(const Env& env, const Memory& m) {
   if (m.subject.empty()) return false;
   for (const Memory& r : Query(env,
-                               "WHERE m.subject <> '' AND m.subject = ? AND m.scope = ? AND m.project_id = ? AND m.path = ? "
+                               "WHERE m.subject <> '' AND m.subject = ? AND m.scope = ? AND m.project_key = (SELECT seq FROM semantic_keys WHERE text = ?) AND m.path = ? "
                                "AND m.seq <> ? AND m.status = 'pinned'",
                                {m.subject, m.scope.kind, m.scope.project_id, m.scope.path, m.seq})) {
     if (NormalizeText(r.value) != NormalizeText(m.value)) return true;
@@ -302,7 +302,7 @@ ReviewListing ListReview(const Env& env, const Viewer& viewer, const std::string
       item.rivals = OpenRivals(env, m.seq);
       if (!m.subject.empty()) {
         for (const Memory& r : Query(env,
-                                     "WHERE m.subject <> '' AND m.subject = ? AND m.scope = ? AND m.project_id = ? AND m.path = ? AND "
+                                     "WHERE m.subject <> '' AND m.subject = ? AND m.scope = ? AND m.project_key = (SELECT seq FROM semantic_keys WHERE text = ?) AND m.path = ? AND "
                                      "m.seq <> ? AND m.status IN ('active','pinned','contested','pending')",
                                      {m.subject, m.scope.kind, m.scope.project_id, m.scope.path, m.seq})) {
           if (NormalizeText(r.value) != NormalizeText(m.value)) item.rivals.push_back(NoteOf(r, m.subject + " = " + r.value));
@@ -400,7 +400,7 @@ std::vector<std::string> ReleaseSubjectRivals(const Env& env, const Memory& gone
   std::vector<std::string> out;
   if (gone.status != "pinned" || gone.subject.empty()) return out;
   for (const Memory& m : Query(env,
-                               "WHERE m.subject <> '' AND m.subject = ? AND m.scope = ? AND m.project_id = ? AND m.path = ? "
+                               "WHERE m.subject <> '' AND m.subject = ? AND m.scope = ? AND m.project_key = (SELECT seq FROM semantic_keys WHERE text = ?) AND m.path = ? "
                                "AND m.status = 'contested'",
                                {gone.subject, gone.scope.kind, gone.scope.project_id, gone.scope.path})) {
     if (ContestedByAPair(env, m.seq) || HasPinnedSubjectRival(env, m)) continue;

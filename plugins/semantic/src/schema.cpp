@@ -523,6 +523,44 @@ END;
   db.exec("CREATE VIEW semantic_memory_ids(seq, id) AS SELECT seq, " + MemoryIdSql() + " FROM semantic_memories");
 }
 
+// Interned keys (keys.hpp): a memory's project, agent and session stored as the seq of their
+// text in semantic_keys, seq 0 being "". SQLite drops a column in place when nothing in the
+// schema names it (https://sqlite.org/lang_altertable.html#altertabdropcol), so the subject
+// index and the row epoch trigger, which name project_id, are made again over project_key.
+// Rows keep their seq, so ids, FTS rowids and every link stand.
+constexpr const char* kInternedKeysSql = R"SQL(
+CREATE TABLE semantic_keys (
+  seq  INTEGER PRIMARY KEY,
+  text TEXT NOT NULL UNIQUE
+);
+INSERT INTO semantic_keys(seq, text) VALUES (0, '');
+INSERT OR IGNORE INTO semantic_keys(text)
+  SELECT project_id FROM semantic_memories UNION SELECT agent_id FROM semantic_memories
+  UNION SELECT session_id FROM semantic_memories;
+DROP INDEX semantic_memories_subject;
+DROP TRIGGER semantic_row_epoch_update;
+ALTER TABLE semantic_memories ADD COLUMN project_key INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE semantic_memories ADD COLUMN agent_key INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE semantic_memories ADD COLUMN session_key INTEGER NOT NULL DEFAULT 0;
+UPDATE semantic_memories SET
+  project_key = (SELECT seq FROM semantic_keys WHERE text = project_id),
+  agent_key = (SELECT seq FROM semantic_keys WHERE text = agent_id),
+  session_key = (SELECT seq FROM semantic_keys WHERE text = session_id);
+ALTER TABLE semantic_memories DROP COLUMN project_id;
+ALTER TABLE semantic_memories DROP COLUMN agent_id;
+ALTER TABLE semantic_memories DROP COLUMN session_id;
+CREATE INDEX semantic_memories_subject ON semantic_memories(subject, scope, project_key, path)
+  WHERE subject <> '';
+CREATE TRIGGER semantic_row_epoch_update
+  AFTER UPDATE OF own_id, captured_at, id_nonce, kind, status, scope, project_key, path, expires_at ON semantic_memories
+  WHEN new.own_id IS NOT old.own_id OR new.captured_at IS NOT old.captured_at OR new.id_nonce IS NOT old.id_nonce
+    OR new.kind IS NOT old.kind OR new.status IS NOT old.status OR new.scope IS NOT old.scope
+    OR new.project_key IS NOT old.project_key OR new.path IS NOT old.path OR new.expires_at IS NOT old.expires_at BEGIN
+  INSERT OR REPLACE INTO semantic_row_epoch(id, epoch)
+    VALUES (1, coalesce((SELECT epoch FROM semantic_row_epoch WHERE id = 1), 0) + 1);
+END;
+)SQL";
+
 }  // namespace
 
 std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
@@ -572,6 +610,10 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
     ids.foreign_keys_off = true;
     out.push_back(std::move(ids));
   }
+  out.push_back({kInternedKeysVersion,
+                 "a memory's project, agent and session stored as keys of semantic_keys (project_key, agent_key, "
+                 "session_key) instead of their text",
+                 kInternedKeysSql, nullptr});
   return out;
 }
 

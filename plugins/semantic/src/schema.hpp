@@ -4,6 +4,7 @@
 ///
 /// semantic_memories          one row per memory (seq = FTS rowid; id computed, memory.hpp MemoryIdSql;
 ///                            the view semantic_memory_ids shows it)
+/// semantic_keys              interned project, agent and session keys of memories (keys.hpp)
 /// semantic_memory_history    audit trail: reaffirm, edit (with the previous version),
 ///                            supersede, forget, pin, unpin, confirm, purge
 /// semantic_memory_tags       (tag, memory) index for tag filters
@@ -32,6 +33,10 @@ namespace kioku::semantic {
 /// ids kept from before, the view semantic_memory_ids every memory's id): export files
 /// written before it name the column `id` (ExporterSpec::renamed_columns).
 inline constexpr int kDerivedMemoryIdsVersion = 15;
+
+/// The migration after which a memory's project, agent and session are keys of
+/// semantic_keys (keys.hpp): export files name them by their text either side of it.
+inline constexpr int kInternedKeysVersion = 16;
 
 /// Ordered migrations; version 1 creates everything above.
 /// v3 rewrites old project-key spellings with `projects` (HostServices::Projects()).

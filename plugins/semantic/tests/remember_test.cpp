@@ -258,13 +258,15 @@ TEST_F(SemanticTest, PathScopeStoresProjectRelativePath) {
   Ok("memory_remember", {{"text", "This file is generated; do not edit"}, {"kind", "fact"},
                          {"path", "/tmp/project/src/gen/./api.ts"}});
   EXPECT_EQ(Count("semantic_memories", "scope = 'path' AND path = 'src/gen/api.ts' AND "
-                                       "project_id = '/tmp/project'"),
+                                       "project_key = (SELECT seq FROM semantic_keys WHERE text = '/tmp/project')"),
             1);
 }
 
 TEST_F(SemanticTest, WritesRecordAgentSessionAndEntities) {
   Remember("Config is loaded by load_config() in src/config/loader.py", "fact");
-  EXPECT_EQ(Count("semantic_memories", "agent_id = 'test-agent' AND session_id = 'test-session'"), 1);
+  EXPECT_EQ(Count("semantic_memories", "agent_key = (SELECT seq FROM semantic_keys WHERE text = 'test-agent') AND "
+                                       "session_key = (SELECT seq FROM semantic_keys WHERE text = 'test-session')"),
+            1);
   EXPECT_EQ(Count("semantic_entities", "norm_name = 'src/config/loader.py' AND type = 'file'"), 1);
   EXPECT_EQ(Count("semantic_entities", "norm_name = 'load_config' AND type = 'identifier'"), 1);
   EXPECT_EQ(Count("semantic_memory_entities"), 2);

@@ -9,6 +9,8 @@
 #include <SQLiteCpp/Column.h>
 #include <SQLiteCpp/Statement.h>
 
+#include "kioku/sdk/db.hpp"
+#include "schema.hpp"
 #include "semantic_plugin.hpp"
 #include "test_runtime.hpp"
 
@@ -16,15 +18,26 @@ namespace kioku::semantic::testing {
 
 using Json = nlohmann::json;
 
-/// The ids a memory_remember result says the memory may replace ([] when it names none).
-/// Read with value(): operator[] of a const json on a missing key is undefined behaviour,
-/// which let `r["results"][0]["rivals"].size()` pass with no rivals at all.
 /// A WHERE condition on semantic_memories for the memory with id `id` (ids are computed:
 /// the view semantic_memory_ids shows them).
 inline std::string IdIs(const std::string& id) {
   return "seq IN (SELECT seq FROM semantic_memory_ids WHERE id = '" + id + "')";
 }
 
+/// A database the first `version` migrations made, foreign keys on as a server has them.
+inline SQLite::Database MigratedTo(std::size_t version) {
+  SQLite::Database db = sdk::OpenDatabase(":memory:");
+  const auto migrations = Migrations();
+  for (std::size_t i = 0; i < version && i < migrations.size(); ++i) {
+    const sdk::MigrationForeignKeys keys(db, migrations[i]);
+    sdk::WithWriteTransaction(db, [&] { sdk::ApplyMigrationStep(db, migrations[i]); });
+  }
+  return db;
+}
+
+/// The ids a memory_remember result says the memory may replace ([] when it names none).
+/// Read with value(): operator[] of a const json on a missing key is undefined behaviour,
+/// which let `r["results"][0]["rivals"].size()` pass with no rivals at all.
 inline Json Rivals(const Json& result) { return result.value("rivals", Json::array()); }
 
 class SemanticTest : public ::testing::Test {

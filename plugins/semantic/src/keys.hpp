@@ -1,0 +1,44 @@
+#pragma once
+/// @file keys.hpp
+/// Interned keys of memory rows (migration 16): a memory's project, writing agent and
+/// session are stored as the seq of their text in semantic_keys, one to three bytes a column
+/// where the text cost 24 to 40 (dbstat, the bench's memories at 100,000: 86 of 723 bytes).
+/// Seq 0 is "" (no project, agent or session) and costs no byte (SQLite stores 0 in the
+/// record header). Keys are never changed or deleted.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <SQLiteCpp/Database.h>
+
+#include "kioku/sdk/sql.hpp"
+
+namespace kioku::semantic {
+
+struct Env;
+
+/// SQL whose value is the text of key column `column` (e.g. "m.project_key").
+std::string KeyTextSql(std::string_view column);
+
+/// SQL whose value is the key of text parameter `param` (e.g. "?", "?2"): NULL when no row
+/// has that text, so `m.project_key = <KeyOfSql>` matches no memory then. Computed once per
+/// statement by SQLite (an uncorrelated subquery), so a key column's index still serves it.
+std::string KeyOfSql(std::string_view param);
+
+/// Interns texts within one write transaction: Key gives the seq of `text` in
+/// semantic_keys, adding the row when it is new. Remembers what it gave, as one write's rows
+/// share their agent, session and project; one interner per transaction, since a key it
+/// added is gone when the transaction rolls back.
+class KeyInterner {
+ public:
+  std::int64_t Key(const Env& env, const std::string& text);
+  std::int64_t Key(SQLite::Database& db, sdk::StatementCache& statements, const std::string& text);
+
+ private:
+  std::vector<std::pair<std::string, std::int64_t>> given_;
+};
+
+}  // namespace kioku::semantic

@@ -1,0 +1,97 @@
+// Interned keys (migration 16, keys.hpp): a memory's project, agent and session are keys of
+// semantic_keys. The migration keeps every memory's texts, the code reads and filters by
+// them, and an interner's keys do not outlive a rolled-back transaction.
+
+#include <SQLiteCpp/Database.h>
+
+#include "keys.hpp"
+#include "memory.hpp"
+#include "semantic_test_util.hpp"
+
+namespace kioku::semantic::testing {
+namespace {
+
+std::int64_t Int(SQLite::Database& db, const std::string& sql) { return db.execAndGet(sql).getInt64(); }
+
+TEST(InternedKeysMigration, KeepsEveryMemorysProjectAgentAndSession) {
+  const auto migrations = Migrations();
+  ASSERT_GE(migrations.size(), static_cast<std::size_t>(kInternedKeysVersion));
+  SQLite::Database db = MigratedTo(kInternedKeysVersion - 1);
+  db.exec("INSERT INTO semantic_memories(kind, text, subject, value, status, scope, project_id, agent_id, session_id, "
+          "captured_at, updated_at, dedup_hash, id_nonce) VALUES "
+          "('fact', 'api uses jose', 'jwt', 'jose', 'active', 'project', 'github.com/acme/api', 'claude', 's1', 5, 5, 1, 9), "
+          "('fact', 'web uses jose', 'jwt', 'jose', 'active', 'project', 'github.com/acme/web', 'claude', 's2', 6, 6, 2, 9), "
+          "('preference', 'tabs, never spaces', '', '', 'active', 'global', '', 'codex', '', 7, 7, 3, 9), "
+          "('fact', 'no session', '', '', 'active', 'global', '', '', '', 8, 8, 4, 9)");
+  const std::string ids_before = db.execAndGet("SELECT group_concat(id) FROM semantic_memory_ids").getString();
+  sdk::WithWriteTransaction(db, [&] { sdk::ApplyMigrationStep(db, migrations[kInternedKeysVersion - 1]); });
+
+  for (const char* gone : {"project_id", "agent_id", "session_id"}) {
+    EXPECT_EQ(Int(db, std::string("SELECT count(*) FROM pragma_table_info('semantic_memories') WHERE name = '") + gone + "'"), 0)
+        << gone;
+  }
+  // One key a distinct text, "" being seq 0, which every empty column holds.
+  EXPECT_EQ(Int(db, "SELECT count(*) FROM semantic_keys"), 7);
+  EXPECT_EQ(db.execAndGet("SELECT text FROM semantic_keys WHERE seq = 0").getString(), "");
+  EXPECT_EQ(Int(db, "SELECT count(*) FROM semantic_memories WHERE project_key = 0 AND session_key = 0"), 2);
+  EXPECT_EQ(db.execAndGet("SELECT group_concat(id) FROM semantic_memory_ids").getString(), ids_before);
+  const std::optional<Memory> api = LoadMemoryBySeq(db, 1);
+  ASSERT_TRUE(api);
+  EXPECT_EQ(api->scope.project_id, "github.com/acme/api");
+  EXPECT_EQ(api->agent_id, "claude");
+  EXPECT_EQ(api->session_id, "s1");
+  const std::optional<Memory> global = LoadMemoryBySeq(db, 4);
+  ASSERT_TRUE(global);
+  EXPECT_EQ(global->scope.project_id, "");
+  EXPECT_EQ(global->agent_id, "");
+  EXPECT_EQ(global->session_id, "");
+  // The subject index is made again over the key, and the row epoch watches it.
+  EXPECT_EQ(Int(db, "SELECT count(*) FROM pragma_index_info('semantic_memories_subject') WHERE name = 'project_key'"), 1);
+  const auto epoch = [&] { return Int(db, "SELECT coalesce(max(epoch), 0) FROM semantic_row_epoch"); };
+  const std::int64_t e0 = epoch();
+  db.exec("UPDATE semantic_memories SET project_key = (SELECT project_key FROM semantic_memories WHERE seq = 1) WHERE seq = 2");
+  EXPECT_EQ(epoch(), e0 + 1);
+  EXPECT_EQ(Int(db, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check <> 'ok'"), 0);
+}
+
+TEST(KeyInterner, GivesOneKeyATextAndNothingOfARolledBackTransaction) {
+  SQLite::Database db = MigratedTo(Migrations().size());
+  sdk::StatementCache statements;
+  std::int64_t a = 0, b = 0;
+  sdk::WithWriteTransaction(db, [&] {
+    KeyInterner keys;
+    a = keys.Key(db, statements, "github.com/acme/api");
+    EXPECT_EQ(keys.Key(db, statements, "github.com/acme/api"), a);
+    b = keys.Key(db, statements, "s1");
+    EXPECT_EQ(keys.Key(db, statements, ""), 0);
+  });
+  EXPECT_NE(a, b);
+  EXPECT_GT(a, 0);
+  EXPECT_THROW(sdk::WithWriteTransaction(db, [&] {
+                 KeyInterner keys;
+                 EXPECT_GT(keys.Key(db, statements, "rolled back"), b);
+                 throw std::runtime_error("abort");
+               }),
+               std::runtime_error);
+  EXPECT_EQ(Int(db, "SELECT count(*) FROM semantic_keys WHERE text = 'rolled back'"), 0);
+  sdk::WithWriteTransaction(db, [&] {
+    KeyInterner keys;  // a new one per transaction: finds what is there, adds what is not
+    EXPECT_EQ(keys.Key(db, statements, "github.com/acme/api"), a);
+    const std::int64_t c = keys.Key(db, statements, "s2");
+    EXPECT_EQ(db.execAndGet("SELECT text FROM " + std::string("semantic_keys WHERE seq = ") + std::to_string(c)).getString(),
+              "s2");
+  });
+}
+
+// Through the tools: memories of two projects, agents and sessions are each seen where they
+// belong, and a recall's neighbours come from the hit's own session.
+TEST_F(SemanticTest, ProjectsAgentsAndSessionsReadBackAsText) {
+  const std::string id = Remember("the api signs tokens with jose", "fact");
+  const Json got = Ok("memory_get", {{"id", id}});
+  EXPECT_EQ(got["memory"].value("agent_id", ""), "test-agent") << got.dump();
+  EXPECT_EQ(got["memory"].value("session_id", ""), "test-session") << got.dump();
+  EXPECT_EQ(Int(rt_->Db(), "SELECT count(*) FROM semantic_keys WHERE text IN ('test-agent', 'test-session')"), 2);
+}
+
+}  // namespace
+}  // namespace kioku::semantic::testing
