@@ -569,6 +569,69 @@ TEST_F(Refusal, RelationReplacingNoRelation) {
   ExpectRefused(file, "field replaces");
 }
 
+// A memory's project, agent and session are keys of semantic_keys (semantic migration 16),
+// which are each database's own numbers: a file names them by text, as before, and an import
+// interns them here, or refuses a file that brings numbers of its own.
+TEST_F(Refusal, KeysOfAnotherDatabase) {
+  json file = good;
+  file["sections"]["semantic"]["tables"]["semantic_keys"] = {{"columns", {"seq", "text"}}, {"rows", {{7, "x"}}}};
+  ExpectRefused(file, "table semantic_keys: keys are this database's own");
+  file = good;
+  auto& columns = file["sections"]["semantic"]["tables"]["semantic_memories"]["columns"];
+  *std::find(columns.begin(), columns.end(), "session_id") = "session_key";
+  ExpectRefused(file, "column session_key holds another database's key; send session_id (text) instead");
+  file = good;
+  SetField(file, "semantic", "semantic_memories", 1, "project_id", 42);
+  ExpectRefused(file, "table semantic_memories row 2 column project_id: must be text");
+  file = good;
+  SetField(file, "semantic", "semantic_memories", 0, "agent_id", nullptr);
+  ExpectRefused(file, "table semantic_memories row 1 column agent_id: must be text");
+}
+
+TEST(ExportImport, ProjectsAgentsAndSessionsTravelAsText) {
+  testing::TestRuntime a;
+  AddAll(a);
+  sdk::Caller writer = testing::TestRuntime::DefaultCaller();
+  writer.agent_id = "codex";
+  writer.session_id = "sess-a";
+  writer.project_id = writer.project_root = "/work/webapp";
+  const auto made = a.Call("memory_remember", {{"text", "The webapp deploys from main"}, {"kind", "fact"}}, writer);
+  ASSERT_FALSE(made.is_error) << made.text;
+  const std::string id = made.structured["results"][0]["id"];
+  const json envelope = host::BuildExport(*a.runtime, "test");
+  const json& memories = envelope["sections"]["semantic"]["tables"]["semantic_memories"];
+  for (const char* column : {"project_key", "agent_key", "session_key"}) {
+    EXPECT_EQ(std::count(memories["columns"].begin(), memories["columns"].end(), column), 0) << column;
+  }
+  EXPECT_FALSE(envelope["sections"]["semantic"]["tables"].contains("semantic_keys"));
+
+  // Another store whose keys give these numbers to other texts first.
+  testing::TestRuntime b;
+  AddAll(b);
+  Populate(b, "two");
+  host::ImportExport(*b.runtime, envelope);
+  const auto got = b.Call("memory_get", {{"id", id}}, writer);
+  ASSERT_FALSE(got.is_error) << got.text;
+  EXPECT_EQ(got.structured["memory"].value("project_id", ""), "/work/webapp");
+  EXPECT_EQ(got.structured["memory"].value("agent_id", ""), "codex");
+  EXPECT_EQ(got.structured["memory"].value("session_id", ""), "sess-a");
+  // Seen in its project only.
+  const auto there = b.Call("memory_recall", {{"query", "webapp deploys"}}, writer);
+  EXPECT_NE(there.text.find("deploys from main"), std::string::npos) << there.text;
+  const auto elsewhere = b.Call("memory_recall", {{"query", "webapp deploys"}});
+  EXPECT_EQ(elsewhere.text.find("deploys from main"), std::string::npos) << elsewhere.text;
+  const std::int64_t keys = b.Db().execAndGet("SELECT count(*) FROM semantic_keys").getInt64();
+  host::ImportExport(*b.runtime, envelope);
+  EXPECT_EQ(b.Db().execAndGet("SELECT count(*) FROM semantic_keys").getInt64(), keys) << "a second import adds no key";
+  // Nor one of a row that is here already, whatever project the file now gives it.
+  json moved = envelope;
+  auto& rows = moved["sections"]["semantic"]["tables"]["semantic_memories"];
+  const auto at = std::find(rows["columns"].begin(), rows["columns"].end(), "project_id") - rows["columns"].begin();
+  rows["rows"][0][at] = "/work/orphan";
+  host::ImportExport(*b.runtime, moved);
+  EXPECT_EQ(b.Db().execAndGet("SELECT count(*) FROM semantic_keys").getInt64(), keys);
+}
+
 // A purged memory leaves a "purged" history row that still names it: a legitimate export.
 TEST(ExportImport, PurgedMemoryHistoryStillImports) {
   testing::TestRuntime a;

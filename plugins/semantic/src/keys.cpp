@@ -1,5 +1,6 @@
 #include "keys.hpp"
 
+#include "kioku/sdk/json.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "memory.hpp"
 
@@ -11,6 +12,16 @@ std::string KeyTextSql(std::string_view column) {
 
 std::string KeyOfSql(std::string_view param) {
   return "(SELECT seq FROM semantic_keys WHERE text = " + std::string(param) + ")";
+}
+
+void DropUnusedKeys(SQLite::Database& db, const std::vector<std::int64_t>& seqs) {
+  if (seqs.empty()) return;
+  SQLite::Statement q(db,
+                      "DELETE FROM semantic_keys WHERE seq IN (SELECT value FROM json_each(?)) AND seq <> 0 AND seq NOT "
+                      "IN (SELECT project_key FROM semantic_memories UNION SELECT agent_key FROM semantic_memories "
+                      "UNION SELECT session_key FROM semantic_memories)");
+  sdk::Bind(q, sdk::Json(seqs).dump());
+  q.exec();
 }
 
 std::int64_t KeyInterner::Key(const Env& env, const std::string& text) { return Key(env.db, env.statements, text); }

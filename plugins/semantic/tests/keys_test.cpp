@@ -93,5 +93,24 @@ TEST_F(SemanticTest, ProjectsAgentsAndSessionsReadBackAsText) {
   EXPECT_EQ(Int(rt_->Db(), "SELECT count(*) FROM semantic_keys WHERE text IN ('test-agent', 'test-session')"), 2);
 }
 
+// A purge leaves no trace of a session only its memory named; keys others use stay.
+TEST_F(SemanticTest, APurgeDropsTheKeysOnlyItsMemoryUsed) {
+  sdk::Caller other = kioku::testing::TestRuntime::DefaultCaller();
+  other.session_id = "short-lived-session";
+  const Json made = Ok("memory_remember", {{"text", "a note of a short session"}, {"kind", "fact"}}, other);
+  const std::string id = made["results"][0]["id"];
+  Remember("a note of the usual session", "fact");
+  EXPECT_EQ(Count("semantic_keys", "text = 'short-lived-session'"), 1);
+  Ok("memory_forget", {{"id", id}, {"purge", true}});
+  EXPECT_EQ(Count("semantic_keys", "text = 'short-lived-session'"), 0);
+  EXPECT_EQ(Count("semantic_keys", "text IN ('test-agent', 'test-session', '/tmp/project')"), 3);
+  EXPECT_EQ(Count("semantic_keys", "seq = 0 AND text = ''"), 1);
+  // The session is interned again when it writes again.
+  Ok("memory_remember", {{"text", "the short session is back"}, {"kind", "fact"}}, other);
+  const Json got = Ok("memory_recall", {{"query", "short session back"}});
+  ASSERT_FALSE(got["memories"].empty());
+  EXPECT_EQ(Count("semantic_memories", "session_key NOT IN (SELECT seq FROM semantic_keys)"), 0);
+}
+
 }  // namespace
 }  // namespace kioku::semantic::testing
