@@ -632,6 +632,24 @@ TEST(ExportImport, ProjectsAgentsAndSessionsTravelAsText) {
   EXPECT_EQ(b.Db().execAndGet("SELECT count(*) FROM semantic_keys").getInt64(), keys);
 }
 
+// Files written before semantic migration 17 hold reaffirm keys of 64 bits: an import cuts
+// them to the 31 a write computes, so saying an imported memory again reaffirms it.
+TEST(ExportImport, ReaffirmKeysOfOlderFilesMatchNewWrites) {
+  testing::TestRuntime a;
+  AddAll(a);
+  Ok(a, "memory_remember", {{"text", "The API rate limit is 600 per minute"}, {"kind", "fact"}});
+  json file = host::BuildExport(*a.runtime, "test");
+  auto& t = file["sections"]["semantic"]["tables"]["semantic_memories"];
+  const auto at = std::find(t["columns"].begin(), t["columns"].end(), "dedup_hash") - t["columns"].begin();
+  t["rows"][0][at] = t["rows"][0][at].get<std::int64_t>() | (std::int64_t{0x5A5A} << 40);  // the bits cut since
+  testing::TestRuntime b;
+  AddAll(b);
+  host::ImportExport(*b.runtime, file);
+  const auto again = Ok(b, "memory_remember", {{"text", "The API rate limit is 600 per minute"}, {"kind", "fact"}});
+  EXPECT_EQ(again.structured["results"][0].value("action", ""), "reaffirmed") << again.text;
+  EXPECT_EQ(b.Db().execAndGet("SELECT count(*) FROM semantic_memories").getInt64(), 1);
+}
+
 // A purged memory leaves a "purged" history row that still names it: a legitimate export.
 TEST(ExportImport, PurgedMemoryHistoryStillImports) {
   testing::TestRuntime a;

@@ -11,6 +11,7 @@
 #include "entity_store.hpp"
 #include "keys.hpp"
 #include "memory.hpp"
+#include "memory_store.hpp"
 #include "normalize.hpp"
 #include "schema.hpp"
 #include "kioku/sdk/export_references.hpp"
@@ -379,6 +380,9 @@ sdk::ExporterSpec SemanticExporter() {
           }}});
     counts.inserted += KeepImportedEntityIds(db, ids, seqs_before);
     DropUnusedKeys(db, NewKeys(db, keys_before));  // those of rows that were here already
+    // Reaffirm keys of files written before migration 17 held 64 bits (memory_store.hpp).
+    db.exec("UPDATE semantic_memories SET dedup_hash = dedup_hash & " + std::to_string(kDedupHashMask) +
+            " WHERE dedup_hash < 0 OR dedup_hash > " + std::to_string(kDedupHashMask));
     sdk::CheckTextReferences(db, rows, TextReferences());
     CompactMemoryIds(db);
     return counts;

@@ -28,7 +28,7 @@ std::int64_t DedupHash(const std::string& kind, const Scope& scope, const std::s
                        const std::string& value, const std::string& text) {
   const std::string nv = NormalizeText(value);
   const std::string nt = NormalizeText(text);
-  return KeyHash({kind, scope.kind, scope.project_id, scope.path, subject, nv, nt});
+  return KeyHash({kind, scope.kind, scope.project_id, scope.path, subject, nv, nt}) & kDedupHashMask;
 }
 
 const std::string kInsertSql =

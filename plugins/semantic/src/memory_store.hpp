@@ -78,7 +78,13 @@ struct EditResult {
   std::vector<std::string> conflicts;
 };
 
-/// Reaffirm key of a memory: hash over kind, scope, subject, normalized value and text.
+/// The bits a reaffirm key keeps (31: SQLite stores it in 4 bytes where 64 bits took 8, in
+/// the row and in its index; migration 17). A match is confirmed by comparing what the hash
+/// covers, so a collision costs one more row read, never a wrong reaffirm.
+inline constexpr std::int64_t kDedupHashMask = 0x7FFFFFFF;
+
+/// Reaffirm key of a memory: hash over kind, scope, subject, normalized value and text
+/// (KeyHash, FNV-1a 64), its low 31 bits (kDedupHashMask).
 std::int64_t DedupHash(const std::string& kind, const Scope& scope, const std::string& subject,
                        const std::string& value, const std::string& text);
 

@@ -6,6 +6,8 @@
 
 #include "keys.hpp"
 #include "memory.hpp"
+#include "memory_store.hpp"
+#include "normalize.hpp"
 #include "semantic_test_util.hpp"
 
 namespace kioku::semantic::testing {
@@ -91,6 +93,25 @@ TEST_F(SemanticTest, ProjectsAgentsAndSessionsReadBackAsText) {
   EXPECT_EQ(got["memory"].value("agent_id", ""), "test-agent") << got.dump();
   EXPECT_EQ(got["memory"].value("session_id", ""), "test-session") << got.dump();
   EXPECT_EQ(Int(rt_->Db(), "SELECT count(*) FROM semantic_keys WHERE text IN ('test-agent', 'test-session')"), 2);
+}
+
+// Reaffirm keys of 31 bits (migration 17): a store's 64-bit keys are cut to the bits a new
+// write computes, so saying a memory again reaffirms it instead of storing it twice.
+TEST(ShortDedupHashMigration, CutsStoredKeysToTheBitsWritesCompute) {
+  const auto migrations = Migrations();
+  ASSERT_GE(migrations.size(), static_cast<std::size_t>(kInternedKeysVersion + 1));
+  SQLite::Database db = MigratedTo(kInternedKeysVersion);
+  Scope global;
+  const std::int64_t full = KeyHash({"fact", "global", "", "", "", NormalizeText("deploys on fridays"),
+                                     NormalizeText("deploys on fridays")});
+  ASSERT_TRUE(full < 0 || full > kDedupHashMask) << "the example needs a key over 31 bits";
+  SQLite::Statement ins(db, "INSERT INTO semantic_memories(kind, text, status, scope, captured_at, updated_at, dedup_hash) "
+                            "VALUES ('fact', 'deploys on fridays', 'active', 'global', 5, 5, ?)");
+  sdk::Bind(ins, full);
+  ins.exec();
+  sdk::WithWriteTransaction(db, [&] { sdk::ApplyMigrationStep(db, migrations[kInternedKeysVersion]); });
+  EXPECT_EQ(Int(db, "SELECT dedup_hash FROM semantic_memories"), DedupHash("fact", global, "", "deploys on fridays",
+                                                                           "deploys on fridays"));
 }
 
 // A purge leaves no trace of a session only its memory named; keys others use stay.
