@@ -176,9 +176,10 @@ TEST_F(ForeignImport, McpMemoryJsonlBecomesMemoriesLinkedToEntitiesAndRelations)
   EXPECT_EQ(Count("semantic_memories", "status = 'active' AND kind = 'observation'"), 3);
   EXPECT_EQ(Field("text", "text LIKE '%Spanish%'"), "John_Smith: Speaks fluent Spanish");
   EXPECT_EQ(Field("tags", "text LIKE '%Spanish%'"), "person");
-  EXPECT_EQ(Count("semantic_entities", "type = 'person' AND name = 'John_Smith'"), 1);
+  const std::string person = "type_key = (SELECT seq FROM semantic_keys WHERE text = 'person')";
+  EXPECT_EQ(Count("semantic_entities", person + " AND name = 'John_Smith'"), 1);
   EXPECT_EQ(Count("semantic_memory_entities me JOIN semantic_entities e ON e.seq = me.entity_seq",
-                  "e.name = 'John_Smith' AND e.type = 'person'"),
+                  "e.name = 'John_Smith' AND e." + person),
             2);
   auto graph = rt_.Call("entity_graph", {{"entity", "John_Smith"}});
   ASSERT_FALSE(graph.is_error) << graph.text;

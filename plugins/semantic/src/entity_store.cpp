@@ -9,12 +9,13 @@
 
 namespace kioku::semantic {
 
-std::int64_t EnsureEntity(const Env& env, const std::string& type, const std::string& name,
+std::int64_t EnsureEntity(const Env& env, KeyInterner& keys, const std::string& type, const std::string& name,
                           const std::string& norm, std::int64_t now_ms) {
+  const std::int64_t type_key = keys.Key(env, type);
   {
     sdk::CachedStatement q =
-        env.Stmt("SELECT seq FROM semantic_entities WHERE norm_name = ? AND type = ?");
-    sdk::Bind(*q, norm, type);
+        env.Stmt("SELECT seq FROM semantic_entities WHERE norm_name = ? AND type_key = ?");
+    sdk::Bind(*q, norm, type_key);
     if (q->executeStep()) {
       const std::int64_t seq = q->getColumn(0).getInt64();
       q->reset();
@@ -23,8 +24,8 @@ std::int64_t EnsureEntity(const Env& env, const std::string& type, const std::st
     q->reset();
   }
   sdk::CachedStatement ins = env.Stmt(
-      "INSERT INTO semantic_entities(type, name, norm_name, created_at) VALUES (?, ?, ?, ?)");
-  sdk::Bind(*ins, type, name == norm ? std::string() : name, norm, now_ms);
+      "INSERT INTO semantic_entities(type_key, name, norm_name, created_at) VALUES (?, ?, ?, ?)");
+  sdk::Bind(*ins, type_key, name == norm ? std::string() : name, norm, now_ms);
   ins->exec();
   return env.db.getLastInsertRowid();
 }
@@ -46,7 +47,7 @@ void IndexNewEntities(const Env& env, std::int64_t floor) {
 }
 
 std::optional<Entity> LoadEntity(SQLite::Database& db, std::int64_t seq) {
-  SQLite::Statement q(db, std::string("SELECT e.seq, ") + kShownEntityIdSql + ", e.type, " + kEntityNameSql +
+  SQLite::Statement q(db, std::string("SELECT e.seq, ") + kShownEntityIdSql + ", " + kEntityTypeSql + ", " + kEntityNameSql +
                               ", e.norm_name, e.created_at FROM semantic_entities e WHERE e.seq = ?");
   sdk::Bind(q, seq);
   if (!q.executeStep()) return std::nullopt;
@@ -113,7 +114,7 @@ std::optional<std::int64_t> ResolveEntityId(SQLite::Database& db, std::string_vi
 
 std::int64_t KeepImportedEntityIds(SQLite::Database& db, const std::vector<ImportedEntityId>& ids,
                                    const std::vector<std::int64_t>& seqs_before) {
-  SQLite::Statement entity(db, "SELECT seq FROM semantic_entities WHERE norm_name = ? AND type = ?");
+  SQLite::Statement entity(db, "SELECT seq FROM semantic_entities WHERE norm_name = ? AND type_key = " + KeyOfSql("?"));
   SQLite::Statement kept(db, "SELECT entity_seq FROM semantic_entity_ids WHERE id = ?");
   SQLite::Statement derived_row(db, "SELECT 1 FROM semantic_entities WHERE seq = ? AND " + IdTimeSql() + " = ?");
   SQLite::Statement has_shown(db, "SELECT 1 FROM semantic_entity_ids WHERE entity_seq = ? AND shown = 1");

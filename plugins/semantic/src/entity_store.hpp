@@ -11,6 +11,7 @@
 #include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 
+#include "keys.hpp"
 #include "memory.hpp"
 
 namespace kioku::semantic {
@@ -23,6 +24,9 @@ struct Entity {
   std::string norm_name;
   std::int64_t created_at = 0;
 };
+
+/// An entity's type over the alias `e` in SQL (the text of its key, keys.hpp).
+inline constexpr const char* kEntityTypeSql = "(SELECT k.text FROM semantic_keys k WHERE k.seq = e.type_key)";
 
 /// An entity's display name over the alias `e` in SQL: `name` is stored empty when it is
 /// the same as `norm_name` (most paths and names are), so the row keeps one copy.
@@ -68,9 +72,10 @@ struct ImportedEntityId {
 std::int64_t KeepImportedEntityIds(SQLite::Database& db, const std::vector<ImportedEntityId>& ids,
                                    const std::vector<std::int64_t>& seqs_before);
 
-/// Returns the seq of (norm, type), creating the entity (display `name`) when missing.
-/// Must run inside a write transaction.
-std::int64_t EnsureEntity(const Env& env, const std::string& type, const std::string& name,
+/// Returns the seq of (norm, type), creating the entity (display `name`) when missing; the
+/// type is interned by `keys` (keys.hpp), the write transaction's interner. Must run inside
+/// that write transaction.
+std::int64_t EnsureEntity(const Env& env, KeyInterner& keys, const std::string& type, const std::string& name,
                           const std::string& norm, std::int64_t now_ms);
 
 /// Highest entity seq (0 when none); rows above it are new in this transaction.

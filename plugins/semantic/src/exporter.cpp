@@ -5,7 +5,6 @@
 
 #include <map>
 #include <optional>
-#include <utility>
 #include <stdexcept>
 
 #include "entity_store.hpp"
@@ -172,7 +171,7 @@ const nlohmann::json& WithoutEntityIds(const nlohmann::json& section, nlohmann::
 // Marks the ids whose entity (norm_name, type) is in the database before the import, and
 // returns the entity seqs there then, ascending.
 std::vector<std::int64_t> MarkExisting(SQLite::Database& db, std::vector<ImportedEntityId>& ids) {
-  SQLite::Statement q(db, "SELECT 1 FROM semantic_entities WHERE norm_name = ? AND type = ?");
+  SQLite::Statement q(db, "SELECT 1 FROM semantic_entities WHERE norm_name = ? AND type_key = " + KeyOfSql("?"));
   for (ImportedEntityId& in : ids) {
     q.reset();
     sdk::Bind(q, in.norm_name, in.type);
@@ -278,25 +277,32 @@ void CompactMemoryIds(SQLite::Database& db) {
   db.exec("UPDATE semantic_memories SET own_id = NULL WHERE own_id IS NOT NULL AND own_id = " + DerivedMemoryIdSql());
 }
 
-// The interned columns of semantic_memories (keys.hpp) and the names files give them: a
-// file names a memory's project, agent and session by their text, as before migration 16,
-// so files from either side of it read alike and keys stay this database's own.
-constexpr std::pair<const char*, const char*> kKeyColumns[] = {
-    {"project_key", "project_id"}, {"agent_key", "agent_id"}, {"session_key", "session_id"}};
+// The interned columns (keys.hpp) and the names files give them: a file names a memory's
+// project, agent and session and an entity's type by their text, as before migrations 16
+// and 18, so files from either side of them read alike and keys stay this database's own.
+struct KeyColumn {
+  const char* table;
+  const char* key;
+  const char* text;
+};
+constexpr KeyColumn kKeyColumns[] = {{"semantic_memories", "project_key", "project_id"},
+                                     {"semantic_memories", "agent_key", "agent_id"},
+                                     {"semantic_memories", "session_key", "session_id"},
+                                     {"semantic_entities", "type_key", "type"}};
 
-// An export's memories with their keys as text.
+// An export's interned columns as text.
 void KeysToText(SQLite::Database& db, nlohmann::json& tables) {
   tables.erase("semantic_keys");
-  if (!tables.contains("semantic_memories") || !Shaped(tables["semantic_memories"])) return;
   std::map<std::int64_t, std::string> text_of;
   SQLite::Statement q(db, "SELECT seq, text FROM semantic_keys");
   while (q.executeStep()) text_of.emplace(q.getColumn(0).getInt64(), q.getColumn(1).getString());
-  nlohmann::json& memories = tables["semantic_memories"];
-  for (const auto& [key, name] : kKeyColumns) {
-    const std::optional<std::size_t> at = ColumnOf(memories, key);
+  for (const KeyColumn& c : kKeyColumns) {
+    if (!tables.contains(c.table) || !Shaped(tables[c.table])) continue;
+    nlohmann::json& table = tables[c.table];
+    const std::optional<std::size_t> at = ColumnOf(table, c.key);
     if (!at) continue;
-    memories["columns"][*at] = name;
-    for (nlohmann::json& row : memories["rows"]) {
+    table["columns"][*at] = c.text;
+    for (nlohmann::json& row : table["rows"]) {
       const auto it = text_of.find(row[*at].get<std::int64_t>());
       row[*at] = it == text_of.end() ? std::string() : it->second;
     }
@@ -312,34 +318,34 @@ std::vector<std::int64_t> NewKeys(SQLite::Database& db, std::int64_t floor) {
   return out;
 }
 
-// A file's memories with their project, agent and session interned here (keys.hpp), in the
-// import's transaction. Throws std::runtime_error naming the row, and so refuses the file,
-// for one that is not text, holds a NUL or looks like a secret, or for a file naming keys (semantic_keys, project_key, ...),
-// which are another database's numbers.
+// A file's interned columns as keys here (keys.hpp), interned in the import's transaction.
+// Throws std::runtime_error naming the row, and so refuses the file, for a value that is not
+// text, holds a NUL or looks like a secret, or for a file naming keys (semantic_keys,
+// project_key, ...), which are another database's numbers.
 void TextToKeys(SQLite::Database& db, nlohmann::json& section) {
   if (!section.contains("tables") || !section["tables"].is_object()) return;
   nlohmann::json& tables = section["tables"];
   if (tables.contains("semantic_keys")) {
     throw std::runtime_error("table semantic_keys: keys are this database's own; name a memory's project, agent "
-                             "and session by project_id, agent_id and session_id text instead");
+                             "and session by project_id, agent_id and session_id text, an entity's type by type");
   }
-  if (!tables.contains("semantic_memories") || !Shaped(tables["semantic_memories"])) return;
-  nlohmann::json& memories = tables["semantic_memories"];
   sdk::StatementCache statements;
   KeyInterner keys;
-  for (const auto& [key, name] : kKeyColumns) {
-    if (ColumnOf(memories, key)) {
-      throw std::runtime_error(std::string("table semantic_memories: column ") + key + " holds another database's "
-                               "key; send " + name + " (text) instead");
+  for (const KeyColumn& c : kKeyColumns) {
+    if (!tables.contains(c.table) || !Shaped(tables[c.table])) continue;
+    nlohmann::json& table = tables[c.table];
+    if (ColumnOf(table, c.key)) {
+      throw std::runtime_error(std::string("table ") + c.table + ": column " + c.key + " holds another database's "
+                               "key; send " + c.text + " (text) instead");
     }
-    const std::optional<std::size_t> at = ColumnOf(memories, name);
+    const std::optional<std::size_t> at = ColumnOf(table, c.text);
     if (!at) continue;
-    memories["columns"][*at] = key;
+    table["columns"][*at] = c.key;
     std::size_t n = 0;
-    for (nlohmann::json& row : memories["rows"]) {
+    for (nlohmann::json& row : table["rows"]) {
       ++n;
       if (!row.is_array() || row.size() <= *at) continue;  // the generic import names it
-      const std::string where = "table semantic_memories row " + std::to_string(n) + " column " + name;
+      const std::string where = std::string("table ") + c.table + " row " + std::to_string(n) + " column " + c.text;
       if (!row[*at].is_string()) throw std::runtime_error(where + ": must be text (\"\" for none)");
       const std::string& text = row[*at].get_ref<const std::string&>();
       // Screened here as the generic import screens every text value: keys are not rows it sees.

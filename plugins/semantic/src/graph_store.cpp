@@ -124,7 +124,7 @@ std::optional<Entity> FindEntity(SQLite::Database& db, const std::string& name_o
   const std::string norm = NormalizeEntityName(name_or_id);
   {
     std::string sql = "SELECT seq FROM semantic_entities WHERE norm_name = ?";
-    if (!type.empty()) sql += " AND type = ?";
+    if (!type.empty()) sql += " AND type_key = " + KeyOfSql("?");
     sql += " ORDER BY seq LIMIT 1";
     SQLite::Statement q(db, sql);
     sdk::Bind(q, norm);
@@ -154,8 +154,9 @@ Entity EnsureNamedEntity(const Env& env, const std::string& name, const std::str
     return *found;
   }
   const std::string t = type.empty() ? ClassifyEntityName(trimmed) : type;
+  KeyInterner keys;
   const std::int64_t seq =
-      EnsureEntity(env, t, std::string(trimmed), NormalizeEntityName(trimmed), now_ms);
+      EnsureEntity(env, keys, t, std::string(trimmed), NormalizeEntityName(trimmed), now_ms);
   return *LoadEntity(db, seq);
 }
 

@@ -113,7 +113,7 @@ std::vector<Entity> SearchEntities(SQLite::Database& db, const std::string& quer
     std::string sql =
         "SELECT e.seq FROM semantic_entities_fts f JOIN semantic_entities e ON e.seq = f.rowid "
         "WHERE semantic_entities_fts MATCH ? AND kioku_substrings(semantic_entities_fts, ?) > 0";
-    if (!type.empty()) sql += " AND e.type = ?";
+    if (!type.empty()) sql += " AND e.type_key = " + KeyOfSql("?");
     sql += " ORDER BY length(e.norm_name), e.seq LIMIT ?";
     SQLite::Statement q(db, sql);
     int i = 1;
@@ -126,7 +126,7 @@ std::vector<Entity> SearchEntities(SQLite::Database& db, const std::string& quer
     const std::string& norm = folded;
     std::string sql =
         "SELECT seq FROM semantic_entities WHERE norm_name >= ? AND norm_name < ?";
-    if (!type.empty()) sql += " AND type = ?";
+    if (!type.empty()) sql += " AND type_key = " + KeyOfSql("?");
     sql += " ORDER BY norm_name LIMIT ?";
     SQLite::Statement q(db, sql);
     int i = 1;

@@ -19,7 +19,7 @@ void DropUnusedKeys(SQLite::Database& db, const std::vector<std::int64_t>& seqs)
   SQLite::Statement q(db,
                       "DELETE FROM semantic_keys WHERE seq IN (SELECT value FROM json_each(?)) AND seq <> 0 AND seq NOT "
                       "IN (SELECT project_key FROM semantic_memories UNION SELECT agent_key FROM semantic_memories "
-                      "UNION SELECT session_key FROM semantic_memories)");
+                      "UNION SELECT session_key FROM semantic_memories UNION SELECT type_key FROM semantic_entities)");
   sdk::Bind(q, sdk::Json(seqs).dump());
   q.exec();
 }

@@ -28,7 +28,7 @@ std::string KeyTextSql(std::string_view column);
 /// statement by SQLite (an uncorrelated subquery), so a key column's index still serves it.
 std::string KeyOfSql(std::string_view param);
 
-/// Deletes the keys among `seqs` that no memory uses any more (seq 0 stays): a purge leaves
+/// Deletes the keys among `seqs` that no memory or entity uses any more (seq 0 stays): a purge leaves
 /// no trace of a project, agent or session only its memory named, and an import none of
 /// the texts of rows it skipped. One scan of the memories. Inside the caller's write
 /// transaction; an interner of that transaction must not be used after it.

@@ -70,7 +70,7 @@ sdk::ToolResult GetMemory(ToolContext& ctx, const Json& args, const sdk::CallCon
   }
   Json entities = Json::array();
   {
-    SQLite::Statement q(env.db, std::string("SELECT ") + kShownEntityIdSql + ", e.created_at, e.seq, e.type, " +
+    SQLite::Statement q(env.db, std::string("SELECT ") + kShownEntityIdSql + ", e.created_at, e.seq, " + kEntityTypeSql + ", " +
                                     kEntityNameSql +
                                     " FROM semantic_memory_entities me JOIN semantic_entities e ON e.seq = "
                                     "me.entity_seq WHERE me.memory_seq = ? ORDER BY e.seq");

@@ -118,7 +118,7 @@ void MemoryWriter::LinkEntities(std::int64_t seq, const std::string& text) {
   const std::int64_t now = env_.clock.NowMs();
   added_ = true;  // new entities may need indexing
   for (const EntityMention& e : ExtractEntities(text)) {
-    const std::int64_t entity = EnsureEntity(env_, e.type, e.name, e.norm, now);
+    const std::int64_t entity = EnsureEntity(env_, keys_, e.type, e.name, e.norm, now);
     sdk::CachedStatement q = env_.Stmt(kLinkSql);
     sdk::Bind(*q, seq, entity);
     q->exec();

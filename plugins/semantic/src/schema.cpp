@@ -568,6 +568,46 @@ constexpr const char* kShortDedupHashSql = R"SQL(
 UPDATE semantic_memories SET dedup_hash = dedup_hash & 2147483647 WHERE dedup_hash < 0 OR dedup_hash > 2147483647;
 )SQL";
 
+// Entity types interned (keys.hpp): `type_key` holds the seq of the type's text in
+// semantic_keys where `type` held the text, in the row and in the (norm_name, type) unique
+// index (24 of 621 bytes a memory at 100,000 bench items, two entities each). The unique
+// constraint names the column, so the table is rebuilt
+// (https://sqlite.org/lang_altertable.html#otheralter) with foreign key enforcement off:
+// dropping it with enforcement on would cascade into semantic_entity_ids. Rows keep their
+// seq, so links, relations, kept ids and the name index (external content, by rowid) stand;
+// the AUTOINCREMENT counter is carried over, so a purged entity's seq stays unused.
+void InternedEntityTypes(SQLite::Database& db) {
+  const std::int64_t counter =
+      db.execAndGet("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'semantic_entities'), 0)").getInt64();
+  db.exec(R"SQL(
+INSERT OR IGNORE INTO semantic_keys(text) SELECT DISTINCT type FROM semantic_entities;
+CREATE TABLE semantic_entities_v18 (
+  seq        INTEGER PRIMARY KEY AUTOINCREMENT,
+  type_key   INTEGER NOT NULL,
+  name       TEXT NOT NULL,
+  norm_name  TEXT NOT NULL,
+  created_at INTEGER NOT NULL,
+  UNIQUE (norm_name, type_key)
+);
+INSERT INTO semantic_entities_v18(seq, type_key, name, norm_name, created_at)
+  SELECT seq, (SELECT k.seq FROM semantic_keys k WHERE k.text = e.type), name, norm_name, created_at
+  FROM semantic_entities e ORDER BY seq;
+DROP TABLE semantic_entities;
+ALTER TABLE semantic_entities_v18 RENAME TO semantic_entities;
+CREATE TRIGGER semantic_entities_ad AFTER DELETE ON semantic_entities BEGIN
+  INSERT INTO semantic_entities_fts(semantic_entities_fts, rowid, norm_name)
+    VALUES ('delete', old.seq, old.norm_name);
+END;
+)SQL");
+  for (const char* sql : {"UPDATE sqlite_sequence SET seq = max(seq, ?1) WHERE name = 'semantic_entities'",
+                          "INSERT INTO sqlite_sequence(name, seq) SELECT 'semantic_entities', ?1 WHERE ?1 > 0 AND NOT "
+                          "EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = 'semantic_entities')"}) {
+    SQLite::Statement q(db, sql);
+    sdk::Bind(q, counter);
+    q.exec();
+  }
+}
+
 }  // namespace
 
 std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
@@ -623,6 +663,13 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
                  kInternedKeysSql, nullptr});
   out.push_back({static_cast<int>(out.size()) + 1, "reaffirm keys (dedup_hash) of 31 bits, 4 bytes where 8 were",
                  kShortDedupHashSql, nullptr});
+  {
+    sdk::Migration types{static_cast<int>(out.size()) + 1,
+                         "entity types stored as keys of semantic_keys (type_key) instead of their text", "",
+                         InternedEntityTypes};
+    types.foreign_keys_off = true;
+    out.push_back(std::move(types));
+  }
   return out;
 }
 

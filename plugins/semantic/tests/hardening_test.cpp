@@ -75,17 +75,6 @@ TEST_F(HardeningTest, UnicodeVariantsShareOneKey) {
   EXPECT_EQ(Count("semantic_relations"), 1);
 }
 
-// A database the first `version` migrations made (sdk::OpenDatabase: foreign keys on).
-SQLite::Database MigratedTo(std::size_t version) {
-  SQLite::Database db = sdk::OpenDatabase(":memory:");
-  const auto migrations = Migrations();
-  for (std::size_t i = 0; i < version; ++i) {
-    if (!migrations[i].sql.empty()) db.exec(migrations[i].sql);
-    if (migrations[i].apply) migrations[i].apply(db);
-  }
-  return db;
-}
-
 TEST(UnicodeMigration, RekeysStoredKeysAndMergesEntities) {
   SQLite::Database db(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
   const auto migrations = Migrations();
@@ -218,13 +207,18 @@ TEST(DerivedEntityIdsMigration, KeepsIdsHandedOutAndNamesNewEntitiesByDerivedIds
   EXPECT_EQ(db.execAndGet("SELECT count(*) FROM semantic_memory_entities").getInt(), 2);
   EXPECT_EQ(db.execAndGet("SELECT count(*) FROM semantic_relations").getInt(), 1);
   db.exec("INSERT INTO semantic_entities_fts(semantic_entities_fts) VALUES ('integrity-check')");
+  for (std::size_t i = 12; i < migrations.size(); ++i) {  // the code reads today's schema
+    const sdk::MigrationForeignKeys keys(db, migrations[i]);
+    sdk::WithWriteTransaction(db, [&] { sdk::ApplyMigrationStep(db, migrations[i]); });
+  }
   EXPECT_EQ(LoadEntity(db, 1)->id, "01JF0000000000000000000AAA");
+  EXPECT_EQ(LoadEntity(db, 1)->type, "file");
   EXPECT_EQ(ResolveEntityId(db, "01jf0000000000000000000bbb"), 2);  // either case
   EXPECT_EQ(ResolveEntityId(db, "01JF0000000000000000000B"), 2);     // a prefix
   EXPECT_THROW(ResolveEntityId(db, "01JF0000"), sdk::ToolError);     // both
   EXPECT_EQ(ResolveEntityId(db, "01JG"), std::nullopt);
 
-  db.exec("INSERT INTO semantic_entities(type, name, norm_name, created_at) VALUES ('identifier', '', 'sign', 1796513101620)");
+  db.exec("INSERT INTO semantic_entities(type_key, name, norm_name, created_at) VALUES (0, '', 'sign', 1796513101620)");
   const Entity made = *LoadEntity(db, 3);
   EXPECT_EQ(made.id, sdk::DerivedId(1796513101620, 3));
   EXPECT_EQ(ResolveEntityId(db, made.id), 3);
@@ -233,11 +227,11 @@ TEST(DerivedEntityIdsMigration, KeepsIdsHandedOutAndNamesNewEntitiesByDerivedIds
   // A purged entity's seq is never given again (AUTOINCREMENT), so its id names nothing
   // even when the next entity is made in the same millisecond.
   db.exec("DELETE FROM semantic_entities WHERE seq = 3");
-  db.exec("INSERT INTO semantic_entities(type, name, norm_name, created_at) VALUES ('identifier', '', 'verify', 1796513101620)");
+  db.exec("INSERT INTO semantic_entities(type_key, name, norm_name, created_at) VALUES (0, '', 'verify', 1796513101620)");
   EXPECT_EQ(db.execAndGet("SELECT max(seq) FROM semantic_entities").getInt(), 4);
   EXPECT_EQ(ResolveEntityId(db, made.id), std::nullopt);
   // A creation time outside what a ULID holds is clamped alike when the id is shown and read.
-  db.exec("INSERT INTO semantic_entities(type, name, norm_name, created_at) VALUES ('identifier', '', 'odd', -5)");
+  db.exec("INSERT INTO semantic_entities(type_key, name, norm_name, created_at) VALUES (0, '', 'odd', -5)");
   EXPECT_EQ(ResolveEntityId(db, LoadEntity(db, 5)->id), 5);
   db.exec("DELETE FROM semantic_memory_entities WHERE entity_seq = 1");
   db.exec("DELETE FROM semantic_relations");

@@ -4,6 +4,7 @@
 
 #include <SQLiteCpp/Database.h>
 
+#include "entity_store.hpp"
 #include "keys.hpp"
 #include "memory.hpp"
 #include "memory_store.hpp"
@@ -112,6 +113,69 @@ TEST(ShortDedupHashMigration, CutsStoredKeysToTheBitsWritesCompute) {
   sdk::WithWriteTransaction(db, [&] { sdk::ApplyMigrationStep(db, migrations[kInternedKeysVersion]); });
   EXPECT_EQ(Int(db, "SELECT dedup_hash FROM semantic_memories"), DedupHash("fact", global, "", "deploys on fridays",
                                                                            "deploys on fridays"));
+}
+
+// Entity types interned (migration 18): the rebuilt table keeps every entity's seq, type and
+// kept id, the links and relations pointing at it, and its AUTOINCREMENT counter, so a
+// purged entity's seq (and with it its id) is never given again.
+TEST(InternedEntityTypesMigration, KeepsEveryEntityItsLinksAndItsCounter) {
+  const auto migrations = Migrations();
+  const std::size_t step = kInternedKeysVersion + 1;  // 18: after the reaffirm keys
+  ASSERT_GT(migrations.size(), step);
+  ASSERT_TRUE(migrations[step].foreign_keys_off);
+  SQLite::Database db = MigratedTo(step);
+  db.exec("INSERT INTO semantic_memories(kind, text, status, scope, captured_at, updated_at, dedup_hash) "
+          "VALUES ('fact', 'session.ts uses jose', 'active', 'global', 5, 5, 1)");
+  db.exec("INSERT INTO semantic_entities(type, name, norm_name, created_at) VALUES "
+          "('file', '', 'src/auth/session.ts', 5), ('library', 'Jose', 'jose', 5), ('library', '', 'gone', 5)");
+  db.exec("INSERT INTO semantic_entities_fts(rowid, norm_name) SELECT seq, norm_name FROM semantic_entities");
+  db.exec("DELETE FROM semantic_entities WHERE seq = 3");  // the counter stays at 3
+  db.exec("INSERT INTO semantic_memory_entities(memory_seq, entity_seq) VALUES (1, 1), (1, 2)");
+  db.exec("INSERT INTO semantic_relations(id, from_seq, type, to_seq, valid_from, recorded_at) "
+          "VALUES ('R1', 1, 'uses', 2, 0, 0)");
+  db.exec("INSERT INTO semantic_entity_ids(id, entity_seq, shown) VALUES ('01JF0000000000000000000AAA', 1, 1)");
+  {
+    const sdk::MigrationForeignKeys keys(db, migrations[step]);
+    sdk::WithWriteTransaction(db, [&] { sdk::ApplyMigrationStep(db, migrations[step]); });
+  }
+  EXPECT_EQ(Int(db, "PRAGMA foreign_keys"), 1);
+  EXPECT_EQ(Int(db, "SELECT count(*) FROM pragma_table_info('semantic_entities') WHERE name = 'type'"), 0);
+  EXPECT_EQ(Int(db, "SELECT count(*) FROM semantic_memory_entities"), 2);
+  EXPECT_EQ(Int(db, "SELECT count(*) FROM semantic_relations"), 1);
+  EXPECT_EQ(Int(db, "SELECT count(*) FROM semantic_entity_ids"), 1);
+  EXPECT_EQ(Int(db, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+  db.exec("INSERT INTO semantic_entities_fts(semantic_entities_fts) VALUES ('integrity-check')");
+  const std::optional<Entity> file = LoadEntity(db, 1), jose = LoadEntity(db, 2);
+  ASSERT_TRUE(file && jose);
+  EXPECT_EQ(file->type, "file");
+  EXPECT_EQ(file->id, "01JF0000000000000000000AAA");
+  EXPECT_EQ(jose->type, "library");
+  EXPECT_EQ(jose->name, "Jose");
+  // One (name, type) an entity still; the next seq is past the purged one.
+  EXPECT_THROW(db.exec("INSERT INTO semantic_entities(type_key, name, norm_name, created_at) SELECT type_key, '', "
+                       "'jose', 6 FROM semantic_entities WHERE seq = 2"),
+               SQLite::Exception);
+  db.exec("INSERT INTO semantic_entities(type_key, name, norm_name, created_at) VALUES (0, '', 'sign', 6)");
+  EXPECT_EQ(Int(db, "SELECT max(seq) FROM semantic_entities"), 4);
+  // A delete still takes its entity out of the name index.
+  db.exec("DELETE FROM semantic_entities WHERE seq = 4");
+  db.exec("INSERT INTO semantic_entities_fts(semantic_entities_fts) VALUES ('integrity-check')");
+}
+
+TEST(InternedEntityTypesMigration, CarriesTheCounterOfAStoreWhoseEntitiesAreAllGone) {
+  const auto migrations = Migrations();
+  const std::size_t step = kInternedKeysVersion + 1;
+  SQLite::Database db = MigratedTo(step);
+  db.exec("INSERT INTO semantic_entities(type, name, norm_name, created_at) VALUES ('file', '', 'a.ts', 5), "
+          "('file', '', 'b.ts', 5)");
+  db.exec("INSERT INTO semantic_entities_fts(rowid, norm_name) SELECT seq, norm_name FROM semantic_entities");
+  db.exec("DELETE FROM semantic_entities");
+  {
+    const sdk::MigrationForeignKeys keys(db, migrations[step]);
+    sdk::WithWriteTransaction(db, [&] { sdk::ApplyMigrationStep(db, migrations[step]); });
+  }
+  db.exec("INSERT INTO semantic_entities(type_key, name, norm_name, created_at) VALUES (0, '', 'c.ts', 6)");
+  EXPECT_EQ(Int(db, "SELECT seq FROM semantic_entities"), 3);
 }
 
 // A purge leaves no trace of a session only its memory named; keys others use stay.

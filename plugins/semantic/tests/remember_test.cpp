@@ -267,8 +267,8 @@ TEST_F(SemanticTest, WritesRecordAgentSessionAndEntities) {
   EXPECT_EQ(Count("semantic_memories", "agent_key = (SELECT seq FROM semantic_keys WHERE text = 'test-agent') AND "
                                        "session_key = (SELECT seq FROM semantic_keys WHERE text = 'test-session')"),
             1);
-  EXPECT_EQ(Count("semantic_entities", "norm_name = 'src/config/loader.py' AND type = 'file'"), 1);
-  EXPECT_EQ(Count("semantic_entities", "norm_name = 'load_config' AND type = 'identifier'"), 1);
+  EXPECT_EQ(Count("semantic_entities", "norm_name = 'src/config/loader.py' AND type_key = (SELECT seq FROM semantic_keys WHERE text = 'file')"), 1);
+  EXPECT_EQ(Count("semantic_entities", "norm_name = 'load_config' AND type_key = (SELECT seq FROM semantic_keys WHERE text = 'identifier')"), 1);
   EXPECT_EQ(Count("semantic_memory_entities"), 2);
 }
 
