@@ -4,7 +4,8 @@
 ///
 /// semantic_memories          one row per memory (seq = FTS rowid; id computed, memory.hpp MemoryIdSql;
 ///                            the view semantic_memory_ids shows it)
-/// semantic_keys              interned project, agent and session keys of memories (keys.hpp)
+/// semantic_keys              interned texts (keys.hpp): memories' projects, agents and sessions,
+///                            entities' types
 /// semantic_memory_history    audit trail: reaffirm, edit (with the previous version),
 ///                            supersede, forget, pin, unpin, confirm, purge
 /// semantic_memory_tags       (tag, memory) index for tag filters
