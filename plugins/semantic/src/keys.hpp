@@ -5,7 +5,9 @@
 /// three bytes a column where the text cost 4 to 40 (dbstat, the bench's memories at
 /// 100,000: 86 of 723 bytes a memory, then 24 of 621 for its two entities' types).
 /// Seq 0 is "" (no project, agent or session) and costs no byte (SQLite stores 0 in the
-/// record header). Keys are never changed or deleted.
+/// record header). A key's text never changes; a key no row uses any more goes with a purge
+/// or an import's leftovers (DropUnusedKeys) and its seq may be given again, so nothing
+/// keeps key numbers beyond one transaction, and files name keys by their text.
 
 #include <cstdint>
 #include <string>
