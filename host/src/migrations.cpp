@@ -74,7 +74,11 @@ std::optional<std::vector<std::string>> ChainResult(const std::vector<sdk::Migra
         }
         continue;
       }
-      SQLite::Statement any(scratch, "SELECT 1 FROM \"" + name + "\" LIMIT 1");
+      // An AUTOINCREMENT counter at 0 is no counter: SQLite writes one at every INSERT into
+      // such a table, even one of no rows (a table rebuilt by INSERT … SELECT from an empty
+      // one), and the next row gets seq 1 either way.
+      SQLite::Statement any(scratch, "SELECT 1 FROM \"" + name + "\"" +
+                                         (name == "sqlite_sequence" ? " WHERE seq <> 0" : "") + " LIMIT 1");
       if (any.executeStep()) return std::nullopt;  // AUTOINCREMENT counters (sqlite_sequence) too
     }
     std::vector<std::string> ddl;

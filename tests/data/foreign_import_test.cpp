@@ -50,8 +50,8 @@ class ForeignImport : public ::testing::Test {
     // projects are keys of semantic_keys (migration 16).
     SQLite::Statement q(rt_.Db(), "SELECT " + column +
                                       " FROM semantic_memories JOIN semantic_memory_ids USING (seq) "
-                                      "JOIN (SELECT seq AS project_key, text AS project_id FROM semantic_keys) USING "
-                                      "(project_key) WHERE " + where);
+                                      "LEFT JOIN (SELECT seq AS project_key, text AS project_id FROM semantic_keys) "
+                                      "USING (project_key) WHERE " + where);
     return q.executeStep() ? q.getColumn(0).getString() : "<none>";
   }
 

@@ -104,6 +104,28 @@ TEST_F(MigrationsTest, RowsAndFtsSettingsAStepWritesAreKept) {
   EXPECT_EQ(third.execAndGet("SELECT max(id) FROM m_log").getInt(), 2);  // the counter went on
 }
 
+// A table rebuilt by INSERT … SELECT from an empty one leaves an AUTOINCREMENT counter at 0
+// (SQLite writes it at every INSERT into such a table): no data, so the fresh store still
+// gets the chain's result in one step, and the counter starts as it would.
+TEST_F(MigrationsTest, AnEmptyRebuildOfAnAutoincrementTableKeepsTheOneStepCreate) {
+  std::vector<std::string> files;
+  const std::vector<sdk::Migration> chain = {
+      {1, "log", "CREATE TABLE m_log (id INTEGER PRIMARY KEY AUTOINCREMENT, e TEXT)", {}},
+      {2, "rebuild", "", [&files](SQLite::Database& db) {
+         files.push_back(db.getFilename());
+         db.exec("CREATE TABLE m_log_v2 (id INTEGER PRIMARY KEY AUTOINCREMENT, e TEXT NOT NULL DEFAULT '');"
+                 "INSERT INTO m_log_v2(id, e) SELECT id, coalesce(e, '') FROM m_log;"
+                 "DROP TABLE m_log; ALTER TABLE m_log_v2 RENAME TO m_log");
+       }}};
+  auto fresh = Open("fresh.db");
+  RunMigrations(fresh, "m", chain);
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_NE(files[0], fresh.getFilename()) << "the rebuild ran on the store itself: the chain was not used";
+  EXPECT_EQ(AppliedVersion(fresh, "m"), 2);
+  fresh.exec("INSERT INTO m_log(e) VALUES ('a')");
+  EXPECT_EQ(fresh.execAndGet("SELECT id FROM m_log").getInt(), 1);
+}
+
 TEST_F(MigrationsTest, AStepThatFailsOnAFreshStoreIsNamedAndTheOnesBeforeItStay) {
   auto db = Open("kioku.db");
   try {

@@ -6,6 +6,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "keys.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "review_store.hpp"
 #include "rivals.hpp"
@@ -74,7 +75,7 @@ ConsolidateReport Consolidate(const Env& env, const Viewer& viewer, const Consol
     sdk::SqlWhere w;
     w.Raw("m.status IN ('active','pinned')")
         .Raw("(m.expires_at IS NULL OR m.expires_at > ?)", {env.clock.NowMs()})
-        .Raw("(m.scope = 'global' OR (? <> '' AND m.project_key = (SELECT seq FROM semantic_keys WHERE text = ?)))", {viewer.project_id, viewer.project_id});
+        .Raw("(m.scope = 'global' OR (? <> '' AND m.project_key = " + KeyOfSql("?") + "))", {viewer.project_id, viewer.project_id});
     if (!o.kind.empty()) w.Equal("m.kind", o.kind);
     SQLite::Statement q(env.db, std::string("SELECT ") + kMemoryColumns + " FROM semantic_memories m" + w.Sql() +
                                     " ORDER BY m.seq");

@@ -26,7 +26,8 @@ struct Entity {
 };
 
 /// An entity's type over the alias `e` in SQL (the text of its key, keys.hpp).
-inline constexpr const char* kEntityTypeSql = "(SELECT k.text FROM semantic_keys k WHERE k.seq = e.type_key)";
+inline constexpr const char* kEntityTypeSql =
+    "coalesce((SELECT k.text FROM semantic_keys k WHERE k.seq = e.type_key), '')";
 
 /// An entity's display name over the alias `e` in SQL: `name` is stored empty when it is
 /// the same as `norm_name` (most paths and names are), so the row keeps one copy.

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "keys.hpp"
 #include "kioku/sdk/clock.hpp"
 #include "conversation_eval.hpp"
 #include "eval_support.hpp"
@@ -54,7 +55,7 @@ std::vector<Memory> Bm25Baseline(const Env& env, const RecallRequest& r, const V
   sdk::CachedStatement q = env.Stmt(
       std::string("SELECT ") + kMemoryColumns +
       " FROM semantic_fts f JOIN semantic_memories m ON m.seq = f.rowid WHERE semantic_fts "
-      "MATCH ? AND (m.scope = 'global' OR m.project_key = (SELECT seq FROM semantic_keys WHERE text = ?)) AND m.status IN "
+      "MATCH ? AND (m.scope = 'global' OR m.project_key = " + KeyOfSql("?") + ") AND m.status IN "
       "('active','pinned','pending','contested') ORDER BY bm25(semantic_fts) LIMIT ?");
   sdk::Bind(*q, match, v.project_id, r.limit);
   while (q->executeStep()) out.push_back(ReadMemory(*q));

@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "keys.hpp"
 #include "entities.hpp"
 #include "graph_store.hpp"
 #include "kioku/sdk/db.hpp"
@@ -88,7 +89,7 @@ std::vector<std::string> LinkedMemories(SQLite::Database& db, std::int64_t entit
       "SELECT " + MemoryIdSql("m.") + " FROM semantic_memory_entities me JOIN semantic_memories m ON m.seq = "
       "me.memory_seq WHERE me.entity_seq = ? AND m.status IN "
       "('active','pinned','pending','contested') AND ";
-  sql += caller.project_id.empty() ? "m.scope = 'global'" : "(m.scope = 'global' OR m.project_key = (SELECT seq FROM semantic_keys WHERE text = ?))";
+  sql += caller.project_id.empty() ? "m.scope = 'global'" : "(m.scope = 'global' OR m.project_key = " + KeyOfSql("?") + ")";
   sql += " ORDER BY me.memory_seq DESC LIMIT 5";
   SQLite::Statement q(db, sql);
   sdk::Bind(q, entity_seq);

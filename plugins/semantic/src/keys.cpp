@@ -7,11 +7,13 @@
 namespace kioku::semantic {
 
 std::string KeyTextSql(std::string_view column) {
-  return "(SELECT text FROM semantic_keys WHERE seq = " + std::string(column) + ")";
+  return "coalesce((SELECT text FROM semantic_keys WHERE seq = " + std::string(column) + "), '')";
 }
 
 std::string KeyOfSql(std::string_view param) {
-  return "(SELECT seq FROM semantic_keys WHERE text = " + std::string(param) + ")";
+  // The parameter appears once, so plain "?" placeholders keep their positions.
+  return "(SELECT CASE WHEN p.text = '' THEN 0 ELSE (SELECT k.seq FROM semantic_keys k WHERE k.text = p.text) END "
+         "FROM (SELECT " + std::string(param) + " AS text) p)";
 }
 
 void DropUnusedKeys(SQLite::Database& db, const std::vector<std::int64_t>& seqs) {

@@ -5,6 +5,7 @@
 #include <optional>
 #include <utility>
 
+#include "keys.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/ids.hpp"
 #include "kioku/sdk/sql.hpp"
@@ -185,7 +186,7 @@ sdk::ToolResult ListMemories(ToolContext& ctx, const Json& args, const sdk::Call
   if (caller.project_id.empty()) {
     sql += "m.scope = 'global'";
   } else {
-    sql += "(m.scope = 'global' OR m.project_key = (SELECT seq FROM semantic_keys WHERE text = ?))";
+    sql += "(m.scope = 'global' OR m.project_key = " + KeyOfSql("?") + ")";
     binds.push_back(caller.project_id);
   }
   sql += " AND m.status IN (";

@@ -57,9 +57,9 @@ std::optional<std::int64_t> MemorySeqOfId(SQLite::Database& db, const std::strin
 const char* const kMemoryColumns =
     "m.seq, m.own_id, m.kind, m.text, m.subject, m.value, m.tags, m.importance, m.confidence, "
     "m.status, m.prior_status, m.source, m.source_ref, m.scope, "
-    "(SELECT text FROM semantic_keys WHERE seq = m.project_key), m.path, m.anchor, m.expires_at, "
-    "(SELECT text FROM semantic_keys WHERE seq = m.agent_key), "
-    "(SELECT text FROM semantic_keys WHERE seq = m.session_key), m.captured_at, m.updated_at, "
+    "coalesce((SELECT text FROM semantic_keys WHERE seq = m.project_key), \'\'), m.path, m.anchor, m.expires_at, "
+    "coalesce((SELECT text FROM semantic_keys WHERE seq = m.agent_key), \'\'), "
+    "coalesce((SELECT text FROM semantic_keys WHERE seq = m.session_key), \'\'), m.captured_at, m.updated_at, "
     "m.recall_count, m.last_recalled_at, m.reaffirm_count, m.superseded_at, m.superseded_by, m.id_nonce";
 
 namespace {

@@ -9,6 +9,7 @@
 #include <unordered_set>
 #include <variant>
 
+#include "keys.hpp"
 #include "anchors.hpp"
 #include "entities.hpp"
 #include "kioku/sdk/db.hpp"
@@ -98,7 +99,7 @@ Sql FilterSql(const RecallRequest& r, const Viewer& v, std::int64_t now) {
   if (v.project_id.empty()) {
     f.text = "m.scope = 'global'";
   } else {
-    f.text = "(m.scope = 'global' OR m.project_key = (SELECT seq FROM semantic_keys WHERE text = ?))";
+    f.text = "(m.scope = 'global' OR m.project_key = " + KeyOfSql("?") + ")";
     f.binds.emplace_back(v.project_id);
   }
   const std::vector<std::string>& statuses = r.statuses.empty() ? LiveStatuses() : r.statuses;

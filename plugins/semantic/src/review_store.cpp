@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "keys.hpp"
 #include "anchors.hpp"
 #include "kioku/sdk/fts.hpp"
 #include "kioku/sdk/json.hpp"
@@ -58,7 +59,7 @@ constexpr std::size_t kMaxRivalsPerWrite = 5;
 constexpr int kMaxAnchorScan = 500;
 
 // The viewer's scope: global memories plus its project's (and paths in it).
-constexpr const char* kInScope = "(m.scope = 'global' OR (?1 <> '' AND m.project_key = (SELECT seq FROM semantic_keys WHERE text = ?1)))";
+std::string InScopeSql() { return "(m.scope = 'global' OR (?1 <> '' AND m.project_key = " + KeyOfSql("?1") + "))"; }
 
 std::vector<Memory> Query(const Env& env, const std::string& where_sql, const std::vector<sdk::SqlValue>& binds) {
   SQLite::Statement q(env.db, std::string("SELECT ") + kMemoryColumns + " FROM semantic_memories m " + where_sql);
@@ -122,7 +123,7 @@ std::string PriorOf(const Env& env, const Memory& m) {
 bool HasPinnedSubjectRival(const Env& env, const Memory& m) {
   if (m.subject.empty()) return false;
   for (const Memory& r : Query(env,
-                               "WHERE m.subject <> '' AND m.subject = ? AND m.scope = ? AND m.project_key = (SELECT seq FROM semantic_keys WHERE text = ?) AND m.path = ? "
+                               "WHERE m.subject <> '' AND m.subject = ? AND m.scope = ? AND m.project_key = " + KeyOfSql("?") + " AND m.path = ? "
                                "AND m.seq <> ? AND m.status = 'pinned'",
                                {m.subject, m.scope.kind, m.scope.project_id, m.scope.path, m.seq})) {
     if (NormalizeText(r.value) != NormalizeText(m.value)) return true;
@@ -274,7 +275,7 @@ ReviewListing ListReview(const Env& env, const Viewer& viewer, const std::string
   const std::int64_t now = env.clock.NowMs();
   const double stale_below = env.settings.housekeeping.stale_below;
   ReviewListing out;
-  const std::string live = std::string(" AND ") + kInScope + " AND (m.expires_at IS NULL OR m.expires_at > ?2)";
+  const std::string live = " AND " + InScopeSql() + " AND (m.expires_at IS NULL OR m.expires_at > ?2)";
   struct Bucket {
     const char* name;
     std::string where;
@@ -302,7 +303,7 @@ ReviewListing ListReview(const Env& env, const Viewer& viewer, const std::string
       item.rivals = OpenRivals(env, m.seq);
       if (!m.subject.empty()) {
         for (const Memory& r : Query(env,
-                                     "WHERE m.subject <> '' AND m.subject = ? AND m.scope = ? AND m.project_key = (SELECT seq FROM semantic_keys WHERE text = ?) AND m.path = ? AND "
+                                     "WHERE m.subject <> '' AND m.subject = ? AND m.scope = ? AND m.project_key = " + KeyOfSql("?") + " AND m.path = ? AND "
                                      "m.seq <> ? AND m.status IN ('active','pinned','contested','pending')",
                                      {m.subject, m.scope.kind, m.scope.project_id, m.scope.path, m.seq})) {
           if (NormalizeText(r.value) != NormalizeText(m.value)) item.rivals.push_back(NoteOf(r, m.subject + " = " + r.value));
@@ -400,7 +401,7 @@ std::vector<std::string> ReleaseSubjectRivals(const Env& env, const Memory& gone
   std::vector<std::string> out;
   if (gone.status != "pinned" || gone.subject.empty()) return out;
   for (const Memory& m : Query(env,
-                               "WHERE m.subject <> '' AND m.subject = ? AND m.scope = ? AND m.project_key = (SELECT seq FROM semantic_keys WHERE text = ?) AND m.path = ? "
+                               "WHERE m.subject <> '' AND m.subject = ? AND m.scope = ? AND m.project_key = " + KeyOfSql("?") + " AND m.path = ? "
                                "AND m.status = 'contested'",
                                {gone.subject, gone.scope.kind, gone.scope.project_id, gone.scope.path})) {
     if (ContestedByAPair(env, m.seq) || HasPinnedSubjectRival(env, m)) continue;

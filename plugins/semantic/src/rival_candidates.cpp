@@ -89,7 +89,7 @@ const TokenRows& Postings(const Env& env, RivalScan& memo, const std::string& to
 // as kMemoryColumns does (ReadMemoryHead).
 constexpr const char* kRivalColumns =
     "m.seq, m.own_id, m.kind, m.text, m.subject, m.value, m.status, m.scope, "
-    "(SELECT text FROM semantic_keys WHERE seq = m.project_key), m.path, m.expires_at, "
+    "coalesce((SELECT text FROM semantic_keys WHERE seq = m.project_key), \'\'), m.path, m.expires_at, "
     "m.captured_at, m.id_nonce";
 
 Memory ReadRivalSide(SQLite::Statement& q) {

@@ -533,19 +533,18 @@ CREATE TABLE semantic_keys (
   seq  INTEGER PRIMARY KEY,
   text TEXT NOT NULL UNIQUE
 );
-INSERT INTO semantic_keys(seq, text) VALUES (0, '');
 INSERT OR IGNORE INTO semantic_keys(text)
-  SELECT project_id FROM semantic_memories UNION SELECT agent_id FROM semantic_memories
-  UNION SELECT session_id FROM semantic_memories;
+  SELECT t FROM (SELECT project_id AS t FROM semantic_memories UNION SELECT agent_id FROM semantic_memories
+  UNION SELECT session_id FROM semantic_memories) WHERE t <> '';
 DROP INDEX semantic_memories_subject;
 DROP TRIGGER semantic_row_epoch_update;
 ALTER TABLE semantic_memories ADD COLUMN project_key INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE semantic_memories ADD COLUMN agent_key INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE semantic_memories ADD COLUMN session_key INTEGER NOT NULL DEFAULT 0;
 UPDATE semantic_memories SET
-  project_key = (SELECT seq FROM semantic_keys WHERE text = project_id),
-  agent_key = (SELECT seq FROM semantic_keys WHERE text = agent_id),
-  session_key = (SELECT seq FROM semantic_keys WHERE text = session_id);
+  project_key = coalesce((SELECT seq FROM semantic_keys WHERE text = project_id), 0),
+  agent_key = coalesce((SELECT seq FROM semantic_keys WHERE text = agent_id), 0),
+  session_key = coalesce((SELECT seq FROM semantic_keys WHERE text = session_id), 0);
 ALTER TABLE semantic_memories DROP COLUMN project_id;
 ALTER TABLE semantic_memories DROP COLUMN agent_id;
 ALTER TABLE semantic_memories DROP COLUMN session_id;
@@ -580,7 +579,7 @@ void InternedEntityTypes(SQLite::Database& db) {
   const std::int64_t counter =
       db.execAndGet("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'semantic_entities'), 0)").getInt64();
   db.exec(R"SQL(
-INSERT OR IGNORE INTO semantic_keys(text) SELECT DISTINCT type FROM semantic_entities;
+INSERT OR IGNORE INTO semantic_keys(text) SELECT DISTINCT type FROM semantic_entities WHERE type <> '';
 CREATE TABLE semantic_entities_v18 (
   seq        INTEGER PRIMARY KEY AUTOINCREMENT,
   type_key   INTEGER NOT NULL,
@@ -590,7 +589,7 @@ CREATE TABLE semantic_entities_v18 (
   UNIQUE (norm_name, type_key)
 );
 INSERT INTO semantic_entities_v18(seq, type_key, name, norm_name, created_at)
-  SELECT seq, (SELECT k.seq FROM semantic_keys k WHERE k.text = e.type), name, norm_name, created_at
+  SELECT seq, coalesce((SELECT k.seq FROM semantic_keys k WHERE k.text = e.type), 0), name, norm_name, created_at
   FROM semantic_entities e ORDER BY seq;
 DROP TABLE semantic_entities;
 ALTER TABLE semantic_entities_v18 RENAME TO semantic_entities;
