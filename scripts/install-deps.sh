@@ -7,7 +7,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git ca-certificates ccache
   libboost-dev libsqlite3-dev libsqlitecpp-dev nlohmann-json3-dev libyaml-cpp-dev
   libspdlog-dev libfmt-dev libcli11-dev libvalijson-dev libtomlplusplus-dev libicu-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libssl-dev libhnswlib-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libssl-dev libhnswlib-dev libjemalloc-dev
   nodejs npm
 )
 
