@@ -309,15 +309,6 @@ void KeysToText(SQLite::Database& db, nlohmann::json& tables) {
   }
 }
 
-// The keys above `floor`.
-std::vector<std::int64_t> NewKeys(SQLite::Database& db, std::int64_t floor) {
-  std::vector<std::int64_t> out;
-  SQLite::Statement q(db, "SELECT seq FROM semantic_keys WHERE seq > ?");
-  sdk::Bind(q, floor);
-  while (q.executeStep()) out.push_back(q.getColumn(0).getInt64());
-  return out;
-}
-
 // A file's interned columns as keys here (keys.hpp), interned in the import's transaction.
 // Throws std::runtime_error naming the row, and so refuses the file, for a value that is not
 // text, holds a NUL or looks like a secret, or for a file naming keys (semantic_keys,
@@ -376,7 +367,6 @@ sdk::ExporterSpec SemanticExporter() {
       for (const char* table : kProcessCounters) rows["tables"].erase(table);
     }
     PrepareMemoryIds(rows);
-    const std::int64_t keys_before = db.execAndGet("SELECT coalesce(max(seq), 0) FROM semantic_keys").getInt64();
     TextToKeys(db, rows);
     // After the rows (screened for secrets first); a refusal rolls the host's transaction back.
     sdk::ImportCounts counts = sdk::ImportLayerTables(
@@ -385,7 +375,7 @@ sdk::ExporterSpec SemanticExporter() {
             return MemoryIdentity(db, columns, row);
           }}});
     counts.inserted += KeepImportedEntityIds(db, ids, seqs_before);
-    DropUnusedKeys(db, NewKeys(db, keys_before));  // those of rows that were here already
+    DropUnusedKeys(db);  // those of rows that were here already
     // Reaffirm keys of files written before migration 17 held 64 bits (memory_store.hpp).
     db.exec("UPDATE semantic_memories SET dedup_hash = dedup_hash & " + std::to_string(kDedupHashMask) +
             " WHERE dedup_hash < 0 OR dedup_hash > " + std::to_string(kDedupHashMask));

@@ -1,6 +1,5 @@
 #include "keys.hpp"
 
-#include "kioku/sdk/json.hpp"
 #include "kioku/sdk/sql.hpp"
 #include "memory.hpp"
 
@@ -16,14 +15,10 @@ std::string KeyOfSql(std::string_view param) {
          "FROM (SELECT " + std::string(param) + " AS text) p)";
 }
 
-void DropUnusedKeys(SQLite::Database& db, const std::vector<std::int64_t>& seqs) {
-  if (seqs.empty()) return;
-  SQLite::Statement q(db,
-                      "DELETE FROM semantic_keys WHERE seq IN (SELECT value FROM json_each(?)) AND seq <> 0 AND seq NOT "
-                      "IN (SELECT project_key FROM semantic_memories UNION SELECT agent_key FROM semantic_memories "
-                      "UNION SELECT session_key FROM semantic_memories UNION SELECT type_key FROM semantic_entities)");
-  sdk::Bind(q, sdk::Json(seqs).dump());
-  q.exec();
+void DropUnusedKeys(SQLite::Database& db) {
+  db.exec("DELETE FROM semantic_keys WHERE seq NOT IN (SELECT project_key FROM semantic_memories UNION SELECT "
+          "agent_key FROM semantic_memories UNION SELECT session_key FROM semantic_memories UNION SELECT type_key "
+          "FROM semantic_entities)");
 }
 
 std::int64_t KeyInterner::Key(const Env& env, const std::string& text) { return Key(env.db, env.statements, text); }

@@ -32,11 +32,12 @@ std::string KeyTextSql(std::string_view column);
 /// statement by SQLite (an uncorrelated subquery), so a key column's index still serves it.
 std::string KeyOfSql(std::string_view param);
 
-/// Deletes the keys among `seqs` that no memory or entity uses any more (seq 0 stays): a purge leaves
-/// no trace of a project, agent or session only its memory named, and an import none of
-/// the texts of rows it skipped. One scan of the memories. Inside the caller's write
-/// transaction; an interner of that transaction must not be used after it.
-void DropUnusedKeys(SQLite::Database& db, const std::vector<std::int64_t>& seqs);
+/// Deletes every key no memory or entity uses any more: a purge leaves no trace of a
+/// project, agent or session only its memory named (nor of one an edit moved it from), and
+/// an import none of the texts of rows it skipped. One scan of the memories and entities.
+/// Inside the caller's write transaction; an interner of that transaction must not be used
+/// after it.
+void DropUnusedKeys(SQLite::Database& db);
 
 /// Interns texts within one write transaction: Key gives the seq of `text` in
 /// semantic_keys, adding the row when it is new. Remembers what it gave, as one write's rows

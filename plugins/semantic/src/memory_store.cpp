@@ -422,19 +422,11 @@ void MemoryWriter::Purge(const Memory& m, const Author& author) {
     sdk::Bind(q, m.id);
     q.exec();
   }
-  std::vector<std::int64_t> keys;
-  {
-    SQLite::Statement q(env_.db, "SELECT project_key, agent_key, session_key FROM semantic_memories WHERE seq = ?");
-    sdk::Bind(q, m.seq);
-    if (q.executeStep()) keys = {q.getColumn(0).getInt64(), q.getColumn(1).getInt64(), q.getColumn(2).getInt64()};
-  }
   {
     SQLite::Statement q(env_.db, "DELETE FROM semantic_memories WHERE seq = ?");
     sdk::Bind(q, m.seq);
     q.exec();
   }
-  DropUnusedKeys(env_.db, keys);
-  keys_ = KeyInterner();  // it may hold a key just dropped
   // Names are content too: entities no memory links and no relation uses (this memory's,
   // and those its earlier versions named, whose text went with its history) are deleted,
   // so entity_graph cannot find "src/secret_plan.go" after its memory was purged.
@@ -443,6 +435,8 @@ void MemoryWriter::Purge(const Memory& m, const Author& author) {
       "l.entity_seq = semantic_entities.seq) AND NOT EXISTS (SELECT 1 FROM semantic_relations r WHERE "
       "r.from_seq = semantic_entities.seq) AND NOT EXISTS (SELECT 1 FROM semantic_relations r WHERE "
       "r.to_seq = semantic_entities.seq)");
+  DropUnusedKeys(env_.db);  // after the entities, whose types are keys too
+  keys_ = KeyInterner();    // it may hold a key just dropped
   History(m.id, "purged", author, "content deleted");
 }
 

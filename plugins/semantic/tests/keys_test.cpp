@@ -195,6 +195,16 @@ TEST_F(SemanticTest, APurgeDropsTheKeysOnlyItsMemoryUsed) {
   const Json got = Ok("memory_recall", {{"query", "short session back"}});
   ASSERT_FALSE(got["memories"].empty());
   EXPECT_EQ(Count("semantic_memories", "session_key NOT IN (SELECT seq FROM semantic_keys)"), 0);
+
+  // Nor of a project an edit moved its memory out of before the purge.
+  sdk::Caller elsewhere = kioku::testing::TestRuntime::DefaultCaller();
+  elsewhere.project_id = elsewhere.project_root = "/tmp/side-project";
+  const Json side = Ok("memory_remember", {{"text", "a side project note"}, {"kind", "fact"}, {"scope", "project"}}, elsewhere);
+  const std::string moved = side["results"][0]["id"];
+  Ok("memory_edit", {{"id", moved}, {"scope", "global"}}, elsewhere);
+  EXPECT_EQ(Count("semantic_keys", "text = '/tmp/side-project'"), 1);
+  Ok("memory_forget", {{"id", moved}, {"purge", true}}, elsewhere);
+  EXPECT_EQ(Count("semantic_keys", "text = '/tmp/side-project'"), 0);
 }
 
 }  // namespace
