@@ -310,16 +310,7 @@ class TableImporter {
   void Screen(const json& values, const std::string& at) {
     // Every text value: a file is outside input, whatever table or column it names.
     for (std::size_t i = 0; i < values.size(); ++i) {
-      if (!values[i].is_string()) continue;
-      if (values[i].get_ref<const std::string&>().find('\0') != std::string::npos) {
-        // As for tool arguments: a NUL cuts the text for SQLite's text functions and FTS.
-        throw std::runtime_error(at + " column " + cols_[i] +
-                                 ": holds a NUL character (\\u0000); remove it from the file and import again");
-      }
-      if (auto found = FindSecret(values[i].get_ref<const std::string&>())) {
-        throw std::runtime_error(at + " column " + cols_[i] + ": looks like a secret (" + found->kind +
-                                 "); remove it from the file (kioku stores no secrets)");
-      }
+      if (values[i].is_string()) ScreenImportedText(values[i].get_ref<const std::string&>(), at + " column " + cols_[i]);
     }
   }
 
@@ -430,6 +421,17 @@ class TableImporter {
 };
 
 }  // namespace
+
+void ScreenImportedText(std::string_view text, const std::string& where) {
+  if (text.find('\0') != std::string_view::npos) {
+    // As for tool arguments: a NUL cuts the text for SQLite's text functions and FTS.
+    throw std::runtime_error(where + ": holds a NUL character (\\u0000); remove it from the file and import again");
+  }
+  if (auto found = FindSecret(text)) {
+    throw std::runtime_error(where + ": looks like a secret (" + found->kind +
+                             "); remove it from the file (kioku stores no secrets)");
+  }
+}
 
 json ExportLayerTables(SQLite::Database& db, const std::string& layer) {
   json tables = json::object();

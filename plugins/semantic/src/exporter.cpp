@@ -15,7 +15,6 @@
 #include "schema.hpp"
 #include "kioku/sdk/export_references.hpp"
 #include "kioku/sdk/ids.hpp"
-#include "kioku/sdk/secrets.hpp"
 #include "vectors.hpp"
 
 namespace kioku::semantic {
@@ -339,14 +338,7 @@ void TextToKeys(SQLite::Database& db, nlohmann::json& section) {
       const std::string where = std::string("table ") + c.table + " row " + std::to_string(n) + " column " + c.text;
       if (!row[*at].is_string()) throw std::runtime_error(where + ": must be text (\"\" for none)");
       const std::string& text = row[*at].get_ref<const std::string&>();
-      // Screened here as the generic import screens every text value: keys are not rows it sees.
-      if (text.find('\0') != std::string::npos) {
-        throw std::runtime_error(where + ": holds a NUL character (\\u0000); remove it from the file and import again");
-      }
-      if (auto found = sdk::FindSecret(text)) {
-        throw std::runtime_error(where + ": looks like a secret (" + found->kind +
-                                 "); remove it from the file (kioku stores no secrets)");
-      }
+      sdk::ScreenImportedText(text, where);  // keys are not rows the generic import screens
       row[*at] = keys.Key(db, statements, text);
     }
   }
@@ -376,9 +368,7 @@ sdk::ExporterSpec SemanticExporter() {
           }}});
     counts.inserted += KeepImportedEntityIds(db, ids, seqs_before);
     DropUnusedKeys(db);  // those of rows that were here already
-    // Reaffirm keys of files written before migration 17 held 64 bits (memory_store.hpp).
-    db.exec("UPDATE semantic_memories SET dedup_hash = dedup_hash & " + std::to_string(kDedupHashMask) +
-            " WHERE dedup_hash < 0 OR dedup_hash > " + std::to_string(kDedupHashMask));
+    CutDedupHashes(db);  // files written before migration 17 hold 64-bit reaffirm keys
     sdk::CheckTextReferences(db, rows, TextReferences());
     CompactMemoryIds(db);
     return counts;

@@ -31,6 +31,12 @@ std::int64_t DedupHash(const std::string& kind, const Scope& scope, const std::s
   return KeyHash({kind, scope.kind, scope.project_id, scope.path, subject, nv, nt}) & kDedupHashMask;
 }
 
+void CutDedupHashes(SQLite::Database& db) {
+  const std::string mask = std::to_string(kDedupHashMask);
+  db.exec("UPDATE semantic_memories SET dedup_hash = dedup_hash & " + mask + " WHERE dedup_hash < 0 OR dedup_hash > " +
+          mask);
+}
+
 const std::string kInsertSql =
     "INSERT INTO semantic_memories(kind, text, subject, value, tags, cjk, importance, "
     "confidence, status, source, source_ref, scope, project_key, path, anchor, expires_at, "

@@ -83,6 +83,10 @@ struct EditResult {
 /// covers, so a collision costs one more row read, never a wrong reaffirm.
 inline constexpr std::int64_t kDedupHashMask = 0x7FFFFFFF;
 
+/// Cuts stored reaffirm keys to kDedupHashMask's bits (migration 17, and an import of a file
+/// written before it). Reads the dedup index for the rows whose key is out of range.
+void CutDedupHashes(SQLite::Database& db);
+
 /// Reaffirm key of a memory: hash over kind, scope, subject, normalized value and text
 /// (KeyHash, FNV-1a 64), its low 31 bits (kDedupHashMask).
 std::int64_t DedupHash(const std::string& kind, const Scope& scope, const std::string& subject,

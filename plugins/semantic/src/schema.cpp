@@ -560,13 +560,6 @@ CREATE TRIGGER semantic_row_epoch_update
 END;
 )SQL";
 
-// Reaffirm keys of 31 bits (memory_store.hpp kDedupHashMask): 4 bytes in the row and in
-// semantic_memories_dedup where 8 were (8 of 631 bytes a memory at 100,000 bench items).
-// The range test reads the index, not the table.
-constexpr const char* kShortDedupHashSql = R"SQL(
-UPDATE semantic_memories SET dedup_hash = dedup_hash & 2147483647 WHERE dedup_hash < 0 OR dedup_hash > 2147483647;
-)SQL";
-
 // Entity types interned (keys.hpp): `type_key` holds the seq of the type's text in
 // semantic_keys where `type` held the text, in the row and in the (norm_name, type) unique
 // index (24 of 621 bytes a memory at 100,000 bench items, two entities each). The unique
@@ -660,8 +653,10 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
                  "a memory's project, agent and session stored as keys of semantic_keys (project_key, agent_key, "
                  "session_key) instead of their text",
                  kInternedKeysSql, nullptr});
-  out.push_back({static_cast<int>(out.size()) + 1, "reaffirm keys (dedup_hash) of 31 bits, 4 bytes where 8 were",
-                 kShortDedupHashSql, nullptr});
+  // 4 bytes in the row and in semantic_memories_dedup where 8 were (8 of 631 bytes a memory
+  // at 100,000 bench items).
+  out.push_back({static_cast<int>(out.size()) + 1, "reaffirm keys (dedup_hash) of 31 bits, 4 bytes where 8 were", "",
+                 CutDedupHashes});
   {
     sdk::Migration types{static_cast<int>(out.size()) + 1,
                          "entity types stored as keys of semantic_keys (type_key) instead of their text", "",

@@ -30,6 +30,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -135,6 +136,12 @@ nlohmann::json ExportLayerTables(SQLite::Database& db, const std::string& layer)
 /// Throws std::runtime_error naming the table, row and column at fault.
 ImportCounts ImportLayerTables(SQLite::Database& db, const std::string& layer,
                                const nlohmann::json& section);
+
+/// Screens one text value of an imported file, as ImportLayerTables screens every text it
+/// stores: throws std::runtime_error "<where>: holds a NUL character …" or "<where>: looks
+/// like a secret (<kind>) …" (FindSecret). `where` names the table, row and column. For
+/// layers that store a file's text another way (e.g. as keys of an interning table).
+void ScreenImportedText(std::string_view text, const std::string& where);
 
 /// How a layer knows a row of one table is here already when no key of the table says so
 /// (e.g. a computed id): given the file's column names and one row (foreign keys already
