@@ -110,7 +110,7 @@ void Decay(const Env& env, MaintainReport& report) {
 int ReinstateSubjectSurvivors(const Env& env, const std::string& agent) {
   std::vector<Memory> contested;
   {
-    SQLite::Statement q(env.db, std::string("SELECT ") + kMemoryColumns +
+    SQLite::Statement q(env.db, std::string("SELECT ") + MemoryColumns() +
                                     " FROM semantic_memories m WHERE m.status = 'contested' AND m.subject <> '' "
                                     "AND NOT EXISTS (SELECT 1 FROM semantic_rivals r WHERE r.resolved_at IS NULL "
                                     "AND (r.a_seq = m.seq OR r.b_seq = m.seq))");
@@ -139,7 +139,7 @@ int Prune(const Env& env, const std::string& agent) {
   if (days <= 0) return 0;
   std::vector<Memory> old;
   {
-    SQLite::Statement q(env.db, std::string("SELECT ") + kMemoryColumns +
+    SQLite::Statement q(env.db, std::string("SELECT ") + MemoryColumns() +
                                     " FROM semantic_memories m WHERE m.status = 'superseded' AND "
                                     "coalesce(m.superseded_at, m.updated_at) < ? ORDER BY m.seq LIMIT ?");
     sdk::Bind(q, env.clock.NowMs() - static_cast<std::int64_t>(days) * sdk::kMsPerDay, kMaxPrunePerPass);

@@ -47,7 +47,7 @@ void IndexNewEntities(const Env& env, std::int64_t floor) {
 }
 
 std::optional<Entity> LoadEntity(SQLite::Database& db, std::int64_t seq) {
-  SQLite::Statement q(db, std::string("SELECT e.seq, ") + kShownEntityIdSql + ", " + kEntityTypeSql + ", " + kEntityNameSql +
+  SQLite::Statement q(db, std::string("SELECT e.seq, ") + kShownEntityIdSql + ", " + KeyTextSql("e.type_key") + ", " + kEntityNameSql +
                               ", e.norm_name, e.created_at FROM semantic_entities e WHERE e.seq = ?");
   sdk::Bind(q, seq);
   if (!q.executeStep()) return std::nullopt;

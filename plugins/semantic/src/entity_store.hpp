@@ -25,10 +25,6 @@ struct Entity {
   std::int64_t created_at = 0;
 };
 
-/// An entity's type over the alias `e` in SQL (the text of its key, keys.hpp).
-inline constexpr const char* kEntityTypeSql =
-    "coalesce((SELECT k.text FROM semantic_keys k WHERE k.seq = e.type_key), '')";
-
 /// An entity's display name over the alias `e` in SQL: `name` is stored empty when it is
 /// the same as `norm_name` (most paths and names are), so the row keeps one copy.
 inline constexpr const char* kEntityNameSql = "coalesce(nullif(e.name, ''), e.norm_name)";

@@ -53,7 +53,7 @@ std::vector<Memory> Bm25Baseline(const Env& env, const RecallRequest& r, const V
   std::vector<Memory> out;
   if (match.empty()) return out;
   sdk::CachedStatement q = env.Stmt(
-      std::string("SELECT ") + kMemoryColumns +
+      std::string("SELECT ") + MemoryColumns() +
       " FROM semantic_fts f JOIN semantic_memories m ON m.seq = f.rowid WHERE semantic_fts "
       "MATCH ? AND (m.scope = 'global' OR m.project_key = " + KeyOfSql("?") + ") AND m.status IN "
       "('active','pinned','pending','contested') ORDER BY bm25(semantic_fts) LIMIT ?");

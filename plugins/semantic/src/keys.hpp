@@ -6,9 +6,10 @@
 /// 100,000: 86 of 723 bytes a memory, then 24 of 621 for its two entities' types).
 /// Seq 0 is "" (no project, agent or session): no row holds it, so a new database's tables
 /// stay empty (the host then creates them in one step from the migrations' result, and a
-/// first start stays fast), and it costs no byte (SQLite stores 0 in the record header). A key's text never changes; a key no row uses any more goes with a purge
-/// or an import's leftovers (DropUnusedKeys) and its seq may be given again, so nothing
-/// keeps key numbers beyond one transaction, and files name keys by their text.
+/// first start stays fast), and it costs no byte (SQLite stores 0 in the record header).
+/// A key's text never changes; a key no row uses any more goes with a purge or an import's
+/// leftovers (DropUnusedKeys) and its seq may be given again, so nothing keeps key numbers
+/// beyond one transaction, and files name keys by their text.
 
 #include <cstdint>
 #include <string>
@@ -28,8 +29,9 @@ struct Env;
 std::string KeyTextSql(std::string_view column);
 
 /// SQL whose value is the key of text parameter `param` (e.g. "?", "?2"): 0 for "", NULL
-/// when no row has that text, so `m.project_key = <KeyOfSql>` matches no memory then. Computed once per
-/// statement by SQLite (an uncorrelated subquery), so a key column's index still serves it.
+/// when no row has that text, so `m.project_key = <KeyOfSql>` matches no memory then.
+/// Computed once per statement by SQLite (an uncorrelated subquery), so a key column's index
+/// still serves it.
 std::string KeyOfSql(std::string_view param);
 
 /// Deletes every key no memory or entity uses any more: a purge leaves no trace of a

@@ -71,7 +71,7 @@ sdk::ToolResult GetMemory(ToolContext& ctx, const Json& args, const sdk::CallCon
   }
   Json entities = Json::array();
   {
-    SQLite::Statement q(env.db, std::string("SELECT ") + kShownEntityIdSql + ", e.created_at, e.seq, " + kEntityTypeSql + ", " +
+    SQLite::Statement q(env.db, std::string("SELECT ") + kShownEntityIdSql + ", e.created_at, e.seq, " + KeyTextSql("e.type_key") + ", " +
                                     kEntityNameSql +
                                     " FROM semantic_memory_entities me JOIN semantic_entities e ON e.seq = "
                                     "me.entity_seq WHERE me.memory_seq = ? ORDER BY e.seq");
@@ -181,7 +181,7 @@ sdk::ToolResult ListMemories(ToolContext& ctx, const Json& args, const sdk::Call
   std::vector<std::string> kinds;
   if (args.contains("kinds")) kinds = args.at("kinds").get<std::vector<std::string>>();
 
-  std::string sql = std::string("SELECT ") + kMemoryColumns + " FROM semantic_memories m WHERE ";
+  std::string sql = std::string("SELECT ") + MemoryColumns() + " FROM semantic_memories m WHERE ";
   std::vector<std::string> binds;
   if (caller.project_id.empty()) {
     sql += "m.scope = 'global'";

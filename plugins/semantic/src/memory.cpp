@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "keys.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/ids.hpp"
 #include "kioku/sdk/sql.hpp"
@@ -54,13 +55,15 @@ std::optional<std::int64_t> MemorySeqOfId(SQLite::Database& db, const std::strin
   return parts->seq;
 }
 
-const char* const kMemoryColumns =
-    "m.seq, m.own_id, m.kind, m.text, m.subject, m.value, m.tags, m.importance, m.confidence, "
-    "m.status, m.prior_status, m.source, m.source_ref, m.scope, "
-    "coalesce((SELECT text FROM semantic_keys WHERE seq = m.project_key), \'\'), m.path, m.anchor, m.expires_at, "
-    "coalesce((SELECT text FROM semantic_keys WHERE seq = m.agent_key), \'\'), "
-    "coalesce((SELECT text FROM semantic_keys WHERE seq = m.session_key), \'\'), m.captured_at, m.updated_at, "
-    "m.recall_count, m.last_recalled_at, m.reaffirm_count, m.superseded_at, m.superseded_by, m.id_nonce";
+const std::string& MemoryColumns() {
+  static const std::string columns =
+      "m.seq, m.own_id, m.kind, m.text, m.subject, m.value, m.tags, m.importance, m.confidence, "
+      "m.status, m.prior_status, m.source, m.source_ref, m.scope, " + KeyTextSql("m.project_key") +
+      ", m.path, m.anchor, m.expires_at, " + KeyTextSql("m.agent_key") + ", " + KeyTextSql("m.session_key") +
+      ", m.captured_at, m.updated_at, m.recall_count, m.last_recalled_at, m.reaffirm_count, m.superseded_at, "
+      "m.superseded_by, m.id_nonce";
+  return columns;
+}
 
 namespace {
 std::int64_t Int64Or0(const SQLite::Column& c) { return c.isNull() ? 0 : c.getInt64(); }
@@ -125,7 +128,7 @@ Memory ReadMemory(SQLite::Statement& q) {
 }
 
 std::optional<Memory> LoadMemoryBySeq(SQLite::Database& db, std::int64_t seq) {
-  SQLite::Statement q(db, std::string("SELECT ") + kMemoryColumns +
+  SQLite::Statement q(db, std::string("SELECT ") + MemoryColumns() +
                               " FROM semantic_memories m WHERE m.seq = ?");
   sdk::Bind(q, seq);
   if (!q.executeStep()) return std::nullopt;

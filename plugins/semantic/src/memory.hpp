@@ -104,13 +104,13 @@ std::int64_t MemoryNonce(const std::string& agent_id, const std::string& session
 /// compared with its row's); nullopt when none, a computed id with a slip in it included.
 std::optional<std::int64_t> MemorySeqOfId(SQLite::Database& db, const std::string& id);
 
-/// Column list matching ReadMemory, for `SELECT <kMemoryColumns> FROM semantic_memories m`
+/// Column list matching ReadMemory, for `SELECT <MemoryColumns()> FROM semantic_memories m`
 /// (the project, agent and session by their text: keys.hpp KeyTextSql).
-extern const char* const kMemoryColumns;
+const std::string& MemoryColumns();
 
-/// Reads a row selected with kMemoryColumns (column 0 onwards).
+/// Reads a row selected with MemoryColumns() (column 0 onwards).
 Memory ReadMemory(SQLite::Statement& q);
-/// Reads only the first six columns of kMemoryColumns (seq, own_id, kind, text, subject,
+/// Reads only the first six columns of MemoryColumns() (seq, own_id, kind, text, subject,
 /// value), captured_at and id_nonce (columns `captured_at_column` and `nonce_column`, for the
 /// id) into an otherwise default Memory, for selects that begin with them.
 Memory ReadMemoryHead(SQLite::Statement& q, int captured_at_column, int nonce_column);

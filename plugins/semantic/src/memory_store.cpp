@@ -42,11 +42,11 @@ const std::string kInsertSql =
     "confidence, status, source, source_ref, scope, project_key, path, anchor, expires_at, "
     "agent_key, session_key, captured_at, updated_at, dedup_hash, id_nonce) "
     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
-const std::string kFindSameSql = std::string("SELECT ") + kMemoryColumns +
+const std::string kFindSameSql = std::string("SELECT ") + MemoryColumns() +
                                  " FROM semantic_memories m WHERE m.dedup_hash = ? AND "
                                  "m.status IN " + kLiveStatuses +
                                  " ORDER BY (m.status = 'pending'), m.seq";
-const std::string kRivalsSql = std::string("SELECT ") + kMemoryColumns +
+const std::string kRivalsSql = std::string("SELECT ") + MemoryColumns() +
                                " FROM semantic_memories m WHERE m.subject <> '' AND "
                                "m.subject = ? AND m.scope = ? AND m.project_key = ? AND "
                                "m.path = ? AND m.seq <> ? AND m.status IN " + kLiveStatuses;

@@ -974,7 +974,7 @@ RecallOutcome Recall(const Env& env, const RecallRequest& r, const Viewer& viewe
   std::unordered_map<std::int64_t, Memory> rows;
   if (!chosen.empty()) {
     sdk::CachedStatement q = env.Stmt(
-        std::string("SELECT ") + kMemoryColumns +
+        std::string("SELECT ") + MemoryColumns() +
                     " FROM semantic_memories m WHERE m.seq IN (" + Placeholders(chosen.size()) + ")");
     int i = 1;
     for (const Scored* s : chosen) q->bind(i++, s->cand->seq);

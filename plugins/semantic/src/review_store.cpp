@@ -62,7 +62,7 @@ constexpr int kMaxAnchorScan = 500;
 std::string InScopeSql() { return "(m.scope = 'global' OR (?1 <> '' AND m.project_key = " + KeyOfSql("?1") + "))"; }
 
 std::vector<Memory> Query(const Env& env, const std::string& where_sql, const std::vector<sdk::SqlValue>& binds) {
-  SQLite::Statement q(env.db, std::string("SELECT ") + kMemoryColumns + " FROM semantic_memories m " + where_sql);
+  SQLite::Statement q(env.db, std::string("SELECT ") + MemoryColumns() + " FROM semantic_memories m " + where_sql);
   sdk::BindAll(q, binds);
   std::vector<Memory> out;
   while (q.executeStep()) out.push_back(ReadMemory(q));

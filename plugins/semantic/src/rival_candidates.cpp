@@ -86,11 +86,12 @@ const TokenRows& Postings(const Env& env, RivalScan& memo, const std::string& to
 
 // The columns rival detection reads (kind, scope and status filter candidates; text,
 // subject and value make the profile; id and status go into pairs and history), beginning
-// as kMemoryColumns does (ReadMemoryHead).
-constexpr const char* kRivalColumns =
-    "m.seq, m.own_id, m.kind, m.text, m.subject, m.value, m.status, m.scope, "
-    "coalesce((SELECT text FROM semantic_keys WHERE seq = m.project_key), \'\'), m.path, m.expires_at, "
-    "m.captured_at, m.id_nonce";
+// as MemoryColumns() does (ReadMemoryHead).
+const std::string& RivalColumns() {
+  static const std::string columns = "m.seq, m.own_id, m.kind, m.text, m.subject, m.value, m.status, m.scope, " +
+                                     KeyTextSql("m.project_key") + ", m.path, m.expires_at, m.captured_at, m.id_nonce";
+  return columns;
+}
 
 Memory ReadRivalSide(SQLite::Statement& q) {
   Memory m = ReadMemoryHead(q, 11, 12);
@@ -149,7 +150,7 @@ void UseTermFilter(const Env& env, RivalScan& scan) {
 // term filter in use (scan.tokenizer), the same read collects the rows' terms from the
 // columns MemoryWriter::Finish indexes (text, subject, value, tags).
 void ReadOwnRows(const Env& env, RivalScan& scan) {
-  sdk::CachedStatement q = env.Stmt(std::string("SELECT ") + kRivalColumns +
+  sdk::CachedStatement q = env.Stmt(std::string("SELECT ") + RivalColumns() +
                                     ", m.tags, m.dedup_hash FROM semantic_memories m WHERE m.seq > ? ORDER BY m.seq");
   sdk::Bind(*q, scan.committed);
   std::vector<std::string> terms;
@@ -209,7 +210,7 @@ Memory* RivalSide(const Env& env, RivalScan& scan, std::int64_t seq) {
   if (fresh && env.rivals != nullptr && seq <= scan.committed) it->second = env.rivals->sides.Find(seq, scan.epochs);
   if (fresh && !it->second) {
     sdk::CachedStatement q =
-        env.Stmt(std::string("SELECT ") + kRivalColumns + " FROM semantic_memories m WHERE m.seq = ?");
+        env.Stmt(std::string("SELECT ") + RivalColumns() + " FROM semantic_memories m WHERE m.seq = ?");
     sdk::Bind(*q, seq);
     if (q->executeStep()) it->second = ReadRivalSide(*q);
   }
