@@ -64,14 +64,29 @@ std::optional<Memory> SideCache::Find(std::int64_t seq, const RowEpochs& at) {
 
 void SideCache::Publish(const RowEpochs& at, const std::vector<const Memory*>& rows) {
   std::lock_guard lock(mu_);
-  if (epochs_ != at) rows_.Clear();
+  if (epochs_ != at) {
+    rows_.Clear();
+    newest_seq_ = 0;
+  }
   epochs_ = at;
-  for (const Memory* m : rows) rows_.Put(m->seq, *m);
+  for (const Memory* m : rows) {
+    rows_.Put(m->seq, *m);
+    if (m->seq > newest_seq_) {
+      newest_seq_ = m->seq;
+      newest_mark_ = RowMark(*m);
+    }
+  }
+}
+
+std::pair<std::int64_t, std::uint64_t> SideCache::Newest() {
+  std::lock_guard lock(mu_);
+  return {rows_.Size() == 0 ? 0 : newest_seq_, newest_mark_};
 }
 
 void SideCache::Clear() {
   std::lock_guard lock(mu_);
   rows_.Clear();
+  newest_seq_ = 0;
 }
 
 std::size_t SideCache::Size() {
@@ -117,6 +132,10 @@ std::uint64_t ContentHash(std::string_view text, std::string_view subject, std::
     h *= 1099511628211ULL;  // the 0 byte after each part
   }
   return h;
+}
+
+std::uint64_t RowMark(const Memory& m) {
+  return ContentHash(m.text, m.subject, m.value) ^ (ContentHash(m.id, "", "") * 31);
 }
 
 }  // namespace kioku::semantic

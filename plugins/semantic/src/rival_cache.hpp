@@ -145,8 +145,11 @@ RowEpochs ReadRowEpochs(SQLite::Database& db);
 /// kept across writes. A write publishes the rows its scan read, with the epochs it read in
 /// its transaction just before committing, and only after the commit, so a rolled-back
 /// write keeps nothing. A later write finds them only while the epochs it read in its own
-/// transaction are those (a change by any process, its own included, moves one). Bounded to
-/// about `max_rows` (SeqGenerations). Thread-safe (one mutex).
+/// transaction are those (a change by any process, its own included, moves one), and while
+/// the newest row it keeps is still in the store as it was (Newest, RowMark): a store
+/// replaced under the process (a restore with sqlite3) fires no trigger and may hold other
+/// memories at the same seqs. Bounded to about `max_rows` (SeqGenerations). Thread-safe (one
+/// mutex).
 class SideCache {
  public:
   explicit SideCache(std::size_t max_rows = 4096) : rows_(max_rows) {}
@@ -155,6 +158,8 @@ class SideCache {
   std::optional<Memory> Find(std::int64_t seq, const RowEpochs& at);
   /// Keeps `rows`, read at `at`; what was kept at other epochs is dropped.
   void Publish(const RowEpochs& at, const std::vector<const Memory*>& rows);
+  /// The greatest seq kept (0 = none) and its row's RowMark, to check against the store.
+  std::pair<std::int64_t, std::uint64_t> Newest();
   void Clear();
   std::size_t Size();
 
@@ -162,7 +167,13 @@ class SideCache {
   std::mutex mu_;
   std::optional<RowEpochs> epochs_;
   SeqGenerations<Memory> rows_;
+  std::int64_t newest_seq_ = 0;
+  std::uint64_t newest_mark_ = 0;
 };
+
+/// What tells one memory row from another at the same seq: ContentHash over its id (made
+/// from its time, nonce and seq) and its text, subject and value.
+std::uint64_t RowMark(const Memory& m);
 
 /// One process's rival caches (ToolContext holds it; Env::rivals points to it).
 struct RivalCache {

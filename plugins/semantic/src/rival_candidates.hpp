@@ -30,8 +30,8 @@ struct TokenRows {
 /// rows, the candidate rows and their profiles, so a batch of 100 looks each token and each
 /// candidate up once. Valid only while the text index and the memories' texts do not
 /// change, i.e. within one transaction after the last Finish(). `committed`: max(seq)
-/// before the write began; only rows up to it are kept in Env::rivals for later writes
-/// (rows the write added could still roll back); 0 = keep nothing.
+/// before the write began; only postings up to it are kept in Env::rivals while the write
+/// runs (rows it added could still roll back); 0 = keep none.
 struct RivalScan {
   std::int64_t committed = 0;
   /// The write read `committed` before adding its rows, so its own rows are exactly those
@@ -53,8 +53,8 @@ struct RivalScan {
 
 /// Call last in the write's transaction: the epochs the scan's rows are current at.
 void SealScan(const Env& env, RivalScan& scan);
-/// Call after the write committed: keeps the scan's rows of committed memories (seq <=
-/// committed) in Env::rivals for later writes (rival_cache.hpp SideCache), and the terms
+/// Call after the write committed: keeps the scan's rows, the write's own included, in
+/// Env::rivals for later writes (rival_cache.hpp SideCache), and the terms
 /// of the write's own rows in its TermFilter when the scan used it. Nothing when the scan
 /// was not sealed.
 void KeepScan(const Env& env, const RivalScan& scan);

@@ -331,6 +331,24 @@ TEST_F(RivalWriteTest, KeptCandidateRowsFollowKindAndStatusChangesFromAnyConnect
   EXPECT_EQ(Rivals(r.at("results").at(0)), Json::array({ava})) << r.dump();
 }
 
+// A write keeps its own rows too, once committed: the next write, whose candidates they
+// mostly are, must still see a change made to them in between by another connection.
+TEST_F(RivalWriteTest, AWritesOwnKeptRowsFollowChangesFromAnyConnection) {
+  const std::string jest = Remember("Tests run with jest");  // kept by its own write
+  rt_->Db().exec("UPDATE semantic_memories SET kind = 'decision' WHERE " + IdIs(jest));
+  Json r = Ok("memory_remember", {{"text", "Tests run with vitest"}, {"kind", "fact"}});
+  EXPECT_FALSE(r["results"][0].contains("rivals")) << r.dump();
+
+  const std::string mocha = Remember("Specs run with mocha", "lesson");
+  rt_->Db().exec("UPDATE semantic_memories SET text = 'Specs are written in markdown' WHERE " + IdIs(mocha));
+  r = Ok("memory_remember", {{"text", "Specs run with jasmine"}, {"kind", "lesson"}});
+  EXPECT_FALSE(r["results"][0].contains("rivals")) << r.dump();
+
+  const std::string ava = Remember("Suites run with ava", "observation");  // nothing changed: paired
+  r = Ok("memory_remember", {{"text", "Suites run with pytest"}, {"kind", "observation"}});
+  EXPECT_EQ(Rivals(r.at("results").at(0)), Json::array({ava})) << r.dump();
+}
+
 // Rows that vanish without a delete (kioku.db restored with sqlite3 under a running
 // process: no trigger moves the epochs) must not be taken for the memories that reuse their
 // seqs afterwards.
@@ -383,6 +401,26 @@ TEST(SideCache, FindsRowsOnlyAtTheEpochsTheyWereReadAt) {
   EXPECT_EQ(cache.Size(), 1u);
   EXPECT_TRUE(cache.Find(3, {0, 1}).has_value());
   EXPECT_FALSE(cache.Find(1, {0, 1}).has_value());
+}
+
+TEST(SideCache, NamesItsNewestRowSoAReplacedStoreCanBeTold) {
+  SideCache cache(/*max_rows=*/4);
+  EXPECT_EQ(cache.Newest().first, 0);
+  Memory a, b;
+  a.seq = 2;
+  a.id = "01AAA";
+  a.text = "Tests run with jest";
+  b.seq = 1;
+  cache.Publish({0, 0}, {&a, &b});
+  EXPECT_EQ(cache.Newest(), std::make_pair(std::int64_t{2}, RowMark(a)));
+  Memory other = a;  // the same seq and id with other words: another memory
+  other.text = "Tests run with vitest";
+  EXPECT_NE(RowMark(other), RowMark(a));
+  other = a;
+  other.id = "01BBB";
+  EXPECT_NE(RowMark(other), RowMark(a));
+  cache.Clear();
+  EXPECT_EQ(cache.Newest().first, 0);
 }
 
 TEST(SideCache, KeepsTheRecentRowsWithinItsBound) {
