@@ -37,8 +37,12 @@ void CutDedupHashes(SQLite::Database& db) {
           mask);
 }
 
+// OR FAIL: the insert's own constraints cannot make it abort, so with the insert triggers of
+// migration 19 it opens no statement journal (schema.cpp kJournalFreeInsertsSql). A failing
+// insert changes nothing before its constraint checks, and any error rolls the whole write
+// back (sdk::WithWriteTransaction).
 const std::string kInsertSql =
-    "INSERT INTO semantic_memories(kind, text, subject, value, tags, cjk, importance, "
+    "INSERT OR FAIL INTO semantic_memories(kind, text, subject, value, tags, cjk, importance, "
     "confidence, status, source, source_ref, scope, project_key, path, anchor, expires_at, "
     "agent_key, session_key, captured_at, updated_at, dedup_hash, id_nonce) "
     "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
