@@ -60,8 +60,6 @@ const std::string kSupersedeSql =
 const std::string kHistorySql =
     "INSERT INTO semantic_memory_history(memory_id, action, at, agent_id, detail, snapshot) "
     "VALUES (?,?,?,?,?,?)";
-const std::string kLinkSql =
-    "INSERT OR IGNORE INTO semantic_memory_entities(memory_seq, entity_seq) VALUES (?, ?)";
 const std::string kTagSql =
     "INSERT OR IGNORE INTO semantic_memory_tags(tag, memory_seq) VALUES (?, ?)";
 
@@ -80,6 +78,7 @@ MemoryWriter::MemoryWriter(Env env) : env_(env) {
 
 void MemoryWriter::Finish() {
   if (!added_) return;
+  FlushEntityLinks();
   for (const char* sql :
        {"INSERT INTO semantic_fts(rowid, text, subject, value, tags) SELECT seq, text, "
         "subject, value, tags FROM semantic_memories WHERE seq > ?",
@@ -128,10 +127,33 @@ void MemoryWriter::LinkEntities(std::int64_t seq, const std::string& text) {
   const std::int64_t now = env_.clock.NowMs();
   added_ = true;  // new entities may need indexing
   for (const EntityMention& e : ExtractEntities(text)) {
-    const std::int64_t entity = EnsureEntity(env_, keys_, e.type, e.name, e.norm, now);
-    sdk::CachedStatement q = env_.Stmt(kLinkSql);
-    sdk::Bind(*q, seq, entity);
+    if (!mentions_) {
+      env_.db.exec(
+          "CREATE TEMP TABLE IF NOT EXISTS semantic_mentions(memory_seq INTEGER, type_key INTEGER, name TEXT, "
+          "norm_name TEXT, created_at INTEGER)");
+      mentions_ = true;
+    }
+    // As EnsureEntity stores them: the name only where it differs from norm_name.
+    sdk::CachedStatement q = env_.Stmt("INSERT INTO temp.semantic_mentions VALUES (?, ?, ?, ?, ?)");
+    sdk::Bind(*q, seq, keys_.Key(env_, e.type), e.name == e.norm ? std::string() : e.name, e.norm, now);
     q->exec();
+  }
+}
+
+void MemoryWriter::FlushEntityLinks() {
+  if (!mentions_) return;
+  mentions_ = false;
+  // In queue order, so seqs are given as one mention at a time would; the first of two
+  // mentions of one entity names it.
+  for (const char* sql :
+       {"INSERT INTO semantic_entities(type_key, name, norm_name, created_at) "
+        "SELECT type_key, name, norm_name, created_at FROM temp.semantic_mentions WHERE true ORDER BY rowid "
+        "ON CONFLICT (norm_name, type_key) DO NOTHING",
+        "INSERT OR IGNORE INTO semantic_memory_entities(memory_seq, entity_seq) "
+        "SELECT m.memory_seq, e.seq FROM temp.semantic_mentions m "
+        "JOIN semantic_entities e ON e.norm_name = m.norm_name AND e.type_key = m.type_key",
+        "DELETE FROM temp.semantic_mentions"}) {
+    env_.Stmt(sql)->exec();
   }
 }
 
@@ -386,6 +408,7 @@ EditResult MemoryWriter::Edit(const Memory& current, const MemoryEdit& e, const 
     WriteTags(m.seq, m.tags);
   }
   if (m.text != current.text) {
+    FlushEntityLinks();
     SQLite::Statement del(env_.db, "DELETE FROM semantic_memory_entities WHERE memory_seq = ?");
     sdk::Bind(del, m.seq);
     del.exec();

@@ -127,7 +127,14 @@ class MemoryWriter {
  private:
   void History(const std::string& memory_id, const std::string& action, const Author& author,
                const std::string& detail, const std::string* snapshot = nullptr);
+  /// Extracts the entities `text` names and queues them with their links to memory `seq`;
+  /// FlushEntityLinks writes what is queued.
   void LinkEntities(std::int64_t seq, const std::string& text);
+  /// Writes the queued entities (those not there yet) and links in two statements: per
+  /// mention, a lookup, an insert and a link statement cost 34,000 instructions a memory at
+  /// 1,000 batch writes (two mentions each), 9% of the write. Runs in Finish, and before a
+  /// statement reads or deletes links or entities (Edit, Purge).
+  void FlushEntityLinks();
   void WriteTags(std::int64_t seq, const std::vector<std::string>& tags);
   /// Supersedes live rivals of `m` (same subject and scope, other value). When a rival is
   /// pinned and `m` is not being pinned, `m` becomes contested instead.
@@ -140,6 +147,7 @@ class MemoryWriter {
   std::int64_t entity_floor_ = 0;
   bool added_ = false;
   KeyInterner keys_;  // this transaction's project, agent and session keys
+  bool mentions_ = false;  // LinkEntities queued mentions in temp.semantic_mentions
 };
 
 /// Recall bookkeeping: recall_count += 1 and last_recalled_at = max(itself, `at_ms`) for

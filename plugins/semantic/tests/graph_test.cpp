@@ -5,6 +5,8 @@
 
 #include <set>
 
+#include "kioku/sdk/db.hpp"
+#include "memory_store.hpp"
 #include "semantic_test_util.hpp"
 
 namespace kioku::semantic::testing {
@@ -233,6 +235,52 @@ TEST_F(GraphTest, PurgingAMemoryDeletesTheNamesOnlyItUsed) {
   EXPECT_EQ(Ok("entity_graph", {{"query", "util.go"}})["entities"].size(), 1u);  // another memory links it
   EXPECT_EQ(Ok("entity_graph", {{"query", "izmotr"}})["entities"][0]["name"], "pkg/gizmotron/quuxle_42.go");  // a relation uses it
   rt_->Db().exec("INSERT INTO semantic_entities_fts(semantic_entities_fts) VALUES ('integrity-check')");
+}
+
+// A batch writes its entities and links at its end, in one statement each
+// (MemoryWriter::FlushEntityLinks): memories of one batch naming one entity share it, the
+// first mention's spelling names it, and each memory links only what it names.
+TEST_F(GraphTest, ABatchLinksEachMemoryToTheEntitiesItNames) {
+  const Json r = Ok("memory_remember", {{"memories", Json::array({
+      {{"text", "validateToken in src/auth/session.ts checks expiry"}, {"kind", "fact"}},
+      {{"text", "ValidateToken is called from src/api/login.ts"}, {"kind", "fact"}},
+      {{"text", "Nothing named here at all"}, {"kind", "fact"}},
+  })}});
+  EXPECT_EQ(Count("semantic_entities", "norm_name = 'validatetoken'"), 1);
+  EXPECT_EQ(Count("semantic_entities", "norm_name = 'validatetoken' AND name = 'validateToken'"), 1);
+  const auto names = [&](const Json& result) {
+    std::set<std::string> out;
+    const Json got = Ok("memory_get", {{"id", result["id"]}});
+    for (const Json& e : got["memory"].value("entities", Json::array())) out.insert(e["name"].get<std::string>());
+    return out;
+  };
+  EXPECT_EQ(names(r["results"][0]), (std::set<std::string>{"src/auth/session.ts", "validateToken"}));
+  EXPECT_EQ(names(r["results"][1]), (std::set<std::string>{"src/api/login.ts", "validateToken"}));
+  EXPECT_TRUE(names(r["results"][2]).empty());
+  EXPECT_EQ(GraphOf("validatetoken")["entities"][0]["memories"].size(), 2u);
+  rt_->Db().exec("INSERT INTO semantic_entities_fts(semantic_entities_fts) VALUES ('integrity-check')");
+}
+
+// What a rolled-back write queued goes with it: the seqs it took are given again, and the
+// next write's memories link only their own entities.
+TEST_F(GraphTest, ARolledBackWriteLeavesNoLinksForTheNext) {
+  sdk::StatementCache statements;
+  const Settings settings;
+  const Env env{rt_->Db(), *rt_->clock, settings, statements};
+  EXPECT_THROW(WithMemoryWriter(env,
+                                [&](MemoryWriter& writer) {
+                                  MemoryDraft d;
+                                  d.text = "Rolled back mention of pkg/ghost/phantom_7.go";
+                                  d.kind = "fact";
+                                  writer.Remember(d, Author{"agent", "s1"});
+                                  throw std::runtime_error("roll back");
+                                }),
+               std::runtime_error);
+  const std::string id = Remember("Kept mention of pkg/real/present.go", "fact");
+  EXPECT_EQ(Count("semantic_entities", "norm_name LIKE '%phantom%'"), 0);
+  const Json got = Ok("memory_get", {{"id", id}});
+  ASSERT_EQ(got["memory"]["entities"].size(), 1u) << got.dump();
+  EXPECT_EQ(got["memory"]["entities"][0]["name"], "pkg/real/present.go");
 }
 
 // A name is stored once when it is its own normalized form (the row's `name` is empty and
