@@ -6,7 +6,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <atomic>
+#include <future>
 #include <map>
+#include <sstream>
 #include <thread>
 
 #include "gate_plugin.hpp"
@@ -383,6 +386,61 @@ TEST_F(StdioTest, WakeAfterEofCancelsTheRunningCallAndDropsTheQueued) {
   const auto by_id = ById(Lines(output));
   ASSERT_EQ(by_id.size(), 1u) << output;
   EXPECT_EQ(by_id.find("1")->second["result"]["content"][0]["text"], "cancelled");
+}
+
+// A plugin whose one tool says which thread it ran on and whether the warming had ended.
+class WhereRunPlugin final : public sdk::Plugin {
+ public:
+  WhereRunPlugin(sdk::HostServices&, const std::atomic<bool>& warmed) : warmed_(warmed) {}
+  void Register(sdk::Registrar& r) override {
+    sdk::ToolSpec where;
+    where.name = "where_run";
+    where.description = "Says which thread it ran on.";
+    r.AddTool(where, [this](const nlohmann::json&, const sdk::CallContext&) {
+      std::ostringstream id;
+      id << std::this_thread::get_id();
+      return sdk::ToolResult::Ok(id.str() + (warmed_.load() ? " warmed" : " cold"));
+    });
+  }
+
+ private:
+  const std::atomic<bool>& warmed_;
+};
+
+// serve warms worker 0 (opens its database connection) beside the client's handshake. The
+// first tool call waits for the warming and then runs on that worker, not on worker 1,
+// which would open a connection of its own.
+TEST(StdioWarmWorker, TheFirstCallWaitsForTheWarmingAndRunsOnTheWarmedWorker) {
+  TempDir dir;
+  RuntimeOptions ro;
+  ro.data_dir = dir.path();
+  ro.clock = std::make_shared<sdk::ManualClock>();
+  std::atomic<bool> warmed{false};
+  Runtime runtime(ro);
+  runtime.AddPlugin("where", [&warmed](sdk::HostServices& h) { return std::make_unique<WhereRunPlugin>(h, warmed); });
+  runtime.Start();
+  mcp::Dispatcher dispatcher(runtime, mcp::DispatcherOptions{});
+  mcp::Session session;
+  session.id = "stdio";
+  Pipes p;
+  StdioOptions o = p.Options();
+  std::promise<void> release;
+  std::string warm_thread;
+  o.warm_worker = [&] {
+    std::ostringstream id;
+    id << std::this_thread::get_id();
+    warm_thread = id.str();
+    runtime.Db();
+    release.get_future().wait();
+    warmed = true;
+  };
+  std::thread server([&] { RunStdio(dispatcher, session, o); });
+  WriteAll(p.in[1], Line(Req(1, "tools/call", {{"name", "where_run"}})));
+  release.set_value();  // most often after the reader met the call: it waited for this
+  const json answer = json::parse(ReadLine(p.out[0]));
+  Pipes::Close(p.in[1]);
+  server.join();
+  EXPECT_EQ(answer["result"]["content"][0]["text"], warm_thread + " warmed") << answer.dump();
 }
 
 // A line cut off by a stop is a fragment, not a message: it gets no parse error (-32700).

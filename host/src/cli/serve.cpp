@@ -76,6 +76,7 @@ int Serve(const GlobalOptions& global, const ServeOptions& serve, int proto_out_
   StdioOptions options;
   options.out_fd = proto_out_fd;
   options.wake_fd = wake_fd;
+  options.warm_worker = [&loaded] { loaded.runtime->Db(); };
   RunStdio(dispatcher, session, options);
   loaded.runtime->Stop();
   return 0;

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <fcntl.h>
 #include <functional>
+#include <future>
 #include <mutex>
 #include <optional>
 #include <poll.h>
@@ -85,7 +86,23 @@ void RunStdio(mcp::Dispatcher& dispatcher, mcp::Session& session, const StdioOpt
   LineWriter writer(options.out_fd);
   // Server→client requests (roots/list) go out on the same line writer.
   session.send = [&writer](const nlohmann::json& message) { writer.Send(sdk::DumpJson(message)); };
+  // The first tool call waits for the warming to end, so it finds worker 0 idle and its
+  // connection open rather than going to worker 1 and opening another. The promise is kept
+  // in the continuation, which runs once worker 0 counts as idle again. (Declared before
+  // the pool, which joins its workers when it goes.)
+  std::promise<void> warmed;
+  std::future<void> warming;
   PreferredWorkerPool pool(options.workers);  // a client that waits for each answer keeps one connection
+  if (options.warm_worker) {
+    warming = warmed.get_future();
+    pool.Post([&options, &warmed]() -> std::function<void()> {
+      try {
+        options.warm_worker();
+      } catch (...) {  // the first call does it again and says what failed
+      }
+      return [&warmed] { warmed.set_value(); };
+    });
+  }
 
   auto handle_line = [&](std::string line) {
     if (!line.empty() && line.back() == '\r') line.pop_back();
@@ -98,6 +115,7 @@ void RunStdio(mcp::Dispatcher& dispatcher, mcp::Session& session, const StdioOpt
     }
     nlohmann::json message = std::move(*parsed);
     if (mcp::Dispatcher::IsToolCall(message)) {
+      if (warming.valid()) warming.get();
       pool.Post([&dispatcher, &session, &writer, message = std::move(message)]() -> std::function<void()> {
         std::optional<nlohmann::json> r = dispatcher.Handle(message, session);
         if (!r) return {};

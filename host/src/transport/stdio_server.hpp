@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <cstddef>
+#include <functional>
 
 #include "mcp/dispatcher.hpp"
 
@@ -23,6 +24,11 @@ struct StdioOptions {
   /// Tool calls running at once (worker_pool.hpp: each call goes to the lowest-numbered idle
   /// worker, or waits for the first to free).
   int workers = 4;
+  /// Run on worker 0 as the server starts, beside the client's handshake: serve opens that
+  /// worker's database connection here (parsing the schema, ~5 M instructions), which the
+  /// first tool call, served by worker 0, then finds open (it waits for the warming to end).
+  /// What it throws is dropped. Empty = nothing.
+  std::function<void()> warm_worker;
 };
 
 /// Serves one client until EOF on stdin, an error on out_fd (a pipe whose reader closed) or
