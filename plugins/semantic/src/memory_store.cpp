@@ -143,8 +143,11 @@ void MemoryWriter::LinkEntities(std::int64_t seq, const std::string& text) {
 void MemoryWriter::FlushEntityLinks() {
   if (!mentions_) return;
   mentions_ = false;
-  // In queue order, so seqs are given as one mention at a time would; the first of two
-  // mentions of one entity names it.
+  // In mention order; the first of two mentions of one entity names it. A mention of an
+  // entity already there takes an AUTOINCREMENT seq all the same (SQLite gives the row its
+  // seq before the conflict skips it), so seqs have gaps, as after a purge: unused, never
+  // reused. Skipping those mentions first (NOT EXISTS, a lookup each, or a GROUP BY) cost
+  // 5,000 to 12,000 instructions a mention.
   for (const char* sql :
        {"INSERT INTO semantic_entities(type_key, name, norm_name, created_at) "
         "SELECT type_key, name, norm_name, created_at FROM temp.semantic_mentions WHERE true ORDER BY rowid "

@@ -96,12 +96,14 @@ std::size_t SideCache::Size() {
 
 void RivalCache::DropIfShrunk(std::int64_t rows) {
   std::lock_guard lock(mu_);
-  if (rows < high_) {
-    postings.Clear();
-    sides.Clear();
-    terms.Clear();
-  }
+  if (rows < high_) Drop();
   high_ = rows;
+}
+
+void RivalCache::Drop() {
+  postings.Clear();
+  sides.Clear();
+  terms.Clear();
 }
 
 std::shared_ptr<const TopicProfile> ProfileCache::Find(std::int64_t seq, std::uint64_t content) {

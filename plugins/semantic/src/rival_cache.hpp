@@ -192,6 +192,9 @@ struct RivalCache {
   /// restore refuses to), and a seq may now name another memory. The epochs miss that: no
   /// trigger fired. Thread-safe.
   void DropIfShrunk(std::int64_t rows);
+  /// Drops the kept rows, token rows and terms: the store is not the one they came from
+  /// (rival_candidates.cpp finds its newest kept row changed). Thread-safe.
+  void Drop();
 
  private:
   std::mutex mu_;

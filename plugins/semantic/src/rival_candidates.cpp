@@ -179,14 +179,15 @@ std::optional<Memory> ReadSide(const Env& env, std::int64_t seq) {
   return ReadRivalSide(*q);
 }
 
-// Env::rivals->sides kept only while its newest row is still in the store as kept
-// (SideCache): one point read a write.
+// Env::rivals kept only while the newest row of its SideCache is still in the store as
+// kept: one point read a write. A store restored under the process from another history
+// can keep its newest seq and its epochs, and then the token rows and terms are another
+// store's too, so all of it goes.
 void CheckSides(const Env& env) {
-  SideCache& sides = env.rivals->sides;
-  const auto [seq, mark] = sides.Newest();
+  const auto [seq, mark] = env.rivals->sides.Newest();
   if (seq == 0) return;
   const std::optional<Memory> now = ReadSide(env, seq);
-  if (!now || RowMark(*now) != mark) sides.Clear();
+  if (!now || RowMark(*now) != mark) env.rivals->Drop();
 }
 
 // Reads what the scan is measured against, once: the newest seq and the epochs.

@@ -259,6 +259,13 @@ TEST_F(GraphTest, ABatchLinksEachMemoryToTheEntitiesItNames) {
   EXPECT_TRUE(names(r["results"][2]).empty());
   EXPECT_EQ(GraphOf("validatetoken")["entities"][0]["memories"].size(), 2u);
   rt_->Db().exec("INSERT INTO semantic_entities_fts(semantic_entities_fts) VALUES ('integrity-check')");
+  // A later batch naming them again adds only the entity that is new.
+  Ok("memory_remember", {{"memories", Json::array({
+      {{"text", "validateToken and src/api/login.ts again"}, {"kind", "fact"}},
+      {{"text", "src/api/login.ts calls src/api/refresh.ts"}, {"kind", "fact"}},
+  })}});
+  EXPECT_EQ(Count("semantic_entities", "1"), 4);
+  EXPECT_EQ(Count("semantic_entities", "norm_name = 'src/api/refresh.ts' AND seq = (SELECT max(seq) FROM semantic_entities)"), 1);
 }
 
 // What a rolled-back write queued goes with it: the seqs it took are given again, and the

@@ -1,6 +1,7 @@
 // Rival detection without a subject: the labelled pair set (precision/recall) and the
 // write path (pairs contested, said in the answer, listed in review).
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -368,6 +369,36 @@ TEST_F(RivalWriteTest, KeptRowsGoWhenTheStoreIsRestoredUnderTheProcess) {
   const Json r = Ok("memory_remember", {{"text", "Tests run with mocha"}, {"kind", "fact"}});
   EXPECT_FALSE(r["results"][0].contains("rivals")) << r.dump();
   std::remove(snapshot.c_str());
+}
+
+// A store restored under the process from another history, with the same newest seq and
+// epochs: the token rows kept from the other history must not hide a rival of this one
+// (the newest kept row, changed, says the store is another).
+TEST_F(RivalWriteTest, AStoreRestoredFromAnotherHistoryIsNotAnsweredFromTheKeptTokenRows) {
+  const std::string dir = ::testing::TempDir() + "kioku-history-" + std::to_string(::getpid());
+  std::filesystem::create_directories(dir);
+  const auto snapshot = [&](const std::string& name) {
+    const std::string path = dir + "/" + name + ".db";
+    std::remove(path.c_str());
+    rt_->Db().exec("VACUUM INTO '" + path + "'");
+    return path;
+  };
+  const auto restore = [&](const std::string& path) {
+    SQLite::Database from(path);
+    SQLite::Backup backup(rt_->Db(), from);
+    backup.executeStep();
+  };
+  const std::string empty = snapshot("empty");
+  const std::string timeout = Remember("The API timeout is 10 seconds for uploads");
+  Remember("Install dependencies with npm");
+  const std::string first = snapshot("first");
+  restore(empty);
+  Remember("Tests run with jest");
+  Remember("The API timeout is 10 seconds for uploads");
+  restore(first);
+  const Json r = Ok("memory_remember", {{"text", "The API timeout is 60 seconds for uploads"}, {"kind", "fact"}});
+  EXPECT_EQ(Rivals(r.at("results").at(0)), Json::array({timeout})) << r.dump();
+  std::filesystem::remove_all(dir);
 }
 
 TEST(RivalCache, DropsTheKeptRowsWhenTheNewestSeqGoesBack) {
