@@ -20,6 +20,16 @@ PostingsCache::Entry PostingsCache::Find(const std::string& token) {
 
 void PostingsCache::Put(const std::string& token, Entry entry) {
   std::lock_guard lock(mu_);
+  PutLocked(token, std::move(entry));
+}
+
+void PostingsCache::PutAllAt(std::int64_t epoch, std::vector<std::pair<std::string, Entry>> entries) {
+  std::lock_guard lock(mu_);
+  if (epoch != epoch_) return;
+  for (auto& [token, entry] : entries) PutLocked(token, std::move(entry));
+}
+
+void PostingsCache::PutLocked(const std::string& token, Entry entry) {
   auto it = tokens_.find(token);
   if (it != tokens_.end()) {
     held_rows_ -= it->second.rows.size();

@@ -37,7 +37,8 @@ namespace kioku::semantic {
 /// counter that triggers advance on every delete, every change of a memory's text, subject,
 /// value or tags, and every insert below the newest memory, in any process) stands still:
 /// then the index only gained rows at the top. Sync() drops everything when the epoch moved.
-/// Only rows of committed writes are kept (the caller says up to which seq). Bounded:
+/// Only rows of committed writes are kept (the caller says up to which seq; a write keeps
+/// its own rows once it has committed, rival_candidates.hpp KeepScan). Bounded:
 /// cleared when it would hold more than `max_rows` rows or `max_tokens` tokens. Thread-safe
 /// (one mutex).
 class PostingsCache {
@@ -56,10 +57,14 @@ class PostingsCache {
   /// What is kept for `token` (an empty entry with through 0 when nothing is).
   Entry Find(const std::string& token);
   void Put(const std::string& token, Entry entry);
+  /// Puts `entries`, read when the text epoch was `epoch`, unless the kept epoch is another
+  /// (a write keeping what it read after its commit, when another may have synced since).
+  void PutAllAt(std::int64_t epoch, std::vector<std::pair<std::string, Entry>> entries);
   void Clear();
   std::size_t Size();
 
  private:
+  void PutLocked(const std::string& token, Entry entry);
   void ClearLocked();
   std::mutex mu_;
   std::size_t max_rows_, max_tokens_;

@@ -58,8 +58,10 @@ const TokenRows& Postings(const Env& env, RivalScan& memo, const std::string& to
   }
   out.rows = std::move(kept.rows);
   const auto term = memo.tokenizer ? memo.tokenizer->QueryTerm(token) : std::nullopt;
-  if (term && env.rivals->terms.Lacks(TermFilter::Hash(*term), memo.committed)) {
-    // No row before this write holds the term: its rows past `through` are the write's own.
+  if (term && (kept.through == memo.committed || env.rivals->terms.Lacks(TermFilter::Hash(*term), memo.committed))) {
+    // The kept rows are all the committed ones (a write keeps its token rows whole once it
+    // has committed: KeepScan), or no row before this write holds the term: its rows past
+    // `through` are the write's own.
     if (const auto own = memo.own_terms.find(*term); own != memo.own_terms.end()) {
       for (const std::int64_t seq : own->second) {
         if (seq > kept.through && out.rows.size() <= scan) out.rows.push_back(seq);
@@ -225,6 +227,22 @@ void KeepScan(const Env& env, const RivalScan& scan) {
     if (m) rows.push_back(&*m);
   }
   env.rivals->sides.Publish(*scan.sealed, rows);
+  // The token rows it looked up, its own rows among them: whole up to its newest row now
+  // that it has committed, so the next write answers them without a query (Postings). At
+  // 1,000 batch writes that was 301 FTS5 queries, 4% of the instructions.
+  std::vector<std::pair<std::string, PostingsCache::Entry>> whole;
+  whole.reserve(scan.postings.size());
+  for (const auto& [key, found] : scan.postings) {
+    if (key.empty() || key.front() != '-') continue;  // '+': a category word's newest rows
+    PostingsCache::Entry keep;
+    keep.common = found.common;
+    if (!found.common) {
+      keep.rows = found.rows;
+      keep.through = scan.rows;
+    }
+    whole.emplace_back(key.substr(1), std::move(keep));
+  }
+  env.rivals->postings.PutAllAt(scan.sealed->text, std::move(whole));
 }
 
 Memory* RivalSide(const Env& env, RivalScan& scan, std::int64_t seq) {

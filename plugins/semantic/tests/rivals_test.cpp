@@ -465,6 +465,22 @@ TEST(SideCache, KeepsTheRecentRowsWithinItsBound) {
   EXPECT_FALSE(cache.Find(1, {0, 0}).has_value());
 }
 
+// A write keeps its token rows after its commit, outside its transaction: another write
+// may have found the text epoch moved (and dropped everything) since, and then what it
+// read before is not kept.
+TEST(PostingsCache, KeepsWhatAWriteReadOnlyAtTheEpochItReadIt) {
+  PostingsCache cache;
+  cache.Sync(3);
+  cache.PutAllAt(3, {{"jest", {{1, 4}, 4, false}}});
+  EXPECT_EQ(cache.Find("jest").through, 4);
+  cache.Sync(4);  // a delete or an edit somewhere since
+  cache.PutAllAt(3, {{"jest", {{1, 4, 6}, 6, false}}});
+  EXPECT_EQ(cache.Size(), 0u);
+  cache.PutAllAt(4, {{"jest", {{1, 6}, 6, false}}, {"pnpm", {{}, 6, true}}});
+  EXPECT_EQ(cache.Find("jest").rows, (std::vector<std::int64_t>{1, 6}));
+  EXPECT_TRUE(cache.Find("pnpm").common);
+}
+
 TEST(PostingsCache, StaysWithinItsBounds) {
   PostingsCache cache(/*max_rows=*/4, /*max_tokens=*/3);
   cache.Put("a", {{1, 2, 3}, 3, false});
