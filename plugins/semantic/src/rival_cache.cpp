@@ -74,29 +74,14 @@ std::optional<Memory> SideCache::Find(std::int64_t seq, const RowEpochs& at) {
 
 void SideCache::Publish(const RowEpochs& at, const std::vector<const Memory*>& rows) {
   std::lock_guard lock(mu_);
-  if (epochs_ != at) {
-    rows_.Clear();
-    newest_seq_ = 0;
-  }
+  if (epochs_ != at) rows_.Clear();
   epochs_ = at;
-  for (const Memory* m : rows) {
-    rows_.Put(m->seq, *m);
-    if (m->seq > newest_seq_) {
-      newest_seq_ = m->seq;
-      newest_mark_ = RowMark(*m);
-    }
-  }
-}
-
-std::pair<std::int64_t, std::uint64_t> SideCache::Newest() {
-  std::lock_guard lock(mu_);
-  return {rows_.Size() == 0 ? 0 : newest_seq_, newest_mark_};
+  for (const Memory* m : rows) rows_.Put(m->seq, *m);
 }
 
 void SideCache::Clear() {
   std::lock_guard lock(mu_);
   rows_.Clear();
-  newest_seq_ = 0;
 }
 
 std::size_t SideCache::Size() {
@@ -105,15 +90,33 @@ std::size_t SideCache::Size() {
 }
 
 void RivalCache::DropIfShrunk(std::int64_t rows) {
-  std::lock_guard lock(mu_);
-  if (rows < high_) Drop();
-  high_ = rows;
+  {
+    std::lock_guard lock(mu_);
+    const bool shrunk = rows < high_;
+    high_ = rows;
+    if (!shrunk) return;
+  }
+  Drop();
 }
 
 void RivalCache::Drop() {
   postings.Clear();
   sides.Clear();
   terms.Clear();
+  std::lock_guard lock(mu_);
+  anchor_seq_ = 0;
+}
+
+void RivalCache::Anchor(std::int64_t seq, std::uint64_t mark) {
+  std::lock_guard lock(mu_);
+  if (seq < anchor_seq_) return;
+  anchor_seq_ = seq;
+  anchor_mark_ = mark;
+}
+
+std::pair<std::int64_t, std::uint64_t> RivalCache::AnchorRow() {
+  std::lock_guard lock(mu_);
+  return {anchor_seq_, anchor_mark_};
 }
 
 std::shared_ptr<const TopicProfile> ProfileCache::Find(std::int64_t seq, std::uint64_t content) {

@@ -151,10 +151,8 @@ RowEpochs ReadRowEpochs(SQLite::Database& db);
 /// its transaction just before committing, and only after the commit, so a rolled-back
 /// write keeps nothing. A later write finds them only while the epochs it read in its own
 /// transaction are those (a change by any process, its own included, moves one), and while
-/// the newest row it keeps is still in the store as it was (Newest, RowMark): a store
-/// replaced under the process (a restore with sqlite3) fires no trigger and may hold other
-/// memories at the same seqs. Bounded to about `max_rows` (SeqGenerations). Thread-safe (one
-/// mutex).
+/// RivalCache's anchor row is still in the store as it was. Bounded to about `max_rows`
+/// (SeqGenerations). Thread-safe (one mutex).
 class SideCache {
  public:
   explicit SideCache(std::size_t max_rows = 4096) : rows_(max_rows) {}
@@ -163,8 +161,6 @@ class SideCache {
   std::optional<Memory> Find(std::int64_t seq, const RowEpochs& at);
   /// Keeps `rows`, read at `at`; what was kept at other epochs is dropped.
   void Publish(const RowEpochs& at, const std::vector<const Memory*>& rows);
-  /// The greatest seq kept (0 = none) and its row's RowMark, to check against the store.
-  std::pair<std::int64_t, std::uint64_t> Newest();
   void Clear();
   std::size_t Size();
 
@@ -172,8 +168,6 @@ class SideCache {
   std::mutex mu_;
   std::optional<RowEpochs> epochs_;
   SeqGenerations<Memory> rows_;
-  std::int64_t newest_seq_ = 0;
-  std::uint64_t newest_mark_ = 0;
 };
 
 /// What tells one memory row from another at the same seq: ContentHash over its id (made
@@ -197,13 +191,23 @@ struct RivalCache {
   /// restore refuses to), and a seq may now name another memory. The epochs miss that: no
   /// trigger fired. Thread-safe.
   void DropIfShrunk(std::int64_t rows);
-  /// Drops the kept rows, token rows and terms: the store is not the one they came from
-  /// (rival_candidates.cpp finds its newest kept row changed). Thread-safe.
+  /// Drops the kept rows, token rows and terms: the store is not the one they came from.
+  /// Thread-safe.
   void Drop();
+  /// The newest row a write kept what it read up to (its seq and RowMark), once it has
+  /// committed; an older one than the anchor is ignored. A store replaced under the process
+  /// (a restore with sqlite3) fires no trigger and may keep its newest seq and epochs while
+  /// holding other memories: a write that finds the anchor row changed calls Drop
+  /// (rival_candidates.cpp). Thread-safe.
+  void Anchor(std::int64_t seq, std::uint64_t mark);
+  /// The anchor (seq 0: none since the last Drop).
+  std::pair<std::int64_t, std::uint64_t> AnchorRow();
 
  private:
   std::mutex mu_;
   std::int64_t high_ = 0;
+  std::int64_t anchor_seq_ = 0;
+  std::uint64_t anchor_mark_ = 0;
 };
 
 }  // namespace kioku::semantic

@@ -181,12 +181,12 @@ std::optional<Memory> ReadSide(const Env& env, std::int64_t seq) {
   return ReadRivalSide(*q);
 }
 
-// Env::rivals kept only while the newest row of its SideCache is still in the store as
-// kept: one point read a write. A store restored under the process from another history
-// can keep its newest seq and its epochs, and then the token rows and terms are another
-// store's too, so all of it goes.
-void CheckSides(const Env& env) {
-  const auto [seq, mark] = env.rivals->sides.Newest();
+// Env::rivals kept only while its anchor row is still in the store as it was: one point
+// read a write. A store restored under the process from another history can keep its
+// newest seq and its epochs, and then the kept rows, token rows and terms are another
+// store's, so all of it goes.
+void CheckAnchor(const Env& env) {
+  const auto [seq, mark] = env.rivals->AnchorRow();
   if (seq == 0) return;
   const std::optional<Memory> now = ReadSide(env, seq);
   if (!now || RowMark(*now) != mark) env.rivals->Drop();
@@ -199,7 +199,7 @@ void BeginScan(const Env& env, RivalScan& scan) {
   scan.epochs = ReadRowEpochs(env.db);
   if (env.rivals != nullptr) {
     env.rivals->DropIfShrunk(scan.rows);
-    CheckSides(env);
+    CheckAnchor(env);
     env.rivals->postings.Sync(scan.epochs.text);
     if (scan.own_rows_above_committed) UseTermFilter(env, scan);
   }
@@ -219,14 +219,20 @@ void KeepScan(const Env& env, const RivalScan& scan) {
     for (const auto& [term, rows] : scan.own_terms) hashes.push_back(TermFilter::Hash(term));
     env.rivals->terms.Extend(scan.committed, scan.rows, scan.newest_id, std::move(hashes));
   }
-  // The write's own rows too: it has committed, and a status it changed went through these
-  // copies. The next batch's candidates are mostly this one's rows (900 point reads of
-  // 1,000 batch writes, 3% of their instructions, before they were kept).
+  // The write's own rows too, with its newest row as the anchor that tells whether a later
+  // store is this one: it has committed, and a status it changed went through these copies.
+  // The next batch's candidates are mostly this one's rows (900 point reads of 1,000 batch
+  // writes, 3% of their instructions, before they were kept). Without its newest row read,
+  // only the rows that were committed before it are kept, as then.
+  const auto newest = scan.memories.find(scan.rows);
+  const bool anchored = newest != scan.memories.end() && newest->second.has_value();
+  if (anchored) env.rivals->Anchor(scan.rows, RowMark(*newest->second));
   std::vector<const Memory*> rows;
   for (const auto& [seq, m] : scan.memories) {
-    if (m) rows.push_back(&*m);
+    if (m && (anchored || seq <= scan.committed)) rows.push_back(&*m);
   }
   env.rivals->sides.Publish(*scan.sealed, rows);
+  if (!anchored) return;
   // The token rows it looked up, its own rows among them: whole up to its newest row now
   // that it has committed, so the next write answers them without a query (Postings). At
   // 1,000 batch writes that was 301 FTS5 queries, 4% of the instructions.

@@ -401,6 +401,66 @@ TEST_F(RivalWriteTest, AStoreRestoredFromAnotherHistoryIsNotAnsweredFromTheKeptT
   std::filesystem::remove_all(dir);
 }
 
+// The break-it fuzzer's seed 135, shrunk: other processes write and edit, the store is
+// restored to a snapshot under this process, a write only reaffirms, and the next write
+// takes the seq the restore removed. The kept rows and token rows must not outlive the
+// store they came from: this process answers as a fresh one on a copy of the store does.
+TEST_F(RivalWriteTest, AfterARestoreAndASeqGivenAgainTheProcessAnswersAsAFreshOne) {
+  const auto start = [&](const std::filesystem::path& dir) {
+    host::RuntimeOptions o;
+    o.data_dir = dir;
+    o.clock = rt_->clock;
+    auto other = std::make_unique<host::Runtime>(o);
+    other->AddPlugin("semantic", [](sdk::HostServices& h) { return std::make_unique<SemanticPlugin>(h); },
+                     Json::object());
+    other->Start();
+    return other;
+  };
+  const auto batch = [](const std::vector<Json>& items) {
+    Json memories = Json::array();
+    for (const Json& item : items) memories.push_back(item);
+    return Json{{"memories", memories}};
+  };
+  const auto fact = [](const std::string& text) { return Json{{"text", text}, {"kind", "fact"}}; };
+  const auto other = [&](const std::string& tool, const Json& args) {
+    const sdk::ToolResult r = start(rt_->dir)->CallTool(tool, args, kioku::testing::TestRuntime::DefaultCaller());
+    ASSERT_FALSE(r.is_error) << r.text;
+  };
+  other("memory_remember", batch({{{"text", "Tests run with vitest for unit tests"}, {"kind", "decision"}},
+                                  fact("Install dependencies with yarn always")}));
+  other("memory_remember", batch({fact("The API timeout is 10 seconds"), fact("Config lives in config/b.yaml"),
+                                  fact("Tests run with jest for unit tests")}));
+  Ok("memory_remember", batch({{{"text", "The API retry limit is 8 attempts"}, {"kind", "decision"}},
+                               fact("The API timeout is 60 seconds"), fact("Tests run with vitest on src/app.ts"),
+                               {{"text", "Install dependencies with bun always"}, {"kind", "fact"}, {"subject", "pm"}, {"value", "a"}},
+                               fact("Note 49 about src/mod4.ts")}));
+  other("memory_remember", batch({fact("The API timeout is 60 seconds for uploads"), fact("Tests run with mocha")}));
+  const std::string uploads = rt_->Db().execAndGet("SELECT id FROM semantic_memory_ids WHERE seq = 11").getString();
+  other("memory_edit", {{"id", uploads}, {"text", "Tests run with vitest in CI"}});
+  Ok("memory_remember", batch({fact("Tests run with mocha on src/app.ts")}));
+  const std::string dir = ::testing::TempDir() + "kioku-seed135-" + std::to_string(::getpid());
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir + "/fresh");
+  rt_->Db().exec("VACUUM INTO '" + dir + "/snapshot.db'");
+  Ok("memory_remember", batch({fact("Tests run with jest in CI")}));
+  {
+    SQLite::Database from(dir + "/snapshot.db");
+    SQLite::Backup restore(rt_->Db(), from);
+    restore.executeStep();
+  }
+  Ok("memory_remember", batch({fact("The API timeout is 10 seconds")}));
+  Ok("memory_remember", batch({fact("Install dependencies with bun")}));
+  rt_->Db().exec("VACUUM INTO '" + dir + "/fresh/kioku.db'");
+  const Json checked = batch({{{"text", "Tests run with jest in CI"}, {"kind", "fact"}, {"subject", "pm"}, {"value", "a"}}});
+  const Json here = Ok("memory_remember", checked);
+  const sdk::ToolResult fresh = start(dir + "/fresh")->CallTool("memory_remember", checked,
+                                                                kioku::testing::TestRuntime::DefaultCaller());
+  ASSERT_FALSE(fresh.is_error) << fresh.text;
+  EXPECT_EQ(here["results"][0].value("conflicts", Json::array()), fresh.structured["results"][0].value("conflicts", Json::array()));
+  EXPECT_EQ(Rivals(here["results"][0]), Rivals(fresh.structured["results"][0])) << here.dump() << "\n" << fresh.structured.dump();
+  std::filesystem::remove_all(dir);
+}
+
 TEST(RivalCache, DropsTheKeptRowsWhenTheNewestSeqGoesBack) {
   RivalCache cache;
   Memory m;
@@ -434,24 +494,26 @@ TEST(SideCache, FindsRowsOnlyAtTheEpochsTheyWereReadAt) {
   EXPECT_FALSE(cache.Find(1, {0, 1}).has_value());
 }
 
-TEST(SideCache, NamesItsNewestRowSoAReplacedStoreCanBeTold) {
-  SideCache cache(/*max_rows=*/4);
-  EXPECT_EQ(cache.Newest().first, 0);
-  Memory a, b;
+TEST(RivalCache, KeepsTheNewestAnchorAndForgetsItOnADrop) {
+  RivalCache cache;
+  EXPECT_EQ(cache.AnchorRow().first, 0);
+  Memory a;
   a.seq = 2;
   a.id = "01AAA";
   a.text = "Tests run with jest";
-  b.seq = 1;
-  cache.Publish({0, 0}, {&a, &b});
-  EXPECT_EQ(cache.Newest(), std::make_pair(std::int64_t{2}, RowMark(a)));
+  cache.Anchor(2, RowMark(a));
+  cache.Anchor(1, 99);  // an older write keeping what it read after a newer one: ignored
+  EXPECT_EQ(cache.AnchorRow(), std::make_pair(std::int64_t{2}, RowMark(a)));
   Memory other = a;  // the same seq and id with other words: another memory
   other.text = "Tests run with vitest";
   EXPECT_NE(RowMark(other), RowMark(a));
   other = a;
   other.id = "01BBB";
   EXPECT_NE(RowMark(other), RowMark(a));
-  cache.Clear();
-  EXPECT_EQ(cache.Newest().first, 0);
+  cache.sides.Publish({0, 0}, {&a});
+  cache.Drop();
+  EXPECT_EQ(cache.AnchorRow().first, 0);
+  EXPECT_EQ(cache.sides.Size(), 0u);
 }
 
 TEST(SideCache, KeepsTheRecentRowsWithinItsBound) {
