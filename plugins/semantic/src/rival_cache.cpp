@@ -107,16 +107,16 @@ void RivalCache::Drop() {
   anchor_seq_ = 0;
 }
 
-void RivalCache::Anchor(std::int64_t seq, std::uint64_t mark) {
+void RivalCache::Anchor(std::int64_t seq, std::string key) {
   std::lock_guard lock(mu_);
   if (seq < anchor_seq_) return;
   anchor_seq_ = seq;
-  anchor_mark_ = mark;
+  anchor_key_ = std::move(key);
 }
 
-std::pair<std::int64_t, std::uint64_t> RivalCache::AnchorRow() {
+std::pair<std::int64_t, std::string> RivalCache::AnchorRow() {
   std::lock_guard lock(mu_);
-  return {anchor_seq_, anchor_mark_};
+  return {anchor_seq_, anchor_key_};
 }
 
 std::shared_ptr<const TopicProfile> ProfileCache::Find(std::int64_t seq, std::uint64_t content) {
@@ -147,10 +147,6 @@ std::uint64_t ContentHash(std::string_view text, std::string_view subject, std::
     h *= 1099511628211ULL;  // the 0 byte after each part
   }
   return h;
-}
-
-std::uint64_t RowMark(const Memory& m) {
-  return ContentHash(m.text, m.subject, m.value) ^ (ContentHash(m.id, "", "") * 31);
 }
 
 }  // namespace kioku::semantic

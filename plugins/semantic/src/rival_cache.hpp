@@ -170,10 +170,6 @@ class SideCache {
   SeqGenerations<Memory> rows_;
 };
 
-/// What tells one memory row from another at the same seq: ContentHash over its id (made
-/// from its time, nonce and seq) and its text, subject and value.
-std::uint64_t RowMark(const Memory& m);
-
 /// One process's rival caches (ToolContext holds it; Env::rivals points to it).
 struct RivalCache {
   PostingsCache postings;
@@ -194,20 +190,20 @@ struct RivalCache {
   /// Drops the kept rows, token rows and terms: the store is not the one they came from.
   /// Thread-safe.
   void Drop();
-  /// The newest row a write kept what it read up to (its seq and RowMark), once it has
-  /// committed; an older one than the anchor is ignored. A store replaced under the process
-  /// (a restore with sqlite3) fires no trigger and may keep its newest seq and epochs while
-  /// holding other memories: a write that finds the anchor row changed calls Drop
-  /// (rival_candidates.cpp). Thread-safe.
-  void Anchor(std::int64_t seq, std::uint64_t mark);
+  /// The newest row a write kept what it read up to (its seq and its key: rival_candidates.cpp
+  /// RowKey, its id and content hash), once it has committed; an older one than the anchor
+  /// is ignored. A store replaced under the process (a restore with sqlite3) fires no trigger
+  /// and may keep its newest seq and epochs while holding other memories: a write that finds
+  /// the anchor row changed calls Drop (rival_candidates.cpp BeginScan). Thread-safe.
+  void Anchor(std::int64_t seq, std::string key);
   /// The anchor (seq 0: none since the last Drop).
-  std::pair<std::int64_t, std::uint64_t> AnchorRow();
+  std::pair<std::int64_t, std::string> AnchorRow();
 
  private:
   std::mutex mu_;
   std::int64_t high_ = 0;
   std::int64_t anchor_seq_ = 0;
-  std::uint64_t anchor_mark_ = 0;
+  std::string anchor_key_;
 };
 
 }  // namespace kioku::semantic

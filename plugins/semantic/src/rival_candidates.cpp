@@ -105,28 +105,28 @@ Memory ReadRivalSide(SQLite::Statement& q) {
   return m;
 }
 
-// When Env::rivals->terms covers the rows before this write (building it first when it is
-// due): the tokenizer, with which ReadOwnRows collects the terms of the write's own rows
-// (seq > committed), which the filter does not hold yet.
 // What tells a memory from another at the same seq in a store restored or replaced under
-// the process (TermFilter::Covers): its id, which is computed from its time and seq (two
-// stores can give one seq at the same millisecond), and its content hash.
+// the process (TermFilter::Covers, RivalCache::Anchor): its id, which is computed from its
+// time and seq (two stores can give one seq at the same millisecond), and its content hash.
 std::string RowKey(const std::string& id, std::int64_t dedup_hash) { return id + "#" + std::to_string(dedup_hash); }
 
-void UseTermFilter(const Env& env, RivalScan& scan) {
+// RowKey of the memory at `seq` in the store ("" when there is none).
+std::string RowKeyAt(const Env& env, std::int64_t seq) {
+  sdk::CachedStatement q =
+      env.Stmt("SELECT own_id, captured_at, id_nonce, dedup_hash FROM semantic_memories WHERE seq = ?");
+  sdk::Bind(*q, seq);
+  if (!q->executeStep()) return "";
+  return RowKey(MemoryId(q->getColumn(0).getString(), q->getColumn(1).getInt64(), q->getColumn(2).getInt64(), seq),
+                q->getColumn(3).getInt64());
+}
+
+// When Env::rivals->terms covers the rows before this write (building it first when it is
+// due): the tokenizer, with which ReadOwnRows collects the terms of the write's own rows
+// (seq > committed), which the filter does not hold yet. `committed_id`: RowKey of the
+// newest memory before this write ("" in an empty store).
+void UseTermFilter(const Env& env, RivalScan& scan, const std::string& committed_id) {
   TermFilter& filter = env.rivals->terms;
   filter.Sync(scan.epochs.text);
-  std::string committed_id;  // RowKey of the newest memory before this write ("" in an empty store)
-  {
-    sdk::CachedStatement q =
-        env.Stmt("SELECT own_id, captured_at, id_nonce, dedup_hash FROM semantic_memories WHERE seq = ?");
-    sdk::Bind(*q, scan.committed);
-    if (q->executeStep()) {
-      committed_id = RowKey(
-          MemoryId(q->getColumn(0).getString(), q->getColumn(1).getInt64(), q->getColumn(2).getInt64(), scan.committed),
-          q->getColumn(3).getInt64());
-    }
-  }
   if (!filter.Covers(scan.committed, committed_id)) {
     const std::int64_t own = scan.rows - scan.committed;
     if (!TermFilter::BuildDue(scan.rows, env.rivals->written.load() - env.rivals->written_at_build.load(), own)) return;
@@ -158,8 +158,8 @@ void ReadOwnRows(const Env& env, RivalScan& scan) {
   std::vector<std::string> terms;
   while (q->executeStep()) {
     Memory m = ReadRivalSide(*q);
+    scan.newest_id = RowKey(m.id, q->getColumn(14).getInt64());
     if (scan.tokenizer) {
-      scan.newest_id = RowKey(m.id, q->getColumn(14).getInt64());
       terms.clear();
       for (const std::string* column : {&m.text, &m.subject, &m.value}) scan.tokenizer->Terms(*column, terms);
       scan.tokenizer->Terms(q->getColumn(13).getString(), terms);
@@ -181,27 +181,26 @@ std::optional<Memory> ReadSide(const Env& env, std::int64_t seq) {
   return ReadRivalSide(*q);
 }
 
-// Env::rivals kept only while its anchor row is still in the store as it was: one point
-// read a write. A store restored under the process from another history can keep its
-// newest seq and its epochs, and then the kept rows, token rows and terms are another
-// store's, so all of it goes.
-void CheckAnchor(const Env& env) {
-  const auto [seq, mark] = env.rivals->AnchorRow();
-  if (seq == 0) return;
-  const std::optional<Memory> now = ReadSide(env, seq);
-  if (!now || RowMark(*now) != mark) env.rivals->Drop();
-}
-
-// Reads what the scan is measured against, once: the newest seq and the epochs.
+// Reads what the scan is measured against, once: the newest seq and the epochs. Env::rivals
+// is kept only while its anchor row is still in the store as it was: a store restored under
+// the process from another history can keep its newest seq and its epochs, and then the
+// kept rows, token rows and terms are another store's, so all of it goes. The anchor is
+// mostly the newest row before this write, which the term filter checks too: one read.
 void BeginScan(const Env& env, RivalScan& scan) {
   if (scan.rows != 0) return;
   scan.rows = std::max<std::int64_t>(1, MaxMemorySeq(env));
   scan.epochs = ReadRowEpochs(env.db);
   if (env.rivals != nullptr) {
     env.rivals->DropIfShrunk(scan.rows);
-    CheckAnchor(env);
+    const auto [anchor, anchor_key] = env.rivals->AnchorRow();
+    std::optional<std::string> committed_id;
+    if (anchor != 0) {
+      std::string now = RowKeyAt(env, anchor);
+      if (now != anchor_key) env.rivals->Drop();
+      if (anchor == scan.committed) committed_id = std::move(now);
+    }
     env.rivals->postings.Sync(scan.epochs.text);
-    if (scan.own_rows_above_committed) UseTermFilter(env, scan);
+    if (scan.own_rows_above_committed) UseTermFilter(env, scan, committed_id ? *committed_id : RowKeyAt(env, scan.committed));
   }
   if (scan.own_rows_above_committed) ReadOwnRows(env, scan);
 }
@@ -224,9 +223,8 @@ void KeepScan(const Env& env, const RivalScan& scan) {
   // The next batch's candidates are mostly this one's rows (900 point reads of 1,000 batch
   // writes, 3% of their instructions, before they were kept). Without its newest row read,
   // only the rows that were committed before it are kept, as then.
-  const auto newest = scan.memories.find(scan.rows);
-  const bool anchored = newest != scan.memories.end() && newest->second.has_value();
-  if (anchored) env.rivals->Anchor(scan.rows, RowMark(*newest->second));
+  const bool anchored = !scan.newest_id.empty();
+  if (anchored) env.rivals->Anchor(scan.rows, scan.newest_id);
   std::vector<const Memory*> rows;
   for (const auto& [seq, m] : scan.memories) {
     if (m && (anchored || seq <= scan.committed)) rows.push_back(&*m);

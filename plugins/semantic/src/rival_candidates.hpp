@@ -48,7 +48,7 @@ struct RivalScan {
   /// scan can be made and destroyed where IndexTokenizer is incomplete.
   std::shared_ptr<IndexTokenizer> tokenizer;
   std::unordered_map<std::string, std::vector<std::int64_t>> own_terms;  ///< term → this write's rows holding it, ascending
-  std::string newest_id;  ///< with `tokenizer`: RowKey (id and content hash) of the memory at `rows`
+  std::string newest_id;  ///< RowKey (id and content hash) of the memory at `rows`, read with the write's own rows
 };
 
 /// Call last in the write's transaction: the epochs the scan's rows are current at.
