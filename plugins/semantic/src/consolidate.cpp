@@ -75,7 +75,7 @@ ConsolidateReport Consolidate(const Env& env, const Viewer& viewer, const Consol
     sdk::SqlWhere w;
     w.Raw("m.status IN ('active','pinned')")
         .Raw("(m.expires_at IS NULL OR m.expires_at > ?)", {env.clock.NowMs()})
-        .Raw("(m.scope = 'global' OR (? <> '' AND m.project_key = " + KeyOfSql("?") + "))", {viewer.project_id, viewer.project_id});
+        .Raw(InViewerScopeSql("?"), {viewer.project_id, viewer.project_id});
     if (!o.kind.empty()) w.Equal("m.kind", o.kind);
     SQLite::Statement q(env.db, std::string("SELECT ") + MemoryColumns() + " FROM semantic_memories m" + w.Sql() +
                                     " ORDER BY m.seq");

@@ -66,7 +66,7 @@ ReviewStates ScanReviewStates(const Env& env, const Viewer& viewer, std::int64_t
   sdk::CachedStatement q = env.Stmt(
       "SELECT m.seq, m.status FROM semantic_memories m "
       "WHERE m.status IN ('pinned', 'pending', 'contested') AND (m.expires_at IS NULL OR m.expires_at > ?1) "
-      "AND (m.scope = 'global' OR (?2 <> '' AND m.project_key = " + KeyOfSql("?2") + ")) "
+      "AND " + InViewerScopeSql("?2") + " "
       "ORDER BY m.status = 'pinned' DESC, m.importance DESC, m.updated_at DESC");
   sdk::Bind(*q, now, viewer.project_id);
   ReviewStates out;
@@ -125,7 +125,7 @@ constexpr int kCountCap = 10'000;
 int CountActive(const Env& env, const Viewer& viewer, std::int64_t now) {
   sdk::CachedStatement q = env.Stmt(
       "SELECT count(*) FROM (SELECT 1 FROM semantic_memories m WHERE m.status = 'active' "
-      "AND (m.expires_at IS NULL OR m.expires_at > ?1) AND (m.scope = 'global' OR (?2 <> '' AND m.project_key = " + KeyOfSql("?2") + ")) "
+      "AND (m.expires_at IS NULL OR m.expires_at > ?1) AND " + InViewerScopeSql("?2") + " "
       "LIMIT " + std::to_string(kCountCap) + ")");
   sdk::Bind(*q, now, viewer.project_id);
   q->executeStep();
@@ -148,7 +148,7 @@ int CountStale(const Env& env, const Viewer& viewer, std::int64_t now) {
   sdk::CachedStatement q = env.Stmt(
       "SELECT COUNT(*) FROM semantic_memories m JOIN semantic_memory_decay d ON d.memory_seq = m.seq "
       "WHERE m.status = 'active' AND d.confidence < ?3 AND d.ref_at >= m.updated_at "
-      "AND (m.expires_at IS NULL OR m.expires_at > ?1) AND (m.scope = 'global' OR (?2 <> '' AND m.project_key = " + KeyOfSql("?2") + "))");
+      "AND (m.expires_at IS NULL OR m.expires_at > ?1) AND " + InViewerScopeSql("?2"));
   sdk::Bind(*q, now, viewer.project_id, env.settings.housekeeping.stale_below);
   q->executeStep();
   const int n = q->getColumn(0).getInt();

@@ -15,6 +15,10 @@ std::string KeyOfSql(std::string_view param) {
          "FROM (SELECT " + std::string(param) + " AS text) p)";
 }
 
+std::string InViewerScopeSql(std::string_view param) {
+  return "(m.scope = 'global' OR (" + std::string(param) + " <> '' AND m.project_key = " + KeyOfSql(param) + "))";
+}
+
 void DropUnusedKeys(SQLite::Database& db) {
   db.exec("DELETE FROM semantic_keys WHERE seq NOT IN (SELECT project_key FROM semantic_memories UNION SELECT "
           "agent_key FROM semantic_memories UNION SELECT session_key FROM semantic_memories UNION SELECT type_key "

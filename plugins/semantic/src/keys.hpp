@@ -34,6 +34,11 @@ std::string KeyTextSql(std::string_view column);
 /// still serves it.
 std::string KeyOfSql(std::string_view param);
 
+/// SQL that holds for the memories (alias `m`) a viewer of the project in text parameter
+/// `param` sees: the global ones, and its project's when it has one. `param` appears twice,
+/// so bind a plain "?" twice or use a numbered one ("?2").
+std::string InViewerScopeSql(std::string_view param);
+
 /// Deletes every key no memory or entity uses any more: a purge leaves no trace of a
 /// project, agent or session only its memory named (nor of one an edit moved it from), and
 /// an import none of the texts of rows it skipped. One scan of the memories and entities.

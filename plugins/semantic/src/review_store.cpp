@@ -58,8 +58,6 @@ namespace {
 constexpr std::size_t kMaxRivalsPerWrite = 5;
 constexpr int kMaxAnchorScan = 500;
 
-// The viewer's scope: global memories plus its project's (and paths in it).
-std::string InScopeSql() { return "(m.scope = 'global' OR (?1 <> '' AND m.project_key = " + KeyOfSql("?1") + "))"; }
 
 std::vector<Memory> Query(const Env& env, const std::string& where_sql, const std::vector<sdk::SqlValue>& binds) {
   SQLite::Statement q(env.db, std::string("SELECT ") + MemoryColumns() + " FROM semantic_memories m " + where_sql);
@@ -275,7 +273,8 @@ ReviewListing ListReview(const Env& env, const Viewer& viewer, const std::string
   const std::int64_t now = env.clock.NowMs();
   const double stale_below = env.settings.housekeeping.stale_below;
   ReviewListing out;
-  const std::string live = " AND " + InScopeSql() + " AND (m.expires_at IS NULL OR m.expires_at > ?2)";
+  // The viewer's scope: global memories plus its project's (and paths in it).
+  const std::string live = " AND " + InViewerScopeSql("?1") + " AND (m.expires_at IS NULL OR m.expires_at > ?2)";
   struct Bucket {
     const char* name;
     std::string where;
