@@ -388,6 +388,12 @@ TEST_F(StdioTest, WakeAfterEofCancelsTheRunningCallAndDropsTheQueued) {
   EXPECT_EQ(by_id.find("1")->second["result"]["content"][0]["text"], "cancelled");
 }
 
+std::string ThisThread() {
+  std::ostringstream id;
+  id << std::this_thread::get_id();
+  return id.str();
+}
+
 // A plugin whose one tool says which thread it ran on and whether the warming had ended.
 class WhereRunPlugin final : public sdk::Plugin {
  public:
@@ -397,9 +403,7 @@ class WhereRunPlugin final : public sdk::Plugin {
     where.name = "where_run";
     where.description = "Says which thread it ran on.";
     r.AddTool(where, [this](const nlohmann::json&, const sdk::CallContext&) {
-      std::ostringstream id;
-      id << std::this_thread::get_id();
-      return sdk::ToolResult::Ok(id.str() + (warmed_.load() ? " warmed" : " cold"));
+      return sdk::ToolResult::Ok(ThisThread() + (warmed_.load() ? " warmed" : " cold"));
     });
   }
 
@@ -427,9 +431,7 @@ TEST(StdioWarmWorker, TheFirstCallWaitsForTheWarmingAndRunsOnTheWarmedWorker) {
   std::promise<void> release;
   std::string warm_thread;
   o.warm_worker = [&] {
-    std::ostringstream id;
-    id << std::this_thread::get_id();
-    warm_thread = id.str();
+    warm_thread = ThisThread();
     runtime.Db();
     release.get_future().wait();
     warmed = true;

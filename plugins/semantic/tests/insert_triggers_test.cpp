@@ -12,8 +12,6 @@
 namespace kioku::semantic::testing {
 namespace {
 
-std::int64_t Int(SQLite::Database& db, const std::string& sql) { return db.execAndGet(sql).getInt64(); }
-
 constexpr const char* kColumns = "kind, text, status, scope, captured_at, updated_at, dedup_hash";
 
 // Rows written as a writer does: its text indexes follow (MemoryWriter::Finish), so the

@@ -14,8 +14,6 @@
 namespace kioku::semantic::testing {
 namespace {
 
-std::int64_t Int(SQLite::Database& db, const std::string& sql) { return db.execAndGet(sql).getInt64(); }
-
 TEST(InternedKeysMigration, KeepsEveryMemorysProjectAgentAndSession) {
   const auto migrations = Migrations();
   ASSERT_GE(migrations.size(), static_cast<std::size_t>(kInternedKeysVersion));

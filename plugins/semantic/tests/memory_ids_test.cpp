@@ -14,8 +14,6 @@
 namespace kioku::semantic::testing {
 namespace {
 
-std::int64_t Int(SQLite::Database& db, const std::string& sql) { return db.execAndGet(sql).getInt64(); }
-
 TEST(MemoryIdSql, EqualsSeqIdForEveryTimeNonceAndSeq) {
   SQLite::Database db(":memory:", SQLite::OPEN_READWRITE | SQLite::OPEN_CREATE);
   db.exec("CREATE TABLE t(seq INTEGER PRIMARY KEY, own_id TEXT, captured_at INTEGER, id_nonce INTEGER)");

@@ -24,6 +24,9 @@ inline std::string IdIs(const std::string& id) {
   return "seq IN (SELECT seq FROM semantic_memory_ids WHERE id = '" + id + "')";
 }
 
+/// The integer a one-value query gives.
+inline std::int64_t Int(SQLite::Database& db, const std::string& sql) { return db.execAndGet(sql).getInt64(); }
+
 /// A database the first `version` migrations made, foreign keys on as a server has them.
 inline SQLite::Database MigratedTo(std::size_t version) {
   SQLite::Database db = sdk::OpenDatabase(":memory:");
