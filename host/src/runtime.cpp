@@ -83,6 +83,9 @@ void ReturnConnectionClean(SQLite::Database& db, sdk::Logger& log, const std::st
 // so the result becomes an error saying how to ask for less.
 void FitResult(sdk::ToolResult& result, std::size_t cap, const std::string& tool, sdk::Logger& log) {
   if (cap == 0) return;
+  // The bound first: a result it places under the cap is not serialized twice (here and
+  // for the response).
+  if (result.text.size() + (result.structured.is_null() ? 0 : sdk::DumpedSizeBound(result.structured)) <= cap) return;
   const std::size_t structured = result.structured.is_null() ? 0 : sdk::DumpJson(result.structured).size();
   if (result.text.size() + structured <= cap) return;
   log.Warn("tool '" + tool + "' returned " + std::to_string(result.text.size() + structured) +

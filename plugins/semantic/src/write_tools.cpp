@@ -111,18 +111,21 @@ Json WriteOutputSchema() {
                       {"results"});
 }
 
-std::string Describe(const WriteResult& r, const MemoryDraft& d, const std::vector<RivalNote>& notes) {
+// One line per memory. `echo`: the memory's own text follows, cut to 80 characters. A batch
+// leaves it out: its lines come in the order the memories were sent, the caller has their
+// texts, and a batch of 100 echoed would cost the caller ~6 KB of context for nothing.
+std::string Describe(const WriteResult& r, const MemoryDraft& d, const std::vector<RivalNote>& notes, bool echo) {
   std::vector<RivalNote> rivals, suggestions;  // contests; older pending suggestions it contradicts
   for (const RivalNote& n : notes) (n.pending ? suggestions : rivals).push_back(n);
   std::string line;
   if (r.action == "known") {
     line = "already known as " + r.id + " (" + r.status + "); nothing stored";
   } else if (r.action == "reaffirmed") {
-    line = "reaffirmed " + r.id + ": " + Preview(d.text, 80);
+    line = "reaffirmed " + r.id;
   } else {
-    line = r.action + " " + r.id + " [" + d.kind + (r.status != "active" ? "|" + r.status : "") +
-           "]: " + Preview(d.text, 80);
+    line = r.action + " " + r.id + " [" + d.kind + (r.status != "active" ? "|" + r.status : "") + "]";
   }
+  if (echo && r.action != "known") line += ": " + Preview(d.text, 80);
   if (!r.replaced.empty()) {
     line += " — replaced ";
     for (std::size_t i = 0; i < r.replaced.size(); ++i) line += (i ? ", " : "") + r.replaced[i];
@@ -241,7 +244,7 @@ sdk::ToolResult HandleWrite(ToolContext& ctx, const Json& args, const sdk::CallC
     if (!ids.empty()) j["rivals"] = std::move(ids);
     out.push_back(std::move(j));
     if (!text.empty()) text += "\n";
-    text += Describe(r, drafts[i], rivals[i]);
+    text += Describe(r, drafts[i], rivals[i], !batch);
   }
   if (suggest) text += "\n(stored pending: recall labels it unconfirmed until someone confirms it)";
   Json structured{{"results", out}};

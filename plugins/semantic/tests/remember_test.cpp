@@ -134,6 +134,26 @@ TEST_F(SemanticTest, BatchIsOneTransactionAndReaffirmsWithinTheBatch) {
   EXPECT_EQ(Count("semantic_memories"), 5);
 }
 
+// One line per memory, in the order sent; a single memory's line echoes its text, a
+// batch's lines do not (the caller sent the texts and pays for every byte returned).
+TEST_F(SemanticTest, ABatchAnswersOneLinePerMemoryWithoutEchoingTheTexts) {
+  const sdk::ToolResult one = Call("memory_remember", {{"text", "The API listens on port 8080"}, {"kind", "fact"}});
+  ASSERT_FALSE(one.is_error) << one.text;
+  EXPECT_NE(one.text.find(": The API listens on port 8080"), std::string::npos) << one.text;
+
+  Json batch = Json::array();
+  for (const char* text : {"Deploys run from the release branch", "Staging resets every Monday",
+                           "The API listens on port 8080"}) {
+    batch.push_back({{"text", text}, {"kind", "fact"}});
+  }
+  const sdk::ToolResult many = Call("memory_remember", {{"memories", batch}});
+  ASSERT_FALSE(many.is_error) << many.text;
+  const Json& results = many.structured["results"];
+  EXPECT_EQ(many.text, "remembered " + results[0]["id"].get<std::string>() + " [fact]\nremembered " +
+                           results[1]["id"].get<std::string>() + " [fact]\nreaffirmed " +
+                           one.structured["results"][0]["id"].get<std::string>());
+}
+
 TEST_F(SemanticTest, BatchWithOneBadItemStoresNothing) {
   const std::string before = Snapshot();
   Json batch = {{{"text", "fine"}, {"kind", "fact"}},
