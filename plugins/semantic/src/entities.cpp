@@ -20,6 +20,21 @@ bool IsIdentChar(char c) { return IsAlnum(c) || c == '_'; }
 
 bool StartsWith(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 
+// A short word lower-cased (ASCII) without allocating: the extension and file-name lists
+// are looked up for nearly every word of every memory written.
+constexpr std::size_t kMaxLowered = 16;  // longer than any entry of the two lists below
+struct Lowered {
+  std::array<char, kMaxLowered> chars{};
+  std::size_t size = 0;
+  std::string_view view() const { return {chars.data(), size}; }
+};
+Lowered LowerInto(std::string_view w) {
+  Lowered out;
+  out.size = std::min(w.size(), kMaxLowered);
+  for (std::size_t i = 0; i < out.size; ++i) out.chars[i] = IsUpper(w[i]) ? static_cast<char>(w[i] - 'A' + 'a') : w[i];
+  return out;
+}
+
 // File extensions common in coding-agent memories (languages, configs, lockfiles, docs).
 bool IsKnownExtension(std::string_view ext) {
   static const std::set<std::string, std::less<>> kExt = {
@@ -32,7 +47,7 @@ bool IsKnownExtension(std::string_view ext) {
       "vue",  "svelte", "dart", "ex",  "exs",    "erl",  "hs",   "ml",    "nix",  "tf",
       "lockb", "sum", "mod",  "ipynb", "dockerfile", "patch", "diff", "log", "pem", "wasm",
       "so",   "dll",  "a",    "o",     "zig",    "r",    "jl",   "pl",    "vim",  "el"};
-  return kExt.count(AsciiLower(ext)) > 0;
+  return ext.size() <= kMaxLowered && kExt.count(LowerInto(ext).view()) > 0;
 }
 
 bool IsWellKnownFileName(std::string_view name) {
@@ -40,7 +55,7 @@ bool IsWellKnownFileName(std::string_view name) {
       "makefile", "dockerfile", "gemfile", "rakefile", "procfile", "jenkinsfile",
       "justfile", "vagrantfile", "brewfile", "license", "readme", "changelog",
       "codeowners", "containerfile"};
-  return kNames.count(AsciiLower(name)) > 0;
+  return name.size() <= kMaxLowered && kNames.count(LowerInto(name).view()) > 0;
 }
 
 // Strips characters that surround a word in prose or markdown.
@@ -163,14 +178,13 @@ struct Classified {
   std::string name;
 };
 
-std::string StripLineSuffix(std::string_view path) {
+std::string_view StripLineSuffix(std::string_view p) {
   // src/a.ts:42 or src/a.ts:42:7 → src/a.ts
-  std::string p(path);
   for (int i = 0; i < 2; ++i) {
     const std::size_t colon = p.rfind(':');
-    if (colon == std::string::npos || colon + 1 >= p.size()) break;
+    if (colon == std::string_view::npos || colon + 1 >= p.size()) break;
     if (!std::all_of(p.begin() + static_cast<long>(colon) + 1, p.end(), IsDigit)) break;
-    p.erase(colon);
+    p = p.substr(0, colon);
   }
   return p;
 }
@@ -252,11 +266,10 @@ void Classify(std::string_view w, bool backticked, std::vector<Classified>& out)
     out.push_back({"env", std::string(w)});
     return;
   }
-  const std::string path = StripLineSuffix(w);
+  std::string_view path = StripLineSuffix(w);
   if (LooksLikePath(path)) {
-    std::string name = path;
-    if (StartsWith(name, "./")) name.erase(0, 2);
-    out.push_back({"file", name});
+    if (StartsWith(path, "./")) path.remove_prefix(2);
+    out.push_back({"file", std::string(path)});
     return;
   }
   if (IsIdentifier(w, backticked)) {
