@@ -60,6 +60,7 @@ const std::string kSupersedeSql =
 const std::string kHistorySql =
     "INSERT INTO semantic_memory_history(memory_id, action, at, agent_id, detail, snapshot) "
     "VALUES (?,?,?,?,?,?)";
+const std::string kMentionSql = "INSERT INTO temp.semantic_mentions VALUES (?, ?, ?, ?, ?)";
 const std::string kTagSql =
     "INSERT OR IGNORE INTO semantic_memory_tags(tag, memory_seq) VALUES (?, ?)";
 
@@ -134,9 +135,9 @@ void MemoryWriter::LinkEntities(std::int64_t seq, const std::string& text) {
       mentions_ = true;
     }
     // As EnsureEntity stores them: the name only where it differs from norm_name.
-    sdk::CachedStatement q = env_.Stmt("INSERT INTO temp.semantic_mentions VALUES (?, ?, ?, ?, ?)");
-    sdk::Bind(*q, seq, keys_.Key(env_, e.type), e.name == e.norm ? std::string() : e.name, e.norm, now);
-    q->exec();
+    SQLite::Statement& q = Held(kMentionSql);
+    sdk::Bind(q, seq, keys_.Key(env_, e.type), e.name == e.norm ? std::string() : e.name, e.norm, now);
+    q.exec();
   }
 }
 
@@ -160,6 +161,17 @@ void MemoryWriter::FlushEntityLinks() {
   }
 }
 
+SQLite::Statement& MemoryWriter::Held(const std::string& sql) {
+  for (auto& [key, lease] : held_) {
+    if (key == &sql) {
+      lease->reset();
+      return *lease;
+    }
+  }
+  held_.emplace_back(&sql, env_.Stmt(sql));
+  return *held_.back().second;
+}
+
 void MemoryWriter::WriteTags(std::int64_t seq, const std::vector<std::string>& tags) {
   for (const std::string& t : tags) {
     sdk::CachedStatement q = env_.Stmt(kTagSql);
@@ -169,17 +181,17 @@ void MemoryWriter::WriteTags(std::int64_t seq, const std::vector<std::string>& t
 }
 
 std::optional<Memory> MemoryWriter::FindSame(const MemoryDraft& d, std::int64_t hash) {
-  sdk::CachedStatement q = env_.Stmt(kFindSameSql);
-  sdk::Bind(*q, hash);
+  SQLite::Statement& q = Held(kFindSameSql);
+  sdk::Bind(q, hash);
   std::optional<Memory> found;
-  while (q->executeStep()) {
-    Memory m = ReadMemory(*q);
+  while (q.executeStep()) {
+    Memory m = ReadMemory(q);
     if (SameKey(m, d)) {
       found = std::move(m);
       break;
     }
   }
-  q->reset();
+  q.reset();
   return found;
 }
 
@@ -285,24 +297,24 @@ WriteResult MemoryWriter::Remember(const MemoryDraft& d, const Author& author) {
   m.captured_at = now;
   m.updated_at = now;
 
-  sdk::CachedStatement q = env_.Stmt(kInsertSql);
-  sdk::Bind(*q,
+  SQLite::Statement& q = Held(kInsertSql);
+  sdk::Bind(q,
             m.kind, m.text, m.subject, m.value, JoinTags(m.tags), CjkIndexTerms(m.text),
             m.importance, m.confidence, m.status, m.source, m.source_ref, m.scope.kind,
             keys_.Key(env_, m.scope.project_id), m.scope.path, m.anchor);
   if (m.expires_at != 0) {
-    q->bind(16, m.expires_at);
+    q.bind(16, m.expires_at);
   } else {
-    q->bind(16);
+    q.bind(16);
   }
-  q->bind(17, keys_.Key(env_, m.agent_id));
-  q->bind(18, keys_.Key(env_, m.session_id));
-  q->bind(19, m.captured_at);
-  q->bind(20, m.updated_at);
-  q->bind(21, hash);
+  q.bind(17, keys_.Key(env_, m.agent_id));
+  q.bind(18, keys_.Key(env_, m.session_id));
+  q.bind(19, m.captured_at);
+  q.bind(20, m.updated_at);
+  q.bind(21, hash);
   const std::int64_t nonce = MemoryNonce(m.agent_id, m.session_id, m.scope.project_id, m.text, m.captured_at);
-  q->bind(22, nonce);
-  q->exec();
+  q.bind(22, nonce);
+  q.exec();
   m.seq = env_.db.getLastInsertRowid();
   m.id = MemoryId("", m.captured_at, nonce, m.seq);
   added_ = true;

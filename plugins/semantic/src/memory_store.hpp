@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "keys.hpp"
@@ -141,6 +142,12 @@ class MemoryWriter {
   void ResolveSubject(Memory& m, const Author& author, bool force, std::vector<std::string>& replaced,
                       std::vector<std::string>& conflicts);
   std::optional<Memory> FindSame(const MemoryDraft& d, std::int64_t hash);
+  /// The statement for `sql` (one of this file's SQL constants, told apart by address),
+  /// reset, its parameters still bound: leased once per write for the statements every
+  /// memory runs (insert, same-text lookup, mention), where a lease per use and its return
+  /// (cache lookup, reset, clearing bindings) cost ~1,300 instructions four times a memory.
+  /// Callers bind every parameter.
+  SQLite::Statement& Held(const std::string& sql);
 
   Env env_;
   std::int64_t memory_floor_ = 0;  // rows above these seqs were added by this writer
@@ -148,6 +155,7 @@ class MemoryWriter {
   bool added_ = false;
   KeyInterner keys_;  // this transaction's project, agent and session keys
   bool mentions_ = false;  // LinkEntities queued mentions in temp.semantic_mentions
+  std::vector<std::pair<const std::string*, sdk::CachedStatement>> held_;  // Held; last: returned first
 };
 
 /// Recall bookkeeping: recall_count += 1 and last_recalled_at = max(itself, `at_ms`) for
