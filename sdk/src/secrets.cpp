@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -15,20 +16,20 @@ namespace {
 // Hand-written scanners instead of std::regex: libstdc++'s regex is slow and recurses per
 // character (stack overflow on long inputs). Every scanner is linear in the text.
 
-bool IsAlnum(char c) {
+constexpr bool IsAlnum(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
 }
-bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
-bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
-bool IsDigit(char c) { return c >= '0' && c <= '9'; }
-bool IsHex(char c) {
+constexpr bool IsUpper(char c) { return c >= 'A' && c <= 'Z'; }
+constexpr bool IsLower(char c) { return c >= 'a' && c <= 'z'; }
+constexpr bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+constexpr bool IsHex(char c) {
   return IsDigit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
-bool IsUrlSafe(char c) { return IsAlnum(c) || c == '-' || c == '_'; }
-bool IsEntropyChar(char c) {
+constexpr bool IsUrlSafe(char c) { return IsAlnum(c) || c == '-' || c == '_'; }
+constexpr bool IsEntropyChar(char c) {
   return IsAlnum(c) || c == '+' || c == '/' || c == '_' || c == '=' || c == '-';
 }
-char Lower(char c) { return IsUpper(c) ? static_cast<char>(c - 'A' + 'a') : c; }
+constexpr char Lower(char c) { return IsUpper(c) ? static_cast<char>(c - 'A' + 'a') : c; }
 
 std::size_t SpanWhile(std::string_view s, std::size_t pos, bool (*pred)(char)) {
   std::size_t end = pos;
@@ -43,20 +44,98 @@ bool AtWordStart(std::string_view s, std::size_t pos) {
 
 using Findings = std::vector<SecretFinding>;
 
+// Gates. Ordinary text (most of what is screened) holds none of the scans' triggers, and
+// looking for ~60 needles one find() at a time cost ~15,000 instructions per short memory.
+// One pass records which adjacent byte pairs the text holds (case-folded, hashed into 256
+// bits); a needle one of whose pairs is missing cannot occur, so its search is skipped.
+// Each gate is a superset of its scan by construction: an occurrence of the needle, in any
+// case, puts every one of its pairs in the set. Hash collisions only let a search run.
+using Bits256 = std::array<std::uint64_t, 4>;
+
+// Per byte: its case-folded value and whether it is an IsEntropyChar (a table, because the
+// digest pass looks at every byte of every string screened).
+struct ByteInfo {
+  unsigned char folded = 0;
+  bool entropy = false;
+};
+constexpr std::array<ByteInfo, 256> kByteInfo = [] {
+  std::array<ByteInfo, 256> table{};
+  for (std::size_t b = 0; b < table.size(); ++b) {
+    const char c = static_cast<char>(b);
+    table[b] = {static_cast<unsigned char>(Lower(c)), IsEntropyChar(c)};
+  }
+  return table;
+}();
+
+// The slot of a pair of case-folded bytes.
+constexpr unsigned PairSlot(unsigned char a, unsigned char b) {
+  const std::uint32_t pair = (std::uint32_t{a} << 8) | b;
+  return (pair * 0x9E3779B1u) >> 24;  // Fibonacci hashing: the top 8 bits of the product
+}
+
+constexpr void SetBit(Bits256& bits, unsigned i) { bits[i >> 6] |= std::uint64_t{1} << (i & 63); }
+
+/// A literal a scan looks for, with its pair slots computed at compile time.
+struct Needle {
+  std::string_view text;
+  Bits256 pairs{};
+
+  constexpr Needle(const char* s) : Needle(std::string_view(s)) {}
+  constexpr Needle(std::string_view s) : text(s) {
+    for (std::size_t i = 0; i + 1 < s.size(); ++i) {
+      SetBit(pairs, PairSlot(kByteInfo[static_cast<unsigned char>(s[i])].folded,
+                             kByteInfo[static_cast<unsigned char>(s[i + 1])].folded));
+    }
+  }
+};
+
+/// What one pass over the text tells the gates.
+class TextDigest {
+ public:
+  explicit TextDigest(std::string_view text) {
+    std::size_t run = 0;
+    unsigned char prev = 0;
+    for (std::size_t i = 0; i < text.size(); ++i) {
+      const ByteInfo& info = kByteInfo[static_cast<unsigned char>(text[i])];
+      if (i > 0) SetBit(pairs_, PairSlot(prev, info.folded));
+      prev = info.folded;
+      run = info.entropy ? run + 1 : 0;
+      longest_entropy_run_ = std::max(longest_entropy_run_, run);
+    }
+  }
+
+  /// False only when `needle` occurs nowhere in the text, in any letter case.
+  bool MayContain(const Needle& needle) const {
+    for (std::size_t i = 0; i < pairs_.size(); ++i) {
+      if ((needle.pairs[i] & pairs_[i]) != needle.pairs[i]) return false;
+    }
+    return true;
+  }
+  /// The longest run of IsEntropyChar characters.
+  std::size_t LongestEntropyRun() const { return longest_entropy_run_; }
+
+ private:
+  Bits256 pairs_{};
+  std::size_t longest_entropy_run_ = 0;
+};
+
 // Calls `on_match(pos)` for each occurrence of `needle` at a word start.
 template <class F>
-void ForEachAtWordStart(std::string_view text, std::string_view needle, F on_match) {
-  for (std::size_t pos = text.find(needle); pos != std::string_view::npos;
-       pos = text.find(needle, pos + 1)) {
+void ForEachAtWordStart(std::string_view text, const TextDigest& digest, const Needle& needle,
+                        F on_match) {
+  if (!digest.MayContain(needle)) return;
+  for (std::size_t pos = text.find(needle.text); pos != std::string_view::npos;
+       pos = text.find(needle.text, pos + 1)) {
     if (AtWordStart(text, pos)) on_match(pos);
   }
 }
 
-void ScanAws(std::string_view text, Findings& out) {
+void ScanAws(std::string_view text, const TextDigest& digest, Findings& out) {
   // Access key ids: 4-letter type prefix + 16 upper-case base32 characters (AWS IAM
   // "Unique identifiers"). AKIA = long-term, ASIA = temporary (STS).
-  for (std::string_view prefix : {"AKIA", "ASIA"}) {
-    ForEachAtWordStart(text, prefix, [&](std::size_t pos) {
+  static constexpr Needle kPrefixes[] = {"AKIA", "ASIA"};
+  for (const Needle& prefix : kPrefixes) {
+    ForEachAtWordStart(text, digest, prefix, [&](std::size_t pos) {
       const std::size_t tail = pos + 4;
       std::size_t n = 0;
       while (tail + n < text.size() && (IsUpper(text[tail + n]) || IsDigit(text[tail + n]))) ++n;
@@ -67,25 +146,28 @@ void ScanAws(std::string_view text, Findings& out) {
   }
 }
 
-void ScanGithub(std::string_view text, Findings& out) {
+void ScanGithub(std::string_view text, const TextDigest& digest, Findings& out) {
   // Classic tokens: gh[pousr]_ + 36 base62 (GitHub "About authentication" token formats);
   // fine-grained: github_pat_ + 82 [A-Za-z0-9_]. We accept >= 30 / >= 22 to catch variants.
-  for (std::string_view prefix : {"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}) {
-    ForEachAtWordStart(text, prefix, [&](std::size_t pos) {
+  static constexpr Needle kPrefixes[] = {"ghp_", "gho_", "ghu_", "ghs_", "ghr_"};
+  static constexpr Needle kFineGrained = "github_pat_";
+  for (const Needle& prefix : kPrefixes) {
+    ForEachAtWordStart(text, digest, prefix, [&](std::size_t pos) {
       const std::size_t n = SpanWhile(text, pos + 4, IsAlnum);
       if (n >= 30) out.push_back({"github-token", pos, 4 + n});
     });
   }
-  ForEachAtWordStart(text, "github_pat_", [&](std::size_t pos) {
+  ForEachAtWordStart(text, digest, kFineGrained, [&](std::size_t pos) {
     const std::size_t n =
         SpanWhile(text, pos + 11, [](char c) { return IsAlnum(c) || c == '_'; });
     if (n >= 22) out.push_back({"github-token", pos, 11 + n});
   });
 }
 
-void ScanSlack(std::string_view text, Findings& out) {
-  for (std::string_view prefix : {"xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-"}) {
-    ForEachAtWordStart(text, prefix, [&](std::size_t pos) {
+void ScanSlack(std::string_view text, const TextDigest& digest, Findings& out) {
+  static constexpr Needle kPrefixes[] = {"xoxa-", "xoxb-", "xoxp-", "xoxr-", "xoxs-"};
+  for (const Needle& prefix : kPrefixes) {
+    ForEachAtWordStart(text, digest, prefix, [&](std::size_t pos) {
       const std::size_t n =
           SpanWhile(text, pos + 5, [](char c) { return IsAlnum(c) || c == '-'; });
       std::size_t digits = 0;
@@ -95,10 +177,11 @@ void ScanSlack(std::string_view text, Findings& out) {
   }
 }
 
-void ScanSkKeys(std::string_view text, Findings& out) {
+void ScanSkKeys(std::string_view text, const TextDigest& digest, Findings& out) {
   // OpenAI (sk-…, sk-proj-…) and Anthropic (sk-ant-…) keys. Requiring upper, lower and
   // digits in a >= 20 character tail keeps kebab-case words ("sk-learn-pipeline") out.
-  ForEachAtWordStart(text, "sk-", [&](std::size_t pos) {
+  static constexpr Needle kPrefix = "sk-";
+  ForEachAtWordStart(text, digest, kPrefix, [&](std::size_t pos) {
     const std::size_t n = SpanWhile(text, pos + 3, IsUrlSafe);
     if (n < 20) return;
     bool upper = false, lower = false, digit = false;
@@ -113,17 +196,19 @@ void ScanSkKeys(std::string_view text, Findings& out) {
   });
 }
 
-void ScanGoogle(std::string_view text, Findings& out) {
-  ForEachAtWordStart(text, "AIza", [&](std::size_t pos) {
+void ScanGoogle(std::string_view text, const TextDigest& digest, Findings& out) {
+  static constexpr Needle kPrefix = "AIza";
+  ForEachAtWordStart(text, digest, kPrefix, [&](std::size_t pos) {
     const std::size_t n = SpanWhile(text, pos + 4, IsUrlSafe);
     if (n >= 35) out.push_back({"google-api-key", pos, 4 + n});
   });
 }
 
-void ScanJwt(std::string_view text, Findings& out) {
+void ScanJwt(std::string_view text, const TextDigest& digest, Findings& out) {
   // header.payload.signature, base64url; header and payload are JSON objects, so both
   // start with "eyJ" ('{"' encoded). RFC 7519.
-  ForEachAtWordStart(text, "eyJ", [&](std::size_t pos) {
+  static constexpr Needle kPrefix = "eyJ";
+  ForEachAtWordStart(text, digest, kPrefix, [&](std::size_t pos) {
     const std::size_t h = SpanWhile(text, pos, IsUrlSafe);
     std::size_t p = pos + h;
     if (h < 10 || p >= text.size() || text[p] != '.') return;
@@ -139,8 +224,10 @@ void ScanJwt(std::string_view text, Findings& out) {
   });
 }
 
-void ScanPrivateKey(std::string_view text, Findings& out) {
+void ScanPrivateKey(std::string_view text, const TextDigest& digest, Findings& out) {
   // PEM (RFC 7468) "-----BEGIN <label>PRIVATE KEY-----" … "-----END <label>PRIVATE KEY-----".
+  static constexpr Needle kBegin = "-----BEGIN ";
+  if (!digest.MayContain(kBegin)) return;
   for (std::size_t pos = text.find("-----BEGIN "); pos != std::string_view::npos;
        pos = text.find("-----BEGIN ", pos + 1)) {
     const std::size_t line_end = std::min(text.find('\n', pos), text.size());
@@ -164,7 +251,7 @@ void ScanPrivateKey(std::string_view text, Findings& out) {
 enum class Tail { kAlnum, kUrlSafe, kHex, kBase64 };
 
 struct PrefixRule {
-  std::string_view prefix;
+  Needle prefix;
   std::string_view kind;
   Tail tail;
   std::size_t min_len;
@@ -216,10 +303,10 @@ bool TailChar(Tail t, char c) {
   return false;
 }
 
-void ScanPrefixRules(std::string_view text, Findings& out) {
+void ScanPrefixRules(std::string_view text, const TextDigest& digest, Findings& out) {
   for (const PrefixRule& r : kPrefixRules) {
-    ForEachAtWordStart(text, r.prefix, [&](std::size_t pos) {
-      const std::size_t tail = pos + r.prefix.size();
+    ForEachAtWordStart(text, digest, r.prefix, [&](std::size_t pos) {
+      const std::size_t tail = pos + r.prefix.text.size();
       std::size_t n = 0;
       while (tail + n < text.size() && TailChar(r.tail, text[tail + n])) ++n;
       if (n < r.min_len || (r.max_len != 0 && n != r.max_len)) return;
@@ -231,15 +318,16 @@ void ScanPrefixRules(std::string_view text, Findings& out) {
       if (r.span_tail_only) {
         out.push_back({std::string(r.kind), tail, n});
       } else {
-        out.push_back({std::string(r.kind), pos, r.prefix.size() + n});
+        out.push_back({std::string(r.kind), pos, r.prefix.text.size() + n});
       }
     });
   }
 }
 
-void ScanSendgrid(std::string_view text, Findings& out) {
+void ScanSendgrid(std::string_view text, const TextDigest& digest, Findings& out) {
   // SG.<22 base64url>.<43 base64url> (SendGrid API key format; gitleaks "sendgrid-api-token").
-  ForEachAtWordStart(text, "SG.", [&](std::size_t pos) {
+  static constexpr Needle kPrefix = "SG.";
+  ForEachAtWordStart(text, digest, kPrefix, [&](std::size_t pos) {
     const std::size_t a = SpanWhile(text, pos + 3, IsUrlSafe);
     if (a < 16 || pos + 3 + a >= text.size() || text[pos + 3 + a] != '.') return;
     const std::size_t b = SpanWhile(text, pos + 4 + a, IsUrlSafe);
@@ -248,9 +336,11 @@ void ScanSendgrid(std::string_view text, Findings& out) {
   });
 }
 
-void ScanAzureClientSecret(std::string_view text, Findings& out) {
+void ScanAzureClientSecret(std::string_view text, const TextDigest& digest, Findings& out) {
   // Entra ID client secrets: 3 chars, a digit, "Q~", then 31–34 chars of [A-Za-z0-9_~.-]
   // (gitleaks "azure-ad-client-secret").
+  static constexpr Needle kMark = "Q~";
+  if (!digest.MayContain(kMark)) return;
   const auto secret_char = [](char c) { return IsUrlSafe(c) || c == '~' || c == '.'; };
   for (std::size_t pos = text.find("Q~"); pos != std::string_view::npos;
        pos = text.find("Q~", pos + 1)) {
@@ -266,9 +356,11 @@ void ScanAzureClientSecret(std::string_view text, Findings& out) {
   }
 }
 
-void ScanGcpServiceAccount(std::string_view text, Findings& out) {
+void ScanGcpServiceAccount(std::string_view text, const TextDigest& digest, Findings& out) {
   // A service-account key file's "private_key_id": "<40 hex>" (the PEM itself is
   // "private-key").
+  static constexpr Needle kKey = "private_key_id";
+  if (!digest.MayContain(kKey)) return;
   for (std::size_t pos = text.find("private_key_id"); pos != std::string_view::npos;
        pos = text.find("private_key_id", pos + 1)) {
     std::size_t p = pos + 14;
@@ -321,8 +413,10 @@ bool IsBase64OfProse(std::string_view tok) {
   return spaces >= 2 && (letters + spaces) * 100 >= decoded->size() * 85;
 }
 
-void ScanBasicAuth(std::string_view text, Findings& out) {
+void ScanBasicAuth(std::string_view text, const TextDigest& digest, Findings& out) {
   // "Basic <base64(user:password)>" (RFC 7617).
+  static constexpr Needle kScheme = "Basic ";
+  if (!digest.MayContain(kScheme)) return;
   for (std::size_t pos = text.find("Basic "); pos != std::string_view::npos;
        pos = text.find("Basic ", pos + 1)) {
     const std::size_t start = pos + 6;
@@ -366,14 +460,22 @@ bool IsTrivialValue(std::string_view v) {
   return classes < 2 && v.size() < 16;
 }
 
-void ScanAssignments(std::string_view text, Findings& out) {
+void ScanAssignments(std::string_view text, const TextDigest& digest, Findings& out) {
   // key (case-insensitive) [quote] [spaces] (= | : | :=) [spaces] [quote] value
-  static constexpr std::array<std::string_view, 12> kKeys = {
+  static constexpr std::array<Needle, 12> kKeys = {
       "password", "passwd", "passphrase", "secret", "secret_key", "token", "api_key",
       "apikey", "api-key", "access_key", "private_key", "secret_access_key"};
+  // Gates: some key must occur, and every assignment has '=' or ':' after its key.
+  const auto may_occur = [&](const Needle& key) { return digest.MayContain(key); };
+  if (std::none_of(kKeys.begin(), kKeys.end(), may_occur)) return;
+  if (text.find('=') == std::string_view::npos && text.find(':') == std::string_view::npos) {
+    return;
+  }
   std::string lower(text);
   std::transform(lower.begin(), lower.end(), lower.begin(), Lower);
-  for (std::string_view key : kKeys) {
+  for (const Needle& needle : kKeys) {
+    if (!may_occur(needle)) continue;
+    const std::string_view key = needle.text;
     for (std::size_t pos = lower.find(key); pos != std::string::npos;
          pos = lower.find(key, pos + 1)) {
       if (pos > 0 && IsAlnum(lower[pos - 1])) continue;  // "mytoken" but "csrf_token" ok
@@ -423,7 +525,10 @@ bool IsWordChar(char c) { return IsAlnum(c) || c == '_' || c == '\'' || c == '-'
 
 // "the DB password is hunter2hunter2 for staging": a password word, at most four words,
 // a copula, then the value (kept only when it looks like a credential, not like prose).
-void ScanPasswordProse(std::string_view text, Findings& out) {
+void ScanPasswordProse(std::string_view text, const TextDigest& digest, Findings& out) {
+  // Gate: every password word below contains "pw" or "pass".
+  static constexpr Needle kPw = "pw", kPass = "pass";
+  if (!digest.MayContain(kPw) && !digest.MayContain(kPass)) return;
   std::string lower(text);
   std::transform(lower.begin(), lower.end(), lower.begin(), Lower);
   // Words of the text with their offsets (ASCII words; other bytes separate).
@@ -520,8 +625,10 @@ void ScanPasswordProse(std::string_view text, Findings& out) {
   }
 }
 
-void ScanUrlCredentials(std::string_view text, Findings& out) {
+void ScanUrlCredentials(std::string_view text, const TextDigest& digest, Findings& out) {
   // scheme://user:password@host — the password part only.
+  static constexpr Needle kSeparator = "://";
+  if (!digest.MayContain(kSeparator)) return;
   for (std::size_t pos = text.find("://"); pos != std::string_view::npos;
        pos = text.find("://", pos + 3)) {
     const std::size_t start = pos + 3;
@@ -631,9 +738,11 @@ double MeanRunLength(std::string_view tok) {
   return runs == 0 ? 0.0 : static_cast<double>(chars) / static_cast<double>(runs);
 }
 
-void ScanEntropy(std::string_view text, Findings& out) {
+void ScanEntropy(std::string_view text, const TextDigest& digest, Findings& out) {
   // detect-secrets / truffleHog style: long tokens from the base64(url) alphabet whose
   // Shannon entropy is >= 4.0 bits per character and which mix letters and digits.
+  // Gate: a token is a slice of a run of IsEntropyChar characters and needs >= 32 of them.
+  if (digest.LongestEntropyRun() < 32) return;
   std::size_t pos = 0;
   while (pos < text.size()) {
     if (!IsEntropyChar(text[pos])) {
@@ -676,23 +785,24 @@ void ScanEntropy(std::string_view text, Findings& out) {
 // All findings, sorted by offset, overlaps resolved in favour of the earlier (then longer)
 // span so redaction never double-replaces.
 Findings AllFindings(std::string_view text) {
+  const TextDigest digest(text);
   Findings found;
-  ScanPrivateKey(text, found);
-  ScanAws(text, found);
-  ScanGithub(text, found);
-  ScanSlack(text, found);
-  ScanSkKeys(text, found);
-  ScanGoogle(text, found);
-  ScanJwt(text, found);
-  ScanPrefixRules(text, found);
-  ScanSendgrid(text, found);
-  ScanAzureClientSecret(text, found);
-  ScanGcpServiceAccount(text, found);
-  ScanBasicAuth(text, found);
-  ScanUrlCredentials(text, found);
-  ScanAssignments(text, found);
-  ScanPasswordProse(text, found);
-  ScanEntropy(text, found);
+  ScanPrivateKey(text, digest, found);
+  ScanAws(text, digest, found);
+  ScanGithub(text, digest, found);
+  ScanSlack(text, digest, found);
+  ScanSkKeys(text, digest, found);
+  ScanGoogle(text, digest, found);
+  ScanJwt(text, digest, found);
+  ScanPrefixRules(text, digest, found);
+  ScanSendgrid(text, digest, found);
+  ScanAzureClientSecret(text, digest, found);
+  ScanGcpServiceAccount(text, digest, found);
+  ScanBasicAuth(text, digest, found);
+  ScanUrlCredentials(text, digest, found);
+  ScanAssignments(text, digest, found);
+  ScanPasswordProse(text, digest, found);
+  ScanEntropy(text, digest, found);
   std::stable_sort(found.begin(), found.end(), [](const SecretFinding& a, const SecretFinding& b) {
     if (a.offset != b.offset) return a.offset < b.offset;
     return a.length > b.length;

@@ -2,6 +2,8 @@
 
 #include <chrono>
 #include <random>
+#include <string>
+#include <vector>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -103,6 +105,50 @@ TEST(FindSecret, AllowlistsIdsPathsAndProse) {
        }) {
     const auto f = FindSecret(text);
     EXPECT_FALSE(f.has_value()) << text << " → " << (f ? f->kind : "");
+  }
+}
+
+// Each scan runs only when a one-pass digest of the text says its trigger may occur. A gate
+// must never hide a finding: one sample per scan (upper case where the scan ignores case),
+// found wherever it sits — alone, at the start, at the end, and right after UTF-8.
+TEST(FindSecret, GatesNeverHideAFinding) {
+  struct Sample {
+    std::string text, kind, span;
+  };
+  const std::string pem = "-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIK\n-----END EC PRIVATE KEY-----";
+  const std::string hex40 = "8b0e7153bf7c3706d85c524e440066559a6656c9";
+  const std::vector<Sample> samples = {
+      {pem, "private-key", pem},
+      {kAws, "aws-access-key", kAws},
+      {kGithub, "github-token", kGithub},
+      {kGithubPat, "github-token", kGithubPat},
+      {kSlack, "slack-token", kSlack},
+      {kOpenAi, "openai-key", kOpenAi},
+      {kAnthropic, "anthropic-key", kAnthropic},
+      {kGoogle, "google-api-key", kGoogle},
+      {kJwt, "jwt", kJwt},
+      {"glpat-AbCdEf1234567890GhIj", "gitlab-token", "glpat-AbCdEf1234567890GhIj"},
+      {"SK" + hex40.substr(0, 32), "twilio-api-key", "SK" + hex40.substr(0, 32)},
+      {"AccountKey=" + std::string(kRandom), "azure-storage-key", kRandom},
+      {"SG.AbCdEf1234567890GhIjKl.MnOpQrStUv1234567890WxYzAbCdEf1234567890GhI", "sendgrid-key",
+       "SG.AbCdEf1234567890GhIjKl.MnOpQrStUv1234567890WxYzAbCdEf1234567890GhI"},
+      {"aB38Q~AbCdEf1234567890GhIjKlMnOpQrStUv", "azure-client-secret",
+       "aB38Q~AbCdEf1234567890GhIjKlMnOpQrStUv"},
+      {"\"private_key_id\": \"" + hex40 + "\"", "gcp-service-account-key", hex40},
+      {"Basic ZGVwbG95OnMzY3IzdA==", "basic-auth", "ZGVwbG95OnMzY3IzdA=="},
+      {"postgres://admin:s3cr3tP4ss@db", "url-credentials", "s3cr3tP4ss"},
+      {"DB_PASSWORD=hunter2hunter2", "credential-assignment", "hunter2hunter2"},
+      {"API-KEY: abc123def456", "credential-assignment", "abc123def456"},
+      {"the DB PASSWORD is hunter2hunter2", "password-in-prose", "hunter2hunter2"},
+      {"PW is letmein123", "password-in-prose", "letmein123"},
+      {kRandom, "high-entropy", kRandom},
+      {std::string(kRandom).substr(0, 32), "high-entropy", std::string(kRandom).substr(0, 32)},
+  };
+  for (const Sample& s : samples) {
+    for (const std::string& text : {s.text, s.text + " and more", "and more " + s.text,
+                                    "日本語 " + s.text + " ✓", "é" + s.text}) {
+      ExpectFinding(text, s.kind, s.span);
+    }
   }
 }
 
