@@ -18,6 +18,8 @@ TEST(IsValidUtf8, AcceptsWellFormedText) {
   EXPECT_TRUE(IsValidUtf8("\xF4\x8F\xBF\xBF"));  // U+10FFFF
   EXPECT_TRUE(IsValidUtf8("\xED\x9F\xBF"));      // U+D7FF, just below the surrogates
   EXPECT_TRUE(IsValidUtf8(std::string_view("a\0b", 3)));
+  EXPECT_TRUE(IsValidUtf8("ab東c"));
+  EXPECT_FALSE(IsValidUtf8("ab東c\xFF"));
 }
 
 TEST(IsValidUtf8, RejectsMalformedText) {
@@ -40,6 +42,7 @@ TEST(SanitizeUtf8, ReplacesEachMaximalSubpartWithOneReplacementCharacter) {
   // Surrogate: E D is a valid lead but A0 cannot follow it → three separate replacements.
   EXPECT_EQ(SanitizeUtf8("\xED\xA0\x80"), "\uFFFD\uFFFD\uFFFD");
   EXPECT_EQ(SanitizeUtf8("東京"), "東京");
+  EXPECT_EQ(SanitizeUtf8("ab東c\xFF" "de"), "ab東c\uFFFD" "de");
   EXPECT_TRUE(IsValidUtf8(SanitizeUtf8("\xC0\xAF\xF4\x90\x80\x80\x80\x80x")));
 }
 
@@ -49,6 +52,9 @@ TEST(Utf8Length, CountsCodePointsAndInvalidBytes) {
   EXPECT_EQ(Utf8Length("東京タワー"), 5u);
   EXPECT_EQ(Utf8Length("😀"), 1u);
   EXPECT_EQ(Utf8Length("a\xFF\xFE"), 3u);
+  // ASCII runs between other characters and invalid bytes, at both ends.
+  EXPECT_EQ(Utf8Length("ab東c\xFF" "de😀"), 8u);
+  EXPECT_EQ(Utf8Length("\xFF" "abc"), 4u);
 }
 
 TEST(TruncateUtf8, ReturnsShortTextUnchanged) {
