@@ -322,12 +322,13 @@ json Dispatcher::CallTool(const json& params, Session& session, bool modern,
     throw RpcError{kInvalidParams, "Invalid params: tools/call needs \"name\" (string) and optional \"arguments\" (object)"};
   }
   const std::string name = *name_it;
-  json args = json::object();
+  static const json kNoArguments = json::object();
+  const json* args = &kNoArguments;  // not copied: a batch write's arguments are ~10 KB
   if (auto a = params.find("arguments"); a != params.end() && !a->is_null()) {
     if (!a->is_object()) {
       throw RpcError{kInvalidParams, "Invalid params: \"arguments\" must be an object of the tool's inputSchema"};
     }
-    args = *a;
+    args = &*a;
   }
   const RegisteredTool* tool = runtime_.FindTool(name);
   if (tool == nullptr) {
@@ -354,15 +355,15 @@ json Dispatcher::CallTool(const json& params, Session& session, bool modern,
     }
   }
 
-  auto outcome = runtime_.Call(name, args, caller, cancel.get());
-  const auto& r = outcome.result;
+  auto outcome = runtime_.Call(name, *args, caller, cancel.get());
+  auto& r = outcome.result;  // moved into the response, not copied
   json content = json::array();
-  if (!r.text.empty() || r.structured.is_null()) content.push_back({{"type", "text"}, {"text", r.text}});
-  if (!r.structured.is_null() && (options_.json_text_block || r.text.empty())) {
-    content.push_back({{"type", "text"}, {"text", sdk::DumpJson(r.structured)}});
-  }
+  const bool text_block = !r.text.empty() || r.structured.is_null();
+  const bool json_block = !r.structured.is_null() && (options_.json_text_block || r.text.empty());
+  if (text_block) content.push_back({{"type", "text"}, {"text", std::move(r.text)}});
+  if (json_block) content.push_back({{"type", "text"}, {"text", sdk::DumpJson(r.structured)}});
   json result{{"content", std::move(content)}, {"isError", r.is_error}};
-  if (!r.structured.is_null()) result["structuredContent"] = r.structured;
+  if (!r.structured.is_null()) result["structuredContent"] = std::move(r.structured);
   return result;
 }
 
