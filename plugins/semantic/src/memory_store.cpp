@@ -150,9 +150,8 @@ void MemoryWriter::FlushEntityLinks() {
   // reused. Skipping those mentions first (NOT EXISTS, a lookup each, or a GROUP BY) cost
   // 5,000 to 12,000 instructions a mention.
   for (const char* sql :
-       {"INSERT INTO semantic_entities(type_key, name, norm_name, created_at) "
-        "SELECT type_key, name, norm_name, created_at FROM temp.semantic_mentions WHERE true ORDER BY rowid "
-        "ON CONFLICT (norm_name, type_key) DO NOTHING",
+       {"INSERT OR IGNORE INTO semantic_entities(type_key, name, norm_name, created_at) "
+        "SELECT type_key, name, norm_name, created_at FROM temp.semantic_mentions ORDER BY rowid",
         "INSERT OR IGNORE INTO semantic_memory_entities(memory_seq, entity_seq) "
         "SELECT m.memory_seq, e.seq FROM temp.semantic_mentions m "
         "JOIN semantic_entities e ON e.norm_name = m.norm_name AND e.type_key = m.type_key",
