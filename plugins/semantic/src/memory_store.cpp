@@ -173,9 +173,9 @@ SQLite::Statement& MemoryWriter::Held(const std::string& sql) {
 
 void MemoryWriter::WriteTags(std::int64_t seq, const std::vector<std::string>& tags) {
   for (const std::string& t : tags) {
-    sdk::CachedStatement q = env_.Stmt(kTagSql);
-    sdk::Bind(*q, t, seq);
-    q->exec();
+    SQLite::Statement& q = Held(kTagSql);
+    sdk::Bind(q, t, seq);
+    q.exec();
   }
 }
 

@@ -144,8 +144,9 @@ class MemoryWriter {
   std::optional<Memory> FindSame(const MemoryDraft& d, std::int64_t hash);
   /// The statement for `sql` (one of this file's SQL constants, told apart by address),
   /// reset, its parameters still bound: leased once per write for the statements every
-  /// memory runs (insert, same-text lookup, mention), where a lease per use and its return
-  /// (cache lookup, reset, clearing bindings) cost ~1,300 instructions four times a memory.
+  /// memory runs (insert, same-text lookup, mention, tag), where a lease per use and its return
+  /// (cache lookup, reset, clearing bindings) cost ~1,300 instructions each, four or more times
+  /// a memory.
   /// Callers bind every parameter.
   SQLite::Statement& Held(const std::string& sql);
 
