@@ -645,10 +645,9 @@ END;
 )SQL";
 
 // Entity links and tags without foreign keys. Each row a write adds to them checked its
-// parents (the memory, and a link's entity, looked up by seq), and a single-row statement
-// that may abort on a foreign key opens a statement journal, which calls each FTS5 table's
-// xSavepoint: 6,500 instructions a memory for two links, 14,400 a tag, at 1,000 batch
-// writes. What the keys guarded is kept by the writers: links and tags are added only for
+// parents (the memory, and a link's entity, looked up by seq), and the links' multi-row
+// insert, which may abort on a key, opened a statement journal: 6,500 instructions a memory
+// for two links and 1,600 a tag, at 1,000 batch writes. What the keys guarded is kept by the writers: links and tags are added only for
 // the memory being written and links only to the entities the same write ensured
 // (MemoryWriter, import), an entity is deleted only when no link names it
 // (MemoryWriter::Purge), and a deleted memory's links and tags go with it through a delete
