@@ -121,6 +121,14 @@ std::vector<std::string> CjkRuns(std::string_view text) {
   std::vector<std::string> runs;
   std::string current;
   for (std::size_t pos = 0; pos < text.size();) {
+    if (static_cast<unsigned char>(text[pos]) < 0x80) {  // ASCII, most of most texts: no CJK
+      if (!current.empty()) {
+        runs.push_back(std::move(current));
+        current.clear();
+      }
+      ++pos;
+      continue;
+    }
     char32_t cp = 0;
     const std::size_t len = Decode(text, pos, &cp);
     if (len != 0 && IsCjkCodePoint(cp)) {
