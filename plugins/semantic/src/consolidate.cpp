@@ -35,15 +35,17 @@ std::uint64_t Fnv(const std::string& s) {
 struct Item {
   Memory memory;
   TopicProfile profile;
-  std::set<std::string> tokens;
+  SortedWords tokens;
 };
 
-std::set<std::string> Tokens(const TopicProfile& p) {
-  std::set<std::string> t = p.terms;
-  for (const std::string& v : p.values) t.insert("=" + v);
-  for (const auto& [category, members] : p.mentioned) {
-    for (const std::string& m : members) t.insert("=" + m);
+SortedWords Tokens(const TopicProfile& p) {
+  SortedWords t = p.terms;
+  for (const std::string& v : p.values) t.push_back("=" + v);
+  for (const CategoryMembers& c : p.mentioned) {
+    for (const std::string& m : c.members) t.push_back("=" + m);
   }
+  std::sort(t.begin(), t.end());
+  t.erase(std::unique(t.begin(), t.end()), t.end());
   return t;
 }
 

@@ -38,8 +38,8 @@ sdk::ChatRequest BuildRequest(const std::vector<Memory>& sources) {
 
 // Everything a profile names as a fact: values and every category member it mentions.
 std::set<std::string> Named(const TopicProfile& p) {
-  std::set<std::string> out = p.values;
-  for (const auto& [category, members] : p.mentioned) out.insert(members.begin(), members.end());
+  std::set<std::string> out(p.values.begin(), p.values.end());
+  for (const CategoryMembers& c : p.mentioned) out.insert(c.members.begin(), c.members.end());
   return out;
 }
 
@@ -110,7 +110,7 @@ std::string VerifyMerged(const std::string& merged_text, const std::vector<Memor
     if (HasDigit(t) && !source_words.count(t)) return "it names " + Quoted(t) + ", which no source says";
   }
   for (const std::string& v : common) {
-    if (!merged_named.count(v) && !mp.terms.count(v)) return "it drops " + Quoted(v) + ", which every source says";
+    if (!merged_named.count(v) && !Holds(mp.terms, v)) return "it drops " + Quoted(v) + ", which every source says";
   }
   if (!mp.terms.empty()) {
     std::size_t shared = 0;

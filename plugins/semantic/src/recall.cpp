@@ -742,21 +742,26 @@ ListResult VectorList(const Env& env, const std::vector<std::int64_t>& seqs, con
   return out;
 }
 
+// Small English function words that carry no search signal.
+constexpr std::string_view kStopwords[] = {
+    "a",     "about", "after", "all",   "also",  "am",    "an",    "and",   "any",   "are",
+    "as",    "at",    "be",    "been",  "but",   "by",    "can",   "could", "did",   "do",
+    "does",  "for",   "from",  "had",   "has",   "have",  "how",   "i",     "if",    "in",
+    "into",  "is",    "it",    "its",   "just",  "me",    "my",    "no",    "not",   "of",
+    "on",    "or",    "our",   "should", "so",   "than",  "that",  "the",   "their", "them",
+    "then",  "there", "these", "they",  "this",  "to",    "us",    "was",   "we",    "were",
+    "what",  "when",  "where", "which", "while", "who",   "why",   "will",  "with",  "would",
+    "you",   "your",  "use",   "used",  "using", "again", "know",  "tell",  "get"};
+
 }  // namespace
+
+std::span<const std::string_view> Stopwords() { return kStopwords; }
 
 bool IsStopword(const std::string& w) { return IsStopword(std::string_view(w)); }
 
 bool IsStopword(std::string_view w) {
-  // Hashed: every memory a write stores looks each of its words up here (rivals.cpp).
-  static const std::unordered_set<std::string_view> kStop = {
-      "a",     "about", "after", "all",   "also",  "am",    "an",    "and",   "any",   "are",
-      "as",    "at",    "be",    "been",  "but",   "by",    "can",   "could", "did",   "do",
-      "does",  "for",   "from",  "had",   "has",   "have",  "how",   "i",     "if",    "in",
-      "into",  "is",    "it",    "its",   "just",  "me",    "my",    "no",    "not",   "of",
-      "on",    "or",    "our",   "should", "so",   "than",  "that",  "the",   "their", "them",
-      "then",  "there", "these", "they",  "this",  "to",    "us",    "was",   "we",    "were",
-      "what",  "when",  "where", "which", "while", "who",   "why",   "will",  "with",  "would",
-      "you",   "your",  "use",   "used",  "using", "again", "know",  "tell",  "get"};
+  // Hashed: recall looks each of a query's words up here.
+  static const std::unordered_set<std::string_view> kStop(std::begin(kStopwords), std::end(kStopwords));
   return kStop.count(w) > 0;
 }
 

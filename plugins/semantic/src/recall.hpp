@@ -16,7 +16,9 @@
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "memory.hpp"
@@ -81,5 +83,7 @@ std::string TrustLabel(const std::string& status);
 /// trigram and entity lists from matching half the store).
 bool IsStopword(std::string_view lower_word);
 bool IsStopword(const std::string& lower_word);
+/// The words IsStopword holds (rivals.cpp folds them into its own word table).
+std::span<const std::string_view> Stopwords();
 
 }  // namespace kioku::semantic

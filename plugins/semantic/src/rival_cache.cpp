@@ -1,6 +1,8 @@
 #include "rival_cache.hpp"
 
 #include <algorithm>
+#include <bit>
+#include <cstring>
 
 #include <SQLiteCpp/Statement.h>
 
@@ -141,12 +143,23 @@ std::size_t ProfileCache::Size() {
 }
 
 std::uint64_t ContentHash(std::string_view text, std::string_view subject, std::string_view value) {
-  std::uint64_t h = 14695981039346656037ULL;
-  for (std::string_view part : {text, subject, value}) {
-    for (const char c : part) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ULL;
-    h *= 1099511628211ULL;  // the 0 byte after each part
+  // 8 bytes a step, multiplied and rotated as FxHash does, where FNV-1a took one byte a step
+  // (~440 instructions a lookup, and a batch write looks up four profiles a memory).
+  std::uint64_t h = 0;
+  const auto add = [&h](std::uint64_t x) { h = (std::rotl(h, 5) ^ x) * 0x517cc1b727220a95ULL; };
+  for (const std::string_view part : {text, subject, value}) {
+    std::size_t i = 0;
+    for (; i + 8 <= part.size(); i += 8) {
+      std::uint64_t x;
+      std::memcpy(&x, part.data() + i, 8);
+      add(x);
+    }
+    std::uint64_t tail = 0;
+    for (std::size_t k = 0; i + k < part.size(); ++k) tail |= std::uint64_t{static_cast<unsigned char>(part[i + k])} << (8 * k);
+    add(tail);
+    add(part.size());  // ends the part: ("ab", "c") and ("a", "bc") differ
   }
-  return h;
+  return h ^ (h >> 32);
 }
 
 }  // namespace kioku::semantic

@@ -132,7 +132,8 @@ class ProfileCache {
   SeqGenerations<Kept> kept_;
 };
 
-/// FNV-1a (64 bit) over text, subject and value, each followed by a 0 byte.
+/// A 64-bit hash of text, subject and value (FxHash-style, 8 bytes a step, each part ended
+/// by its length), to key this process's caches; never stored.
 std::uint64_t ContentHash(std::string_view text, std::string_view subject, std::string_view value);
 
 /// The two counters that say whether a memory's row, as rival detection reads it, may have

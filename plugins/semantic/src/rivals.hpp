@@ -44,24 +44,44 @@
 /// Precision and recall on the labelled set tests/fixtures/rival_pairs.jsonl are printed
 /// by the RivalPairs test (plugins/semantic/README.md "Rivals").
 
-#include <map>
-#include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace kioku::semantic {
 
+/// Words sorted ascending (std::string's order), each once: what a profile holds per field,
+/// in one allocation where a std::set takes one per word.
+using SortedWords = std::vector<std::string>;
+
+/// Whether `words` (sorted, as SortedWords) holds `w`; a binary search.
+bool Holds(const SortedWords& words, std::string_view w);
+
+/// The members of one category a text names ("package-manager": "bun").
+struct CategoryMembers {
+  /// A category name of the lexicon in rivals.cpp (static storage: valid while the module
+  /// that built the profile is loaded).
+  std::string_view category;
+  SortedWords members;  ///< may be empty in `mentioned` (a subject that names the category)
+};
+/// Categories sorted by name, each once.
+using CategoryList = std::vector<CategoryMembers>;
+
+/// The members `list` holds for `category`, or null when it does not name the category.
+const SortedWords* MembersOf(const CategoryList& list, std::string_view category);
+
 struct TopicProfile {
   std::string subject;  ///< Normalized subject key, "" = none.
-  std::set<std::string> terms;
-  std::set<std::string> numbered;  ///< the terms holding a digit or '#' ("cache_17", "issue#12")
-  std::set<std::string> values;
-  std::set<std::string> paths;     ///< file paths named in the text (also in `values`)
-  bool locates = false;            ///< the text says where something is ("lives in", "moved to")
-  std::map<std::string, std::set<std::string>> modifiers;  ///< term → the terms right before it
-  std::map<std::string, std::set<std::string>> asserted;   ///< category → members asserted
-  std::map<std::string, std::set<std::string>> mentioned;  ///< category → members named
+  SortedWords terms;
+  SortedWords numbered;  ///< the terms holding a digit or '#' ("cache_17", "issue#12")
+  SortedWords values;
+  SortedWords paths;     ///< file paths named in the text (also in `values`)
+  bool locates = false;  ///< the text says where something is ("lives in", "moved to")
+  /// (term, a term right before it), sorted, each pair once: "api server" → ("server", "api").
+  std::vector<std::pair<std::string, std::string>> modifiers;
+  CategoryList asserted;   ///< category → members asserted (never empty)
+  CategoryList mentioned;  ///< category → members named
   bool negative = false;
 };
 
@@ -79,8 +99,8 @@ struct PairVerdict {
 /// Verdict for two memories already known to share kind and scope.
 PairVerdict ClassifyPair(const TopicProfile& older, const TopicProfile& newer);
 
-/// Jaccard similarity |a ∩ b| / |a ∪ b| of two term sets (0 when both are empty).
-double TermJaccard(const std::set<std::string>& a, const std::set<std::string>& b);
+/// Jaccard similarity |a ∩ b| / |a ∪ b| of two sorted word sets (0 when both are empty).
+double TermJaccard(const SortedWords& a, const SortedWords& b);
 
 /// Words to find candidate rivals of `p` in the text index, at most `max` in all.
 struct RivalTerms {

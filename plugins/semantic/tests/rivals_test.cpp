@@ -77,9 +77,10 @@ TEST(RivalPairs, PrecisionAndRecallOnHeldOutPairs) {
 
 TEST(RivalPairs, DemotedChoicesAreNotAsserted) {
   const TopicProfile p = BuildTopicProfile("We switched from pnpm to bun");
-  ASSERT_TRUE(p.asserted.count("package-manager"));
-  EXPECT_EQ(p.asserted.at("package-manager"), std::set<std::string>{"bun"});
-  EXPECT_EQ(p.mentioned.at("package-manager").size(), 2u);
+  ASSERT_NE(MembersOf(p.asserted, "package-manager"), nullptr);
+  EXPECT_EQ(*MembersOf(p.asserted, "package-manager"), SortedWords{"bun"});
+  ASSERT_NE(MembersOf(p.mentioned, "package-manager"), nullptr);
+  EXPECT_EQ(MembersOf(p.mentioned, "package-manager")->size(), 2u);
   EXPECT_EQ(ClassifyPair(BuildTopicProfile("Use bun, not pnpm"), p).kind, PairKind::kRestatement);
 }
 
