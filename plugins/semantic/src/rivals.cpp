@@ -3,12 +3,12 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <cassert>
 #include <cstdint>
 #include <cstring>
 #include <deque>
 #include <initializer_list>
 #include <map>
+#include <stdexcept>
 
 #include "recall.hpp"
 
@@ -57,7 +57,8 @@ const std::vector<Category>& Categories() {
     };
     std::sort(out.begin(), out.end(), [](const Category& a, const Category& b) { return a.name < b.name; });
     for (Category& c : out) std::sort(c.members.begin(), c.members.end());
-    assert(out.size() <= 32);
+    // WordInfo holds a category set in 32 bits; checked in every build.
+    if (out.size() > 32) throw std::logic_error("rivals.cpp Categories: more than 32 categories");
     return out;
   }();
   return kCategories;
@@ -225,8 +226,9 @@ class Lexicon {
       Slot& s = slots_[i];
       if (s.word == w) return s.info;
       if (s.word.empty()) {
-        ++used_;
-        assert(used_ <= kSlots / 2);
+        // At most half full, or a probe for a missing word could run on and on; checked in
+        // every build, since only adding words to the lists can break it.
+        if (++used_ > kSlots / 2) throw std::logic_error("rivals.cpp Lexicon: more words than kSlots / 2");
         s.word = w;
         longest_ = std::max(longest_, w.size());
         return s.info;
