@@ -644,42 +644,6 @@ CREATE TRIGGER semantic_embed_on_insert AFTER INSERT ON semantic_memories
 END;
 )SQL";
 
-// Entity links and tags without foreign keys. Each row a write adds to them checked its
-// parents (the memory, and a link's entity, looked up by seq), and the links' multi-row
-// insert, which may abort on a key, opened a statement journal: 6,500 instructions a memory
-// for two links and 1,600 a tag, at 1,000 batch writes. What the keys guarded is kept by the writers: links and tags are added only for
-// the memory being written and links only to the entities the same write ensured
-// (MemoryWriter, import), an entity is deleted only when no link names it
-// (MemoryWriter::Purge), and a deleted memory's links and tags go with it through a delete
-// trigger, as ON DELETE CASCADE did.
-constexpr const char* kLinksWithoutForeignKeysSql = R"SQL(
-CREATE TABLE semantic_memory_entities_v20 AS SELECT * FROM semantic_memory_entities;
-DROP TABLE semantic_memory_entities;
-CREATE TABLE semantic_memory_entities (
-  memory_seq INTEGER NOT NULL,
-  entity_seq INTEGER NOT NULL,
-  PRIMARY KEY (memory_seq, entity_seq)
-) WITHOUT ROWID;
-INSERT INTO semantic_memory_entities(memory_seq, entity_seq)
-  SELECT memory_seq, entity_seq FROM semantic_memory_entities_v20;
-DROP TABLE semantic_memory_entities_v20;
-CREATE INDEX semantic_memory_entities_entity ON semantic_memory_entities(entity_seq, memory_seq);
-CREATE TABLE semantic_memory_tags_v20 AS SELECT * FROM semantic_memory_tags;
-DROP TABLE semantic_memory_tags;
-CREATE TABLE semantic_memory_tags (
-  tag        TEXT NOT NULL,
-  memory_seq INTEGER NOT NULL,
-  PRIMARY KEY (tag, memory_seq)
-) WITHOUT ROWID;
-INSERT INTO semantic_memory_tags(tag, memory_seq) SELECT tag, memory_seq FROM semantic_memory_tags_v20;
-DROP TABLE semantic_memory_tags_v20;
-CREATE INDEX semantic_memory_tags_memory ON semantic_memory_tags(memory_seq);
-CREATE TRIGGER semantic_memory_links_ad AFTER DELETE ON semantic_memories BEGIN
-  DELETE FROM semantic_memory_entities WHERE memory_seq = old.seq;
-  DELETE FROM semantic_memory_tags WHERE memory_seq = old.seq;
-END;
-)SQL";
-
 }  // namespace
 
 std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
@@ -748,9 +712,6 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
                  "memory inserts open no statement journal: insert triggers that cannot abort (text epoch under "
                  "IGNORE; embed queue without a foreign key, queued under IGNORE with ticket 0)",
                  kJournalFreeInsertsSql, nullptr});
-  out.push_back({static_cast<int>(out.size()) + 1,
-                 "entity links and tags without foreign keys (a memory's links and tags deleted with it by a trigger)",
-                 kLinksWithoutForeignKeysSql, nullptr});
   return out;
 }
 
