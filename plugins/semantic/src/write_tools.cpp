@@ -87,37 +87,43 @@ const std::map<std::string, FieldRule, std::less<>>& ItemRules() {
 // The rules are compiled once (ItemRules): read from the schema JSON per item, the checks
 // cost ~5,000 instructions an item, 1.6% of a batch write.
 void CheckBatchItem(const Json& item, std::size_t index) {
-  const auto where = [&] { return "memories[" + std::to_string(index) + "]"; };
-  if (!item.is_object()) throw sdk::ToolError(where() + ": send an object {text, kind, ...}");
+  const auto refuse = [&](const std::string& what) {
+    throw sdk::ToolError("memories[" + std::to_string(index) + "]" + what + " (nothing in the batch was stored)");
+  };
+  if (!item.is_object()) refuse(": send an object {text, kind, ...}");
   auto check = [&](std::string_view name, const Json& value, const FieldRule& rule) {
+    const std::string field = "." + std::string(name);
     const bool ok = (rule.type == "string" && value.is_string()) || (rule.type == "integer" && value.is_number_integer()) ||
                     (rule.type == "number" && value.is_number()) || (rule.type == "array" && value.is_array());
-    if (!ok) throw sdk::ToolError(where() + "." + std::string(name) + ": expected " + rule.type + ", got " + value.type_name());
+    if (!ok) refuse(field + ": expected " + rule.type + ", got " + value.type_name());
     if (value.is_string()) {
       const std::string& text = value.get_ref<const std::string&>();
       const auto length = static_cast<std::int64_t>(sdk::Utf8Length(text));
       if (length > rule.max_length || length < rule.min_length) {
-        throw sdk::ToolError(where() + "." + std::string(name) + ": length " + std::to_string(length) + " outside " +
-                             std::to_string(rule.min_length) + ".." + std::to_string(rule.max_length));
+        refuse(field + ": length " + std::to_string(length) + " outside " + std::to_string(rule.min_length) + ".." +
+               std::to_string(rule.max_length));
       }
       if (!rule.one_of.empty() && std::find(rule.one_of.begin(), rule.one_of.end(), text) == rule.one_of.end()) {
-        throw sdk::ToolError(where() + "." + std::string(name) + ": send one of " + rule.enum_text.dump());
+        refuse(field + ": send one of " + rule.enum_text.dump());
       }
     }
     if (value.is_number() && ((!rule.minimum.is_null() && value.get<double>() < rule.minimum.get<double>()) ||
                               (!rule.maximum.is_null() && value.get<double>() > rule.maximum.get<double>()))) {
-      throw sdk::ToolError(where() + "." + std::string(name) + ": " + value.dump() + " is out of range " +
-                           rule.minimum.dump() + ".." + rule.maximum.dump());
+      refuse(field + ": " + value.dump() + " is out of range " + rule.minimum.dump() + ".." + rule.maximum.dump());
     }
   };
   for (auto it = item.begin(); it != item.end(); ++it) {
     const auto rule = ItemRules().find(it.key());
-    if (rule == ItemRules().end()) throw sdk::ToolError(where() + ": unknown field '" + it.key() + "'");
+    if (rule == ItemRules().end()) {
+      std::string fields;
+      for (const auto& [name, unused] : ItemRules()) fields += (fields.empty() ? "" : ", ") + name;
+      refuse(": unknown field '" + sdk::TruncateUtf8(it.key(), 40) + "'; a memory's fields are " + fields);
+    }
     const Json& value = it.value();
     check(it.key(), value, rule->second);
     if (value.is_array()) {
       if (static_cast<std::int64_t>(value.size()) > rule->second.max_items) {
-        throw sdk::ToolError(where() + "." + it.key() + ": at most " + std::to_string(rule->second.max_items) + " entries");
+        refuse("." + it.key() + ": at most " + std::to_string(rule->second.max_items) + " entries");
       }
       for (const Json& v : value) check(it.key() + "[]", v, *rule->second.items);
     }
@@ -154,8 +160,9 @@ Json WriteOutputSchema() {
 }
 
 // One line per memory. `echo`: the memory's own text follows, cut to 80 characters. A batch
-// leaves it out: its lines come in the order the memories were sent, the caller has their
-// texts, and a batch of 100 echoed would cost the caller ~6 KB of context for nothing.
+// leaves it out: its lines come in the order the memories were sent, each after the item's
+// index ("[3] "), the caller has their texts, and a batch of 100 echoed would cost the
+// caller ~6 KB of context for nothing.
 std::string Describe(const WriteResult& r, const MemoryDraft& d, const std::vector<RivalNote>& notes, bool echo) {
   std::vector<RivalNote> rivals, suggestions;  // contests; older pending suggestions it contradicts
   for (const RivalNote& n : notes) (n.pending ? suggestions : rivals).push_back(n);
@@ -286,6 +293,7 @@ sdk::ToolResult HandleWrite(ToolContext& ctx, const Json& args, const sdk::CallC
     if (!ids.empty()) j["rivals"] = std::move(ids);
     out.push_back(std::move(j));
     if (!text.empty()) text += "\n";
+    if (batch) text += "[" + std::to_string(i) + "] ";  // the item's index in memories, as errors name it
     text += Describe(r, drafts[i], rivals[i], !batch);
   }
   if (suggest) text += "\n(stored pending: recall labels it unconfirmed until someone confirms it)";
@@ -349,7 +357,9 @@ MemoryDraft ParseDraft(const Json& item, const sdk::Caller& caller, const Settin
     return d;
   } catch (const sdk::ToolError& e) {
     if (where.empty()) throw;
-    throw sdk::ToolError(where + e.what() + " (nothing in the batch was stored)");
+    const std::string what = e.what();  // a secret's refusal says already that nothing was stored
+    throw sdk::ToolError(where + what +
+                         (what.find("nothing was stored") == std::string::npos ? " (nothing in the batch was stored)" : ""));
   }
 }
 

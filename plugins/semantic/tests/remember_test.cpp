@@ -135,7 +135,8 @@ TEST_F(SemanticTest, BatchIsOneTransactionAndReaffirmsWithinTheBatch) {
 }
 
 // One line per memory, in the order sent; a single memory's line echoes its text, a
-// batch's lines do not (the caller sent the texts and pays for every byte returned).
+// batch's lines give the item's index instead (the caller sent the texts and pays for every
+// byte returned).
 TEST_F(SemanticTest, ABatchAnswersOneLinePerMemoryWithoutEchoingTheTexts) {
   const sdk::ToolResult one = Call("memory_remember", {{"text", "The API listens on port 8080"}, {"kind", "fact"}});
   ASSERT_FALSE(one.is_error) << one.text;
@@ -149,8 +150,8 @@ TEST_F(SemanticTest, ABatchAnswersOneLinePerMemoryWithoutEchoingTheTexts) {
   const sdk::ToolResult many = Call("memory_remember", {{"memories", batch}});
   ASSERT_FALSE(many.is_error) << many.text;
   const Json& results = many.structured["results"];
-  EXPECT_EQ(many.text, "remembered " + results[0]["id"].get<std::string>() + " [fact]\nremembered " +
-                           results[1]["id"].get<std::string>() + " [fact]\nreaffirmed " +
+  EXPECT_EQ(many.text, "[0] remembered " + results[0]["id"].get<std::string>() + " [fact]\n[1] remembered " +
+                           results[1]["id"].get<std::string>() + " [fact]\n[2] reaffirmed " +
                            one.structured["results"][0]["id"].get<std::string>());
 }
 
@@ -173,7 +174,12 @@ TEST_F(SemanticTest, BatchItemsAreCheckedLikeSingleMemories) {
   EXPECT_NE(err({{"text", "x"}, {"kind", "fact"}, {"scope", "galaxy"}}).find("memories[1].scope: send one of"),
             std::string::npos);
   EXPECT_NE(err({{"text", 5}, {"kind", "fact"}}).find("memories[1].text: expected string, got number"), std::string::npos);
-  EXPECT_NE(err({{"text", "x"}, {"kind", "fact"}, {"colour", "red"}}).find("unknown field 'colour'"), std::string::npos);
+  // An unknown field is named with the fields there are; every refusal says nothing was stored.
+  const std::string unknown = err({{"text", "x"}, {"kind", "fact"}, {"colour", "red"}});
+  EXPECT_NE(unknown.find("unknown field 'colour'; a memory's fields are anchor, confidence, expires, importance, kind,"),
+            std::string::npos)
+      << unknown;
+  EXPECT_NE(unknown.find("(nothing in the batch was stored)"), std::string::npos) << unknown;
   // The missing field is named, and for kind what to send.
   EXPECT_NE(err({{"text", "x"}}).find("memories[1]: each memory needs text and kind; this one has no kind (one of fact, "),
             std::string::npos);
