@@ -80,8 +80,9 @@ void ReturnConnectionClean(SQLite::Database& db, sdk::Logger& log, const std::st
 // The host's safety net under CallContext::result_budget_bytes: tools fit themselves, but
 // one that does not must still not flood the client. Text is cut at a UTF-8 boundary; a
 // structuredContent that alone is over the cap cannot be cut without breaking its schema,
-// so the result becomes an error saying how to ask for less.
-void FitResult(sdk::ToolResult& result, std::size_t cap, const std::string& tool, sdk::Logger& log) {
+// so the result becomes an error saying how to ask for less, and for a tool that writes,
+// that what it did is kept (sending the call again would do it twice).
+void FitResult(sdk::ToolResult& result, std::size_t cap, const std::string& tool, bool read_only, sdk::Logger& log) {
   if (cap == 0) return;
   // The bound first: a result it places under the cap is not serialized twice (here and
   // for the response).
@@ -91,11 +92,12 @@ void FitResult(sdk::ToolResult& result, std::size_t cap, const std::string& tool
   log.Warn("tool '" + tool + "' returned " + std::to_string(result.text.size() + structured) +
            " bytes, over server.max_result_bytes " + std::to_string(cap));
   if (structured > cap * 3 / 4) {
+    const std::string over = "result of " + tool + " was " + std::to_string(result.text.size() + structured) +
+                             " bytes, over this server's cap of " + std::to_string(cap) + " bytes (server.max_result_bytes)";
     result = sdk::ToolResult::Error(
-        "result of " + tool + " was " + std::to_string(result.text.size() + structured) +
-        " bytes, over this server's cap of " + std::to_string(cap) +
-        " bytes (server.max_result_bytes); ask for less: a smaller limit, the cursor of a previous page, or a "
-        "narrower query");
+        read_only ? over + "; ask for less: a smaller limit, the cursor of a previous page, or a narrower query"
+                  : tool + " finished and what it did is kept, but its " + over +
+                        "; do not send it again: read what it did with a read tool, and next time send less at once");
     return;
   }
   const std::string note = "\n… [cut: result over " + std::to_string(cap) + " bytes]";
@@ -489,7 +491,8 @@ CallOutcome Runtime::Call(std::string_view name, const nlohmann::json& args, con
 
   CallFrame call_frame;
   CallOutcome out;
-  const nlohmann::json& effective = args.is_null() ? nlohmann::json::object() : args;
+  static const nlohmann::json kNoArguments = nlohmann::json::object();
+  const nlohmann::json& effective = args.is_null() ? kNoArguments : args;  // two lvalues: no copy of args
   std::vector<std::string> violations;
   // NULs first (argument_text.hpp): no layer ever sees text a C API would cut short.
   const auto nul = FindNulCharacter(effective);
@@ -545,7 +548,8 @@ CallOutcome Runtime::Call(std::string_view name, const nlohmann::json& args, con
     }
     if (ctx.Cancelled() || ctx.Expired()) out.outcome = "timeout";
   }
-  FitResult(out.result, impl_->options.max_result_bytes, entry.tool.spec.name, *impl_->log);
+  FitResult(out.result, impl_->options.max_result_bytes, entry.tool.spec.name, entry.tool.spec.annotations.read_only,
+            *impl_->log);
   out.latency_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - started).count();
   if (call_frame.Outermost()) ReturnConnectionClean(impl_->pool->ForThisThread(), *impl_->log, entry.tool.spec.name);
 

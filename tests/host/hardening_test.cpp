@@ -106,8 +106,15 @@ class CounterPlugin final : public sdk::Plugin {
     sdk::ToolSpec big_structured;
     big_structured.name = "counter_big_structured";
     big_structured.description = "Returns a structuredContent over the cap.";
+    big_structured.annotations.read_only = true;
     r.AddTool(big_structured, [](const json&, const sdk::CallContext&) {
       return sdk::ToolResult::Ok("many", json{{"items", std::string(200'000, 'x')}});
+    });
+    sdk::ToolSpec big_write;
+    big_write.name = "counter_big_write";
+    big_write.description = "Writes, then returns a structuredContent over the cap.";
+    r.AddTool(big_write, [](const json&, const sdk::CallContext&) {
+      return sdk::ToolResult::Ok("wrote", json{{"items", std::string(200'000, 'x')}});
     });
   }
   sdk::HostServices& host_;
@@ -323,6 +330,14 @@ TEST_F(HardeningTest, ResultCapIsToldToToolsAndEnforced) {
   auto structured = rt->CallTool("counter_big_structured", json::object());
   EXPECT_TRUE(structured.is_error);
   EXPECT_THAT(structured.text, HasSubstr("server.max_result_bytes"));
+  EXPECT_THAT(structured.text, HasSubstr("ask for less"));
+
+  // A tool that writes: its answer is lost to the cap, what it did is not, and the message
+  // says so (sending it again would do it twice).
+  auto write = rt->CallTool("counter_big_write", json::object());
+  EXPECT_TRUE(write.is_error);
+  EXPECT_THAT(write.text, HasSubstr("counter_big_write finished and what it did is kept"));
+  EXPECT_THAT(write.text, HasSubstr("do not send it again"));
 }
 
 // --- the background writer itself ----------------------------------------------------------

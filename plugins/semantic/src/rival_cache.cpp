@@ -1,8 +1,6 @@
 #include "rival_cache.hpp"
 
 #include <algorithm>
-#include <bit>
-#include <cstring>
 
 #include <SQLiteCpp/Statement.h>
 
@@ -121,15 +119,18 @@ std::pair<std::int64_t, std::string> RivalCache::AnchorRow() {
   return {anchor_seq_, anchor_key_};
 }
 
-std::shared_ptr<const TopicProfile> ProfileCache::Find(std::int64_t seq, std::uint64_t content) {
+std::shared_ptr<const TopicProfile> ProfileCache::Find(std::int64_t seq, std::string_view text,
+                                                      std::string_view subject, std::string_view value) {
   std::lock_guard lock(mu_);
-  const Kept* kept = kept_.Find(seq, [content](const Kept& k) { return k.content == content; });
+  const Kept* kept = kept_.Find(
+      seq, [&](const Kept& k) { return k.text == text && k.subject == subject && k.value == value; });
   return kept != nullptr ? kept->profile : nullptr;
 }
 
-void ProfileCache::Put(std::int64_t seq, std::uint64_t content, std::shared_ptr<const TopicProfile> profile) {
+void ProfileCache::Put(std::int64_t seq, std::string_view text, std::string_view subject, std::string_view value,
+                       std::shared_ptr<const TopicProfile> profile) {
   std::lock_guard lock(mu_);
-  kept_.Put(seq, Kept{content, std::move(profile)});
+  kept_.Put(seq, Kept{std::string(text), std::string(subject), std::string(value), std::move(profile)});
 }
 
 void ProfileCache::Clear() {
@@ -140,26 +141,6 @@ void ProfileCache::Clear() {
 std::size_t ProfileCache::Size() {
   std::lock_guard lock(mu_);
   return kept_.Size();
-}
-
-std::uint64_t ContentHash(std::string_view text, std::string_view subject, std::string_view value) {
-  // 8 bytes a step, multiplied and rotated as FxHash does, where FNV-1a took one byte a step
-  // (~440 instructions a lookup, and a batch write looks up four profiles a memory).
-  std::uint64_t h = 0;
-  const auto add = [&h](std::uint64_t x) { h = (std::rotl(h, 5) ^ x) * 0x517cc1b727220a95ULL; };
-  for (const std::string_view part : {text, subject, value}) {
-    std::size_t i = 0;
-    for (; i + 8 <= part.size(); i += 8) {
-      std::uint64_t x;
-      std::memcpy(&x, part.data() + i, 8);
-      add(x);
-    }
-    std::uint64_t tail = 0;
-    for (std::size_t k = 0; i + k < part.size(); ++k) tail |= std::uint64_t{static_cast<unsigned char>(part[i + k])} << (8 * k);
-    add(tail);
-    add(part.size());  // ends the part: ("ab", "c") and ("a", "bc") differ
-  }
-  return h ^ (h >> 32);
 }
 
 }  // namespace kioku::semantic

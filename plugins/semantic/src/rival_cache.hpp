@@ -109,32 +109,33 @@ class SeqGenerations {
   std::unordered_map<std::int64_t, V> newer_, older_;
 };
 
-/// Topic profiles (rivals.hpp) of memories, keyed by seq and by a hash of the text, subject
-/// and value they were built from (ContentHash), so an edited memory is never judged by its
-/// old words. Bounded to about `max_profiles` (SeqGenerations), so the profiles found
-/// recently stay. Thread-safe (one mutex).
+/// Topic profiles (rivals.hpp) of memories, keyed by seq and kept with the text, subject and
+/// value they were built from, so an edited memory is never judged by its old words: a
+/// profile is found only for the same three strings, compared whole (a hash of them can be
+/// collided on purpose by a crafted edit, and then a rival went unreported). Bounded to
+/// about `max_profiles` (SeqGenerations), so the profiles found recently stay; a profile
+/// keeps its memory's ~100 bytes of text beside it. Thread-safe (one mutex).
 class ProfileCache {
  public:
   explicit ProfileCache(std::size_t max_profiles = 4096) : kept_(max_profiles) {}
 
-  /// The profile kept for memory `seq` with content hash `content`, or null.
-  std::shared_ptr<const TopicProfile> Find(std::int64_t seq, std::uint64_t content);
-  void Put(std::int64_t seq, std::uint64_t content, std::shared_ptr<const TopicProfile> profile);
+  /// The profile kept for memory `seq` built from exactly these text, subject and value, or
+  /// null.
+  std::shared_ptr<const TopicProfile> Find(std::int64_t seq, std::string_view text, std::string_view subject,
+                                           std::string_view value);
+  void Put(std::int64_t seq, std::string_view text, std::string_view subject, std::string_view value,
+           std::shared_ptr<const TopicProfile> profile);
   void Clear();
   std::size_t Size();
 
  private:
   struct Kept {
-    std::uint64_t content = 0;
+    std::string text, subject, value;
     std::shared_ptr<const TopicProfile> profile;
   };
   std::mutex mu_;
   SeqGenerations<Kept> kept_;
 };
-
-/// A 64-bit hash of text, subject and value (FxHash-style, 8 bytes a step, each part ended
-/// by its length), to key this process's caches; never stored.
-std::uint64_t ContentHash(std::string_view text, std::string_view subject, std::string_view value);
 
 /// The two counters that say whether a memory's row, as rival detection reads it, may have
 /// changed: the text epoch (above) and the row epoch (schema.cpp semantic_row_epoch: updates

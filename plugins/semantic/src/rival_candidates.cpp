@@ -260,11 +260,10 @@ Memory* RivalSide(const Env& env, RivalScan& scan, std::int64_t seq) {
 const TopicProfile& ProfileOf(const Env& env, RivalScan& scan, const Memory& m) {
   std::shared_ptr<const TopicProfile>& held = scan.profiles[m.seq];
   if (held) return *held;
-  const std::uint64_t content = ContentHash(m.text, m.subject, m.value);
-  if (env.rivals != nullptr) held = env.rivals->profiles.Find(m.seq, content);
+  if (env.rivals != nullptr) held = env.rivals->profiles.Find(m.seq, m.text, m.subject, m.value);
   if (!held) {
     held = std::make_shared<const TopicProfile>(BuildTopicProfile(m.text, m.subject, m.value));
-    if (env.rivals != nullptr) env.rivals->profiles.Put(m.seq, content, held);
+    if (env.rivals != nullptr) env.rivals->profiles.Put(m.seq, m.text, m.subject, m.value, held);
   }
   return *held;
 }

@@ -309,6 +309,7 @@ sdk::ToolResult HandleWrite(ToolContext& ctx, const Json& args, const sdk::CallC
 
 MemoryDraft ParseDraft(const Json& item, const sdk::Caller& caller, const Settings& settings,
                        std::int64_t now_ms, bool suggest, const std::string& where) {
+  bool screening = false;
   try {
     MemoryDraft d;
     d.suggest = suggest;
@@ -328,7 +329,9 @@ MemoryDraft ParseDraft(const Json& item, const sdk::Caller& caller, const Settin
     if (std::find(MemoryKinds().begin(), MemoryKinds().end(), d.kind) == MemoryKinds().end()) {
       throw sdk::ToolError("unknown kind '" + sdk::TruncateUtf8(d.kind, 40) + "'; send one of " + KindList());
     }
+    screening = true;
     sdk::ScreenSecrets(item);
+    screening = false;
     if (item.contains("subject")) {
       d.subject = NormalizeSubject(item.at("subject").get<std::string>());
       if (d.subject.empty()) throw sdk::ToolError("subject is empty; send a key such as \"package-manager\" or omit it");
@@ -357,9 +360,8 @@ MemoryDraft ParseDraft(const Json& item, const sdk::Caller& caller, const Settin
     return d;
   } catch (const sdk::ToolError& e) {
     if (where.empty()) throw;
-    const std::string what = e.what();  // a secret's refusal says already that nothing was stored
-    throw sdk::ToolError(where + what +
-                         (what.find("nothing was stored") == std::string::npos ? " (nothing in the batch was stored)" : ""));
+    // The secret screen's refusal says already that nothing was stored.
+    throw sdk::ToolError(where + e.what() + (screening ? "" : " (nothing in the batch was stored)"));
   }
 }
 

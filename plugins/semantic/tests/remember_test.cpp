@@ -180,6 +180,13 @@ TEST_F(SemanticTest, BatchItemsAreCheckedLikeSingleMemories) {
             std::string::npos)
       << unknown;
   EXPECT_NE(unknown.find("(nothing in the batch was stored)"), std::string::npos) << unknown;
+  // Said once: the secret screen's refusal says it already; any other says it whatever the
+  // item's own text holds.
+  const std::string secret = err({{"text", "token ghp_abcdefghijklmnopqrstuvwxyz0123456789"}, {"kind", "fact"}});
+  EXPECT_NE(secret.find("memories[1]: refused"), std::string::npos) << secret;
+  EXPECT_EQ(secret.find("(nothing in the batch was stored)"), std::string::npos) << secret;
+  const std::string echoed = err({{"text", "x"}, {"kind", "fact"}, {"expires", "nothing was stored"}});
+  EXPECT_NE(echoed.find("(nothing in the batch was stored)"), std::string::npos) << echoed;
   // The missing field is named, and for kind what to send.
   EXPECT_NE(err({{"text", "x"}}).find("memories[1]: each memory needs text and kind; this one has no kind (one of fact, "),
             std::string::npos);

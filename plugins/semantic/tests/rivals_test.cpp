@@ -553,18 +553,29 @@ TEST(PostingsCache, StaysWithinItsBounds) {
 TEST(ProfileCache, FindsAProfileOnlyForTheSameContentAndKeepsTheRecentOnes) {
   ProfileCache cache(/*max_profiles=*/4);
   const auto profile = std::make_shared<const TopicProfile>(BuildTopicProfile("Tests run with jest"));
-  cache.Put(1, ContentHash("Tests run with jest", "", ""), profile);
-  EXPECT_EQ(cache.Find(1, ContentHash("Tests run with jest", "", "")), profile);
-  EXPECT_EQ(cache.Find(1, ContentHash("Tests run with vitest", "", "")), nullptr);
-  EXPECT_NE(ContentHash("ab", "c", ""), ContentHash("a", "bc", ""));
-  cache.Put(2, 2, profile);
-  cache.Put(3, 3, profile);  // the newer generation was full: 1 and 2 become the older one
-  EXPECT_NE(cache.Find(1, ContentHash("Tests run with jest", "", "")), nullptr);
-  cache.Put(4, 4, profile);
-  cache.Put(5, 5, profile);  // 3 and 4 become the older generation; 1 and 2 are gone
-  EXPECT_EQ(cache.Find(1, ContentHash("Tests run with jest", "", "")), nullptr);
-  EXPECT_NE(cache.Find(3, 3), nullptr);
+  cache.Put(1, "Tests run with jest", "", "", profile);
+  EXPECT_EQ(cache.Find(1, "Tests run with jest", "", ""), profile);
+  EXPECT_EQ(cache.Find(1, "Tests run with vitest", "", ""), nullptr);
+  EXPECT_EQ(cache.Find(1, "Tests run with jest", "testing", ""), nullptr);
+  cache.Put(2, "two", "", "", profile);
+  cache.Put(3, "three", "", "", profile);  // the newer generation was full: 1 and 2 become the older one
+  EXPECT_NE(cache.Find(1, "Tests run with jest", "", ""), nullptr);
+  cache.Put(4, "four", "", "", profile);
+  cache.Put(5, "five", "", "", profile);  // 3 and 4 become the older generation; 1 and 2 are gone
+  EXPECT_EQ(cache.Find(1, "Tests run with jest", "", ""), nullptr);
+  EXPECT_NE(cache.Find(3, "three", "", ""), nullptr);
   EXPECT_EQ(cache.Size(), 3u);
+}
+
+// An edit to a text crafted to share the old text's hash must not keep the old profile:
+// these two collided under the FxHash-style content hash the cache was keyed by (break-it
+// find), and a rival of the edited memory went unreported.
+TEST(ProfileCache, AnEditedTextIsNeverJudgedByTheOldTextsProfile) {
+  ProfileCache cache;
+  const std::string before = "we use npm for builds.  kevyhdl cbbhbfmb";
+  const std::string after = "we use yarn for builds. qvylgnx P=)]o3Mw";
+  cache.Put(7, before, "", "", std::make_shared<const TopicProfile>(BuildTopicProfile(before)));
+  EXPECT_EQ(cache.Find(7, after, "", ""), nullptr);
 }
 
 }  // namespace
