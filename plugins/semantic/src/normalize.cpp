@@ -121,17 +121,10 @@ std::vector<std::string> CjkRuns(std::string_view text) {
   std::vector<std::string> runs;
   std::string current;
   for (std::size_t pos = 0; pos < text.size();) {
-    if (static_cast<unsigned char>(text[pos]) < 0x80) {  // ASCII, most of most texts: no CJK
-      if (!current.empty()) {
-        runs.push_back(std::move(current));
-        current.clear();
-      }
-      ++pos;
-      continue;
-    }
     char32_t cp = 0;
-    const std::size_t len = Decode(text, pos, &cp);
-    if (len != 0 && IsCjkCodePoint(cp)) {
+    const bool ascii = static_cast<unsigned char>(text[pos]) < 0x80;  // most of most texts: not decoded
+    const std::size_t len = ascii ? 1 : Decode(text, pos, &cp);
+    if (!ascii && len != 0 && IsCjkCodePoint(cp)) {
       current.append(text.substr(pos, len));
     } else if (!current.empty()) {
       runs.push_back(std::move(current));

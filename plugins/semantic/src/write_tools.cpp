@@ -42,6 +42,9 @@ Json MemoryItemProperties() {
   };
 }
 
+// Ends every refusal of a batch item that does not say so itself: the batch is one write.
+constexpr const char* kNothingInTheBatch = " (nothing in the batch was stored)";
+
 // One property's checks, read once from its schema in MemoryItemProperties: what
 // CheckBatchItem covers (type, maxLength/minLength, enum, minimum/maximum, maxItems and the
 // items of an array).
@@ -50,7 +53,6 @@ struct FieldRule {
   std::int64_t min_length = 0;
   std::int64_t max_length = INT64_MAX;
   std::vector<std::string> one_of;  // the enum, empty = any
-  Json enum_text;                   // the enum as sent in messages
   Json minimum, maximum;            // null = unbounded
   std::int64_t max_items = INT64_MAX;
   std::shared_ptr<const FieldRule> items;
@@ -61,10 +63,7 @@ FieldRule CompileRule(const Json& schema) {
   r.type = schema.value("type", "");
   r.min_length = schema.value("minLength", std::int64_t{0});
   r.max_length = schema.value("maxLength", INT64_MAX);
-  if (schema.contains("enum")) {
-    r.enum_text = schema["enum"];
-    for (const Json& v : r.enum_text) r.one_of.push_back(v.get<std::string>());
-  }
+  if (schema.contains("enum")) r.one_of = schema["enum"].get<std::vector<std::string>>();
   r.minimum = schema.value("minimum", Json());
   r.maximum = schema.value("maximum", Json());
   r.max_items = schema.value("maxItems", INT64_MAX);
@@ -88,7 +87,7 @@ const std::map<std::string, FieldRule, std::less<>>& ItemRules() {
 // cost ~5,000 instructions an item, 1.6% of a batch write.
 void CheckBatchItem(const Json& item, std::size_t index) {
   const auto refuse = [&](const std::string& what) {
-    throw sdk::ToolError("memories[" + std::to_string(index) + "]" + what + " (nothing in the batch was stored)");
+    throw sdk::ToolError("memories[" + std::to_string(index) + "]" + what + kNothingInTheBatch);
   };
   if (!item.is_object()) refuse(": send an object {text, kind, ...}");
   auto check = [&](std::string_view name, const Json& value, const FieldRule& rule) {
@@ -104,7 +103,7 @@ void CheckBatchItem(const Json& item, std::size_t index) {
                std::to_string(rule.max_length));
       }
       if (!rule.one_of.empty() && std::find(rule.one_of.begin(), rule.one_of.end(), text) == rule.one_of.end()) {
-        refuse(field + ": send one of " + rule.enum_text.dump());
+        refuse(field + ": send one of " + Json(rule.one_of).dump());
       }
     }
     if (value.is_number() && ((!rule.minimum.is_null() && value.get<double>() < rule.minimum.get<double>()) ||
@@ -361,7 +360,7 @@ MemoryDraft ParseDraft(const Json& item, const sdk::Caller& caller, const Settin
   } catch (const sdk::ToolError& e) {
     if (where.empty()) throw;
     // The secret screen's refusal says already that nothing was stored.
-    throw sdk::ToolError(where + e.what() + (screening ? "" : " (nothing in the batch was stored)"));
+    throw sdk::ToolError(where + e.what() + (screening ? "" : kNothingInTheBatch));
   }
 }
 
