@@ -172,7 +172,8 @@ bool RegisterFtsRank(sqlite3* db) {
   if (api == nullptr || api->iVersion < 2) return false;
   return api->xCreateFunction(api, kName, nullptr, &KiokuBm25, nullptr) == SQLITE_OK &&
          api->xCreateFunction(api, kPhrasesName, nullptr, &KiokuPhrases, nullptr) == SQLITE_OK &&
-         api->xCreateFunction(api, kSubstringsName, nullptr, &KiokuSubstrings, nullptr) == SQLITE_OK;
+         api->xCreateFunction(api, kSubstringsName, nullptr, &KiokuSubstrings, nullptr) == SQLITE_OK &&
+         RegisterTrigramSubstrings(db);
 }
 
 }  // namespace kioku::sdk

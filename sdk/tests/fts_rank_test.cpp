@@ -94,6 +94,57 @@ TEST(FtsSubstringsTest, SaysWhichTextsAreSubstringsOfTheRow) {
   EXPECT_EQ(rows, want);
 }
 
+// kioku_trigram_substrings gives, for a text outside any index, what kioku_substrings gives
+// for that text in a trigram table: every needle against every row, ASCII or not, with the
+// tokenizer's case folding (the Kelvin sign folds to "k", "Ä" to "ä", "Σ" to "σ").
+TEST(FtsSubstringsTest, TrigramSubstringsOfATextEqualTheIndexedRows) {
+  SQLite::Database db = OpenDatabase(":memory:");
+  db.exec("CREATE VIRTUAL TABLE g USING fts5(x, tokenize='trigram', detail=none, columnsize=0)");
+  const std::vector<std::string> rows = {
+      "authentication",  "The AUTHOR authenticates", "thenauth", "ÄRGER im Büro", "\u212Aey rotation", "KEY rotation",
+      "ΣΟΦΙΑ σοφία",     "東京都の設定ファイル",     "ab",       "",              "x\u0130stanbul İSTANBUL",
+      "src/Auth/File12.TS handles auth", "emoji 😀😀 auth", "aut hen tic"};
+  const std::vector<std::string> needles = {"authen", "ärger", "büro", "ab", "key", "KEY", "\u212Aey", "σοφ",
+                                            "ΣΟΦ",    "京都の", "istanbul", "file12.ts", "😀😀 a", "hen tic", "Auth"};
+  SQLite::Statement add(db, "INSERT INTO g(rowid, x) VALUES (?, ?)");
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    add.reset();
+    add.bind(1, static_cast<std::int64_t>(i + 1));
+    add.bind(2, rows[i]);
+    add.exec();
+  }
+  std::string args;
+  for (std::size_t i = 0; i < needles.size(); ++i) args += ", ?";
+  int rows_holding_any = 0;
+  for (std::size_t r = 0; r < rows.size(); ++r) {
+    SQLite::Statement one(db, "SELECT kioku_substrings(g" + args + "), kioku_trigram_substrings(x" + args +
+                                  ") FROM g WHERE rowid = ?");
+    int i = 1;
+    for (const std::string& n : needles) one.bind(i++, n);
+    for (const std::string& n : needles) one.bind(i++, n);
+    one.bind(i, static_cast<std::int64_t>(r + 1));
+    ASSERT_TRUE(one.executeStep()) << r;
+    EXPECT_EQ(one.getColumn(1).getInt64(), one.getColumn(0).getInt64()) << "row " << rows[r];
+    if (one.getColumn(0).getInt64() != 0) ++rows_holding_any;
+  }
+  EXPECT_EQ(rows_holding_any, 11);  // of 14: the rows compared hold needles, not only none
+  SQLite::Statement spot(db, "SELECT kioku_trigram_substrings('The AUTHOR authenticates', 'authen', 'tho', 'xyz'), "
+                             "kioku_trigram_substrings(NULL, 'abc'), kioku_trigram_substrings('\u212Aey', 'KEY')");
+  ASSERT_TRUE(spot.executeStep());
+  EXPECT_EQ(spot.getColumn(0).getInt64(), 0b011);
+  EXPECT_EQ(spot.getColumn(1).getInt64(), 0);
+  EXPECT_EQ(spot.getColumn(2).getInt64(), 1);
+}
+
+TEST(FtsSubstringsTest, TrigramSubstringsIsNullPastSixtyThreeNeedles) {
+  SQLite::Database db = OpenDatabase(":memory:");
+  std::string sql = "SELECT kioku_trigram_substrings('abcdef'";
+  for (int i = 0; i < 64; ++i) sql += ", 'abc'";
+  SQLite::Statement q(db, sql + ")");
+  ASSERT_TRUE(q.executeStep());
+  EXPECT_TRUE(q.getColumn(0).isNull());
+}
+
 TEST_F(FtsRankTest, SubstringsUnderWordTokensArePhrases) {
   SQLite::Statement q(db_, "SELECT rowid, kioku_substrings(t, 'cache ts', 'ts cache') FROM t WHERE t MATCH 'cache' "
                            "ORDER BY rowid");

@@ -143,6 +143,45 @@ TEST(ExportImport, MergeIntoNonEmptyDatabaseRemapsKeys) {
   EXPECT_NE(graph.text.find("postgres"), std::string::npos) << graph.text;
 }
 
+// An import into a store whose substring and entity-name indexes lag (semantic
+// index_lag.hpp: rows written, their catch-up still queued) rebuilds those indexes over
+// every row and marks them whole: each row indexed once, the file's and the store's.
+TEST(ExportImport, ImportIntoAStoreWithLaggingIndexesIndexesEveryRowOnce) {
+  testing::TestRuntime a;
+  AddAll(a);
+  Populate(a, "one");
+  const json envelope = host::BuildExport(*a.runtime, "test");
+  testing::TestRuntime b;
+  AddAll(b);
+  const auto lagging = b.runtime->CallTool("memory_remember", {{"text", "Webhooks retry with exponential backoff"},
+                                                               {"kind", "fact"}},
+                                           testing::TestRuntime::DefaultCaller());
+  ASSERT_FALSE(lagging.is_error) << lagging.text;
+  ASSERT_EQ(b.Db().execAndGet("SELECT seq FROM semantic_index_marks WHERE name = 'substring'").getInt64(), 0);
+  host::ImportExport(*b.runtime, envelope);
+  b.runtime->FlushDeferredWrites();  // the catch-up the write queued finds nothing left
+  EXPECT_EQ(b.Db().execAndGet("SELECT seq FROM semantic_index_marks WHERE name = 'substring'").getInt64(),
+            b.Db().execAndGet("SELECT max(seq) FROM semantic_memories").getInt64());
+  for (const char* t : {"semantic_fts", "semantic_fts_trigram", "semantic_entities_fts"}) {
+    EXPECT_NO_THROW(b.Db().exec(std::string("INSERT INTO ") + t + "(" + t + ", rank) VALUES ('integrity-check', 1)")) << t;
+  }
+  for (const char* partial : {"xponenti", "akefile"}) {
+    auto found = b.runtime->CallTool("memory_recall", {{"query", partial}}, testing::TestRuntime::DefaultCaller());
+    EXPECT_NE(found.text.find("1 memor"), std::string::npos) << partial << ": " << found.text;
+  }
+  // The same file again adds no row, so rebuilds no index: the rows lagging then are
+  // indexed by the catch-up before it, not marked as held.
+  ASSERT_FALSE(b.runtime->CallTool("memory_remember", {{"text", "Search ranks by reciprocal rank fusion"}, {"kind", "fact"}},
+                                   testing::TestRuntime::DefaultCaller()).is_error);
+  host::ImportExport(*b.runtime, envelope);
+  b.runtime->FlushDeferredWrites();
+  for (const char* t : {"semantic_fts_trigram", "semantic_entities_fts"}) {
+    EXPECT_NO_THROW(b.Db().exec(std::string("INSERT INTO ") + t + "(" + t + ", rank) VALUES ('integrity-check', 1)")) << t;
+  }
+  auto found = b.runtime->CallTool("memory_recall", {{"query", "eciproca"}}, testing::TestRuntime::DefaultCaller());
+  EXPECT_NE(found.text.find("1 memor"), std::string::npos) << found.text;
+}
+
 // Memory ids are computed from captured_at, a nonce and seq (semantic migration 15): two
 // stores that write one seq in one millisecond still name their memories apart (the nonce
 // hashes writer, session and text), so an import brings every memory under its own id, a

@@ -30,22 +30,6 @@ std::int64_t EnsureEntity(const Env& env, KeyInterner& keys, const std::string& 
   return env.db.getLastInsertRowid();
 }
 
-std::int64_t MaxEntitySeq(const Env& env) {
-  sdk::CachedStatement q = env.Stmt("SELECT coalesce(max(seq), 0) FROM semantic_entities");
-  q->executeStep();
-  const std::int64_t v = q->getColumn(0).getInt64();
-  q->reset();
-  return v;
-}
-
-void IndexNewEntities(const Env& env, std::int64_t floor) {
-  sdk::CachedStatement q = env.Stmt(
-      "INSERT INTO semantic_entities_fts(rowid, norm_name) SELECT seq, norm_name FROM semantic_entities "
-      "WHERE seq > ?");
-  sdk::Bind(*q, floor);
-  q->exec();
-}
-
 std::optional<Entity> LoadEntity(SQLite::Database& db, std::int64_t seq) {
   SQLite::Statement q(db, std::string("SELECT e.seq, ") + kShownEntityIdSql + ", " + KeyTextSql("e.type_key") + ", " + kEntityNameSql +
                               ", e.norm_name, e.created_at FROM semantic_entities e WHERE e.seq = ?");

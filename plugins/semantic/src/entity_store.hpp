@@ -75,14 +75,6 @@ std::int64_t KeepImportedEntityIds(SQLite::Database& db, const std::vector<Impor
 std::int64_t EnsureEntity(const Env& env, KeyInterner& keys, const std::string& type, const std::string& name,
                           const std::string& norm, std::int64_t now_ms);
 
-/// Highest entity seq (0 when none); rows above it are new in this transaction.
-std::int64_t MaxEntitySeq(const Env& env);
-
-/// Adds entities with seq > `floor` to the entity name index (semantic_entities_fts, which
-/// holds their normalized names).
-/// Call before the transaction that created them commits.
-void IndexNewEntities(const Env& env, std::int64_t floor);
-
 /// Loads an entity by seq; nullopt when absent.
 std::optional<Entity> LoadEntity(SQLite::Database& db, std::int64_t seq);
 

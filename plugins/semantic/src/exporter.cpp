@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "entity_store.hpp"
+#include "index_lag.hpp"
 #include "keys.hpp"
 #include "memory.hpp"
 #include "memory_store.hpp"
@@ -183,9 +184,10 @@ std::vector<std::int64_t> MarkExisting(SQLite::Database& db, std::vector<Importe
 }
 
 // One-row counters of changes that tell a process's caches what moved (schema.cpp text and
-// row epochs): state of this database, not content. Not exported; ignored in files written
-// before that (their row collided with this database's: the import was refused).
-constexpr const char* kProcessCounters[] = {"semantic_text_epoch", "semantic_row_epoch"};
+// row epochs), and how far the lagging indexes got (index_lag.hpp): state of this database,
+// not content. Not exported; ignored in files written before that (their row collided
+// with this database's: the import was refused).
+constexpr const char* kProcessCounters[] = {"semantic_text_epoch", "semantic_row_epoch", "semantic_index_marks"};
 
 // `section` with every memory's id in own_id, so the import keeps it when it renumbers the
 // row and finds it when the memory is here already (MemoryIdentity). A row without one has
@@ -360,12 +362,16 @@ sdk::ExporterSpec SemanticExporter() {
     }
     PrepareMemoryIds(rows);
     TextToKeys(db, rows);
+    // The import rebuilds the indexes of the tables it adds rows to, over every row: with
+    // nothing lagging before it, every row is indexed after it.
+    CatchUpLaggingIndexes(db);
     // After the rows (screened for secrets first); a refusal rolls the host's transaction back.
     sdk::ImportCounts counts = sdk::ImportLayerTables(
         db, "semantic", rows,
         {{"semantic_memories", [&db](const std::vector<std::string>& columns, const nlohmann::json& row) {
             return MemoryIdentity(db, columns, row);
           }}});
+    MarkIndexesWhole(db);
     counts.inserted += KeepImportedEntityIds(db, ids, seqs_before);
     DropUnusedKeys(db);  // those of rows that were here already
     CutDedupHashes(db);  // files written before migration 17 hold 64-bit reaffirm keys

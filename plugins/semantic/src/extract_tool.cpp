@@ -6,6 +6,7 @@
 
 #include "entities.hpp"
 #include "graph_store.hpp"
+#include "index_lag.hpp"
 #include "import_store.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/args.hpp"
@@ -175,7 +176,6 @@ sdk::ToolResult Extract(ToolContext& ctx, const Json& args, const sdk::CallConte
       entities = Json::array();
       relations = Json::array();
       lines.clear();
-      const std::int64_t floor = MaxEntitySeq(env);
       std::map<std::string, Entity> stored;
       for (const auto& [name, type] : checked.entities) {
         // Same name, any type: the graph already knows it (entity_relate's rule for names).
@@ -195,7 +195,7 @@ sdk::ToolResult Extract(ToolContext& ctx, const Json& args, const sdk::CallConte
                              {"action", o.already_known ? "already_known" : "related"}});
         lines += "\n  " + from.name + " -" + r.type + "-> " + to.name + (o.already_known ? " (already known)" : "");
       }
-      IndexNewEntities(env, floor);
+      SettleLaggingIndexes(env);  // the entity-name index (index_lag.hpp)
     });
   }
   std::string text_out = std::string(dry_run ? "would record " : "recorded ") +

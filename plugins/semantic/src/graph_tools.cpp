@@ -6,6 +6,7 @@
 #include "keys.hpp"
 #include "entities.hpp"
 #include "graph_store.hpp"
+#include "index_lag.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/fts.hpp"
 #include "kioku/sdk/match_key.hpp"
@@ -109,16 +110,20 @@ std::vector<Entity> SearchEntities(SQLite::Database& db, const std::string& quer
   std::vector<std::int64_t> seqs;
   if (const std::optional<std::string> grams = sdk::TrigramMatch(folded)) {
     // Trigram index of normalized names (detail=none): rows holding the query's trigrams,
-    // kept where the folded query is a substring of the normalized name; shortest names
-    // first, then oldest.
+    // kept where the folded query is a substring of the normalized name; and the names
+    // above the index's mark, which it does not hold yet (index_lag.hpp), scanned. Shortest
+    // names first, then oldest.
     std::string sql =
-        "SELECT e.seq FROM semantic_entities_fts f JOIN semantic_entities e ON e.seq = f.rowid "
-        "WHERE semantic_entities_fts MATCH ? AND kioku_substrings(semantic_entities_fts, ?) > 0";
-    if (!type.empty()) sql += " AND e.type_key = " + KeyOfSql("?");
-    sql += " ORDER BY length(e.norm_name), e.seq LIMIT ?";
+        "SELECT seq FROM (SELECT e.seq, e.norm_name, e.type_key FROM semantic_entities_fts f JOIN semantic_entities e "
+        "ON e.seq = f.rowid WHERE semantic_entities_fts MATCH ? AND kioku_substrings(semantic_entities_fts, ?) > 0 "
+        "UNION ALL SELECT seq, norm_name, type_key FROM semantic_entities WHERE seq > (SELECT seq FROM "
+        "semantic_index_marks WHERE name = 'entity_name') AND kioku_trigram_substrings(norm_name, ?) > 0)";
+    if (!type.empty()) sql += " WHERE type_key = " + KeyOfSql("?");
+    sql += " ORDER BY length(norm_name), seq LIMIT ?";
     SQLite::Statement q(db, sql);
     int i = 1;
     q.bind(i++, *grams);
+    q.bind(i++, folded);
     q.bind(i++, folded);
     if (!type.empty()) q.bind(i++, type);
     q.bind(i, limit);
@@ -385,11 +390,10 @@ void RegisterGraphTools(sdk::Registrar& registrar, ToolContext& ctx) {
       }
       RelateOutcome outcome;
       sdk::WithWriteTransaction(env.db, [&] {
-        const std::int64_t floor = MaxEntitySeq(env);
         const Entity from = EnsureNamedEntity(env, args.at("from").get<std::string>(), from_type, now);
         const Entity to = EnsureNamedEntity(env, args.at("to").get<std::string>(), to_type, now);
         outcome = Relate(env, from, type, to, valid_from, valid_to, call.caller.agent_id);
-        IndexNewEntities(env, floor);
+        SettleLaggingIndexes(env);  // the entity-name index (index_lag.hpp)
       });
       EntityNames names(env.db);
       Json closed = Json::array();

@@ -21,6 +21,7 @@ namespace kioku::semantic {
 
 class TermCountCache;
 struct RivalCache;
+class IndexLag;
 
 /// What one operation needs: the calling thread's connection, the clock and settings.
 /// Tool handlers build it from HostServices; the golden-set harness and benchmarks build it
@@ -35,6 +36,9 @@ struct Env {
   /// What rival detection keeps across writes (rival_cache.hpp); null = it reads and builds
   /// everything again in every write.
   RivalCache* rivals = nullptr;
+  /// Where writes queue the lagging indexes' catch-up (index_lag.hpp); null = each write
+  /// catches them up itself.
+  IndexLag* index_lag = nullptr;
 
   /// A prepared statement on this env's connection, leased from the cache (sdk::StatementCache):
   /// held until the lease goes out of scope, so nested uses of one SQL get two statements.

@@ -4,6 +4,7 @@
 
 #include "entities.hpp"
 #include "entity_store.hpp"
+#include "index_lag.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/ids.hpp"
 #include "kioku/sdk/json.hpp"
@@ -74,7 +75,6 @@ std::int64_t MaxMemorySeq(const Env& env) {
 
 MemoryWriter::MemoryWriter(Env env) : env_(env) {
   memory_floor_ = MaxMemorySeq(env_);
-  entity_floor_ = MaxEntitySeq(env_);
 }
 
 void MemoryWriter::Finish() {
@@ -83,22 +83,19 @@ void MemoryWriter::Finish() {
   for (const char* sql :
        {"INSERT INTO semantic_fts(rowid, text, subject, value, tags) SELECT seq, text, "
         "subject, value, tags FROM semantic_memories WHERE seq > ?",
-        "INSERT INTO semantic_fts_trigram(rowid, text) SELECT seq, text FROM "
-        "semantic_memories WHERE seq > ?",
         "INSERT INTO semantic_fts_cjk(rowid, cjk) SELECT seq, cjk FROM semantic_memories "
         "WHERE seq > ? AND cjk <> ''"}) {
     sdk::CachedStatement q = env_.Stmt(sql);
     sdk::Bind(*q, memory_floor_);
     q->exec();
   }
-  IndexNewEntities(env_, entity_floor_);
+  SettleLaggingIndexes(env_);  // the substring and entity-name indexes (index_lag.hpp)
   // The word index, which every recall and rival lookup reads, merged a bounded step: up to
   // 64 pages (256 KB) on levels holding two segments (usermerge, schema.cpp); a large merge
   // goes on in the writes after. The substring and name indexes, read by fewer queries, keep
   // FTS5's own merging: merging them too cost 11% of a batch write at 1,000 memories.
   env_.Stmt("INSERT INTO semantic_fts(semantic_fts, rank) VALUES ('merge', 64)")->exec();
   memory_floor_ = MaxMemorySeq(env_);
-  entity_floor_ = MaxEntitySeq(env_);
   added_ = false;
 }
 

@@ -151,8 +151,7 @@ class MemoryWriter {
   SQLite::Statement& Held(const std::string& sql);
 
   Env env_;
-  std::int64_t memory_floor_ = 0;  // rows above these seqs were added by this writer
-  std::int64_t entity_floor_ = 0;
+  std::int64_t memory_floor_ = 0;  // rows above this seq were added by this writer
   bool added_ = false;
   KeyInterner keys_;  // this transaction's project, agent and session keys
   bool mentions_ = false;  // LinkEntities queued mentions in temp.semantic_mentions

@@ -1,6 +1,7 @@
 #include "recall.hpp"
 
 #include <algorithm>
+#include <iterator>
 #include <bit>
 #include <map>
 #include <set>
@@ -11,6 +12,7 @@
 
 #include "keys.hpp"
 #include "anchors.hpp"
+#include "index_lag.hpp"
 #include "entities.hpp"
 #include "kioku/sdk/db.hpp"
 #include "kioku/sdk/fts.hpp"
@@ -177,6 +179,14 @@ ListResult RunList(const Env& env, const std::string& name, double weight,
     out.rows.push_back(std::move(c));
   }
   return out;
+}
+
+// `more`'s rows after `to`'s (the same list's columns).
+void Append(ListResult& to, ListResult&& more) {
+  to.list.ids.insert(to.list.ids.end(), more.list.ids.begin(), more.list.ids.end());
+  std::move(more.rows.begin(), more.rows.end(), std::back_inserter(to.rows));
+  to.scores.insert(to.scores.end(), more.scores.begin(), more.scores.end());
+  to.phrases.insert(to.phrases.end(), more.phrases.begin(), more.phrases.end());
 }
 
 std::string JoinOr(const std::vector<std::string>& terms) {
@@ -430,15 +440,30 @@ ListResult SubstringList(const Env& env, double weight, const std::vector<std::s
   const int cap = 4 * n;
   std::string args;
   for (std::size_t i = 0; i < needles.size(); ++i) args += ", ?";
-  const std::string sql = std::string("SELECT ") + kCandidateColumns +
-                          ", length(m.text) AS score, kioku_substrings(semantic_fts_trigram" + args +
-                          ") FROM semantic_fts_trigram f JOIN semantic_memories m ON m.seq = f.rowid WHERE "
-                          "semantic_fts_trigram MATCH ? AND " + filter.text +
-                          " AND f.rowid >= ? ORDER BY f.rowid DESC LIMIT " + std::to_string(cap);
-  std::vector<Bind> binds(needles.begin(), needles.end());
-  binds.emplace_back(match);
-  binds.insert(binds.end(), filter.binds.begin(), filter.binds.end());
-  ListResult read = RunNewestList(env, "trigram", weight, sql, std::move(binds), as_of, MaxMemorySeq(env), cap);
+  // The rows above the index's mark, which it does not hold yet (index_lag.hpp), are the
+  // newest: scanned first, at most kMaxLagRows of them.
+  const std::int64_t mark = ReadIndexMarks(env).substring;
+  const std::string lagging_sql = "SELECT * FROM (SELECT " + std::string(kCandidateColumns) +
+                                  ", length(m.text) AS score, kioku_trigram_substrings(m.text" + args +
+                                  ") AS held FROM semantic_memories m WHERE m.seq > ? AND " + filter.text +
+                                  ") WHERE held > 0 ORDER BY seq DESC LIMIT " + std::to_string(cap);
+  std::vector<Bind> lagging_binds(needles.begin(), needles.end());
+  lagging_binds.emplace_back(mark);
+  lagging_binds.insert(lagging_binds.end(), filter.binds.begin(), filter.binds.end());
+  ListResult read = RunList(env, "trigram", weight, lagging_sql, lagging_binds, as_of);
+  const int want = cap - static_cast<int>(read.rows.size());
+  if (want > 0) {
+    const std::string sql = std::string("SELECT ") + kCandidateColumns +
+                            ", length(m.text) AS score, kioku_substrings(semantic_fts_trigram" + args +
+                            ") FROM semantic_fts_trigram f JOIN semantic_memories m ON m.seq = f.rowid WHERE "
+                            "semantic_fts_trigram MATCH ? AND " + filter.text +
+                            " AND f.rowid >= ? ORDER BY f.rowid DESC LIMIT " + std::to_string(want);
+    std::vector<Bind> binds(needles.begin(), needles.end());
+    binds.emplace_back(match);
+    binds.insert(binds.end(), filter.binds.begin(), filter.binds.end());
+    Append(read, RunNewestList(env, "trigram", weight, sql, std::move(binds), as_of,
+                               std::min(MaxMemorySeq(env), mark), want));
+  }
   std::vector<std::size_t> order;
   for (std::size_t i = 0; i < read.rows.size(); ++i) {
     if (read.phrases[i] > 0) order.push_back(i);

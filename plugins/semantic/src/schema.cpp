@@ -644,6 +644,40 @@ CREATE TRIGGER semantic_embed_on_insert AFTER INSERT ON semantic_memories
 END;
 )SQL";
 
+// The substring and entity-name indexes lag their rows (index_lag.hpp): each holds exactly
+// the rows up to its mark, and the rows above it are read by scanning them. So a delete or
+// a text change touches such an index only for a row it holds. Every later statement that
+// rebuilds one of these indexes must set its mark to the newest row.
+constexpr const char* kLaggingIndexesSql = R"SQL(
+CREATE TABLE semantic_index_marks (
+  name TEXT PRIMARY KEY,
+  seq  INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO semantic_index_marks(name, seq) VALUES
+  ('substring', (SELECT coalesce(max(seq), 0) FROM semantic_memories)),
+  ('entity_name', (SELECT coalesce(max(seq), 0) FROM semantic_entities));
+DROP TRIGGER semantic_memories_ad;
+CREATE TRIGGER semantic_memories_ad AFTER DELETE ON semantic_memories BEGIN
+  INSERT INTO semantic_fts(semantic_fts, rowid, text, subject, value, tags)
+    VALUES ('delete', old.seq, old.text, old.subject, old.value, old.tags);
+END;
+CREATE TRIGGER semantic_memories_ad_trigram AFTER DELETE ON semantic_memories
+  WHEN old.seq <= (SELECT seq FROM semantic_index_marks WHERE name = 'substring') BEGIN
+  INSERT INTO semantic_fts_trigram(semantic_fts_trigram, rowid, text) VALUES ('delete', old.seq, old.text);
+END;
+DROP TRIGGER semantic_memories_au_trigram;
+CREATE TRIGGER semantic_memories_au_trigram AFTER UPDATE OF text ON semantic_memories
+  WHEN old.seq <= (SELECT seq FROM semantic_index_marks WHERE name = 'substring') BEGIN
+  INSERT INTO semantic_fts_trigram(semantic_fts_trigram, rowid, text) VALUES ('delete', old.seq, old.text);
+  INSERT INTO semantic_fts_trigram(rowid, text) VALUES (new.seq, new.text);
+END;
+DROP TRIGGER semantic_entities_ad;
+CREATE TRIGGER semantic_entities_ad AFTER DELETE ON semantic_entities
+  WHEN old.seq <= (SELECT seq FROM semantic_index_marks WHERE name = 'entity_name') BEGIN
+  INSERT INTO semantic_entities_fts(semantic_entities_fts, rowid, norm_name) VALUES ('delete', old.seq, old.norm_name);
+END;
+)SQL";
+
 }  // namespace
 
 std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
@@ -712,6 +746,10 @@ std::vector<sdk::Migration> Migrations(const sdk::ProjectOptions& projects) {
                  "memory inserts open no statement journal: insert triggers that cannot abort (text epoch under "
                  "IGNORE; embed queue without a foreign key, queued under IGNORE with ticket 0)",
                  kJournalFreeInsertsSql, nullptr});
+  out.push_back({static_cast<int>(out.size()) + 1,
+                 "substring and entity-name indexes lag their rows up to a mark (semantic_index_marks), caught up "
+                 "off the request path; delete and text-change triggers touch them only below the mark",
+                 kLaggingIndexesSql, nullptr});
   return out;
 }
 

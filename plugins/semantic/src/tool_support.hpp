@@ -21,6 +21,7 @@
 #include "memory_store.hpp"
 #include "recall.hpp"
 #include "settings.hpp"
+#include "index_lag.hpp"
 #include "rival_cache.hpp"
 #include "term_counts.hpp"
 #include "kioku/sdk/embed_worker.hpp"
@@ -39,6 +40,7 @@ struct ToolContext {
   sdk::StatementCache statements;
   TermCountCache term_counts;
   RivalCache rivals;
+  IndexLag index_lag{host};
   /// When MaybeScheduleMaintenance last looked (decay.hpp), host clock ms; 0 = never.
   std::atomic<std::int64_t> maintenance_checked_at{0};
   /// Vector search (status "off" without an embedder) and its background embed worker
@@ -46,7 +48,7 @@ struct ToolContext {
   std::unique_ptr<sdk::LayerVectors> vectors;
   std::unique_ptr<sdk::EmbedWorker> worker;
 
-  Env MakeEnv() { return Env{host.Db(), host.GetClock(), settings, statements, &term_counts, &rivals}; }
+  Env MakeEnv() { return Env{host.Db(), host.GetClock(), settings, statements, &term_counts, &rivals, &index_lag}; }
 };
 
 /// Hard limits (also in the input schemas).

@@ -38,6 +38,15 @@
 /// say the row holds every trigram of s_i (an AND of single-token queries), and this
 /// verifies they are adjacent. A text the tokenizer turns into no token (under trigram:
 /// fewer than 3 characters) never occurs. Cost: tokenizing the row's text once per call.
+///
+/// `kioku_trigram_substrings(text, s_1 … s_K)`: the same bitmask as kioku_substrings over a
+/// `tokenize='trigram'` table, for a text outside any index (a row the substring index does
+/// not hold yet): bit i-1 is set when s_i (>= 3 characters) is a substring of `text` with
+/// case folded as FTS5's trigram tokenizer folds it (that tokenizer, found through
+/// xFindTokenizer, folds every non-ASCII text and each needle once per statement; an ASCII
+/// text is lower-cased directly, all that tokenizer does to ASCII). NULL when K > 63; a
+/// NULL text holds nothing. Cost: one substring search per needle, ~100 ns for an ASCII
+/// text of 80 bytes.
 
 #include <sqlite3.h>
 
@@ -50,8 +59,12 @@ inline constexpr int kMaxMaskedPhrases = 63;
 /// register functions or reach a tokenizer (xFindTokenizer). Null when it has no FTS5.
 fts5_api* Fts5Api(sqlite3* db);
 
-/// Registers kioku_bm25, kioku_phrases and kioku_substrings on one connection (sdk::OpenDatabase does it for every connection
+/// Registers kioku_bm25, kioku_phrases, kioku_substrings and kioku_trigram_substrings on one connection (sdk::OpenDatabase does it for every connection
 /// it opens). Returns false when the connection has no FTS5. Safe to call more than once.
 bool RegisterFtsRank(sqlite3* db);
+
+/// Registers kioku_trigram_substrings on one connection (RegisterFtsRank calls it).
+/// Returns false when the connection has no FTS5 or no trigram tokenizer.
+bool RegisterTrigramSubstrings(sqlite3* db);
 
 }  // namespace kioku::sdk

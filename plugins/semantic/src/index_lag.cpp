@@ -1,0 +1,67 @@
+#include "index_lag.hpp"
+
+#include <string>
+
+namespace kioku::semantic {
+namespace {
+
+std::int64_t Scalar(const Env& env, const std::string& sql) {
+  sdk::CachedStatement q = env.Stmt(sql);
+  q->executeStep();
+  return q->getColumn(0).getInt64();
+}
+
+}  // namespace
+
+IndexMarks ReadIndexMarks(const Env& env) {
+  IndexMarks marks;
+  sdk::CachedStatement q = env.Stmt("SELECT name, seq FROM semantic_index_marks");
+  while (q->executeStep()) {
+    const std::string name = q->getColumn(0).getString();
+    (name == "substring" ? marks.substring : marks.entity_name) = q->getColumn(1).getInt64();
+  }
+  return marks;
+}
+
+void CatchUpLaggingIndexes(SQLite::Database& db) {
+  db.exec("INSERT INTO semantic_fts_trigram(rowid, text) SELECT seq, text FROM semantic_memories WHERE seq > "
+          "(SELECT seq FROM semantic_index_marks WHERE name = 'substring'); "
+          "INSERT INTO semantic_entities_fts(rowid, norm_name) SELECT seq, norm_name FROM semantic_entities "
+          "WHERE seq > (SELECT seq FROM semantic_index_marks WHERE name = 'entity_name')");
+  MarkIndexesWhole(db);
+}
+
+void MarkIndexesWhole(SQLite::Database& db) {
+  // A mark never moves down: new rows get seqs above every earlier one (AUTOINCREMENT), so
+  // rows deleted at the top leave no unindexed row below it.
+  db.exec("UPDATE semantic_index_marks SET seq = max(seq, (SELECT coalesce(max(seq), 0) FROM semantic_memories)) "
+          "WHERE name = 'substring'; "
+          "UPDATE semantic_index_marks SET seq = max(seq, (SELECT coalesce(max(seq), 0) FROM semantic_entities)) "
+          "WHERE name = 'entity_name'");
+}
+
+void IndexLag::Queue() {
+  if (queued_.exchange(true)) return;
+  host_.DeferWrite([this](SQLite::Database& db) {
+    // Cleared first: a write that commits while this runs queues the next catch-up.
+    queued_.store(false);
+    CatchUpLaggingIndexes(db);
+  });
+}
+
+void SettleLaggingIndexes(const Env& env) {
+  if (env.index_lag == nullptr) {
+    CatchUpLaggingIndexes(env.db);
+    return;
+  }
+  const IndexMarks marks = ReadIndexMarks(env);
+  const std::int64_t memories = Scalar(env, "SELECT coalesce(max(seq), 0) FROM semantic_memories") - marks.substring;
+  const std::int64_t entities = Scalar(env, "SELECT coalesce(max(seq), 0) FROM semantic_entities") - marks.entity_name;
+  if (memories > kMaxLagRows || entities > kMaxLagRows) {
+    CatchUpLaggingIndexes(env.db);
+  } else if (memories > 0 || entities > 0) {
+    env.index_lag->Queue();
+  }
+}
+
+}  // namespace kioku::semantic

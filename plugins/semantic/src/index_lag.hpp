@@ -1,0 +1,70 @@
+#pragma once
+/// @file index_lag.hpp
+/// The substring index of memories (semantic_fts_trigram) and the name index of entities
+/// (semantic_entities_fts) lag their rows. A write commits its rows, the word index and the
+/// CJK index at once; these two catch up later, off the request path, on the host's writer
+/// thread (HostServices::DeferWrite), or in the write itself once a lag passes kMaxLagRows.
+///
+/// Why: indexing a memory's trigrams and its entities' names was 15% of a batch write's
+/// instructions at 1,000 memories, for the two indexes the fewest queries read (partial
+/// words, entity search). Every reader stays exact: each index holds exactly the rows up to
+/// its mark (semantic_index_marks, schema migration 20), and readers scan the rows above it
+/// with kioku_trigram_substrings (sdk/fts_rank.hpp), which answers as the index would.
+/// The scan is bounded by kMaxLagRows.
+///
+/// Nothing is lost to a crash: the rows are committed, and the next catch-up indexes every
+/// row above the mark, however old. A statement that rebuilds either index (an import)
+/// must set its mark with MarkIndexesWhole.
+
+#include <atomic>
+#include <cstdint>
+
+#include <SQLiteCpp/Database.h>
+
+#include "kioku/sdk/host.hpp"
+#include "kioku/sdk/sql.hpp"
+#include "memory.hpp"
+
+namespace kioku::semantic {
+
+/// The most rows either index lags by after a write: past it, the write catches up itself.
+/// Scanning this many ASCII rows of ~80 bytes costs a partial-word recall ~0.4 ms (bench
+/// figures in the semantic README, "Lagging indexes").
+inline constexpr std::int64_t kMaxLagRows = 2048;
+
+/// The marks: each index holds exactly the rows with seq <= its mark.
+struct IndexMarks {
+  std::int64_t substring = 0;    ///< semantic_fts_trigram over semantic_memories
+  std::int64_t entity_name = 0;  ///< semantic_entities_fts over semantic_entities
+};
+IndexMarks ReadIndexMarks(const Env& env);
+
+/// Indexes every row above each mark and moves the marks to the newest rows. Must run in
+/// a write transaction; idempotent.
+void CatchUpLaggingIndexes(SQLite::Database& db);
+
+/// Sets both marks to the newest rows, for indexes just rebuilt over every row. Must run in
+/// the transaction that rebuilt them.
+void MarkIndexesWhole(SQLite::Database& db);
+
+/// One plugin's catch-ups on the host's writer thread: at most one queued at a time.
+class IndexLag {
+ public:
+  explicit IndexLag(sdk::HostServices& host) : host_(host) {}
+  IndexLag(const IndexLag&) = delete;
+  IndexLag& operator=(const IndexLag&) = delete;
+
+  /// Queues a catch-up unless one is queued and not started yet.
+  void Queue();
+
+ private:
+  sdk::HostServices& host_;
+  std::atomic<bool> queued_{false};
+};
+
+/// After a write added rows, before it commits: catches up at once when `env` has no
+/// IndexLag (tests, the golden set) or either index lags by more than kMaxLagRows; else
+/// queues a catch-up (env.index_lag->Queue()).
+void SettleLaggingIndexes(const Env& env);
+
+}  // namespace kioku::semantic
