@@ -116,8 +116,8 @@ std::vector<Entity> SearchEntities(SQLite::Database& db, const std::string& quer
     std::string sql =
         "SELECT seq FROM (SELECT e.seq, e.norm_name, e.type_key FROM semantic_entities_fts f JOIN semantic_entities e "
         "ON e.seq = f.rowid WHERE semantic_entities_fts MATCH ? AND kioku_substrings(semantic_entities_fts, ?) > 0 "
-        "UNION ALL SELECT seq, norm_name, type_key FROM semantic_entities WHERE seq > (SELECT seq FROM "
-        "semantic_index_marks WHERE name = 'entity_name') AND kioku_trigram_substrings(norm_name, ?) > 0)";
+        "UNION ALL SELECT seq, norm_name, type_key FROM semantic_entities WHERE seq > " + MarkSql("entity_name") +
+        " AND kioku_trigram_substrings(norm_name, ?) > 0)";
     if (!type.empty()) sql += " WHERE type_key = " + KeyOfSql("?");
     sql += " ORDER BY length(norm_name), seq LIMIT ?";
     SQLite::Statement q(db, sql);

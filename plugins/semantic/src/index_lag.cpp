@@ -23,21 +23,24 @@ IndexMarks ReadIndexMarks(const Env& env) {
   return marks;
 }
 
+std::string MarkSql(std::string_view index) {
+  return "coalesce((SELECT seq FROM semantic_index_marks WHERE name = '" + std::string(index) + "'), 0)";
+}
+
 void CatchUpLaggingIndexes(SQLite::Database& db) {
-  db.exec("INSERT INTO semantic_fts_trigram(rowid, text) SELECT seq, text FROM semantic_memories WHERE seq > "
-          "(SELECT seq FROM semantic_index_marks WHERE name = 'substring'); "
-          "INSERT INTO semantic_entities_fts(rowid, norm_name) SELECT seq, norm_name FROM semantic_entities "
-          "WHERE seq > (SELECT seq FROM semantic_index_marks WHERE name = 'entity_name')");
+  db.exec("INSERT INTO semantic_fts_trigram(rowid, text) SELECT seq, text FROM semantic_memories WHERE seq > " +
+          MarkSql("substring") + "; INSERT INTO semantic_entities_fts(rowid, norm_name) SELECT seq, norm_name FROM "
+          "semantic_entities WHERE seq > " + MarkSql("entity_name"));
   MarkIndexesWhole(db);
 }
 
 void MarkIndexesWhole(SQLite::Database& db) {
   // A mark never moves down: new rows get seqs above every earlier one (AUTOINCREMENT), so
   // rows deleted at the top leave no unindexed row below it.
-  db.exec("UPDATE semantic_index_marks SET seq = max(seq, (SELECT coalesce(max(seq), 0) FROM semantic_memories)) "
-          "WHERE name = 'substring'; "
-          "UPDATE semantic_index_marks SET seq = max(seq, (SELECT coalesce(max(seq), 0) FROM semantic_entities)) "
-          "WHERE name = 'entity_name'");
+  db.exec("INSERT INTO semantic_index_marks(name, seq) VALUES "
+          "('substring', (SELECT coalesce(max(seq), 0) FROM semantic_memories)), "
+          "('entity_name', (SELECT coalesce(max(seq), 0) FROM semantic_entities)) "
+          "ON CONFLICT(name) DO UPDATE SET seq = max(seq, excluded.seq)");
 }
 
 void IndexLag::Queue() {

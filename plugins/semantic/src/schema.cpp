@@ -180,7 +180,8 @@ CREATE INDEX semantic_relations_to ON semantic_relations(to_seq, type);
 // call sqlite3Fts5StorageSync in SQLite 3.40), so a per-row AFTER INSERT trigger writes one
 // tiny segment per row and then merges them: ~70% of a batch write's time. Writers now index
 // the rows a transaction added in one INSERT … SELECT per FTS table just before COMMIT
-// (MemoryWriter::Finish, IndexNewEntities). Update and delete triggers stay.
+// (MemoryWriter::Finish; since migration 20 the substring and entity-name indexes a little
+// later, index_lag.hpp). Update and delete triggers stay.
 //
 // Also: the two CJK update triggers of version 1 ran newest-first (SQLite fires triggers of
 // one event in reverse creation order), inserting the new terms before deleting the old
@@ -646,34 +647,35 @@ END;
 
 // The substring and entity-name indexes lag their rows (index_lag.hpp): each holds exactly
 // the rows up to its mark, and the rows above it are read by scanning them. So a delete or
-// a text change touches such an index only for a row it holds. Every later statement that
-// rebuilds one of these indexes must set its mark to the newest row.
+// a text change touches such an index only for a row it holds. A missing mark is 0 (a new
+// store's: the chain of a store without tables leaves no row, so the host can replay its
+// schema, host/src/migrations.cpp). Every later statement that rebuilds one of these
+// indexes must set its mark to the newest row (MarkIndexesWhole).
 constexpr const char* kLaggingIndexesSql = R"SQL(
 CREATE TABLE semantic_index_marks (
   name TEXT PRIMARY KEY,
   seq  INTEGER NOT NULL
 ) WITHOUT ROWID;
-INSERT INTO semantic_index_marks(name, seq) VALUES
-  ('substring', (SELECT coalesce(max(seq), 0) FROM semantic_memories)),
-  ('entity_name', (SELECT coalesce(max(seq), 0) FROM semantic_entities));
+INSERT INTO semantic_index_marks(name, seq) SELECT 'substring', max(seq) FROM semantic_memories HAVING max(seq) > 0;
+INSERT INTO semantic_index_marks(name, seq) SELECT 'entity_name', max(seq) FROM semantic_entities HAVING max(seq) > 0;
 DROP TRIGGER semantic_memories_ad;
 CREATE TRIGGER semantic_memories_ad AFTER DELETE ON semantic_memories BEGIN
   INSERT INTO semantic_fts(semantic_fts, rowid, text, subject, value, tags)
     VALUES ('delete', old.seq, old.text, old.subject, old.value, old.tags);
 END;
 CREATE TRIGGER semantic_memories_ad_trigram AFTER DELETE ON semantic_memories
-  WHEN old.seq <= (SELECT seq FROM semantic_index_marks WHERE name = 'substring') BEGIN
+  WHEN old.seq <= coalesce((SELECT seq FROM semantic_index_marks WHERE name = 'substring'), 0) BEGIN
   INSERT INTO semantic_fts_trigram(semantic_fts_trigram, rowid, text) VALUES ('delete', old.seq, old.text);
 END;
 DROP TRIGGER semantic_memories_au_trigram;
 CREATE TRIGGER semantic_memories_au_trigram AFTER UPDATE OF text ON semantic_memories
-  WHEN old.seq <= (SELECT seq FROM semantic_index_marks WHERE name = 'substring') BEGIN
+  WHEN old.seq <= coalesce((SELECT seq FROM semantic_index_marks WHERE name = 'substring'), 0) BEGIN
   INSERT INTO semantic_fts_trigram(semantic_fts_trigram, rowid, text) VALUES ('delete', old.seq, old.text);
   INSERT INTO semantic_fts_trigram(rowid, text) VALUES (new.seq, new.text);
 END;
 DROP TRIGGER semantic_entities_ad;
 CREATE TRIGGER semantic_entities_ad AFTER DELETE ON semantic_entities
-  WHEN old.seq <= (SELECT seq FROM semantic_index_marks WHERE name = 'entity_name') BEGIN
+  WHEN old.seq <= coalesce((SELECT seq FROM semantic_index_marks WHERE name = 'entity_name'), 0) BEGIN
   INSERT INTO semantic_entities_fts(semantic_entities_fts, rowid, norm_name) VALUES ('delete', old.seq, old.norm_name);
 END;
 )SQL";

@@ -18,10 +18,12 @@
 /// semantic_relations         bi-temporal relations (valid_from/valid_to,
 ///                            recorded_at/expired_at); rows are never deleted, only expired
 ///
-/// The FTS tables are external-content tables (https://sqlite.org/fts5.html §4.4.3) kept in
-/// sync inside the writer's transaction: update and delete by triggers; inserts explicitly
-/// by MemoryWriter::Finish / IndexNewEntities in one INSERT … SELECT per table before
-/// COMMIT (see migration 2 for why). Code that inserts rows must go through them.
+/// The FTS tables are external-content tables (https://sqlite.org/fts5.html §4.4.3): update
+/// and delete by triggers; inserts explicitly, in one INSERT … SELECT per table (see
+/// migration 2 for why): the word and CJK indexes by MemoryWriter::Finish before COMMIT, the
+/// substring and entity-name indexes up to a mark, caught up later (index_lag.hpp,
+/// migration 20). Code that inserts rows must go through MemoryWriter or
+/// SettleLaggingIndexes.
 
 #include <vector>
 
