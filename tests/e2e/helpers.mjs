@@ -230,8 +230,8 @@ export async function startFakeOpenAi({ chat = () => '{}', embed = () => [1] } =
  * answers and on the absence of unexpected ones.
  */
 export class RawStdioServer {
-  constructor(sandbox, { args = serveArgs(sandbox), env = sandbox.env(), stdin = 'pipe' } = {}) {
-    this.child = spawn(KIOKU_BIN, args, { env, stdio: [stdin, 'pipe', 'pipe'] });
+  constructor(sandbox, { args = serveArgs(sandbox), env = sandbox.env(), stdin = 'pipe', cwd = undefined } = {}) {
+    this.child = spawn(KIOKU_BIN, args, { env, cwd, stdio: [stdin, 'pipe', 'pipe'] });
     this.lines = []; // {raw: Buffer, msg: object|undefined}
     this.stderr = '';
     this._waiters = [];

@@ -20,7 +20,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, afterEach, before, beforeEach, describe, test } from 'node:test';
 
-import { KIOKU_BIN, callTool as call, connectSdkClient, makeSandbox, textOf } from './helpers.mjs';
+import { KIOKU_BIN, RawStdioServer, callTool as call, connectSdkClient, makeSandbox, textOf } from './helpers.mjs';
 
 if (!existsSync(KIOKU_BIN)) throw new Error(`e2e prerequisites missing: kioku binary ${KIOKU_BIN} (set KIOKU_BIN)`);
 
@@ -162,6 +162,38 @@ describe('semantic layer through kioku serve', () => {
       assert.equal(e.memory.text, 'The engine is written in C++20.');
     },
   );
+
+  // The substring and entity-name indexes catch up after the write (semantic README,
+  // "Lagging indexes"): a partial word finds the memory the moment the write returns, and a
+  // server killed before the catch-up loses nothing.
+  test('a partial word finds a memory at once, and after kill -9 before the catch-up', async () => {
+    await session.client.close();
+    session = undefined;
+    // In the sandbox, as the SDK client's servers run: the same project.
+    const raw = new RawStdioServer(sandbox, { cwd: sandbox.dir });
+    await raw.initializeLegacy('lag');
+    const toolCall = (name, args) => raw.request('tools/call', { name, arguments: args });
+    const w = await toolCall('memory_remember', {
+      memories: [
+        { text: 'Authentication uses PKCE in src/auth/session_manager.ts', kind: 'fact' },
+        { text: 'Releases go out through the deploy-orchestrator service', kind: 'decision' },
+      ],
+    });
+    const [auth, deploy] = w.result.structuredContent.results.map((r) => r.id);
+    const first = await toolCall('memory_recall', { query: 'thentic' });
+    assert.deepEqual(first.result.structuredContent.memories.map((m) => m.id), [auth]);
+    const graph = await toolCall('entity_graph', { query: 'session_mana' });
+    assert.deepEqual(graph.result.structuredContent.entities.map((x) => x.name), ['src/auth/session_manager.ts']);
+    raw.kill();
+    await raw.waitExit();
+
+    const again = await connect(sandbox);
+    session = again;
+    const found = await ok(again.client, 'memory_recall', { query: 'orchestr' });
+    assert.deepEqual(found.memories.map((m) => m.id), [deploy]);
+    const names = await ok(again.client, 'entity_graph', { query: 'session_mana' });
+    assert.equal(names.entities.length, 1, JSON.stringify(names));
+  });
 });
 
 describe('plugin command groups', () => {

@@ -23,6 +23,12 @@ IndexMarks ReadIndexMarks(const Env& env) {
   return marks;
 }
 
+IndexLagRows LagOf(const Env& env) {
+  const IndexMarks marks = ReadIndexMarks(env);
+  return {Scalar(env, "SELECT coalesce(max(seq), 0) FROM semantic_memories") - marks.substring,
+          Scalar(env, "SELECT coalesce(max(seq), 0) FROM semantic_entities") - marks.entity_name};
+}
+
 std::string MarkSql(std::string_view index) {
   return "coalesce((SELECT seq FROM semantic_index_marks WHERE name = '" + std::string(index) + "'), 0)";
 }
@@ -52,17 +58,20 @@ void IndexLag::Queue() {
   });
 }
 
+void IndexLag::QueueIfLagging(const Env& env) {
+  const IndexLagRows lag = LagOf(env);
+  if (lag.memories > 0 || lag.entities > 0) Queue();
+}
+
 void SettleLaggingIndexes(const Env& env) {
   if (env.index_lag == nullptr) {
     CatchUpLaggingIndexes(env.db);
     return;
   }
-  const IndexMarks marks = ReadIndexMarks(env);
-  const std::int64_t memories = Scalar(env, "SELECT coalesce(max(seq), 0) FROM semantic_memories") - marks.substring;
-  const std::int64_t entities = Scalar(env, "SELECT coalesce(max(seq), 0) FROM semantic_entities") - marks.entity_name;
-  if (memories > kMaxLagRows || entities > kMaxLagRows) {
+  const IndexLagRows lag = LagOf(env);
+  if (lag.memories > kMaxLagRows || lag.entities > kMaxLagRows) {
     CatchUpLaggingIndexes(env.db);
-  } else if (memories > 0 || entities > 0) {
+  } else if (lag.memories > 0 || lag.entities > 0) {
     env.index_lag->Queue();
   }
 }

@@ -45,6 +45,14 @@ struct IndexMarks {
 };
 IndexMarks ReadIndexMarks(const Env& env);
 
+/// How far each index lags: its table's newest seq minus its mark (at least the rows above
+/// the mark: seqs have gaps).
+struct IndexLagRows {
+  std::int64_t memories = 0;
+  std::int64_t entities = 0;
+};
+IndexLagRows LagOf(const Env& env);
+
 /// Indexes every row above each mark and moves the marks to the newest rows. Must run in
 /// a write transaction; idempotent.
 void CatchUpLaggingIndexes(SQLite::Database& db);
@@ -62,6 +70,9 @@ class IndexLag {
 
   /// Queues a catch-up unless one is queued and not started yet.
   void Queue();
+  /// Queues a catch-up when either index lags: for a process starting on a store whose
+  /// last writer was killed before its catch-up. One read; no write when nothing lags.
+  void QueueIfLagging(const Env& env);
 
  private:
   sdk::HostServices& host_;

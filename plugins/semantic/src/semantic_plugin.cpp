@@ -52,8 +52,10 @@ void SemanticPlugin::Register(sdk::Registrar& registrar) {
 
 void SemanticPlugin::Start() {
   ctx_->worker->Start();
-  // Housekeeping runs on the host's writer thread, never on start-up's path.
+  // Housekeeping runs on the host's writer thread, never on start-up's path; so does the
+  // catch-up of indexes a killed process left lagging (index_lag.hpp).
   MaybeScheduleMaintenance(*ctx_);
+  ctx_->index_lag.QueueIfLagging(ctx_->MakeEnv());
 }
 
 void SemanticPlugin::Stop() {

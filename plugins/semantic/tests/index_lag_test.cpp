@@ -2,6 +2,7 @@
 // every row, every change to a row the index does not hold yet leaves it exact, and the
 // lag is bounded.
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -120,6 +121,23 @@ TEST_F(IndexLagTest, AWriteCatchesUpItselfPastTheBound) {
     }
   }
   EXPECT_GT(Newest("semantic_memories"), kMaxLagRows);
+  EXPECT_EQ(Mark("substring"), Newest("semantic_memories"));
+  ExpectIndexesMatchTheirRows();
+}
+
+// A process that starts on a store another left lagging (killed before its catch-up)
+// queues the catch-up itself, with no write of its own.
+TEST_F(IndexLagTest, AProcessStartingOnALaggingStoreCatchesUp) {
+  Lagging("memory_remember", {{"text", "Webhooks retry with exponential backoff"}, {"kind", "fact"}});
+  ASSERT_EQ(Mark("substring"), 0);
+  host::RuntimeOptions options;
+  options.data_dir = rt_->dir;
+  options.clock = rt_->clock;
+  host::Runtime second(options);
+  second.AddPlugin("semantic", [](sdk::HostServices& host) { return std::make_unique<SemanticPlugin>(host); },
+                   Json::object());
+  second.Start();
+  second.FlushDeferredWrites();
   EXPECT_EQ(Mark("substring"), Newest("semantic_memories"));
   ExpectIndexesMatchTheirRows();
 }
