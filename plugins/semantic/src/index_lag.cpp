@@ -58,9 +58,13 @@ void IndexLag::Queue() {
   });
 }
 
-void IndexLag::QueueIfLagging(const Env& env) {
-  const IndexLagRows lag = LagOf(env);
-  if (lag.memories > 0 || lag.entities > 0) Queue();
+void IndexLag::QueueIfStale(const Env& env) {
+  // The newest write time of a row above either mark; NULL when nothing lags.
+  sdk::CachedStatement q = env.Stmt(
+      "SELECT max(t) FROM (SELECT max(captured_at) AS t FROM semantic_memories WHERE seq > " + MarkSql("substring") +
+      " UNION ALL SELECT max(created_at) FROM semantic_entities WHERE seq > " + MarkSql("entity_name") + ")");
+  if (!q->executeStep() || q->getColumn(0).isNull()) return;
+  if (env.clock.NowMs() - q->getColumn(0).getInt64() >= kStaleLagMs) Queue();
 }
 
 void SettleLaggingIndexes(const Env& env) {

@@ -61,6 +61,9 @@ void CatchUpLaggingIndexes(SQLite::Database& db);
 /// the transaction that rebuilt them.
 void MarkIndexesWhole(SQLite::Database& db);
 
+/// A lag older than this has no live writer to catch it up (IndexLag::QueueIfStale).
+inline constexpr std::int64_t kStaleLagMs = 10'000;
+
 /// One plugin's catch-ups on the host's writer thread: at most one queued at a time.
 class IndexLag {
  public:
@@ -70,9 +73,12 @@ class IndexLag {
 
   /// Queues a catch-up unless one is queued and not started yet.
   void Queue();
-  /// Queues a catch-up when either index lags: for a process starting on a store whose
-  /// last writer was killed before its catch-up. One read; no write when nothing lags.
-  void QueueIfLagging(const Env& env);
+  /// Queues a catch-up when either index lags by rows written at least kStaleLagMs ago
+  /// (by env.clock): a process starting on a store whose last writer was killed before its
+  /// catch-up. A live writer catches up within about a second, so a fresher lag is left to
+  /// it, and a one-shot reader (a hook's `kioku context`) does not write on its way out.
+  /// One read.
+  void QueueIfStale(const Env& env);
 
  private:
   sdk::HostServices& host_;

@@ -55,7 +55,7 @@ void SemanticPlugin::Start() {
   // Housekeeping runs on the host's writer thread, never on start-up's path; so does the
   // catch-up of indexes a killed process left lagging (index_lag.hpp).
   MaybeScheduleMaintenance(*ctx_);
-  ctx_->index_lag.QueueIfLagging(ctx_->MakeEnv());
+  ctx_->index_lag.QueueIfStale(ctx_->MakeEnv());
 }
 
 void SemanticPlugin::Stop() {

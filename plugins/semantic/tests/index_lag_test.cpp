@@ -126,18 +126,24 @@ TEST_F(IndexLagTest, AWriteCatchesUpItselfPastTheBound) {
 }
 
 // A process that starts on a store another left lagging (killed before its catch-up)
-// queues the catch-up itself, with no write of its own.
-TEST_F(IndexLagTest, AProcessStartingOnALaggingStoreCatchesUp) {
+// queues the catch-up itself once the lag is kStaleLagMs old; a fresher lag is left to
+// its live writer, so a one-shot reader writes nothing.
+TEST_F(IndexLagTest, AProcessStartingOnAStaleLagCatchesUp) {
   Lagging("memory_remember", {{"text", "Webhooks retry with exponential backoff"}, {"kind", "fact"}});
   ASSERT_EQ(Mark("substring"), 0);
-  host::RuntimeOptions options;
-  options.data_dir = rt_->dir;
-  options.clock = rt_->clock;
-  host::Runtime second(options);
-  second.AddPlugin("semantic", [](sdk::HostServices& host) { return std::make_unique<SemanticPlugin>(host); },
-                   Json::object());
-  second.Start();
-  second.FlushDeferredWrites();
+  const auto start_at = [&](std::int64_t now_ms) {
+    host::RuntimeOptions options;
+    options.data_dir = rt_->dir;
+    options.clock = std::make_shared<sdk::ManualClock>(now_ms);  // rt_'s writer thread keeps its own
+    host::Runtime other(options);
+    other.AddPlugin("semantic", [](sdk::HostServices& host) { return std::make_unique<SemanticPlugin>(host); },
+                    Json::object());
+    other.Start();
+    other.FlushDeferredWrites();
+  };
+  start_at(rt_->clock->NowMs() + kStaleLagMs - 1);
+  EXPECT_EQ(Mark("substring"), 0);
+  start_at(rt_->clock->NowMs() + kStaleLagMs);
   EXPECT_EQ(Mark("substring"), Newest("semantic_memories"));
   ExpectIndexesMatchTheirRows();
 }
