@@ -422,7 +422,8 @@ ListResult FtsList(const Env& env, const std::string& name, double weight,
 // finds a term in it whole. Ranked by how many terms the row holds, then the shorter text,
 // then newest: BM25 over a row that holds the term's trigrams once each (a substring's
 // usual case) differs between rows only by its length normalization. Bounded work: at most
-// 4n of the newest matching rows are read (NewestWindow), as FtsList reads a common term.
+// 4n of the newest rows holding a term are read (NewestWindow), as FtsList reads a common
+// term.
 ListResult SubstringList(const Env& env, double weight, const std::vector<std::string>& terms, const Sql& filter,
                          const std::optional<std::int64_t>& as_of, int n) {
   std::vector<std::string> needles;
@@ -453,14 +454,19 @@ ListResult SubstringList(const Env& env, double weight, const std::vector<std::s
   ListResult read = RunList(env, "trigram", weight, lagging_sql, lagging_binds, as_of);
   const int want = cap - static_cast<int>(read.rows.size());
   if (want > 0) {
+    // Rows holding a needle's trigrams but not the needle do not count to `want`, as the
+    // lagging rows' scan counts only rows holding one: lagging or indexed, the list reads
+    // the newest `cap` rows that hold a needle.
     const std::string sql = std::string("SELECT ") + kCandidateColumns +
                             ", length(m.text) AS score, kioku_substrings(semantic_fts_trigram" + args +
                             ") FROM semantic_fts_trigram f JOIN semantic_memories m ON m.seq = f.rowid WHERE "
                             "semantic_fts_trigram MATCH ? AND " + filter.text +
+                            " AND kioku_substrings(semantic_fts_trigram" + args + ") > 0" +
                             " AND f.rowid >= ? ORDER BY f.rowid DESC LIMIT " + std::to_string(want);
     std::vector<Bind> binds(needles.begin(), needles.end());
     binds.emplace_back(match);
     binds.insert(binds.end(), filter.binds.begin(), filter.binds.end());
+    binds.insert(binds.end(), needles.begin(), needles.end());
     Append(read, RunNewestList(env, "trigram", weight, sql, std::move(binds), as_of,
                                std::min(MaxMemorySeq(env), mark), want));
   }
