@@ -462,11 +462,14 @@ ListResult SubstringList(const Env& env, double weight, const std::vector<std::s
                             ") FROM semantic_fts_trigram f JOIN semantic_memories m ON m.seq = f.rowid WHERE "
                             "semantic_fts_trigram MATCH ? AND " + filter.text +
                             " AND kioku_substrings(semantic_fts_trigram" + args + ") > 0" +
-                            " AND f.rowid >= ? ORDER BY f.rowid DESC LIMIT " + std::to_string(want);
+                            " AND f.rowid <= ? AND f.rowid >= ? ORDER BY f.rowid DESC LIMIT " + std::to_string(want);
     std::vector<Bind> binds(needles.begin(), needles.end());
     binds.emplace_back(match);
     binds.insert(binds.end(), filter.binds.begin(), filter.binds.end());
     binds.insert(binds.end(), needles.begin(), needles.end());
+    // Up to the mark read above: a catch-up that commits between the two reads (each its
+    // own snapshot outside a transaction) must not bring the scanned rows twice.
+    binds.emplace_back(mark);
     Append(read, RunNewestList(env, "trigram", weight, sql, std::move(binds), as_of,
                                std::min(MaxMemorySeq(env), mark), want));
   }
