@@ -116,7 +116,7 @@ std::vector<Entity> SearchEntities(SQLite::Database& db, const std::string& quer
     std::string sql =
         "SELECT seq FROM (SELECT e.seq, e.norm_name, e.type_key FROM semantic_entities_fts f JOIN semantic_entities e "
         "ON e.seq = f.rowid WHERE semantic_entities_fts MATCH ? AND kioku_substrings(semantic_entities_fts, ?) > 0 "
-        "UNION ALL SELECT seq, norm_name, type_key FROM semantic_entities WHERE seq > " + MarkSql("entity_name") +
+        "UNION ALL SELECT seq, norm_name, type_key FROM semantic_entities NOT INDEXED WHERE seq > " + MarkSql("entity_name") +
         " AND kioku_trigram_substrings(norm_name, ?) > 0)";
     if (!type.empty()) sql += " WHERE type_key = " + KeyOfSql("?");
     sql += " ORDER BY length(norm_name), seq LIMIT ?";

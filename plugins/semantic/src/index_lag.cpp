@@ -59,10 +59,13 @@ void IndexLag::Queue() {
 }
 
 void IndexLag::QueueIfStale(const Env& env) {
-  // The newest write time of a row above either mark; NULL when nothing lags.
+  // When the newest row above either mark was written; NULL when nothing lags. The newest
+  // by seq, a primary-key read: max(captured_at) would walk its own index from the top,
+  // past every row below the mark (all 100,000 rows of a store that does not lag).
   sdk::CachedStatement q = env.Stmt(
-      "SELECT max(t) FROM (SELECT max(captured_at) AS t FROM semantic_memories WHERE seq > " + MarkSql("substring") +
-      " UNION ALL SELECT max(created_at) FROM semantic_entities WHERE seq > " + MarkSql("entity_name") + ")");
+      "SELECT max(coalesce(m, e), coalesce(e, m)) FROM (SELECT (SELECT captured_at FROM semantic_memories WHERE seq > " +
+      MarkSql("substring") + " ORDER BY seq DESC LIMIT 1) AS m, (SELECT created_at FROM semantic_entities WHERE seq > " +
+      MarkSql("entity_name") + " ORDER BY seq DESC LIMIT 1) AS e)");
   if (!q->executeStep() || q->getColumn(0).isNull()) return;
   if (env.clock.NowMs() - q->getColumn(0).getInt64() >= kStaleLagMs) Queue();
 }

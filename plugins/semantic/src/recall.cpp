@@ -442,11 +442,12 @@ ListResult SubstringList(const Env& env, double weight, const std::vector<std::s
   std::string args;
   for (std::size_t i = 0; i < needles.size(); ++i) args += ", ?";
   // The rows above the index's mark, which it does not hold yet (index_lag.hpp), are the
-  // newest: scanned first, at most kMaxLagRows of them.
+  // newest: scanned first, at most kMaxLagRows of them (NOT INDEXED: by rowid range, where a
+  // filter's index, e.g. kind's, would walk every row of that kind).
   const std::int64_t mark = ReadIndexMarks(env).substring;
   const std::string lagging_sql = "SELECT * FROM (SELECT " + std::string(kCandidateColumns) +
                                   ", length(m.text) AS score, kioku_trigram_substrings(m.text" + args +
-                                  ") AS held FROM semantic_memories m WHERE m.seq > ? AND " + filter.text +
+                                  ") AS held FROM semantic_memories m NOT INDEXED WHERE m.seq > ? AND " + filter.text +
                                   ") WHERE held > 0 ORDER BY seq DESC LIMIT " + std::to_string(cap);
   std::vector<Bind> lagging_binds(needles.begin(), needles.end());
   lagging_binds.emplace_back(mark);
