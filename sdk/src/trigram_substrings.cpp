@@ -73,7 +73,8 @@ void TrigramSubstrings(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   }
   const auto* folder = static_cast<const TrigramFolder*>(sqlite3_user_data(ctx));
   const auto* row_text = reinterpret_cast<const char*>(sqlite3_value_text(argv[0]));
-  const std::string_view row(row_text == nullptr ? "" : row_text, static_cast<std::size_t>(sqlite3_value_bytes(argv[0])));
+  std::string_view row(row_text == nullptr ? "" : row_text, static_cast<std::size_t>(sqlite3_value_bytes(argv[0])));
+  row = row.substr(0, row.find('\0'));  // the tokenizer reads a text up to its first NUL
   // The row folded once: an ASCII row by lower-casing A–Z (all the tokenizer's folding
   // does to ASCII), any other through the tokenizer.
   thread_local std::string folded_row;

@@ -103,9 +103,10 @@ TEST(FtsSubstringsTest, TrigramSubstringsOfATextEqualTheIndexedRows) {
   const std::vector<std::string> rows = {
       "authentication",  "The AUTHOR authenticates", "thenauth", "ÄRGER im Büro", "\u212Aey rotation", "KEY rotation",
       "ΣΟΦΙΑ σοφία",     "東京都の設定ファイル",     "ab",       "",              "x\u0130stanbul İSTANBUL",
-      "src/Auth/File12.TS handles auth", "emoji 😀😀 auth", "aut hen tic"};
+      "src/Auth/File12.TS handles auth", "emoji 😀😀 auth", "aut hen tic", std::string("nul ahead\0 hidden auth", 22),
+      std::string("NÜL ahead\0 hidden auth", 23)};
   const std::vector<std::string> needles = {"authen", "ärger", "büro", "ab", "key", "KEY", "\u212Aey", "σοφ",
-                                            "ΣΟΦ",    "京都の", "istanbul", "file12.ts", "😀😀 a", "hen tic", "Auth"};
+                                            "ΣΟΦ",    "京都の", "istanbul", "file12.ts", "😀😀 a", "hen tic", "Auth", "hidden"};
   SQLite::Statement add(db, "INSERT INTO g(rowid, x) VALUES (?, ?)");
   for (std::size_t i = 0; i < rows.size(); ++i) {
     add.reset();
@@ -127,7 +128,7 @@ TEST(FtsSubstringsTest, TrigramSubstringsOfATextEqualTheIndexedRows) {
     EXPECT_EQ(one.getColumn(1).getInt64(), one.getColumn(0).getInt64()) << "row " << rows[r];
     if (one.getColumn(0).getInt64() != 0) ++rows_holding_any;
   }
-  EXPECT_EQ(rows_holding_any, 11);  // of 14: the rows compared hold needles, not only none
+  EXPECT_EQ(rows_holding_any, 11);  // of 16: the rows compared hold needles, not only none
   SQLite::Statement spot(db, "SELECT kioku_trigram_substrings('The AUTHOR authenticates', 'authen', 'tho', 'xyz'), "
                              "kioku_trigram_substrings(NULL, 'abc'), kioku_trigram_substrings('\u212Aey', 'KEY')");
   ASSERT_TRUE(spot.executeStep());

@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include <SQLiteCpp/Column.h>
+#include <SQLiteCpp/Database.h>
 #include <SQLiteCpp/Statement.h>
 
 #include "data/foreign_import.hpp"
@@ -193,6 +194,25 @@ TEST_F(ForeignImport, McpMemoryJsonlBecomesMemoriesLinkedToEntitiesAndRelations)
   EXPECT_EQ(again.layers.at("relations").inserted, 0);
   EXPECT_EQ(again.layers.at("relations").skipped, 2);
   EXPECT_EQ(Count("semantic_memories"), 3);
+}
+
+// Entities without observations add no memory, but their names lag the entity-name index
+// all the same (semantic index_lag.hpp): the import settles them as a memory write does,
+// and a clean stop leaves nothing lagging (a break-it find: they stayed unindexed).
+TEST_F(ForeignImport, McpMemoryEntitiesWithoutObservationsAreIndexedByTheCatchUp) {
+  std::string lines;
+  for (int i = 0; i < 30; ++i) {
+    lines += R"({"type":"entity","name":"LagProbe)" + std::to_string(i) + R"(Service","entityType":"service","observations":[]})" "\n";
+  }
+  const auto report = Import(Write("memory.jsonl", lines), "mcp-memory");
+  EXPECT_EQ(report.layers.at("entities").inserted, 30);
+  rt_.runtime->FlushDeferredWrites();
+  EXPECT_EQ(rt_.Db().execAndGet("SELECT coalesce((SELECT seq FROM semantic_index_marks WHERE name = 'entity_name'), 0)")
+                .getInt64(),
+            rt_.Db().execAndGet("SELECT max(seq) FROM semantic_entities").getInt64());
+  EXPECT_NO_THROW(rt_.Db().exec("INSERT INTO semantic_entities_fts(semantic_entities_fts, rank) VALUES ('integrity-check', 1)"));
+  auto found = rt_.Call("entity_graph", {{"query", "probe17serv"}});
+  EXPECT_NE(found.text.find("LagProbe17Service"), std::string::npos) << found.text;
 }
 
 TEST_F(ForeignImport, MalformedJsonlNamesTheLineAndChangesNothing) {

@@ -175,6 +175,7 @@ sdk::ToolResult Graph(ToolContext& ctx, const Json& args, const sdk::CallContext
     const std::string query = args.at("query").get<std::string>();
     if (Trim(query).empty()) throw sdk::ToolError("query is empty; send part of an entity name");
     if (const auto unsearchable = sdk::UnsearchableQuery(query)) throw sdk::ToolError(*unsearchable);
+    ctx.index_lag.QueueIfStale(env);  // a lag its dead writer left is scanned by the search
     roots = SearchEntities(env.db, query, type, 20);
   }
 

@@ -1,5 +1,6 @@
 #include "index_lag.hpp"
 
+#include <climits>
 #include <string>
 
 namespace kioku::semantic {
@@ -54,11 +55,16 @@ void IndexLag::Queue() {
   host_.DeferWrite([this](SQLite::Database& db) {
     // Cleared first: a write that commits while this runs queues the next catch-up.
     queued_.store(false);
+    CaughtUp();
     CatchUpLaggingIndexes(db);
   });
 }
 
 void IndexLag::QueueIfStale(const Env& env) {
+  const std::int64_t now = env.clock.NowMs();
+  std::int64_t last = stale_checked_at_.load();
+  if (last != INT64_MIN && now - last < kStaleLagMs / 2) return;
+  if (!stale_checked_at_.compare_exchange_strong(last, now)) return;  // another thread looks
   // When the newest row above either mark was written; NULL when nothing lags. The newest
   // by seq, a primary-key read: max(captured_at) would walk its own index from the top,
   // past every row below the mark (all 100,000 rows of a store that does not lag).
@@ -67,17 +73,19 @@ void IndexLag::QueueIfStale(const Env& env) {
       MarkSql("substring") + " ORDER BY seq DESC LIMIT 1) AS m, (SELECT created_at FROM semantic_entities WHERE seq > " +
       MarkSql("entity_name") + " ORDER BY seq DESC LIMIT 1) AS e)");
   if (!q->executeStep() || q->getColumn(0).isNull()) return;
-  if (env.clock.NowMs() - q->getColumn(0).getInt64() >= kStaleLagMs) Queue();
+  if (now - q->getColumn(0).getInt64() >= kStaleLagMs) Queue();
 }
 
-void SettleLaggingIndexes(const Env& env) {
+void SettleLaggingIndexes(const Env& env, std::int64_t added_text_bytes) {
   if (env.index_lag == nullptr) {
     CatchUpLaggingIndexes(env.db);
     return;
   }
+  const std::int64_t bytes = env.index_lag->AddLaggingBytes(added_text_bytes);
   const IndexLagRows lag = LagOf(env);
-  if (lag.memories > kMaxLagRows || lag.entities > kMaxLagRows) {
+  if (lag.memories > kMaxLagRows || lag.entities > kMaxLagRows || bytes > kMaxLagBytes) {
     CatchUpLaggingIndexes(env.db);
+    env.index_lag->CaughtUp();
   } else if (lag.memories > 0 || lag.entities > 0) {
     env.index_lag->Queue();
   }

@@ -17,6 +17,7 @@
 /// must set its mark with MarkIndexesWhole.
 
 #include <atomic>
+#include <climits>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -33,6 +34,10 @@ namespace kioku::semantic {
 /// A partial-word recall that scans 2,000 lagging rows of ~75 bytes for a word none holds
 /// takes 0.32 ms over stdio (semantic README, "Lagging indexes").
 inline constexpr std::int64_t kMaxLagRows = 2048;
+/// The most bytes of memory text one process lets lag between its catch-ups: long texts
+/// cost the scan by their length (2,000 rows of 4,000 non-ASCII characters took 170 ms, a
+/// break-it find), so a write past this catches up itself too. ~2 ms of scanning at worst.
+inline constexpr std::int64_t kMaxLagBytes = 256 * 1024;
 
 /// SQL whose value is the mark of `index` ("substring" or "entity_name"): 0 when it has no
 /// row (a store created empty).
@@ -74,20 +79,28 @@ class IndexLag {
   /// Queues a catch-up unless one is queued and not started yet.
   void Queue();
   /// Queues a catch-up when either index lags by rows written at least kStaleLagMs ago
-  /// (by env.clock): a process starting on a store whose last writer was killed before its
-  /// catch-up. A live writer catches up within about a second, so a fresher lag is left to
-  /// it, and a one-shot reader (a hook's `kioku context`) does not write on its way out.
-  /// One read.
+  /// (by env.clock): a store whose last writer was killed before its catch-up, or whose
+  /// catch-up failed (a full disk). A live writer catches up within about two seconds, so
+  /// a fresher lag is left to it, and a one-shot reader (a hook's `kioku context`) does not
+  /// write on its way out. Looks at most once per kStaleLagMs / 2 of env.clock per process
+  /// (one read): called as the plugin starts and by the readers that scan the lag.
   void QueueIfStale(const Env& env);
+  /// Adds `bytes` of memory text this process wrote above the mark; returns its total since
+  /// its last catch-up.
+  std::int64_t AddLaggingBytes(std::int64_t bytes) { return lagging_bytes_ += bytes; }
+  void CaughtUp() { lagging_bytes_ = 0; }
 
  private:
   sdk::HostServices& host_;
   std::atomic<bool> queued_{false};
+  std::atomic<std::int64_t> lagging_bytes_{0};
+  std::atomic<std::int64_t> stale_checked_at_{INT64_MIN};
 };
 
-/// After a write added rows, before it commits: catches up at once when `env` has no
-/// IndexLag (tests, the golden set) or either index lags by more than kMaxLagRows; else
-/// queues a catch-up (env.index_lag->Queue()).
-void SettleLaggingIndexes(const Env& env);
+/// After a write, before it commits (`added_text_bytes`: of the memories it added): catches
+/// up at once when `env` has no IndexLag (tests, the golden set), when either index lags by
+/// more than kMaxLagRows, or when this process let more than kMaxLagBytes of text lag; else
+/// queues a catch-up (env.index_lag->Queue()) when anything lags.
+void SettleLaggingIndexes(const Env& env, std::int64_t added_text_bytes = 0);
 
 }  // namespace kioku::semantic

@@ -78,25 +78,30 @@ MemoryWriter::MemoryWriter(Env env) : env_(env) {
 }
 
 void MemoryWriter::Finish() {
-  if (!added_) return;
-  FlushEntityLinks();
-  for (const char* sql :
-       {"INSERT INTO semantic_fts(rowid, text, subject, value, tags) SELECT seq, text, "
-        "subject, value, tags FROM semantic_memories WHERE seq > ?",
-        "INSERT INTO semantic_fts_cjk(rowid, cjk) SELECT seq, cjk FROM semantic_memories "
-        "WHERE seq > ? AND cjk <> ''"}) {
-    sdk::CachedStatement q = env_.Stmt(sql);
-    sdk::Bind(*q, memory_floor_);
-    q->exec();
+  if (added_) {
+    FlushEntityLinks();
+    for (const char* sql :
+         {"INSERT INTO semantic_fts(rowid, text, subject, value, tags) SELECT seq, text, "
+          "subject, value, tags FROM semantic_memories WHERE seq > ?",
+          "INSERT INTO semantic_fts_cjk(rowid, cjk) SELECT seq, cjk FROM semantic_memories "
+          "WHERE seq > ? AND cjk <> ''"}) {
+      sdk::CachedStatement q = env_.Stmt(sql);
+      sdk::Bind(*q, memory_floor_);
+      q->exec();
+    }
+    // The word index, which every recall and rival lookup reads, merged a bounded step: up
+    // to 64 pages (256 KB) on levels holding two segments (usermerge, schema.cpp); a large
+    // merge goes on in the writes after. The substring and name indexes, read by fewer
+    // queries, keep FTS5's own merging: merging them too cost 11% of a batch write at 1,000
+    // memories.
+    env_.Stmt("INSERT INTO semantic_fts(semantic_fts, rank) VALUES ('merge', 64)")->exec();
+    memory_floor_ = MaxMemorySeq(env_);
+    added_ = false;
   }
-  SettleLaggingIndexes(env_);  // the substring and entity-name indexes (index_lag.hpp)
-  // The word index, which every recall and rival lookup reads, merged a bounded step: up to
-  // 64 pages (256 KB) on levels holding two segments (usermerge, schema.cpp); a large merge
-  // goes on in the writes after. The substring and name indexes, read by fewer queries, keep
-  // FTS5's own merging: merging them too cost 11% of a batch write at 1,000 memories.
-  env_.Stmt("INSERT INTO semantic_fts(semantic_fts, rank) VALUES ('merge', 64)")->exec();
-  memory_floor_ = MaxMemorySeq(env_);
-  added_ = false;
+  // The substring and entity-name indexes (index_lag.hpp), also for entities this writer's
+  // transaction made without a memory (an mcp-memory import's).
+  SettleLaggingIndexes(env_, added_text_bytes_);
+  added_text_bytes_ = 0;
 }
 
 void WithMemoryWriter(const Env& env, const std::function<void(MemoryWriter&)>& body) {
@@ -314,6 +319,7 @@ WriteResult MemoryWriter::Remember(const MemoryDraft& d, const Author& author) {
   m.seq = env_.db.getLastInsertRowid();
   m.id = MemoryId("", m.captured_at, nonce, m.seq);
   added_ = true;
+  added_text_bytes_ += static_cast<std::int64_t>(m.text.size());
 
   WriteTags(m.seq, m.tags);
   LinkEntities(m.seq, m.text);

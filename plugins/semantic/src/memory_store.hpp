@@ -153,6 +153,7 @@ class MemoryWriter {
   Env env_;
   std::int64_t memory_floor_ = 0;  // rows above this seq were added by this writer
   bool added_ = false;
+  std::int64_t added_text_bytes_ = 0;  // of the memories added since the last Finish
   KeyInterner keys_;  // this transaction's project, agent and session keys
   bool mentions_ = false;  // LinkEntities queued mentions in temp.semantic_mentions
   std::vector<std::pair<const std::string*, sdk::CachedStatement>> held_;  // Held; last: returned first

@@ -152,6 +152,7 @@ void RegisterRecallTool(sdk::Registrar& registrar, ToolContext& ctx) {
   spec.annotations.read_only = true;
   registrar.AddTool(spec, [&ctx](const Json& args, const sdk::CallContext& call) {
     Env env = ctx.MakeEnv();
+    ctx.index_lag.QueueIfStale(env);  // a lag its dead writer left is scanned by recall
     RecallRequest request = ParseRecallArgs(args, ctx.settings);
     // Vector candidates (sdk/layer_vectors.hpp); any endpoint fault leaves recall text-only.
     sdk::VectorQuery vq;

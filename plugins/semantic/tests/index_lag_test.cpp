@@ -125,6 +125,24 @@ TEST_F(IndexLagTest, AWriteCatchesUpItselfPastTheBound) {
   ExpectIndexesMatchTheirRows();
 }
 
+// Long texts cost the lagging scan by their length: past kMaxLagBytes of text a write
+// catches up itself, however few rows lag.
+TEST_F(IndexLagTest, AWriteCatchesUpItselfPastTheByteBound) {
+  const std::string long_text(3'900, 'x');
+  Json items = Json::array();
+  const int rows = static_cast<int>(kMaxLagBytes / 3'900) + 2;
+  ASSERT_LT(rows, kMaxLagRows);
+  for (int i = 0; i < rows && i < 100; ++i) {
+    items.push_back({{"text", "note " + std::to_string(i) + " " + long_text}, {"kind", "fact"}});
+  }
+  Lagging("memory_remember", {{"memories", Json::array({items[0]})}});
+  EXPECT_EQ(Mark("substring"), 0);  // one long row lags
+  items.erase(items.begin());
+  Lagging("memory_remember", {{"memories", items}});
+  EXPECT_EQ(Mark("substring"), Newest("semantic_memories"));
+  ExpectIndexesMatchTheirRows();
+}
+
 // A process that starts on a store another left lagging (killed before its catch-up)
 // queues the catch-up itself once the lag is kStaleLagMs old; a fresher lag is left to
 // its live writer, so a one-shot reader writes nothing.
