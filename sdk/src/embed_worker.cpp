@@ -311,7 +311,9 @@ CommandSpec EmbedCommandSpec(HostServices& host, LayerVectors& vectors, EmbedWor
   const std::string items = vectors.Store().Tables().items;
   CommandSpec cmd;
   cmd.name = kEmbedCommandName;
-  cmd.summary = "Embed queued " + items + " now; --all re-embeds them all (after a model change)";
+  // One name for every layer with vectors, run in turn, one summary listed for them all
+  // (host cli.cpp): so it names none.
+  cmd.summary = "Embed what every layer with vectors has queued now; --all re-embeds everything (after a model change)";
   cmd.usage = "kioku embed [--all | --status | --calibrate [N]]\n"
               "  (none)       embed every queued " + vectors.Store().Tables().item +
               " now (the server does this in the background)\n"
