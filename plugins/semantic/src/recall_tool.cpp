@@ -135,6 +135,21 @@ Json RecalledJson(const RecalledMemory& rm, std::int64_t now) {
   return j;
 }
 
+// For an answer with no memory: when this caller's project has never had a memory (its
+// text is no key, keys.hpp) but the store has memories, says that memories are per project,
+// so an agent or person in the wrong folder is not left with a bare "no memories match".
+// Two index reads, only for an empty answer.
+std::string OtherProjectsHint(const Env& env, const sdk::Caller& caller) {
+  if (caller.project_id.empty()) return "";
+  sdk::CachedStatement q = env.Stmt("SELECT EXISTS (SELECT 1 FROM semantic_keys WHERE text = ?), "
+                                    "(SELECT max(seq) FROM semantic_memories) IS NOT NULL");
+  q->bind(1, caller.project_id);
+  if (!q->executeStep() || q->getColumn(0).getInt() != 0 || q->getColumn(1).getInt() == 0) return "";
+  return " (project \"" + caller.project_id +
+         "\" has no memories of its own; memories are per project: run kioku in the folder of the project they "
+         "belong to, or `kioku call --project DIR`)";
+}
+
 }  // namespace
 
 void RegisterRecallTool(sdk::Registrar& registrar, ToolContext& ctx) {
@@ -224,6 +239,7 @@ void RegisterRecallTool(sdk::Registrar& registrar, ToolContext& ctx) {
     if (shown.empty()) {
       text = request.query.empty() ? "no memories match these filters"
                                    : "no memories match \"" + Preview(request.query, 80) + "\"";
+      text += OtherProjectsHint(env, call.caller);
     } else {
       text = Plural(shown.size(), "memory", "memories") +
              (outcome.text_query ? "" : " (no query: by recency and importance)") +

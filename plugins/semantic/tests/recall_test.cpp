@@ -76,6 +76,23 @@ TEST_F(SemanticTest, EntityListMatchesPathsIdentifiersFlagsAndPackages) {
   EXPECT_TRUE(p["memories"][0]["ranks"].contains("entity"));
 }
 
+// A caller whose project has no memories is told that memories are per project, not left
+// with a bare "no memories match" (a fresh user ran kioku from the wrong folder); once it
+// has memories of its own, a miss is a plain miss.
+TEST_F(SemanticTest, AnEmptyAnswerInAProjectWithoutMemoriesSaysTheyArePerProject) {
+  Remember("The billing service retries webhooks with backoff");
+  sdk::Caller other = kioku::testing::TestRuntime::DefaultCaller();
+  other.project_root = "/tmp/elsewhere";
+  other.project_id = "/tmp/elsewhere";
+  sdk::ToolResult r = Call("memory_recall", {{"query", "webhooks"}}, other);
+  EXPECT_FALSE(r.is_error) << r.text;
+  EXPECT_NE(r.text.find("project \"/tmp/elsewhere\" has no memories of its own"), std::string::npos) << r.text;
+  EXPECT_NE(r.text.find("--project"), std::string::npos) << r.text;
+  ASSERT_FALSE(Call("memory_remember", {{"text", "Elsewhere indents with tabs"}, {"kind", "preference"}}, other).is_error);
+  r = Call("memory_recall", {{"query", "webhooks"}}, other);
+  EXPECT_EQ(r.text, "no memories match \"webhooks\"");
+}
+
 TEST_F(SemanticTest, FtsHostileQueriesSearchForWhatTheySay) {
   const std::string cpp = Remember("The engine is written in C++20 with CMake", "fact");
   const std::string hook = Remember("The pre-commit hook runs clang-format", "fact");
