@@ -107,8 +107,7 @@ void Scan(std::string_view text, const FtsQueryOptions& options, Collector& out)
   while (pos < text.size() && !out.Full()) {
     const unsigned char c = static_cast<unsigned char>(text[pos]);
     if (IsAsciiWord(c)) {
-      const char lower = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a')
-                                                : static_cast<char>(c);
+      const char lower = detail::LowerAscii(static_cast<char>(c));
       part.push_back(lower);
       word.text.push_back(lower);
       ++pos;
@@ -160,9 +159,7 @@ std::vector<std::string> FtsTokens(std::string_view text, const FtsQueryOptions&
 bool IsFtsOperatorWord(std::string_view token) {
   if (token.size() < 2 || token.size() > 4) return false;
   std::string lower(token);
-  for (char& c : lower) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
+  for (char& c : lower) c = detail::LowerAscii(c);
   return lower == "and" || lower == "or" || lower == "not" || lower == "near";
 }
 

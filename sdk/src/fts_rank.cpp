@@ -173,7 +173,7 @@ bool RegisterFtsRank(sqlite3* db) {
   return api->xCreateFunction(api, kName, nullptr, &KiokuBm25, nullptr) == SQLITE_OK &&
          api->xCreateFunction(api, kPhrasesName, nullptr, &KiokuPhrases, nullptr) == SQLITE_OK &&
          api->xCreateFunction(api, kSubstringsName, nullptr, &KiokuSubstrings, nullptr) == SQLITE_OK &&
-         RegisterTrigramSubstrings(db);
+         RegisterTrigramSubstrings(db, api);
 }
 
 }  // namespace kioku::sdk

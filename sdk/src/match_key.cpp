@@ -2,7 +2,6 @@
 
 #include <dlfcn.h>
 
-#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -15,6 +14,7 @@
 
 #include "kioku/sdk/text.hpp"
 #include "kioku/sdk/tool.hpp"
+#include "utf8_internal.hpp"
 
 // The versioned name ICU exports a C function under ("unorm2_normalize_72"): its headers
 // rename every entry point to the version they belong to (uvernum.h U_ICU_ENTRY_POINT_RENAME).
@@ -26,9 +26,7 @@ namespace {
 
 std::string AsciiLowerFallback(std::string_view text) {
   std::string out(text);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
+  for (char& c : out) c = detail::LowerAscii(c);
   return out;
 }
 
@@ -49,7 +47,7 @@ std::string AsciiMatchKey(std::string_view text) {
     }
     if (pending_space) out += ' ';
     pending_space = false;
-    out += (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+    out += detail::LowerAscii(c);
   }
   return out;
 }
@@ -132,7 +130,7 @@ const char* UnicodeLibraryName() { return "libicuuc.so." U_ICU_VERSION_SHORT; }
 std::string UnicodeMatchKeysProblem() { return LoadIcu().problem; }
 
 std::string MatchKey(std::string_view text) {
-  if (std::all_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) < 0x80; })) {
+  if (detail::AsciiRunEnd(text, 0) == text.size()) {
     return AsciiMatchKey(text);
   }
   const std::string clean = IsValidUtf8(text) ? std::string(text) : SanitizeUtf8(text);

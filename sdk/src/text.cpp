@@ -8,19 +8,8 @@ std::string Plural(std::size_t n, const char* one, const char* many) {
   return std::to_string(n) + " " + (n == 1 ? one : many);
 }
 
+using detail::AsciiRunEnd;
 using detail::DecodeUtf8;
-
-namespace {
-
-// The end of the run of ASCII bytes from `pos`: each is one valid character, so a run is
-// copied or counted at once (most text is ASCII; decoding it byte by byte cost ~40
-// instructions a byte in every memory written).
-std::size_t AsciiRunEnd(std::string_view text, std::size_t pos) {
-  while (pos < text.size() && static_cast<unsigned char>(text[pos]) < 0x80) ++pos;
-  return pos;
-}
-
-}  // namespace
 
 bool IsValidUtf8(std::string_view text) {
   for (std::size_t pos = AsciiRunEnd(text, 0); pos < text.size(); pos = AsciiRunEnd(text, pos)) {

@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "kioku/sdk/fts_rank.hpp"
+#include "utf8_internal.hpp"
 
 namespace kioku::sdk {
 namespace {
@@ -56,15 +57,6 @@ class TrigramFolder {
   Fts5Tokenizer* tokenizer_;
 };
 
-bool IsAscii(std::string_view text) {
-  for (const char c : text) {
-    if (static_cast<unsigned char>(c) >= 0x80) return false;
-  }
-  return true;
-}
-
-char LowerAscii(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + ('a' - 'A')) : c; }
-
 void TrigramSubstrings(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   const int needles = argc - 1;
   if (needles > kMaxMaskedPhrases) {
@@ -79,9 +71,9 @@ void TrigramSubstrings(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
   // does to ASCII), any other through the tokenizer.
   thread_local std::string folded_row;
   folded_row.clear();
-  if (IsAscii(row)) {
+  if (detail::AsciiRunEnd(row, 0) == row.size()) {
     folded_row.resize(row.size());
-    for (std::size_t i = 0; i < row.size(); ++i) folded_row[i] = LowerAscii(row[i]);
+    for (std::size_t i = 0; i < row.size(); ++i) folded_row[i] = detail::LowerAscii(row[i]);
   } else if (!folder->Fold(row, folded_row)) {
     sqlite3_result_error(ctx, "kioku_trigram_substrings: the trigram tokenizer failed", -1);
     return;
@@ -111,8 +103,7 @@ void TrigramSubstrings(sqlite3_context* ctx, int argc, sqlite3_value** argv) {
 
 }  // namespace
 
-bool RegisterTrigramSubstrings(sqlite3* db) {
-  fts5_api* api = Fts5Api(db);
+bool RegisterTrigramSubstrings(sqlite3* db, fts5_api* api) {
   if (api == nullptr || api->iVersion < 2) return false;
   std::unique_ptr<TrigramFolder> folder = TrigramFolder::Create(api);
   if (folder == nullptr) return false;

@@ -63,8 +63,8 @@ fts5_api* Fts5Api(sqlite3* db);
 /// it opens). Returns false when the connection has no FTS5. Safe to call more than once.
 bool RegisterFtsRank(sqlite3* db);
 
-/// Registers kioku_trigram_substrings on one connection (RegisterFtsRank calls it).
-/// Returns false when the connection has no FTS5 or no trigram tokenizer.
-bool RegisterTrigramSubstrings(sqlite3* db);
+/// Registers kioku_trigram_substrings on connection `db`, whose FTS5 API is `api` (Fts5Api;
+/// RegisterFtsRank calls it). Returns false when `api` is null or has no trigram tokenizer.
+bool RegisterTrigramSubstrings(sqlite3* db, fts5_api* api);
 
 }  // namespace kioku::sdk
