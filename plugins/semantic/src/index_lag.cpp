@@ -4,30 +4,18 @@
 #include <string>
 
 namespace kioku::semantic {
-namespace {
-
-std::int64_t Scalar(const Env& env, const std::string& sql) {
-  sdk::CachedStatement q = env.Stmt(sql);
+std::int64_t ReadMark(const Env& env, std::string_view index) {
+  sdk::CachedStatement q = env.Stmt("SELECT " + MarkSql(index));
   q->executeStep();
   return q->getColumn(0).getInt64();
 }
 
-}  // namespace
-
-IndexMarks ReadIndexMarks(const Env& env) {
-  IndexMarks marks;
-  sdk::CachedStatement q = env.Stmt("SELECT name, seq FROM semantic_index_marks");
-  while (q->executeStep()) {
-    const std::string name = q->getColumn(0).getString();
-    (name == "substring" ? marks.substring : marks.entity_name) = q->getColumn(1).getInt64();
-  }
-  return marks;
-}
-
 IndexLagRows LagOf(const Env& env) {
-  const IndexMarks marks = ReadIndexMarks(env);
-  return {Scalar(env, "SELECT coalesce(max(seq), 0) FROM semantic_memories") - marks.substring,
-          Scalar(env, "SELECT coalesce(max(seq), 0) FROM semantic_entities") - marks.entity_name};
+  sdk::CachedStatement q = env.Stmt("SELECT (SELECT coalesce(max(seq), 0) FROM semantic_memories) - " +
+                                    MarkSql("substring") + ", (SELECT coalesce(max(seq), 0) FROM semantic_entities) - " +
+                                    MarkSql("entity_name"));
+  q->executeStep();
+  return {q->getColumn(0).getInt64(), q->getColumn(1).getInt64()};
 }
 
 std::string MarkSql(std::string_view index) {

@@ -43,12 +43,10 @@ inline constexpr std::int64_t kMaxLagBytes = 256 * 1024;
 /// row (a store created empty).
 std::string MarkSql(std::string_view index);
 
-/// The marks: each index holds exactly the rows with seq <= its mark.
-struct IndexMarks {
-  std::int64_t substring = 0;    ///< semantic_fts_trigram over semantic_memories
-  std::int64_t entity_name = 0;  ///< semantic_entities_fts over semantic_entities
-};
-IndexMarks ReadIndexMarks(const Env& env);
+/// The mark of `index`: it holds exactly the rows with seq <= this ("substring":
+/// semantic_fts_trigram over semantic_memories; "entity_name": semantic_entities_fts over
+/// semantic_entities).
+std::int64_t ReadMark(const Env& env, std::string_view index);
 
 /// How far each index lags: its table's newest seq minus its mark (at least the rows above
 /// the mark: seqs have gaps).

@@ -444,7 +444,7 @@ ListResult SubstringList(const Env& env, double weight, const std::vector<std::s
   // The rows above the index's mark, which it does not hold yet (index_lag.hpp), are the
   // newest: scanned first, at most kMaxLagRows of them (NOT INDEXED: by rowid range, where a
   // filter's index, e.g. kind's, would walk every row of that kind).
-  const std::int64_t mark = ReadIndexMarks(env).substring;
+  const std::int64_t mark = ReadMark(env, "substring");
   const std::string lagging_sql = "SELECT * FROM (SELECT " + std::string(kCandidateColumns) +
                                   ", length(m.text) AS score, kioku_trigram_substrings(m.text" + args +
                                   ") AS held FROM semantic_memories m NOT INDEXED WHERE m.seq > ? AND " + filter.text +
