@@ -67,15 +67,20 @@ void Populate(testing::TestRuntime& rt, const std::string& tag) {
 
 json Sections(testing::TestRuntime& rt) { return host::BuildExport(*rt.runtime, "test")["sections"]; }
 
+// The export of a store of every layer holding Populate(tag).
+json PopulatedExport(const std::string& tag) {
+  testing::TestRuntime a;
+  AddAll(a);
+  Populate(a, tag);
+  return host::BuildExport(*a.runtime, "test");
+}
+
 std::size_t Rows(const json& sections, const std::string& layer, const std::string& table) {
   return sections.at(layer).at("tables").at(table).at("rows").size();
 }
 
 TEST(ExportImport, RoundTripIntoEmptyDatabaseIsEqualForEveryTable) {
-  testing::TestRuntime a;
-  AddAll(a);
-  Populate(a, "one");
-  const json envelope = host::BuildExport(*a.runtime, "test");
+  const json envelope = PopulatedExport("one");
   EXPECT_EQ(envelope["kioku_export"], sdk::kExportFormatVersion);
   const json& sections = envelope["sections"];
   for (const char* layer : {"working", "episodic", "semantic", "procedural", "affective"}) {
@@ -120,10 +125,7 @@ TEST(ExportImport, RoundTripIntoEmptyDatabaseIsEqualForEveryTable) {
 }
 
 TEST(ExportImport, MergeIntoNonEmptyDatabaseRemapsKeys) {
-  testing::TestRuntime a;
-  AddAll(a);
-  Populate(a, "one");
-  const json envelope = host::BuildExport(*a.runtime, "test");
+  const json envelope = PopulatedExport("one");
   testing::TestRuntime b;
   AddAll(b);
   b.clock->Advance(7);  // same seq numbers, other memories (and so other computed ids)
@@ -147,39 +149,41 @@ TEST(ExportImport, MergeIntoNonEmptyDatabaseRemapsKeys) {
 // index_lag.hpp: rows written, their catch-up still queued) rebuilds those indexes over
 // every row and marks them whole: each row indexed once, the file's and the store's.
 TEST(ExportImport, ImportIntoAStoreWithLaggingIndexesIndexesEveryRowOnce) {
-  testing::TestRuntime a;
-  AddAll(a);
-  Populate(a, "one");
-  const json envelope = host::BuildExport(*a.runtime, "test");
+  const json envelope = PopulatedExport("one");
   testing::TestRuntime b;
   AddAll(b);
-  const auto lagging = b.runtime->CallTool("memory_remember", {{"text", "Webhooks retry with exponential backoff"},
-                                                               {"kind", "fact"}},
-                                           testing::TestRuntime::DefaultCaller());
-  ASSERT_FALSE(lagging.is_error) << lagging.text;
-  ASSERT_EQ(b.Db().execAndGet("SELECT coalesce((SELECT seq FROM semantic_index_marks WHERE name = 'substring'), 0)").getInt64(), 0);
-  host::ImportExport(*b.runtime, envelope);
-  b.runtime->FlushDeferredWrites();  // the catch-up the write queued finds nothing left
-  EXPECT_EQ(b.Db().execAndGet("SELECT coalesce((SELECT seq FROM semantic_index_marks WHERE name = 'substring'), 0)").getInt64(),
-            b.Db().execAndGet("SELECT max(seq) FROM semantic_memories").getInt64());
-  for (const char* t : {"semantic_fts", "semantic_fts_trigram", "semantic_entities_fts"}) {
-    EXPECT_NO_THROW(b.Db().exec(std::string("INSERT INTO ") + t + "(" + t + ", rank) VALUES ('integrity-check', 1)")) << t;
-  }
-  for (const char* partial : {"xponenti", "akefile"}) {
+  const auto remember = [&](const std::string& text) {
+    const auto r = b.runtime->CallTool("memory_remember", {{"text", text}, {"kind", "fact"}},
+                                       testing::TestRuntime::DefaultCaller());  // no flush: it lags
+    ASSERT_FALSE(r.is_error) << r.text;
+  };
+  const auto mark = [&] {
+    return b.Db().execAndGet("SELECT coalesce((SELECT seq FROM semantic_index_marks WHERE name = 'substring'), 0)").getInt64();
+  };
+  const auto expect_indexes_match_rows = [&] {
+    for (const char* t : {"semantic_fts", "semantic_fts_trigram", "semantic_entities_fts"}) {
+      EXPECT_NO_THROW(b.Db().exec(std::string("INSERT INTO ") + t + "(" + t + ", rank) VALUES ('integrity-check', 1)")) << t;
+    }
+  };
+  const auto expect_one_found = [&](const std::string& partial) {
     auto found = b.runtime->CallTool("memory_recall", {{"query", partial}}, testing::TestRuntime::DefaultCaller());
     EXPECT_NE(found.text.find("1 memor"), std::string::npos) << partial << ": " << found.text;
-  }
+  };
+  remember("Webhooks retry with exponential backoff");
+  ASSERT_EQ(mark(), 0);
+  host::ImportExport(*b.runtime, envelope);
+  b.runtime->FlushDeferredWrites();  // the catch-up the write queued finds nothing left
+  EXPECT_EQ(mark(), b.Db().execAndGet("SELECT max(seq) FROM semantic_memories").getInt64());
+  expect_indexes_match_rows();
+  expect_one_found("xponenti");
+  expect_one_found("akefile");
   // The same file again adds no row, so rebuilds no index: the rows lagging then are
   // indexed by the catch-up before it, not marked as held.
-  ASSERT_FALSE(b.runtime->CallTool("memory_remember", {{"text", "Search ranks by reciprocal rank fusion"}, {"kind", "fact"}},
-                                   testing::TestRuntime::DefaultCaller()).is_error);
+  remember("Search ranks by reciprocal rank fusion");
   host::ImportExport(*b.runtime, envelope);
   b.runtime->FlushDeferredWrites();
-  for (const char* t : {"semantic_fts_trigram", "semantic_entities_fts"}) {
-    EXPECT_NO_THROW(b.Db().exec(std::string("INSERT INTO ") + t + "(" + t + ", rank) VALUES ('integrity-check', 1)")) << t;
-  }
-  auto found = b.runtime->CallTool("memory_recall", {{"query", "eciproca"}}, testing::TestRuntime::DefaultCaller());
-  EXPECT_NE(found.text.find("1 memor"), std::string::npos) << found.text;
+  expect_indexes_match_rows();
+  expect_one_found("eciproca");
 }
 
 // Memory ids are computed from captured_at, a nonce and seq (semantic migration 15): two
@@ -332,10 +336,7 @@ TEST(ExportImport, RenumberedEntitiesOfOneCallKeepTheirIds) {
 // A file written before entity ids were computed carries an `id` column on
 // semantic_entities: it imports, and those ids keep naming their entities.
 TEST(ExportImport, SectionWithStoredEntityIdsImports) {
-  testing::TestRuntime a;
-  AddAll(a);
-  Populate(a, "one");
-  json envelope = host::BuildExport(*a.runtime, "test");
+  json envelope = PopulatedExport("one");
   json& entities = envelope["sections"]["semantic"]["tables"]["semantic_entities"];
   json& columns = entities["columns"];
   const auto norm = static_cast<std::size_t>(std::find(columns.begin(), columns.end(), "norm_name") - columns.begin());
